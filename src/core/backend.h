@@ -1,0 +1,67 @@
+/* backend.h — what core asks of a backend. Core validates once, then calls a
+ * slot of the backend's table; kernels trust their arguments. A backend is a
+ * folder that fills one CTBackend. Plain C types only, so that the same table
+ * can later be filled by a plugin built with another compiler. */
+#ifndef CTENSOR_SRC_CORE_BACKEND_H_
+#define CTENSOR_SRC_CORE_BACKEND_H_
+
+#include <ctensor/ctensor.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Dense index of the dtypes ops support; bit i of a dtype mask is dtype i. */
+enum {
+  CT_DT_BOOL = 0,
+  CT_DT_INT8,
+  CT_DT_INT16,
+  CT_DT_INT32,
+  CT_DT_INT64,
+  CT_DT_UINT8,
+  CT_DT_FLOAT16,
+  CT_DT_BFLOAT16,
+  CT_DT_FLOAT32,
+  CT_DT_FLOAT64,
+  CT_DT_COUNT
+};
+
+/* A validated elementwise call. All tensors have the same shape (out's);
+ * in[0..num_inputs) are the inputs in the op's order; params holds the op's
+ * scalar parameters. dtype indices are CT_DT_*. */
+typedef struct {
+  const char* fn; /* the entry point, for messages ("ct_unary") */
+  int32_t op;
+  int32_t num_inputs;
+  const CTensor* in[3];
+  const CTensor* out;
+  int32_t in_dt[3];
+  int32_t out_dt;
+  double params[2];
+  void* stream;
+} CTElementwiseCall;
+
+#define CT_BACKEND_ABI 1
+
+/* One backend: a device type, its memory helpers and its kernels. */
+typedef struct {
+  uint32_t abi;            /* CT_BACKEND_ABI */
+  int32_t device_type;     /* CT_CPU, ... */
+  const char* name;        /* "cpu" */
+  int32_t (*device_count)(void);
+  CTStatus (*device_info)(int32_t id, CTDeviceInfo* info); /* info zeroed, struct_size full */
+  CTStatus (*malloc_fn)(int32_t id, size_t bytes, void** ptr);
+  void (*free_fn)(int32_t id, void* ptr);
+  CTStatus (*synchronize)(int32_t id, void* stream);
+  /* Per op: the dtypes (of the data inputs; for cast, of the source) that
+   * have a kernel here, as a mask of CT_DT_* bits; 0 = no kernel. */
+  uint32_t elementwise_dtypes[CT_OP_END_];
+  /* Runs any elementwise op whose dtype bit is set. */
+  CTStatus (*elementwise)(const CTElementwiseCall* call);
+} CTBackend;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTENSOR_SRC_CORE_BACKEND_H_ */

@@ -1,0 +1,43 @@
+// error.h — the thread's message, and the wrapper every entry point uses.
+#ifndef CTENSOR_SRC_CORE_ERROR_H_
+#define CTENSOR_SRC_CORE_ERROR_H_
+
+#include <ctensor/ctensor.h>
+
+#include <cstdarg>
+#include <new>
+#include <stdexcept>
+
+namespace ct {
+
+// Sets this thread's message (printf-style) and returns `status`.
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+CTStatus fail(CTStatus status, const char* fmt, ...);
+
+// Clears this thread's message: every entry point calls it first.
+void clear_error();
+
+// Formats a shape as "[2,3,4]" into buf (at least 24 * CT_MAX_NDIM bytes).
+const char* format_shape(char* buf, size_t n, int32_t ndim, const int64_t* shape);
+
+}  // namespace ct
+
+// Every exported function's body sits between these: no C++ exception
+// crosses the ABI; an unexpected one becomes a status with a message.
+#define CT_API_BEGIN(fn) \
+  static const char* const ct_fn_name_ = fn; \
+  (void)ct_fn_name_; \
+  ::ct::clear_error(); \
+  try {
+#define CT_API_END() \
+  } catch (const std::bad_alloc&) { \
+    return ::ct::fail(CT_ERR_OUT_OF_MEMORY, "%s: out of memory", ct_fn_name_); \
+  } catch (const std::exception& e) { \
+    return ::ct::fail(CT_ERR_INTERNAL, "%s: internal error: %s", ct_fn_name_, e.what()); \
+  } catch (...) { \
+    return ::ct::fail(CT_ERR_INTERNAL, "%s: internal error (unknown exception)", ct_fn_name_); \
+  }
+
+#endif  // CTENSOR_SRC_CORE_ERROR_H_

@@ -1,0 +1,187 @@
+// registry.cc — the op table (names from ctensor.h's X-macro, semantics here)
+// and the ct_op_* entry points.
+#include "core/registry.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "core/dispatch.h"
+#include "core/error.h"
+
+namespace ct {
+namespace {
+
+constexpr uint32_t B = kMaskBool, I = kMaskInt, F = kMaskFloat;
+constexpr const char* kFloatOnly = "float dtypes only, as in NumPy";
+constexpr const char* kNumeric = "integer and float dtypes, not bool";
+constexpr const char* kAny = "every dtype";
+constexpr const char* kNumericBool = "every dtype";
+constexpr const char* kIntBool = "integer and bool dtypes, as in NumPy";
+
+struct Semantics {
+  uint32_t dtypes;
+  const char* rule;
+  int32_t output;
+  const char* param_names;
+};
+
+// One line per op, in the order of CT_ELEMENTWISE_OPS (checked below).
+constexpr Semantics kSemantics[] = {
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // neg
+    {B | I | F, kNumericBool, CT_OUTPUT_SAME, ""},    // abs
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // sign
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // exp
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // expm1
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // exp2
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // log
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // log1p
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // log2
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // sqrt
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // rsqrt
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // reciprocal
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // square
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // sin
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // cos
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // tan
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // tanh
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // sigmoid
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // relu
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // gelu
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // gelu_tanh
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // silu
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // softplus
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // erf
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // floor
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // ceil
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // round
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // trunc
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // logical_not
+    {B | I, kIntBool, CT_OUTPUT_SAME, ""},            // bitwise_not
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // isnan
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // isinf
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // isfinite
+    {F, kFloatOnly, CT_OUTPUT_SAME, "alpha"},         // leaky_relu
+    {F, kFloatOnly, CT_OUTPUT_SAME, "alpha"},         // elu
+    {I | F, kNumeric, CT_OUTPUT_SAME, "lo,hi"},       // clamp
+    {F, kFloatOnly, CT_OUTPUT_SAME, "p"},             // pow_scalar
+    {I | F, kNumeric, CT_OUTPUT_SAME, "s"},           // add_scalar
+    {I | F, kNumeric, CT_OUTPUT_SAME, "s"},           // mul_scalar
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},            // where (dtype of a and b)
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // fma
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // lerp
+    {B | I | F, kAny, CT_OUTPUT_ANY, ""},             // cast (source dtype)
+};
+static_assert(sizeof kSemantics / sizeof kSemantics[0] == CT_OP_END_,
+              "kSemantics needs one line per op of CT_ELEMENTWISE_OPS");
+
+struct OpTable {
+  OpDef defs[CT_OP_END_];
+  OpTable() {
+    int i = 0;
+#define CT_DEF_(ID, nm, kd, np, sm)                                             \
+  defs[i] = OpDef{#nm, sm, kd, np, kSemantics[i].param_names, kSemantics[i].dtypes, \
+                  kSemantics[i].rule, kSemantics[i].output};                    \
+  ++i;
+    CT_ELEMENTWISE_OPS(CT_DEF_)
+#undef CT_DEF_
+  }
+};
+const OpTable& table() {
+  static const OpTable t;
+  return t;
+}
+
+struct DtypeRow {
+  uint8_t code, bits;
+  const char* name;
+};
+constexpr DtypeRow kDtypes[CT_DT_COUNT] = {
+    {CT_BOOL, 8, "bool"},       {CT_INT, 8, "int8"},      {CT_INT, 16, "int16"},
+    {CT_INT, 32, "int32"},      {CT_INT, 64, "int64"},    {CT_UINT, 8, "uint8"},
+    {CT_FLOAT, 16, "float16"},  {CT_BFLOAT, 16, "bfloat16"}, {CT_FLOAT, 32, "float32"},
+    {CT_FLOAT, 64, "float64"},
+};
+
+}  // namespace
+
+const OpDef* op_def(int32_t op) {
+  if (op < 0 || op >= CT_OP_END_) return nullptr;
+  return &table().defs[op];
+}
+
+int32_t dtype_index(CTDataType dt) {
+  if (dt.lanes != 1) return -1;
+  for (int32_t i = 0; i < CT_DT_COUNT; ++i)
+    if (kDtypes[i].code == dt.code && kDtypes[i].bits == dt.bits) return i;
+  return -1;
+}
+
+CTDataType dtype_from_index(int32_t index) {
+  CTDataType dt = {kDtypes[index].code, kDtypes[index].bits, 1};
+  return dt;
+}
+
+const char* dtype_name(int32_t index) { return kDtypes[index].name; }
+
+const char* describe_dtype(char* buf, size_t n, CTDataType dt) {
+  int32_t i = dtype_index(dt);
+  if (i >= 0) return kDtypes[i].name;
+  static const char* const codes[] = {"int", "uint", "float", "opaque", "bfloat", "complex", "bool"};
+  const char* code = dt.code < 7 ? codes[dt.code] : "unknown";
+  std::snprintf(buf, n, "%s(code %u) bits %u lanes %u", code, (unsigned)dt.code,
+                (unsigned)dt.bits, (unsigned)dt.lanes);
+  return buf;
+}
+
+}  // namespace ct
+
+extern "C" {
+
+CT_API int32_t ct_op_count(void) { return CT_OP_END_; }
+
+CT_API CTStatus ct_op_info(int32_t op, CTOpInfo* info) {
+  CT_API_BEGIN("ct_op_info")
+  if (!info) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_info: info is NULL");
+  if (info->struct_size < offsetof(CTOpInfo, name))
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_info: info->struct_size=%u is too small (sizeof(CTOpInfo)=%zu)",
+                    info->struct_size, sizeof(CTOpInfo));
+  const ct::OpDef* d = ct::op_def(op);
+  if (!d) return ct::fail(CT_ERR_NOT_FOUND, "ct_op_info: op=%d is not an op id (0..%d)", op, CT_OP_END_ - 1);
+  CTOpInfo full;
+  std::memset(&full, 0, sizeof full);
+  full.struct_size = info->struct_size < sizeof full ? info->struct_size : (uint32_t)sizeof full;
+  full.op = op;
+  full.name = d->name;
+  full.summary = d->summary;
+  full.category = CT_CATEGORY_ELEMENTWISE;
+  full.kind = d->kind;
+  full.num_inputs = d->kind == CT_KIND_TERNARY ? 3 : 1;
+  full.num_params = d->num_params;
+  full.param_names = d->param_names;
+  full.output_dtype = d->output;
+  full.inplace = d->kind == CT_KIND_CAST ? 0 : 1;
+  std::memcpy(info, &full, full.struct_size);
+  return CT_OK;
+  CT_API_END()
+}
+
+CT_API CTStatus ct_op_find(const char* name, int32_t* op) {
+  CT_API_BEGIN("ct_op_find")
+  if (!name) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_find: name is NULL");
+  if (!op) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_find: op is NULL");
+  for (int32_t i = 0; i < CT_OP_END_; ++i)
+    if (std::strcmp(ct::op_def(i)->name, name) == 0) {
+      *op = i;
+      return CT_OK;
+    }
+  return ct::fail(CT_ERR_NOT_FOUND, "ct_op_find: no op named \"%s\"", name);
+  CT_API_END()
+}
+
+CT_API CTStatus ct_op_supported(int32_t op, CTDevice device, CTDataType dtype) {
+  CT_API_BEGIN("ct_op_supported")
+  return ct::check_supported("ct_op_supported", op, device, dtype);
+  CT_API_END()
+}
+
+}  // extern "C"

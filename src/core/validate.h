@@ -1,0 +1,39 @@
+// validate.h — the checks every entry point runs before the first write.
+#ifndef CTENSOR_SRC_CORE_VALIDATE_H_
+#define CTENSOR_SRC_CORE_VALIDATE_H_
+
+#include <cstdint>
+
+#include "core/backend.h"
+
+namespace ct {
+
+// What validation learnt about one tensor.
+struct TensorFacts {
+  int32_t dt = -1;       // CT_DT_* index
+  int64_t itemsize = 0;
+  int64_t numel = 0;
+  uintptr_t lo = 0, hi = 0;  // byte range [lo, hi) the tensor can touch (empty when numel == 0)
+};
+
+// Stride of dim i in elements (NULL strides = compact row-major).
+int64_t stride_of(const CTensor* t, int32_t i);
+
+// Null pointers, ndim, extents, dtype, element count and byte span overflow,
+// data pointer and alignment. `arg` names the tensor in messages ("x", "out").
+CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);
+
+// Same ndim and extents, else CT_ERR_SHAPE_MISMATCH naming both shapes.
+CTStatus check_same_shape(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b,
+                          const CTensor* b);
+
+// An output must not have zero strides on an extent > 1, nor overlap itself.
+CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out);
+
+// out and in may share bytes only if out is exactly in (in-place).
+CTStatus check_overlap(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,
+                       const char* in_arg, const CTensor* in, const TensorFacts& inf);
+
+}  // namespace ct
+
+#endif  // CTENSOR_SRC_CORE_VALIDATE_H_

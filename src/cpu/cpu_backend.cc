@@ -1,0 +1,340 @@
+// cpu_backend.cc — the CPU backend: memory helpers, device info, threads, and
+// the one strided iteration engine every elementwise op runs through.
+//
+// The engine turns any layout into runs of contiguous work: it drops size-1
+// dims, flips dims the output walks backwards, orders dims by the output's
+// strides, merges dims that are contiguous for every operand, then splits the
+// flattened index range over threads. Runs that are not contiguous for some
+// operand are packed into small stack buffers, so kernels only ever see
+// contiguous arrays.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "core/backend.h"
+#include "core/dispatch.h"
+#include "core/error.h"
+#include "cpu/kernels.h"
+
+namespace ct {
+namespace cpu {
+namespace {
+
+const KernelTable& kernels() {
+  static const KernelTable table = [] {
+    KernelTable t;
+    fill_kernels(&t);
+    return t;
+  }();
+  return table;
+}
+
+// ---- threads --------------------------------------------------------------
+
+struct Parallel {
+  const CTCpuStream* stream;  // NULL: library default
+};
+
+int default_threads() {
+  static const int n = [] {
+    int t = omp_get_max_threads();
+    return t > 0 ? t : 1;
+  }();
+  return n;
+}
+
+// Calls body over [0, n) in chunks of at least `grain`, on the caller's pool
+// (CTCpuStream.parallel_for), on OpenMP threads, or inline.
+void parallel_for(const CTCpuStream* s, int64_t n, int64_t grain, CTParallelBody body, void* ctx) {
+  if (s && s->parallel_for) {
+    s->parallel_for(s->user, n, grain, body, ctx);
+    return;
+  }
+  int threads = s && s->num_threads > 0 ? s->num_threads : default_threads();
+  const int64_t chunks = n / (grain > 0 ? grain : 1);
+  if (chunks < threads) threads = (int)std::max<int64_t>(chunks, 1);
+  if (threads <= 1 || omp_in_parallel()) {
+    body(ctx, 0, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    // Chunk edges on 64-element boundaries: threads never share a cache line of output.
+    const int64_t b = std::min(n, ((n * t / nt) + 63) & ~int64_t(63));
+    const int64_t e = t + 1 == nt ? n : std::min(n, ((n * (t + 1) / nt) + 63) & ~int64_t(63));
+    if (b < e) body(ctx, b, e);
+  }
+}
+
+// ---- the strided engine -----------------------------------------------------
+
+constexpr int kMaxOps = 4;  // out + 3 inputs
+
+struct Loop {
+  int ndim = 0;
+  int nops = 0;
+  int64_t shape[CT_MAX_NDIM];
+  int64_t stride[kMaxOps][CT_MAX_NDIM];  // bytes
+  char* base[kMaxOps];
+  int64_t itemsize[kMaxOps];
+  ContigKernel kernel = nullptr;
+  const double* params = nullptr;
+};
+
+int64_t stride_elems(const CTensor* t, int32_t i) {
+  if (t->strides) return t->strides[i];
+  int64_t s = 1;
+  for (int32_t j = t->ndim - 1; j > i; --j) s *= t->shape[j];
+  return s;
+}
+
+void build_loop(Loop& L, const CTensor* const* ops, int nops) {
+  const CTensor* out = ops[0];
+  L.nops = nops;
+  for (int k = 0; k < nops; ++k) {
+    L.base[k] = static_cast<char*>(ops[k]->data) + ops[k]->byte_offset;
+    L.itemsize[k] = ops[k]->dtype.bits / 8;
+  }
+  // Keep dims with extent > 1; flip those the output walks backwards (an
+  // elementwise map does not care about order, only about pairing).
+  int dims[CT_MAX_NDIM], n = 0;
+  for (int32_t i = 0; i < out->ndim; ++i)
+    if (out->shape[i] != 1) dims[n++] = i;
+  int64_t st[kMaxOps][CT_MAX_NDIM];
+  for (int j = 0; j < n; ++j) {
+    const int32_t i = dims[j];
+    for (int k = 0; k < nops; ++k) st[k][j] = stride_elems(ops[k], i) * L.itemsize[k];
+    if (st[0][j] < 0)
+      for (int k = 0; k < nops; ++k) {
+        L.base[k] += st[k][j] * (out->shape[i] - 1);
+        st[k][j] = -st[k][j];
+      }
+  }
+  // Order dims outermost-first by the output's strides (stable insertion sort;
+  // ties broken by the inputs so broadcast dims go outward).
+  int order[CT_MAX_NDIM];
+  for (int j = 0; j < n; ++j) order[j] = j;
+  auto outer_than = [&](int a, int b) {
+    for (int k = 0; k < nops; ++k) {
+      const int64_t sa = std::llabs(st[k][a]), sb = std::llabs(st[k][b]);
+      if (sa != sb) return sa > sb;
+    }
+    return false;
+  };
+  for (int j = 1; j < n; ++j)
+    for (int m = j; m > 0 && outer_than(order[m], order[m - 1]); --m) std::swap(order[m], order[m - 1]);
+  // Merge neighbours that are contiguous for every operand.
+  L.ndim = 0;
+  for (int j = 0; j < n; ++j) {
+    const int src = order[j];
+    const int64_t ext = out->shape[dims[src]];
+    if (L.ndim > 0) {
+      const int last = L.ndim - 1;
+      bool merge = true;
+      for (int k = 0; k < nops && merge; ++k) merge = L.stride[k][last] == st[k][src] * ext;
+      if (merge) {
+        L.shape[last] *= ext;
+        for (int k = 0; k < nops; ++k) L.stride[k][last] = st[k][src];
+        continue;
+      }
+    }
+    L.shape[L.ndim] = ext;
+    for (int k = 0; k < nops; ++k) L.stride[k][L.ndim] = st[k][src];
+    ++L.ndim;
+  }
+  if (L.ndim == 0) {  // a single element
+    L.ndim = 1;
+    L.shape[0] = 1;
+    for (int k = 0; k < nops; ++k) L.stride[k][0] = L.itemsize[k];
+  }
+}
+
+// Copies n elements of `size` bytes between strided and packed layouts.
+inline void gather(char* dst, const char* src, int64_t stride, int64_t n, int64_t size) {
+  switch (size) {
+    case 1: for (int64_t i = 0; i < n; ++i) dst[i] = src[i * stride]; break;
+    case 2: for (int64_t i = 0; i < n; ++i) std::memcpy(dst + 2 * i, src + i * stride, 2); break;
+    case 4: for (int64_t i = 0; i < n; ++i) std::memcpy(dst + 4 * i, src + i * stride, 4); break;
+    default: for (int64_t i = 0; i < n; ++i) std::memcpy(dst + 8 * i, src + i * stride, 8); break;
+  }
+}
+inline void scatter(char* dst, int64_t stride, const char* src, int64_t n, int64_t size) {
+  switch (size) {
+    case 1: for (int64_t i = 0; i < n; ++i) dst[i * stride] = src[i]; break;
+    case 2: for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * stride, src + 2 * i, 2); break;
+    case 4: for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * stride, src + 4 * i, 4); break;
+    default: for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * stride, src + 8 * i, 8); break;
+  }
+}
+
+// One run of `len` elements along the innermost dim, starting at ptr[].
+void run_row(const Loop& L, char* const* ptr, int64_t len) {
+  const int last = L.ndim - 1;
+  bool contiguous = true;
+  for (int k = 0; k < L.nops; ++k) contiguous = contiguous && L.stride[k][last] == L.itemsize[k];
+  if (contiguous) {
+    L.kernel(ptr, len, L.params);
+    return;
+  }
+  constexpr int64_t kPack = 512;
+  alignas(64) char buf[kMaxOps][kPack * 8];
+  for (int64_t i = 0; i < len; i += kPack) {
+    const int64_t m = std::min(kPack, len - i);
+    char* q[kMaxOps];
+    for (int k = 0; k < L.nops; ++k) {
+      char* p = ptr[k] + i * L.stride[k][last];
+      if (L.stride[k][last] == L.itemsize[k]) {
+        q[k] = p;
+      } else {
+        q[k] = buf[k];
+        if (k > 0) gather(buf[k], p, L.stride[k][last], m, L.itemsize[k]);
+      }
+    }
+    L.kernel(q, m, L.params);
+    if (q[0] == buf[0]) scatter(ptr[0] + i * L.stride[0][last], L.stride[0][last], buf[0], m, L.itemsize[0]);
+  }
+}
+
+// Runs elements [begin, end) of the flattened loop.
+void run_range(void* ctx, int64_t begin, int64_t end) {
+  const Loop& L = *static_cast<const Loop*>(ctx);
+  const int last = L.ndim - 1;
+  const int64_t inner = L.shape[last];
+  int64_t idx[CT_MAX_NDIM];
+  int64_t rest = begin / inner;
+  for (int d = last - 1; d >= 0; --d) {
+    idx[d] = rest % L.shape[d];
+    rest /= L.shape[d];
+  }
+  int64_t j = begin % inner;
+  int64_t pos = begin;
+  while (pos < end) {
+    const int64_t len = std::min(inner - j, end - pos);
+    char* ptr[kMaxOps];
+    for (int k = 0; k < L.nops; ++k) {
+      char* p = L.base[k] + j * L.stride[k][last];
+      for (int d = 0; d < last; ++d) p += idx[d] * L.stride[k][d];
+      ptr[k] = p;
+    }
+    run_row(L, ptr, len);
+    pos += len;
+    j = 0;
+    for (int d = last - 1; d >= 0; --d) {
+      if (++idx[d] < L.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// How much work one element is, relative to a copy: decides when threads pay
+// (one fork/join costs about as much as copying 5e4 float32 elements).
+int64_t cost_of(int32_t op, int32_t dt) {
+  int64_t c = 1;
+  switch (op) {
+    case CT_OP_EXP: case CT_OP_EXPM1: case CT_OP_EXP2: case CT_OP_LOG: case CT_OP_LOG1P: case CT_OP_LOG2:
+    case CT_OP_SIN: case CT_OP_COS: case CT_OP_TAN: case CT_OP_TANH: case CT_OP_SIGMOID: case CT_OP_GELU:
+    case CT_OP_GELU_TANH: case CT_OP_SILU: case CT_OP_SOFTPLUS: case CT_OP_ERF: case CT_OP_ELU:
+    case CT_OP_POW_SCALAR:
+      c = 8;
+      break;
+    default:
+      break;
+  }
+  if (dt == CT_DT_FLOAT16 || dt == CT_DT_BFLOAT16) c *= 2;
+  return c;
+}
+
+CTStatus cpu_elementwise(const CTElementwiseCall* call) {
+  const CTCpuStream* stream = static_cast<const CTCpuStream*>(call->stream);
+  if (stream && (stream->struct_size < offsetof(CTCpuStream, parallel_for) || stream->struct_size > 4096))
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: stream->struct_size=%u is not that of a CTCpuStream (%zu): a CPU op's stream must be NULL or a CTCpuStream*",
+                call->fn, stream->struct_size, sizeof(CTCpuStream));
+  const CTCpuStream* s = stream;
+  CTCpuStream copy;
+  if (stream && stream->struct_size < sizeof(CTCpuStream)) {  // an older, smaller struct
+    std::memset(&copy, 0, sizeof copy);
+    std::memcpy(&copy, stream, stream->struct_size);
+    s = &copy;
+  }
+  const KernelTable& kt = kernels();
+  Loop L;
+  L.kernel = call->op == CT_OP_CAST ? kt.cast[call->in_dt[0]][call->out_dt]
+                                    : kt.op[call->op][call->in_dt[call->op == CT_OP_WHERE ? 1 : 0]];
+  if (!L.kernel)
+    return fail(CT_ERR_INTERNAL, "cpu backend: no kernel for op %d dtype %d (table and mask disagree)", call->op,
+                call->in_dt[0]);
+  L.params = call->params;
+  const CTensor* ops[kMaxOps] = {call->out, call->in[0], call->in[1], call->in[2]};
+  build_loop(L, ops, 1 + call->num_inputs);
+  int64_t total = 1;
+  for (int d = 0; d < L.ndim; ++d) total *= L.shape[d];
+  const int64_t grain = std::max<int64_t>(32768 / cost_of(call->op, call->in_dt[0]), 1024);
+  parallel_for(s, total, grain, &run_range, &L);
+  return CT_OK;
+}
+
+// ---- memory and devices -------------------------------------------------------
+
+int32_t cpu_device_count() { return 1; }
+
+CTStatus cpu_device_info(int32_t, CTDeviceInfo* info) {
+  info->device.device_type = CT_CPU;
+  info->device.device_id = 0;
+  std::snprintf(info->name, sizeof info->name, "host CPU (SIMD target %s)", kernels().target);
+  std::snprintf(info->backend, sizeof info->backend, "cpu");
+  const unsigned hc = std::thread::hardware_concurrency();
+  info->compute_units = hc ? (int32_t)hc : 1;
+  info->default_threads = default_threads();
+  info->memory_bytes = 0;
+  return CT_OK;
+}
+
+CTStatus cpu_malloc(int32_t, size_t bytes, void** ptr) {
+  const size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded < bytes) return fail(CT_ERR_OUT_OF_MEMORY, "ct_malloc: %zu bytes is too large", bytes);
+  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!p) return fail(CT_ERR_OUT_OF_MEMORY, "ct_malloc: could not allocate %zu bytes on the CPU", bytes);
+  *ptr = p;
+  return CT_OK;
+}
+
+void cpu_free(int32_t, void* ptr) { std::free(ptr); }
+
+CTStatus cpu_synchronize(int32_t, void*) { return CT_OK; }
+
+CTBackend make_backend() {
+  CTBackend b;
+  std::memset(&b, 0, sizeof b);
+  b.abi = CT_BACKEND_ABI;
+  b.device_type = CT_CPU;
+  b.name = "cpu";
+  b.device_count = &cpu_device_count;
+  b.device_info = &cpu_device_info;
+  b.malloc_fn = &cpu_malloc;
+  b.free_fn = &cpu_free;
+  b.synchronize = &cpu_synchronize;
+  b.elementwise = &cpu_elementwise;
+  const KernelTable& kt = kernels();
+  for (int op = 0; op < CT_OP_END_; ++op)
+    for (int dt = 0; dt < CT_DT_COUNT; ++dt) {
+      const bool has = op == CT_OP_CAST ? kt.cast[dt][0] != nullptr : kt.op[op][dt] != nullptr;
+      if (has) b.elementwise_dtypes[op] |= 1u << dt;
+    }
+  return b;
+}
+
+}  // namespace
+
+const CTBackend* backend() {
+  static const CTBackend b = make_backend();
+  return &b;
+}
+
+}  // namespace cpu
+}  // namespace ct
