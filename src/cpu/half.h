@@ -97,12 +97,29 @@ template <> struct Convert<boolean> {
     else return boolean{(uint8_t)(v != 0)};
   }
 };
+// int64 -> double rounding to odd: exact below 2^53, and above it the lost
+// bits survive as a sticky LSB, so rounding the double again to float16 or
+// bfloat16 rounds correctly (no double rounding).
+inline double int64_to_double_odd(int64_t v) {
+  const uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  if (mag < (uint64_t(1) << 53)) return (double)v;
+  const int shift = 64 - __builtin_clzll(mag) - 53;
+  uint64_t m = mag >> shift;
+  if (mag & ((uint64_t(1) << shift) - 1)) m |= 1;
+  const double d = std::ldexp((double)m, shift);
+  return v < 0 ? -d : d;
+}
+template <class I> inline double int_to_double_odd(I v) {
+  if constexpr (std::is_same<I, int64_t>::value) return int64_to_double_odd(v);
+  else return (double)v;  // exact
+}
+
 template <> struct Convert<f16> {
   template <class From> static f16 from(From v) {
     if constexpr (std::is_same<From, boolean>::value) return f16{(uint16_t)(v.v ? 0x3c00 : 0)};
     else if constexpr (std::is_same<From, f16>::value) return v;
     else if constexpr (is_floating<From>()) return f16{double_to_f16(to_double(v))};
-    else return f16{double_to_f16((double)v)};
+    else return f16{double_to_f16(int_to_double_odd(v))};
   }
 };
 template <> struct Convert<bf16> {
@@ -110,7 +127,7 @@ template <> struct Convert<bf16> {
     if constexpr (std::is_same<From, boolean>::value) return bf16{(uint16_t)(v.v ? 0x3f80 : 0)};
     else if constexpr (std::is_same<From, bf16>::value) return v;
     else if constexpr (is_floating<From>()) return bf16{double_to_bf16(to_double(v))};
-    else return bf16{double_to_bf16((double)v)};
+    else return bf16{double_to_bf16(int_to_double_odd(v))};
   }
 };
 template <class To> struct Convert {

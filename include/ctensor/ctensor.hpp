@@ -1,0 +1,1034 @@
+/**
+ * @file ctensor.hpp
+ * @brief Header-only C++11 wrapper over the ctensor C ABI (ctensor.h).
+ *
+ * RAII tensors whose buffers are shared between views, ct::Error exceptions
+ * that carry the library's own message, and NumPy-like functions generated
+ * from the op table (CT_ELEMENTWISE_OPS), so a new op in ctensor.h appears
+ * here without an edit. Everything is inline; only ctensor.h and the standard
+ * library are included. Every function that runs an op takes a trailing
+ * `void* stream` (NULL or a CTCpuStream* on the CPU).
+ *
+ * @code
+ *   #include <ctensor/ctensor.hpp>
+ *
+ *   ct::Tensor x = ct::Tensor::from({0.f, 1.f, 2.f, 3.f, 4.f, 5.f}, {2, 3});
+ *   ct::Tensor y = ct::exp(x.transpose(0, 1));       // a view in, a new 3x2 tensor out
+ *   ct::clamp(y, 1.0, 10.0, y);                      // in place: out is exactly y
+ *   std::vector<float> v = y.slice(0, 1, 3).to_vector<float>();
+ *   try {
+ *     ct::sqrt(ct::Tensor::from({1, 2, 3}));         // int32: sqrt is float-only
+ *   } catch (const ct::Error& e) {
+ *     std::fprintf(stderr, "%s: %s\n", e.status_name(), e.what());
+ *   }
+ * @endcode
+ */
+#ifndef CTENSOR_CTENSOR_HPP_
+#define CTENSOR_CTENSOR_HPP_
+
+#include "ctensor.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+/** Everything the C++ wrapper declares. */
+namespace ct {
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** The exception every ct:: function throws on failure: the CTStatus and a
+ *  copy of the library's message (ct_last_error() is overwritten by the next
+ *  call on the thread, so the copy is what stays valid). */
+class Error : public std::runtime_error {
+ public:
+  /** An error with @p status and @p message (copied; the status name if empty). */
+  Error(CTStatus status, const std::string& message)
+      : std::runtime_error(message.empty() ? std::string(ct_status_string(status)) : message),
+        status_(status) {}
+  /** The failing CTStatus (negative). */
+  CTStatus status() const noexcept { return status_; }
+  /** The status' static name, e.g. "CT_ERR_SHAPE_MISMATCH". */
+  const char* status_name() const noexcept { return ct_status_string(status_); }
+
+ private:
+  CTStatus status_;
+};
+
+/** Throw ct::Error(status, copy of ct_last_error()) unless @p status is CT_OK. */
+inline void check(CTStatus status) {
+  if (status != CT_OK) {
+    const char* message = ct_last_error();
+    throw Error(status, std::string(message ? message : ""));
+  }
+}
+
+/** Internal helpers; not part of the API. */
+namespace detail {
+
+inline std::string dims_str(const int64_t* d, int32_t n) {
+  std::string s = "[";
+  for (int32_t i = 0; i < n; ++i) {
+    if (i) s += ",";
+    s += std::to_string(static_cast<long long>(d[i]));
+  }
+  return s + "]";
+}
+
+inline std::string dims_str(const std::vector<int64_t>& d) {
+  return dims_str(d.data(), static_cast<int32_t>(d.size()));
+}
+
+[[noreturn]] inline void fail(CTStatus status, const std::string& message) {
+  throw Error(status, message);
+}
+
+}  // namespace detail
+
+/* ------------------------------------------------------------------------ */
+/* Devices and dtypes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/** The host CPU device {CT_CPU, 0}. */
+constexpr CTDevice cpu() { return CTDevice{CT_CPU, 0}; }
+
+/** True if @p a and @p b are the same device. */
+inline bool same_device(CTDevice a, CTDevice b) {
+  return a.device_type == b.device_type && a.device_id == b.device_id;
+}
+
+/** dtype constants and helpers: ct::dtype::float32, ct::dtype::name(dt), ... */
+namespace dtype {
+constexpr CTDataType bool_ = {CT_BOOL, 8, 1};       /**< bool, one byte 0 or 1 */
+constexpr CTDataType int8 = {CT_INT, 8, 1};         /**< int8 */
+constexpr CTDataType int16 = {CT_INT, 16, 1};       /**< int16 */
+constexpr CTDataType int32 = {CT_INT, 32, 1};       /**< int32 */
+constexpr CTDataType int64 = {CT_INT, 64, 1};       /**< int64 */
+constexpr CTDataType uint8 = {CT_UINT, 8, 1};       /**< uint8 */
+constexpr CTDataType float16 = {CT_FLOAT, 16, 1};   /**< IEEE half */
+constexpr CTDataType bfloat16 = {CT_BFLOAT, 16, 1}; /**< bfloat16 */
+constexpr CTDataType float32 = {CT_FLOAT, 32, 1};   /**< float */
+constexpr CTDataType float64 = {CT_FLOAT, 64, 1};   /**< double */
+
+/** True if @p a and @p b are the same dtype (code, bits and lanes). */
+inline bool equal(CTDataType a, CTDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+/** Bytes per element of @p dt. */
+inline size_t itemsize(CTDataType dt) {
+  return (static_cast<size_t>(dt.bits) * dt.lanes + 7) / 8;
+}
+
+/** A static name for @p dt ("float32", "bool", ...; "unknown" otherwise). */
+inline const char* name(CTDataType dt) {
+  if (dt.lanes != 1) return "unknown";
+  switch (dt.code) {
+    case CT_BOOL: return dt.bits == 8 ? "bool" : "unknown";
+    case CT_UINT: return dt.bits == 8 ? "uint8" : "unknown";
+    case CT_BFLOAT: return dt.bits == 16 ? "bfloat16" : "unknown";
+    case CT_INT:
+      switch (dt.bits) {
+        case 8: return "int8";
+        case 16: return "int16";
+        case 32: return "int32";
+        case 64: return "int64";
+        default: return "unknown";
+      }
+    case CT_FLOAT:
+      switch (dt.bits) {
+        case 16: return "float16";
+        case 32: return "float32";
+        case 64: return "float64";
+        default: return "unknown";
+      }
+    default: return "unknown";
+  }
+}
+}  // namespace dtype
+
+namespace detail {
+template <class T>
+struct DTypeOf {
+  typedef typename std::remove_cv<T>::type U;
+  static constexpr bool is_bool = std::is_same<U, bool>::value;
+  static constexpr bool supported =
+      is_bool || (std::is_floating_point<U>::value && (sizeof(U) == 4 || sizeof(U) == 8)) ||
+      (std::is_integral<U>::value && std::is_signed<U>::value && sizeof(U) <= 8) ||
+      (std::is_integral<U>::value && std::is_unsigned<U>::value && sizeof(U) == 1);
+  static constexpr uint8_t code = static_cast<uint8_t>(
+      is_bool ? CT_BOOL
+              : std::is_floating_point<U>::value ? CT_FLOAT
+                                                 : std::is_signed<U>::value ? CT_INT : CT_UINT);
+  static constexpr uint8_t bits = static_cast<uint8_t>(8 * sizeof(U));
+};
+}  // namespace detail
+
+/** The dtype of C++ type @p T: bool, int8_t/16/32/64, uint8_t, float, double. */
+template <class T>
+constexpr CTDataType dtype_of() {
+  static_assert(detail::DTypeOf<T>::supported,
+                "ct::dtype_of<T>: T must be bool, int8_t..int64_t, uint8_t, float or double");
+  static_assert(sizeof(bool) == 1, "ctensor stores bool in one byte");
+  return CTDataType{detail::DTypeOf<T>::code, detail::DTypeOf<T>::bits, 1};
+}
+
+namespace detail {
+template <class T>
+inline void expect_dtype(CTDataType actual, const char* who,
+                         typename std::enable_if<!std::is_void<T>::value>::type* = nullptr) {
+  if (!dtype::equal(actual, dtype_of<T>()))
+    fail(CT_ERR_DTYPE_MISMATCH, std::string(who) + ": the tensor is " + dtype::name(actual) +
+                                    ", not " + dtype::name(dtype_of<T>()));
+}
+template <class T>
+inline void expect_dtype(CTDataType, const char*,
+                         typename std::enable_if<std::is_void<T>::value>::type* = nullptr) {}
+
+inline int64_t checked_numel(const int64_t* shape, int32_t ndim, const char* who) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < ndim; ++i) {
+    if (shape[i] < 0)
+      fail(CT_ERR_INVALID_ARGUMENT, std::string(who) + ": shape[" + std::to_string(i) + "]=" +
+                                        std::to_string(static_cast<long long>(shape[i])) +
+                                        " is negative");
+    if (shape[i] != 0 && n > INT64_MAX / shape[i])
+      fail(CT_ERR_INVALID_ARGUMENT, std::string(who) + ": shape " + dims_str(shape, ndim) +
+                                        " has more than 2^63 elements");
+    n *= shape[i];
+  }
+  return n;
+}
+}  // namespace detail
+
+class Tensor;
+
+/* ------------------------------------------------------------------------ */
+/* TensorView: non-owning                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** A non-owning tensor: pointer, device, dtype, shape, strides (in elements,
+ *  always filled) and byte_offset, holding its own shape and strides so that
+ *  c() is a valid CTensor for as long as the view lives. The memory must
+ *  outlive the view. View operations (slice, transpose, ...) never copy. */
+class TensorView {
+ public:
+  /** An empty 1-D float32 CPU view with no elements and no data. */
+  TensorView() noexcept { reset_(); }
+
+  /** A view of a C tensor (NULL strides become compact strides). */
+  TensorView(const CTensor& t) {  // NOLINT: implicit on purpose, so CTensor passes to ct:: ops
+    if (t.ndim < 0 || t.ndim > CT_MAX_NDIM)
+      detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::TensorView: ndim=" + std::to_string(t.ndim) +
+                                                " is outside [0, CT_MAX_NDIM]");
+    if (t.ndim > 0 && t.shape == nullptr)
+      detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::TensorView: shape is NULL with ndim > 0");
+    set_(t.data, t.device, t.dtype, t.shape, t.strides, t.ndim, t.byte_offset);
+  }
+
+  /** A compact row-major view of host memory @p data of dtype dtype_of<T>(). */
+  template <class T, class = typename std::enable_if<!std::is_void<T>::value>::type>
+  TensorView(T* data, const std::vector<int64_t>& shape) {
+    init_(const_cast<void*>(static_cast<const void*>(data)), dtype_of<T>(), shape,
+          std::vector<int64_t>(), cpu(), 0);
+  }
+
+  /** A strided view of host memory @p data; @p strides are in elements. */
+  template <class T, class = typename std::enable_if<!std::is_void<T>::value>::type>
+  TensorView(T* data, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+    init_(const_cast<void*>(static_cast<const void*>(data)), dtype_of<T>(), shape, strides, cpu(),
+          0);
+  }
+
+  /** A view of untyped memory on any device; empty @p strides means compact. */
+  TensorView(void* data, CTDataType dt, const std::vector<int64_t>& shape,
+             const std::vector<int64_t>& strides = std::vector<int64_t>(), CTDevice device = cpu(),
+             uint64_t byte_offset = 0) {
+    init_(data, dt, shape, strides, device, byte_offset);
+  }
+
+  /** Copies the view (not the data). */
+  TensorView(const TensorView& o) noexcept { copy_from_(o); }
+  /** Copies the view (not the data). */
+  TensorView& operator=(const TensorView& o) noexcept {
+    if (this != &o) copy_from_(o);
+    return *this;
+  }
+
+  /** The C tensor, valid while this view lives and is not modified. */
+  const CTensor& c() const noexcept { return c_; }
+  /** Same as c(). */
+  const CTensor& ct() const noexcept { return c_; }
+
+  /** Number of dimensions (0 for a scalar). */
+  int32_t ndim() const noexcept { return c_.ndim; }
+  /** Extents. */
+  std::vector<int64_t> shape() const { return std::vector<int64_t>(shape_, shape_ + c_.ndim); }
+  /** Strides, in elements. */
+  std::vector<int64_t> strides() const {
+    return std::vector<int64_t>(strides_, strides_ + c_.ndim);
+  }
+  /** Extent of dimension @p dim (negative counts from the end). */
+  int64_t size(int64_t dim) const { return shape_[norm_dim_(dim, "ct::TensorView::size")]; }
+  /** Stride of dimension @p dim in elements (negative counts from the end). */
+  int64_t stride(int64_t dim) const { return strides_[norm_dim_(dim, "ct::TensorView::stride")]; }
+  /** Number of elements (1 for a scalar). */
+  int64_t numel() const noexcept {
+    int64_t n = 1;
+    for (int32_t i = 0; i < c_.ndim; ++i) n *= shape_[i];
+    return n;
+  }
+  /** Element type. */
+  CTDataType dtype() const noexcept { return c_.dtype; }
+  /** Device of the data. */
+  CTDevice device() const noexcept { return c_.device; }
+  /** Bytes per element. */
+  size_t itemsize() const noexcept { return dtype::itemsize(c_.dtype); }
+  /** numel() * itemsize(): the bytes a compact copy needs. */
+  size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * itemsize(); }
+  /** The base pointer, without byte_offset (for OpenCL, a cl_mem). */
+  void* raw_data() const noexcept { return c_.data; }
+  /** Bytes added to raw_data() before indexing. */
+  uint64_t byte_offset() const noexcept { return c_.byte_offset; }
+
+  /** Pointer to element 0 (raw_data() + byte_offset()), for memory the host
+   *  can address. T must match dtype() (or be void); throws CT_ERR_DTYPE_MISMATCH. */
+  template <class T>
+  T* data() const {
+    detail::expect_dtype<typename std::remove_cv<T>::type>(c_.dtype, "ct::TensorView::data");
+    return reinterpret_cast<T*>(static_cast<char*>(c_.data) + c_.byte_offset);
+  }
+
+  /** True if the layout is compact row-major (strides of extent-1 dims and of
+   *  empty tensors do not matter). */
+  bool is_contiguous() const noexcept {
+    if (numel() == 0) return true;
+    int64_t expected = 1;
+    for (int32_t d = c_.ndim - 1; d >= 0; --d) {
+      if (shape_[d] != 1 && strides_[d] != expected) return false;
+      expected *= shape_[d];
+    }
+    return true;
+  }
+
+  /** Elements [start, stop) with @p step along @p dim, Python slice rules:
+   *  negative start/stop count from the end, out-of-range values clamp, step
+   *  may be negative (use INT64_MAX / INT64_MIN for "from the end" / "to the
+   *  beginning" then). step == 0 throws CT_ERR_INVALID_ARGUMENT. No copy. */
+  TensorView slice(int64_t dim, int64_t start, int64_t stop, int64_t step = 1) const {
+    TensorView r(*this);
+    r.slice_(dim, start, stop, step);
+    return r;
+  }
+  /** Element @p index of dimension @p dim, removing that dimension. No copy. */
+  TensorView select(int64_t dim, int64_t index) const {
+    TensorView r(*this);
+    r.select_(dim, index);
+    return r;
+  }
+  /** select(0, index): index along the first dimension. No copy. */
+  TensorView operator[](int64_t index) const { return select(0, index); }
+  /** Swap dimensions @p d0 and @p d1. No copy. */
+  TensorView transpose(int64_t d0, int64_t d1) const {
+    TensorView r(*this);
+    r.transpose_(d0, d1);
+    return r;
+  }
+  /** Reorder dimensions: result dim i is this view's dim dims[i]. No copy. */
+  TensorView permute(const std::vector<int64_t>& dims) const {
+    TensorView r(*this);
+    r.permute_(dims);
+    return r;
+  }
+  /** The same elements with @p shape (one extent may be -1), without a copy,
+   *  as PyTorch's view(); throws CT_ERR_NEED_CONTIGUOUS if the strides do not
+   *  allow it (use Tensor::reshape, which copies only then). */
+  TensorView view(const std::vector<int64_t>& shape) const {
+    TensorView r(*this);
+    r.view_(shape);
+    return r;
+  }
+
+  /** The elements in row-major order, copied with ct_copy (any strides, any
+   *  device). T must match dtype(). */
+  template <class T>
+  std::vector<T> to_vector(void* stream = nullptr) const;
+
+  /** The single element of a one-element tensor. */
+  template <class T>
+  T item(void* stream = nullptr) const {
+    if (numel() != 1)
+      detail::fail(CT_ERR_SHAPE_MISMATCH, "ct::TensorView::item: the tensor has " +
+                                              std::to_string(static_cast<long long>(numel())) +
+                                              " elements, not 1");
+    return to_vector<T>(stream)[0];
+  }
+
+ protected:
+  void reset_() noexcept {
+    c_.data = nullptr;
+    c_.device = cpu();
+    c_.ndim = 1;
+    c_.dtype = dtype::float32;
+    shape_[0] = 0;
+    strides_[0] = 1;
+    c_.shape = shape_;
+    c_.strides = strides_;
+    c_.byte_offset = 0;
+  }
+
+  void copy_from_(const TensorView& o) noexcept {
+    c_ = o.c_;
+    for (int32_t i = 0; i < o.c_.ndim; ++i) {
+      shape_[i] = o.shape_[i];
+      strides_[i] = o.strides_[i];
+    }
+    c_.shape = shape_;
+    c_.strides = strides_;
+  }
+
+  void set_(void* data, CTDevice device, CTDataType dt, const int64_t* shape,
+            const int64_t* strides, int32_t ndim, uint64_t byte_offset) {
+    detail::checked_numel(shape, ndim, "ct::TensorView");
+    c_.data = data;
+    c_.device = device;
+    c_.ndim = ndim;
+    c_.dtype = dt;
+    c_.byte_offset = byte_offset;
+    c_.shape = shape_;
+    c_.strides = strides_;
+    for (int32_t i = 0; i < ndim; ++i) shape_[i] = shape[i];
+    if (strides) {
+      for (int32_t i = 0; i < ndim; ++i) strides_[i] = strides[i];
+    } else {
+      compact_strides_(shape_, ndim, strides_);
+    }
+  }
+
+  void init_(void* data, CTDataType dt, const std::vector<int64_t>& shape,
+             const std::vector<int64_t>& strides, CTDevice device, uint64_t byte_offset) {
+    if (shape.size() > static_cast<size_t>(CT_MAX_NDIM))
+      detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::TensorView: " + std::to_string(shape.size()) +
+                                                " dimensions exceed CT_MAX_NDIM");
+    if (!strides.empty() && strides.size() != shape.size())
+      detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::TensorView: strides " +
+                                                detail::dims_str(strides) + " do not match shape " +
+                                                detail::dims_str(shape));
+    set_(data, device, dt, shape.data(), strides.empty() ? nullptr : strides.data(),
+         static_cast<int32_t>(shape.size()), byte_offset);
+  }
+
+  static void compact_strides_(const int64_t* shape, int32_t ndim, int64_t* strides) noexcept {
+    int64_t s = 1;
+    for (int32_t d = ndim - 1; d >= 0; --d) {
+      strides[d] = s;
+      s *= shape[d] > 0 ? shape[d] : 1;
+    }
+  }
+
+  int32_t norm_dim_(int64_t dim, const char* who) const {
+    if (dim < -c_.ndim || dim >= c_.ndim)
+      detail::fail(CT_ERR_INVALID_ARGUMENT,
+                   std::string(who) + ": dim=" + std::to_string(static_cast<long long>(dim)) +
+                       " is out of range for ndim=" + std::to_string(c_.ndim));
+    return static_cast<int32_t>(dim < 0 ? dim + c_.ndim : dim);
+  }
+
+  // Move element 0 by @p elements elements. byte_offset stays non-negative
+  // for views of one allocation; a user view whose data points into the
+  // middle of its memory (negative strides) moves the pointer instead.
+  void shift_(int64_t elements) noexcept {
+    int64_t off = static_cast<int64_t>(c_.byte_offset) +
+                  elements * static_cast<int64_t>(itemsize());
+    if (off >= 0) {
+      c_.byte_offset = static_cast<uint64_t>(off);
+    } else {
+      c_.data = static_cast<char*>(c_.data) + off;
+      c_.byte_offset = 0;
+    }
+  }
+
+  void slice_(int64_t dim, int64_t start, int64_t stop, int64_t step) {
+    int32_t d = norm_dim_(dim, "ct::TensorView::slice");
+    if (step == 0) detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::TensorView::slice: step is 0");
+    const int64_t n = shape_[d];
+    // Python's PySlice_AdjustIndices.
+    if (start < 0) {
+      start += n;
+      if (start < 0) start = step < 0 ? -1 : 0;
+    } else if (start >= n) {
+      start = step < 0 ? n - 1 : n;
+    }
+    if (stop < 0) {
+      stop += n;
+      if (stop < 0) stop = step < 0 ? -1 : 0;
+    } else if (stop >= n) {
+      stop = step < 0 ? n - 1 : n;
+    }
+    int64_t len = 0;
+    if (step < 0) {
+      if (stop < start) len = (start - stop - 1) / (-step) + 1;
+    } else {
+      if (start < stop) len = (stop - start - 1) / step + 1;
+    }
+    if (len > 0) shift_(start * strides_[d]);
+    shape_[d] = len;
+    strides_[d] *= step;
+  }
+
+  void select_(int64_t dim, int64_t index) {
+    int32_t d = norm_dim_(dim, "ct::TensorView::select");
+    const int64_t n = shape_[d];
+    if (index < -n || index >= n)
+      detail::fail(CT_ERR_INVALID_ARGUMENT,
+                   "ct::TensorView::select: index " +
+                       std::to_string(static_cast<long long>(index)) +
+                       " is out of range for extent " + std::to_string(static_cast<long long>(n)));
+    if (index < 0) index += n;
+    shift_(index * strides_[d]);
+    for (int32_t i = d; i + 1 < c_.ndim; ++i) {
+      shape_[i] = shape_[i + 1];
+      strides_[i] = strides_[i + 1];
+    }
+    --c_.ndim;
+  }
+
+  void transpose_(int64_t d0, int64_t d1) {
+    int32_t a = norm_dim_(d0, "ct::TensorView::transpose");
+    int32_t b = norm_dim_(d1, "ct::TensorView::transpose");
+    std::swap(shape_[a], shape_[b]);
+    std::swap(strides_[a], strides_[b]);
+  }
+
+  void permute_(const std::vector<int64_t>& dims) {
+    if (dims.size() != static_cast<size_t>(c_.ndim))
+      detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::TensorView::permute: dims " +
+                                                detail::dims_str(dims) + " has " +
+                                                std::to_string(dims.size()) + " entries, ndim=" +
+                                                std::to_string(c_.ndim));
+    int64_t sh[CT_MAX_NDIM], st[CT_MAX_NDIM];
+    bool seen[CT_MAX_NDIM] = {false};
+    for (int32_t i = 0; i < c_.ndim; ++i) {
+      int32_t d = norm_dim_(dims[static_cast<size_t>(i)], "ct::TensorView::permute");
+      if (seen[d])
+        detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::TensorView::permute: dims " +
+                                                  detail::dims_str(dims) + " repeats dim " +
+                                                  std::to_string(d));
+      seen[d] = true;
+      sh[i] = shape_[d];
+      st[i] = strides_[d];
+    }
+    for (int32_t i = 0; i < c_.ndim; ++i) {
+      shape_[i] = sh[i];
+      strides_[i] = st[i];
+    }
+  }
+
+  // Replace one -1 in @p shape by the extent that keeps numel().
+  std::vector<int64_t> infer_shape_(std::vector<int64_t> shape, const char* who) const {
+    if (shape.size() > static_cast<size_t>(CT_MAX_NDIM))
+      detail::fail(CT_ERR_INVALID_ARGUMENT, std::string(who) + ": " +
+                                                std::to_string(shape.size()) +
+                                                " dimensions exceed CT_MAX_NDIM");
+    int64_t known = 1;
+    int infer = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1) {
+        if (infer >= 0)
+          detail::fail(CT_ERR_INVALID_ARGUMENT,
+                       std::string(who) + ": shape " + detail::dims_str(shape) + " has two -1");
+        infer = static_cast<int>(i);
+      } else if (shape[i] < 0) {
+        detail::fail(CT_ERR_INVALID_ARGUMENT,
+                     std::string(who) + ": shape " + detail::dims_str(shape) + " is negative");
+      } else {
+        known *= shape[i];
+      }
+    }
+    const int64_t n = numel();
+    if (infer >= 0) {
+      if (known == 0 || n % known != 0)
+        detail::fail(CT_ERR_SHAPE_MISMATCH, std::string(who) + ": cannot infer the -1 in " +
+                                                detail::dims_str(shape) + " for " +
+                                                std::to_string(static_cast<long long>(n)) +
+                                                " elements");
+      shape[static_cast<size_t>(infer)] = n / known;
+    } else if (known != n) {
+      detail::fail(CT_ERR_SHAPE_MISMATCH, std::string(who) + ": shape " +
+                                              detail::dims_str(shape) + " does not have the " +
+                                              std::to_string(static_cast<long long>(n)) +
+                                              " elements of " + detail::dims_str(shape_, c_.ndim));
+    }
+    return shape;
+  }
+
+  // PyTorch's computeStride: strides for @p shape over the same memory, or
+  // false when the current strides do not allow it without a copy.
+  bool view_strides_(const std::vector<int64_t>& shape, int64_t* out) const {
+    const int32_t nd = static_cast<int32_t>(shape.size());
+    if (numel() == 0) {
+      compact_strides_(shape.data(), nd, out);
+      return true;
+    }
+    const int64_t one = 1;
+    const int32_t old_nd = c_.ndim > 0 ? c_.ndim : 1;
+    const int64_t* osh = c_.ndim > 0 ? shape_ : &one;
+    const int64_t* ost = c_.ndim > 0 ? strides_ : &one;
+    int32_t view_d = nd - 1;
+    int64_t chunk_base_stride = ost[old_nd - 1];
+    int64_t tensor_numel = 1, view_numel = 1;
+    for (int32_t td = old_nd - 1; td >= 0; --td) {
+      tensor_numel *= osh[td];
+      if (td == 0 || (osh[td - 1] != 1 && ost[td - 1] != tensor_numel * chunk_base_stride)) {
+        while (view_d >= 0 && (view_numel < tensor_numel || shape[static_cast<size_t>(view_d)] == 1)) {
+          out[view_d] = view_numel * chunk_base_stride;
+          view_numel *= shape[static_cast<size_t>(view_d)];
+          --view_d;
+        }
+        if (view_numel != tensor_numel) return false;
+        if (td > 0) {
+          chunk_base_stride = ost[td - 1];
+          tensor_numel = 1;
+          view_numel = 1;
+        }
+      }
+    }
+    return view_d == -1;
+  }
+
+  void view_(const std::vector<int64_t>& requested) {
+    std::vector<int64_t> shape = infer_shape_(requested, "ct::TensorView::view");
+    int64_t st[CT_MAX_NDIM];
+    if (!view_strides_(shape, st))
+      detail::fail(CT_ERR_NEED_CONTIGUOUS,
+                   "ct::TensorView::view: a tensor of shape " + detail::dims_str(shape_, c_.ndim) +
+                       " and strides " + detail::dims_str(strides_, c_.ndim) +
+                       " cannot be viewed as " + detail::dims_str(shape) +
+                       " without a copy; use reshape()");
+    c_.ndim = static_cast<int32_t>(shape.size());
+    for (int32_t i = 0; i < c_.ndim; ++i) {
+      shape_[i] = shape[static_cast<size_t>(i)];
+      strides_[i] = st[i];
+    }
+  }
+
+ private:
+  CTensor c_;
+  int64_t shape_[CT_MAX_NDIM];
+  int64_t strides_[CT_MAX_NDIM];
+};
+
+namespace detail {
+// std::vector<bool> has no data(): copy through bytes.
+template <class T>
+struct HostVector {
+  static std::vector<T> read(const TensorView& src, void* stream) {
+    std::vector<T> v(static_cast<size_t>(src.numel()));
+    if (!v.empty()) {
+      TensorView dst(v.data(), src.shape());
+      CTensor d = dst.c();
+      check(ct_copy(&src.c(), &d, stream));
+    }
+    return v;
+  }
+};
+template <>
+struct HostVector<bool> {
+  static std::vector<bool> read(const TensorView& src, void* stream) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(src.numel()));
+    if (!bytes.empty()) {
+      TensorView dst(bytes.data(), dtype::bool_, src.shape());
+      CTensor d = dst.c();
+      check(ct_copy(&src.c(), &d, stream));
+    }
+    return std::vector<bool>(bytes.begin(), bytes.end());
+  }
+};
+}  // namespace detail
+
+template <class T>
+std::vector<T> TensorView::to_vector(void* stream) const {
+  detail::expect_dtype<T>(c_.dtype, "ct::TensorView::to_vector");
+  return detail::HostVector<T>::read(*this, stream);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tensor: owning                                                            */
+/* ------------------------------------------------------------------------ */
+
+/** An owning tensor: a TensorView plus a shared reference to its buffer.
+ *  Copies and views (slice, transpose, ...) share the buffer, which is freed
+ *  with ct_free when the last of them goes; nothing is copied unless the name
+ *  says so (clone, contiguous, reshape when needed, to). */
+class Tensor : public TensorView {
+ public:
+  /** An empty tensor (no elements, no buffer). */
+  Tensor() noexcept {}
+  /** Wrap @p view, keeping @p owner alive as long as this tensor or a view of it lives. */
+  Tensor(const TensorView& view, std::shared_ptr<void> owner)
+      : TensorView(view), owner_(std::move(owner)) {}
+  /** Shares the buffer. */
+  Tensor(const Tensor&) = default;
+  /** Shares the buffer. */
+  Tensor& operator=(const Tensor&) = default;
+  /** Takes the buffer; @p o becomes empty. */
+  Tensor(Tensor&& o) noexcept : TensorView(o), owner_(std::move(o.owner_)) { o.reset_(); }
+  /** Takes the buffer; @p o becomes empty. */
+  Tensor& operator=(Tensor&& o) noexcept {
+    if (this != &o) {
+      TensorView::operator=(o);
+      owner_ = std::move(o.owner_);
+      o.reset_();
+    }
+    return *this;
+  }
+
+  /** An uninitialised compact tensor allocated with ct_malloc on @p device. */
+  static Tensor empty(const std::vector<int64_t>& shape, CTDataType dt, CTDevice device = cpu()) {
+    TensorView v(nullptr, dt, shape, std::vector<int64_t>(), device);
+    const int64_t n = v.numel();
+    const size_t item = dtype::itemsize(dt);
+    if (item != 0 && static_cast<uint64_t>(n) > SIZE_MAX / item)
+      detail::fail(CT_ERR_INVALID_ARGUMENT,
+                   "ct::Tensor::empty: shape " + detail::dims_str(shape) + " is too large");
+    const size_t bytes = static_cast<size_t>(n) * item;
+    if (bytes == 0) return Tensor(v, std::shared_ptr<void>());
+    void* p = nullptr;
+    check(ct_malloc(device, bytes, &p));
+    std::shared_ptr<void> owner(p, [device](void* q) { ct_free(device, q); });
+    return Tensor(TensorView(p, dt, shape, std::vector<int64_t>(), device), std::move(owner));
+  }
+
+  /** A compact tensor of zeros on @p device. */
+  static Tensor zeros(const std::vector<int64_t>& shape, CTDataType dt, CTDevice device = cpu(),
+                      void* stream = nullptr) {
+    if (device.device_type == CT_CPU || device.device_type == CT_CUDA_HOST ||
+        device.device_type == CT_ROCM_HOST) {
+      Tensor t = empty(shape, dt, device);
+      if (t.nbytes()) std::memset(t.data<void>(), 0, t.nbytes());
+      return t;
+    }
+    return zeros(shape, dt, cpu()).to(device, stream);
+  }
+
+  /** A 1-D CPU tensor holding @p values (dtype dtype_of<T>()). */
+  template <class T>
+  static Tensor from_vector(const std::vector<T>& values) {
+    return from_vector(values, std::vector<int64_t>(1, static_cast<int64_t>(values.size())));
+  }
+  /** A tensor of @p shape on @p device holding @p values in row-major order. */
+  template <class T>
+  static Tensor from_vector(const std::vector<T>& values, const std::vector<int64_t>& shape,
+                            CTDevice device = cpu(), void* stream = nullptr) {
+    return fill_(values.begin(), values.size(), shape, device, stream);
+  }
+  /** A 1-D CPU tensor: ct::Tensor::from({1.f, 2.f, 3.f}). */
+  template <class T>
+  static Tensor from(std::initializer_list<T> values) {
+    return fill_(values.begin(), values.size(),
+                 std::vector<int64_t>(1, static_cast<int64_t>(values.size())), cpu(), nullptr);
+  }
+  /** A tensor of @p shape: ct::Tensor::from({1, 2, 3, 4}, {2, 2}). */
+  template <class T>
+  static Tensor from(std::initializer_list<T> values, const std::vector<int64_t>& shape,
+                     CTDevice device = cpu(), void* stream = nullptr) {
+    return fill_(values.begin(), values.size(), shape, device, stream);
+  }
+
+  /** Slice along @p dim, sharing the buffer (see TensorView::slice). */
+  Tensor slice(int64_t dim, int64_t start, int64_t stop, int64_t step = 1) const {
+    Tensor r(*this);
+    r.slice_(dim, start, stop, step);
+    return r;
+  }
+  /** Element @p index of @p dim, dimension removed, sharing the buffer. */
+  Tensor select(int64_t dim, int64_t index) const {
+    Tensor r(*this);
+    r.select_(dim, index);
+    return r;
+  }
+  /** select(0, index), sharing the buffer. */
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  /** Swap two dimensions, sharing the buffer. */
+  Tensor transpose(int64_t d0, int64_t d1) const {
+    Tensor r(*this);
+    r.transpose_(d0, d1);
+    return r;
+  }
+  /** Reorder dimensions, sharing the buffer. */
+  Tensor permute(const std::vector<int64_t>& dims) const {
+    Tensor r(*this);
+    r.permute_(dims);
+    return r;
+  }
+  /** New shape without a copy, or throw CT_ERR_NEED_CONTIGUOUS (PyTorch's view()). */
+  Tensor view(const std::vector<int64_t>& shape) const {
+    Tensor r(*this);
+    r.view_(shape);
+    return r;
+  }
+  /** New shape: a view when the strides allow it, else a compact copy
+   *  (PyTorch's reshape()). */
+  Tensor reshape(const std::vector<int64_t>& shape, void* stream = nullptr) const {
+    std::vector<int64_t> s = infer_shape_(shape, "ct::Tensor::reshape");
+    int64_t st[CT_MAX_NDIM];
+    if (view_strides_(s, st)) return view(s);
+    return clone(stream).view(s);
+  }
+
+  /** A compact copy in a new buffer on the same device. */
+  Tensor clone(void* stream = nullptr) const;
+  /** *this if compact row-major, else a compact copy. */
+  Tensor contiguous(void* stream = nullptr) const {
+    return is_contiguous() ? *this : clone(stream);
+  }
+  /** *this if already on @p device, else a compact copy there (ct_copy). */
+  Tensor to(CTDevice device, void* stream = nullptr) const;
+
+  /** How many Tensors share this buffer (0 for an empty tensor). */
+  long use_count() const noexcept { return owner_.use_count(); }
+
+ private:
+  template <class It>
+  static Tensor fill_(It values, size_t count, const std::vector<int64_t>& shape, CTDevice device,
+                      void* stream) {
+    typedef typename std::iterator_traits<It>::value_type T;
+    Tensor t = empty(shape, dtype_of<T>(), cpu());
+    if (static_cast<size_t>(t.numel()) != count)
+      detail::fail(CT_ERR_SHAPE_MISMATCH, "ct::Tensor::from: " + std::to_string(count) +
+                                              " values do not fill shape " +
+                                              detail::dims_str(shape));
+    T* p = t.data<T>();
+    for (size_t i = 0; i < count; ++i, ++values) p[i] = *values;
+    return t.to(device, stream);
+  }
+
+  std::shared_ptr<void> owner_;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Free functions                                                            */
+/* ------------------------------------------------------------------------ */
+
+/** A compact uninitialised tensor with @p x's shape, dtype and device. */
+inline Tensor empty_like(const TensorView& x) {
+  return Tensor::empty(x.shape(), x.dtype(), x.device());
+}
+
+/** A compact tensor of zeros with @p x's shape, dtype and device. */
+inline Tensor zeros_like(const TensorView& x, void* stream = nullptr) {
+  return Tensor::zeros(x.shape(), x.dtype(), x.device(), stream);
+}
+
+/** Copy @p src into @p dst (same shape and dtype, any strides, any devices). */
+inline void copy(const TensorView& src, const TensorView& dst, void* stream = nullptr) {
+  CTensor d = dst.c();
+  check(ct_copy(&src.c(), &d, stream));
+}
+
+/** A compact copy of @p x in a new buffer on the same device. */
+inline Tensor clone(const TensorView& x, void* stream = nullptr) {
+  Tensor r = empty_like(x);
+  if (x.numel() > 0) copy(x, r, stream);
+  return r;
+}
+
+inline Tensor Tensor::clone(void* stream) const { return ct::clone(*this, stream); }
+
+inline Tensor Tensor::to(CTDevice device, void* stream) const {
+  if (same_device(device, this->device())) return *this;
+  Tensor r = empty(shape(), dtype(), device);
+  if (numel() > 0) copy(*this, r, stream);
+  return r;
+}
+
+/** Wait for the work queued on @p stream of @p device (returns at once on the CPU). */
+inline void synchronize(CTDevice device = cpu(), void* stream = nullptr) {
+  check(ct_synchronize(device, stream));
+}
+
+/** The registry's facts about @p op (throws CT_ERR_NOT_FOUND for a bad id). */
+inline CTOpInfo op_info(int32_t op) {
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  check(ct_op_info(op, &info));
+  return info;
+}
+
+namespace detail {
+inline int32_t query_output_kind(int32_t op) {
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  return ct_op_info(op, &info) == CT_OK ? info.output_dtype : static_cast<int32_t>(CT_OUTPUT_SAME);
+}
+
+// CTOpInfo.output_dtype of every op of this header, queried once per process.
+inline int32_t output_kind(int32_t op) {
+  struct Cache {
+    int32_t kind[CT_OP_END_];
+    Cache() {
+      for (int32_t i = 0; i < CT_OP_END_; ++i) kind[i] = query_output_kind(i);
+    }
+  };
+  static const Cache cache;
+  return op >= 0 && op < CT_OP_END_ ? cache.kind[op] : query_output_kind(op);
+}
+}  // namespace detail
+
+/** The dtype op @p op writes for inputs of dtype @p input (bool for predicates). */
+inline CTDataType output_dtype(int32_t op, CTDataType input) {
+  return detail::output_kind(op) == CT_OUTPUT_BOOL ? dtype::bool_ : input;
+}
+
+/** out = op(x) for any CT_KIND_UNARY op id (generic form of ct::exp etc.). */
+inline void unary(int32_t op, const TensorView& x, const TensorView& out, void* stream = nullptr) {
+  CTensor o = out.c();
+  check(ct_unary(op, &x.c(), &o, stream));
+}
+/** op(x) into a new compact tensor, for any CT_KIND_UNARY op id. */
+inline Tensor unary(int32_t op, const TensorView& x, void* stream = nullptr) {
+  Tensor out = Tensor::empty(x.shape(), output_dtype(op, x.dtype()), x.device());
+  unary(op, x, out, stream);
+  return out;
+}
+
+/** out = op(x; params) for any CT_KIND_UNARY_PARAM op id. */
+inline void unary_param(int32_t op, const TensorView& x, const std::vector<double>& params,
+                        const TensorView& out, void* stream = nullptr) {
+  CTensor o = out.c();
+  check(ct_unary_param(op, &x.c(), params.data(), static_cast<int32_t>(params.size()), &o,
+                       stream));
+}
+/** op(x; params) into a new compact tensor, for any CT_KIND_UNARY_PARAM op id. */
+inline Tensor unary_param(int32_t op, const TensorView& x, const std::vector<double>& params,
+                          void* stream = nullptr) {
+  Tensor out = Tensor::empty(x.shape(), output_dtype(op, x.dtype()), x.device());
+  unary_param(op, x, params, out, stream);
+  return out;
+}
+
+/** out = op(a, b, c) for any CT_KIND_TERNARY op id. */
+inline void ternary(int32_t op, const TensorView& a, const TensorView& b, const TensorView& c,
+                    const TensorView& out, void* stream = nullptr) {
+  CTensor o = out.c();
+  check(ct_ternary(op, &a.c(), &b.c(), &c.c(), &o, stream));
+}
+/** op(a, b, c) into a new compact tensor with b's shape, dtype and device
+ *  (b, not a: where's a is the bool condition). */
+inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, const TensorView& c,
+                      void* stream = nullptr) {
+  Tensor out = Tensor::empty(b.shape(), output_dtype(op, b.dtype()), b.device());
+  ternary(op, a, b, c, out, stream);
+  return out;
+}
+
+/* ------------------------------------------------------------------------ */
+/* NumPy-like functions, generated from CT_ELEMENTWISE_OPS                   */
+/* ------------------------------------------------------------------------ */
+/*
+ * For every op of ctensor.h, by kind (a kind without a generator here is a
+ * compile error, on purpose):
+ *
+ *   CT_KIND_UNARY        Tensor name(x, stream = nullptr)
+ *                        void   name(x, out, stream = nullptr)
+ *   CT_KIND_UNARY_PARAM  Tensor name(x, p0[, p1], stream = nullptr)
+ *                        void   name(x, p0[, p1], out, stream = nullptr)
+ *   CT_KIND_TERNARY      Tensor name(a, b, c, stream = nullptr)
+ *                        void   name(a, b, c, out, stream = nullptr)
+ *   CT_KIND_CAST         Tensor name(x, dtype, stream = nullptr)
+ *                        void   name(x, out, stream = nullptr)
+ *
+ * e.g. ct::exp(x), ct::isnan(x) (bool result), ct::leaky_relu(x, 0.01),
+ * ct::clamp(x, lo, hi, out), ct::where(cond, a, b), ct::cast(x, ct::dtype::float16).
+ * The value-returning forms allocate a compact result on x's device; the out=
+ * forms write into any view (out may be exactly x: in place). Names are
+ * parenthesised in the definitions so that a function-like C macro of the
+ * same name (isnan, ...) cannot expand there.
+ */
+
+#define CT_HPP_GEN_(ID, name, kind, nparams, summary) CT_HPP_GEN_##kind(ID, name, nparams)
+
+#define CT_HPP_GEN_CT_KIND_UNARY(ID, name, nparams)                                    \
+  inline Tensor(name)(const TensorView& x, void* stream = nullptr) {                   \
+    return unary(CT_OP_##ID, x, stream);                                               \
+  }                                                                                    \
+  inline void(name)(const TensorView& x, const TensorView& out, void* stream = nullptr) { \
+    unary(CT_OP_##ID, x, out, stream);                                                 \
+  }
+
+#define CT_HPP_GEN_CT_KIND_UNARY_PARAM(ID, name, nparams) CT_HPP_PARAMS_##nparams(ID, name)
+
+#define CT_HPP_PARAMS_1(ID, name)                                                        \
+  inline Tensor(name)(const TensorView& x, double p0, void* stream = nullptr) {          \
+    Tensor out = Tensor::empty(x.shape(), output_dtype(CT_OP_##ID, x.dtype()), x.device()); \
+    CTensor o = out.c();                                                                 \
+    check(ct_unary_param(CT_OP_##ID, &x.c(), &p0, 1, &o, stream));                       \
+    return out;                                                                          \
+  }                                                                                      \
+  inline void(name)(const TensorView& x, double p0, const TensorView& out,               \
+                    void* stream = nullptr) {                                            \
+    CTensor o = out.c();                                                                 \
+    check(ct_unary_param(CT_OP_##ID, &x.c(), &p0, 1, &o, stream));                       \
+  }
+
+#define CT_HPP_PARAMS_2(ID, name)                                                          \
+  inline Tensor(name)(const TensorView& x, double p0, double p1, void* stream = nullptr) { \
+    Tensor out = Tensor::empty(x.shape(), output_dtype(CT_OP_##ID, x.dtype()), x.device()); \
+    const double p[2] = {p0, p1};                                                          \
+    CTensor o = out.c();                                                                   \
+    check(ct_unary_param(CT_OP_##ID, &x.c(), p, 2, &o, stream));                           \
+    return out;                                                                            \
+  }                                                                                        \
+  inline void(name)(const TensorView& x, double p0, double p1, const TensorView& out,      \
+                    void* stream = nullptr) {                                              \
+    const double p[2] = {p0, p1};                                                          \
+    CTensor o = out.c();                                                                   \
+    check(ct_unary_param(CT_OP_##ID, &x.c(), p, 2, &o, stream));                           \
+  }
+
+#define CT_HPP_GEN_CT_KIND_TERNARY(ID, name, nparams)                                         \
+  inline Tensor(name)(const TensorView& a, const TensorView& b, const TensorView& c,          \
+                      void* stream = nullptr) {                                               \
+    return ternary(CT_OP_##ID, a, b, c, stream);                                              \
+  }                                                                                           \
+  inline void(name)(const TensorView& a, const TensorView& b, const TensorView& c,            \
+                    const TensorView& out, void* stream = nullptr) {                          \
+    ternary(CT_OP_##ID, a, b, c, out, stream);                                                \
+  }
+
+#define CT_HPP_GEN_CT_KIND_CAST(ID, name, nparams)                                         \
+  inline void(name)(const TensorView& x, const TensorView& out, void* stream = nullptr) {  \
+    CTensor o = out.c();                                                                   \
+    check(ct_cast(&x.c(), &o, stream));                                                    \
+  }                                                                                        \
+  inline Tensor(name)(const TensorView& x, CTDataType dt, void* stream = nullptr) {        \
+    Tensor out = Tensor::empty(x.shape(), dt, x.device());                                 \
+    (name)(x, out, stream);                                                                \
+    return out;                                                                            \
+  }
+
+CT_ELEMENTWISE_OPS(CT_HPP_GEN_)
+
+#undef CT_HPP_GEN_
+#undef CT_HPP_GEN_CT_KIND_UNARY
+#undef CT_HPP_GEN_CT_KIND_UNARY_PARAM
+#undef CT_HPP_PARAMS_1
+#undef CT_HPP_PARAMS_2
+#undef CT_HPP_GEN_CT_KIND_TERNARY
+#undef CT_HPP_GEN_CT_KIND_CAST
+
+}  // namespace ct
+
+#endif  // CTENSOR_CTENSOR_HPP_

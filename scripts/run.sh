@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job: build ctensor (Release), run the examples, then the
+# elementwise benchmark with NumPy and a plain loop measured in the same run.
+#   scripts/run.sh [--quick]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc)"
+echo "== examples"
+build/examples/ctensor_example_c
+build/examples/ctensor_example_cpp
+echo "== elementwise benchmark"
+python3 bench/run.py --binary build/bench/ct_bench_elementwise "$@"
