@@ -32,7 +32,7 @@ constexpr int64_t kBlock = 256;
 template <class T> struct Limits;
 template <> struct Limits<float> {
   static constexpr float kExpMax = 88.7228317f;   // largest x with finite e^x
-  static constexpr float kTanhClamp = 9.0f;       // tanh(9) rounds to 1 in float32
+  static constexpr float kTanhClamp = 10.0f;      // tanh(x) rounds to 1 in float32 from x > 9.01
   static constexpr float kTrigMax = 39000.0f;     // Highway Sin/Cos valid range
 };
 template <> struct Limits<double> {
@@ -99,7 +99,7 @@ template <class D, class V> HWY_INLINE V TanhAcc(D d, V x) {
     const V small = hn::MulAdd(x * x2, p, x);
     const V e = hn::Exp(d, hn::Set(d, 2) * hn::Min(a, hn::Set(d, Limits<T>::kTanhClamp)));
     const V big = hn::CopySign(one - hn::Set(d, 2) / (e + one), x);
-    return KeepNaN(x, hn::IfThenElse(a < hn::Set(d, 0.625f), small, big));
+    return KeepNaN(x, hn::CopySign(hn::IfThenElse(a < hn::Set(d, 0.625f), small, big), x));  // tanh(-0) = -0
   } else {
     // double: expm1 keeps relative accuracy near 0 (a few ulp).
     const V t = hn::Expm1(d, hn::Set(d, 2) * hn::Min(a, hn::Set(d, Limits<T>::kTanhClamp)));
@@ -214,7 +214,7 @@ CT_FLOAT_OP(FCeil, return hn::Ceil(x);)
 CT_FLOAT_OP(FRound, return hn::Round(x);)
 CT_FLOAT_OP(FTrunc, return hn::Trunc(x);)
 CT_FLOAT_OP(FLeakyRelu, return hn::IfThenElse(x >= hn::Zero(d), x, p0 * x);)
-CT_FLOAT_OP(FElu, return hn::IfThenElse(x > hn::Zero(d), x, p0 * hn::Expm1(d, hn::Min(x, hn::Zero(d))));)
+CT_FLOAT_OP(FElu, return KeepNaN(x, hn::IfThenElse(x > hn::Zero(d), x, p0 * hn::Expm1(d, hn::Min(x, hn::Zero(d)))));)
 CT_FLOAT_OP(FClamp, {
   const V r = hn::IfThenElse(x < p0, p0, x);
   return hn::IfThenElse(r > p1, p1, r);

@@ -42,6 +42,7 @@ inline uint16_t round_double_to_small(double d, int man, int bias, int emax_bias
   if (std::isnan(d)) return (uint16_t)(sign | inf | (1u << (man - 1)));
   const double a = std::fabs(d);
   if (a == 0) return sign;
+  if (std::isinf(a)) return (uint16_t)(sign | inf);
   const int emin = 1 - bias;
   int k;
   std::frexp(a, &k);

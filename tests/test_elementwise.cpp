@@ -1,0 +1,978 @@
+// test_elementwise.cpp — hand-written semantics the generic suite cannot
+// cover: IEEE specials, cast corners, empty and 0-d tensors, layouts
+// (strided, negative, zero strides, byte_offset, non-contiguous outputs),
+// in-place, integer wrap, integer parameters, where/lerp/fma corners,
+// ct_copy, and the CPU stream (user parallel_for, num_threads).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "test_util.h"
+
+using namespace ctt;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+const int kFloatTypes[] = {DT_F16, DT_BF16, DT_F32, DT_F64};
+
+HostTensor make(int d, std::vector<int64_t> shape, const std::vector<double>& vals) {
+  HostTensor t = HostTensor::compact(d, shape);
+  for (size_t i = 0; i < vals.size(); ++i) t.set((int64_t)i, vals[i]);
+  return t;
+}
+HostTensor make_i(int d, std::vector<int64_t> shape, const std::vector<int64_t>& vals) {
+  HostTensor t = HostTensor::compact(d, shape);
+  for (size_t i = 0; i < vals.size(); ++i) t.set_i((int64_t)i, vals[i]);
+  return t;
+}
+
+std::string op_name(int op) {
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  if (ct_op_info(op, &info) != CT_OK) return "op#" + std::to_string(op);
+  return info.name;
+}
+
+HostTensor unary(int op, HostTensor& x, int dout) {
+  HostTensor out = HostTensor::compact(dout, x.shape);
+  out.fill_bytes(0xA5);
+  CTensor xv = x.view(), ov = out.view();
+  CTStatus s = ct_unary(op, &xv, &ov, nullptr);
+  INFO("ct_unary(" << op_name(op) << ") dtype " << dtype(x.d).name << ": " << ct_last_error());
+  REQUIRE(s == CT_OK);
+  return out;
+}
+
+HostTensor cast_to(HostTensor& x, int dout) {
+  HostTensor out = HostTensor::compact(dout, x.shape);
+  out.fill_bytes(0xA5);
+  CTensor xv = x.view(), ov = out.view();
+  CTStatus s = ct_cast(&xv, &ov, nullptr);
+  INFO("ct_cast " << dtype(x.d).name << " -> " << dtype(dout).name << ": " << ct_last_error());
+  REQUIRE(s == CT_OK);
+  return out;
+}
+
+// Run a unary op on float dtype d over `in` and compare with `want` exactly
+// (NaN matches NaN, the sign of zero counts).
+void expect_unary(int op, int d, const std::vector<double>& in, const std::vector<double>& want) {
+  HostTensor x = make(d, {(int64_t)in.size()}, in);
+  HostTensor y = unary(op, x, d);
+  for (size_t i = 0; i < in.size(); ++i) {
+    INFO(op_name(op) << " " << dtype(d).name << " input " << in[i] << " got " << y.get((int64_t)i)
+               << " want " << round_to(want[i], d));
+    CHECK(same_double(y.get((int64_t)i), round_to(want[i], d)));
+  }
+}
+
+void expect_pred(int op, int d, const std::vector<double>& in, const std::vector<int>& want) {
+  HostTensor x = make(d, {(int64_t)in.size()}, in);
+  HostTensor y = unary(op, x, DT_BOOL);
+  for (size_t i = 0; i < in.size(); ++i) {
+    INFO(op_name(op) << " " << dtype(d).name << " input " << in[i]);
+    CHECK(y.get_i((int64_t)i) == want[i]);
+  }
+}
+
+uint32_t f32_bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+float f32_from_bits(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+uint16_t u16_at(const HostTensor& t, int64_t i) {
+  uint16_t v;
+  std::memcpy(&v, t.at(i), 2);
+  return v;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// IEEE specials
+// ---------------------------------------------------------------------------
+
+TEST_CASE("specials: exp, log, sqrt, tanh, sigmoid", "[elementwise]") {
+  for (int d : kFloatTypes) {
+    expect_unary(CT_OP_EXP, d, {kNaN, kInf, -kInf, 0.0, -0.0}, {kNaN, kInf, 0.0, 1.0, 1.0});
+    expect_unary(CT_OP_LOG, d, {0.0, -0.0, -1.0, kInf, 1.0, kNaN, -kInf}, {-kInf, -kInf, kNaN, kInf, 0.0, kNaN, kNaN});
+    expect_unary(CT_OP_SQRT, d, {-0.0, 0.0, -1.0, kInf, 4.0, kNaN, -kInf}, {-0.0, 0.0, kNaN, kInf, 2.0, kNaN, kNaN});
+    expect_unary(CT_OP_TANH, d, {kInf, -kInf, -0.0, 0.0, kNaN}, {1.0, -1.0, -0.0, 0.0, kNaN});
+    expect_unary(CT_OP_SIGMOID, d, {kInf, -kInf, 0.0, kNaN}, {1.0, 0.0, 0.5, kNaN});
+  }
+}
+
+TEST_CASE("specials: relu, sign, round half to even", "[elementwise]") {
+  for (int d : kFloatTypes) {
+    expect_unary(CT_OP_RELU, d, {-0.0, 0.0, -kInf, kInf, kNaN, -3.0, 2.5}, {-0.0, 0.0, 0.0, kInf, kNaN, 0.0, 2.5});
+    expect_unary(CT_OP_SIGN, d, {kNaN, -0.0, 0.0, -kInf, kInf, 5.0, -0.25},
+                 {kNaN, -0.0, 0.0, -1.0, 1.0, 1.0, -1.0});
+    expect_unary(CT_OP_ROUND, d, {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, 0.25, -0.25, kInf, -kInf, kNaN, -0.0},
+                 {0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 4.0, 0.0, -0.0, kInf, -kInf, kNaN, -0.0});
+  }
+  // values beyond the fraction bits stay as they are
+  expect_unary(CT_OP_ROUND, DT_F32, {8388609.0, 1e30, 0.49999997019767761}, {8388609.0, 1e30, 0.0});
+  expect_unary(CT_OP_ROUND, DT_F64, {4503599627370497.0, 0.49999999999999994, 1e300},
+               {4503599627370497.0, 0.0, 1e300});
+  expect_unary(CT_OP_FLOOR, DT_F32, {-0.5, -0.0, 2.5}, {-1.0, -0.0, 2.0});
+  expect_unary(CT_OP_CEIL, DT_F32, {-0.5, -0.0, 2.5}, {-0.0, -0.0, 3.0});
+  expect_unary(CT_OP_TRUNC, DT_F32, {-0.5, -2.7, 2.7}, {-0.0, -2.0, 2.0});
+  expect_unary(CT_OP_NEG, DT_F32, {0.0, -0.0, kNaN}, {-0.0, 0.0, kNaN});
+  expect_unary(CT_OP_ABS, DT_F32, {-0.0, -kInf}, {0.0, kInf});
+}
+
+TEST_CASE("specials: isnan, isinf, isfinite, logical_not", "[elementwise]") {
+  for (int d : kFloatTypes) {
+    std::vector<double> in = {kNaN, kInf, -kInf, 0.0, -0.0, 1.0, -65504.0};
+    expect_pred(CT_OP_ISNAN, d, in, {1, 0, 0, 0, 0, 0, 0});
+    expect_pred(CT_OP_ISINF, d, in, {0, 1, 1, 0, 0, 0, 0});
+    expect_pred(CT_OP_ISFINITE, d, in, {0, 0, 0, 1, 1, 1, 1});
+    expect_pred(CT_OP_LOGICAL_NOT, d, in, {0, 0, 0, 1, 1, 0, 0});
+  }
+  // ints and bool: false, false, true
+  HostTensor xi = make_i(DT_I32, {3}, {0, INT32_MIN, INT32_MAX});
+  HostTensor a = unary(CT_OP_ISNAN, xi, DT_BOOL), b = unary(CT_OP_ISINF, xi, DT_BOOL),
+             c = unary(CT_OP_ISFINITE, xi, DT_BOOL);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(a.get_i(i) == 0);
+    CHECK(b.get_i(i) == 0);
+    CHECK(c.get_i(i) == 1);
+  }
+  // A signalling NaN bit pattern is still NaN.
+  HostTensor sn = HostTensor::compact(DT_F32, {1});
+  uint32_t snan = 0x7F800001u;
+  std::memcpy(sn.at(0), &snan, 4);
+  CHECK(unary(CT_OP_ISNAN, sn, DT_BOOL).get_i(0) == 1);
+}
+
+// ---------------------------------------------------------------------------
+// cast corners
+// ---------------------------------------------------------------------------
+
+TEST_CASE("cast: float to int truncates, saturates, NaN gives 0", "[elementwise]") {
+  for (int src : {DT_F32, DT_F64}) {
+    INFO("source " << dtype(src).name);
+    HostTensor x = make(src, {8}, {kNaN, 1e10, -1e10, -1.0, 300.0, 2.9, -2.9, kInf});
+    HostTensor i32 = cast_to(x, DT_I32);
+    CHECK(i32.get_i(0) == 0);
+    CHECK(i32.get_i(1) == INT32_MAX);
+    CHECK(i32.get_i(2) == INT32_MIN);
+    CHECK(i32.get_i(3) == -1);
+    CHECK(i32.get_i(4) == 300);
+    CHECK(i32.get_i(5) == 2);
+    CHECK(i32.get_i(6) == -2);
+    CHECK(i32.get_i(7) == INT32_MAX);
+    HostTensor u8 = cast_to(x, DT_U8);
+    CHECK(u8.get_i(0) == 0);
+    CHECK(u8.get_i(1) == 255);
+    CHECK(u8.get_i(2) == 0);
+    CHECK(u8.get_i(3) == 0);
+    CHECK(u8.get_i(4) == 255);
+    CHECK(u8.get_i(5) == 2);
+    CHECK(u8.get_i(6) == 0);
+    HostTensor i8 = cast_to(x, DT_I8);
+    CHECK(i8.get_i(0) == 0);
+    CHECK(i8.get_i(4) == 127);
+    CHECK(i8.get_i(2) == -128);
+    HostTensor i64 = cast_to(x, DT_I64);
+    CHECK(i64.get_i(0) == 0);
+    CHECK(i64.get_i(1) == 10000000000LL);
+    CHECK(i64.get_i(7) == INT64_MAX);
+  }
+  HostTensor big = make(DT_F64, {4}, {9.3e18, -9.3e18, 9223372036854775808.0, -9223372036854775808.0});
+  HostTensor i64 = cast_to(big, DT_I64);
+  CHECK(i64.get_i(0) == INT64_MAX);
+  CHECK(i64.get_i(1) == INT64_MIN);
+  CHECK(i64.get_i(2) == INT64_MAX);
+  CHECK(i64.get_i(3) == INT64_MIN);
+  HostTensor h = make(DT_F16, {2}, {kInf, -kInf});
+  HostTensor i16 = cast_to(h, DT_I16);
+  CHECK(i16.get_i(0) == INT16_MAX);
+  CHECK(i16.get_i(1) == INT16_MIN);
+}
+
+TEST_CASE("cast: int to int wraps; to bool is != 0", "[elementwise]") {
+  HostTensor x = make_i(DT_I32, {5}, {300, -1, 256, -129, 0});
+  HostTensor u8 = cast_to(x, DT_U8);
+  CHECK(u8.get_i(0) == 44);
+  CHECK(u8.get_i(1) == 255);
+  CHECK(u8.get_i(2) == 0);
+  HostTensor i8 = cast_to(x, DT_I8);
+  CHECK(i8.get_i(3) == 127);
+  CHECK(i8.get_i(0) == 44);
+  HostTensor b = cast_to(x, DT_BOOL);
+  CHECK(b.get_i(0) == 1);
+  CHECK(b.get_i(2) == 1);
+  CHECK(b.get_i(4) == 0);
+  HostTensor w = make_i(DT_I64, {2}, {(1LL << 40) + 5, -(1LL << 33) - 1});
+  HostTensor i32 = cast_to(w, DT_I32);
+  CHECK(i32.get_i(0) == 5);
+  CHECK(i32.get_i(1) == -1);
+  HostTensor u = make_i(DT_U8, {1}, {200});
+  CHECK(cast_to(u, DT_I8).get_i(0) == -56);
+}
+
+TEST_CASE("cast: to bool, NaN and 0.5 are true, -0 false", "[elementwise]") {
+  for (int d : kFloatTypes) {
+    HostTensor x = make(d, {5}, {kNaN, 0.5, -0.0, 0.0, -kInf});
+    HostTensor b = cast_to(x, DT_BOOL);
+    INFO(dtype(d).name);
+    CHECK(b.get_i(0) == 1);
+    CHECK(b.get_i(1) == 1);
+    CHECK(b.get_i(2) == 0);
+    CHECK(b.get_i(3) == 0);
+    CHECK(b.get_i(4) == 1);
+  }
+  HostTensor bb = make_i(DT_BOOL, {2}, {0, 1});
+  HostTensor f = cast_to(bb, DT_F32);
+  CHECK(f.get(0) == 0.0);
+  CHECK(f.get(1) == 1.0);
+}
+
+TEST_CASE("cast: to float16 rounds to nearest even, overflows to inf", "[elementwise]") {
+  HostTensor x = make(DT_F32, {8}, {65520.0, -65520.0, 65519.0, 1.0 + std::ldexp(1.0, -11),
+                                    1.0 + 3 * std::ldexp(1.0, -11), kNaN, std::ldexp(1.0, -25),
+                                    std::ldexp(3.0, -25)});
+  HostTensor h = cast_to(x, DT_F16);
+  CHECK(u16_at(h, 0) == 0x7C00);
+  CHECK(u16_at(h, 1) == 0xFC00);
+  CHECK(u16_at(h, 2) == 0x7BFF);
+  CHECK(u16_at(h, 3) == 0x3C00);  // tie -> even (1.0)
+  CHECK(u16_at(h, 4) == 0x3C02);  // tie -> even (up)
+  CHECK(std::isnan(h.get(5)));
+  CHECK(u16_at(h, 6) == 0x0000);  // half of the smallest subnormal: tie -> 0
+  CHECK(u16_at(h, 7) == 0x0002);  // 1.5 subnormal ulps -> 2
+  // float64 source: one rounding, straight from the double
+  HostTensor y = make(DT_F64, {2}, {1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40), 1e300});
+  HostTensor hy = cast_to(y, DT_F16);
+  CHECK(u16_at(hy, 0) == 0x3C01);
+  CHECK(u16_at(hy, 1) == 0x7C00);
+  // integers
+  HostTensor xi = make_i(DT_I32, {5}, {2049, 2051, 70000, -128, 65519});
+  HostTensor hi = cast_to(xi, DT_F16);
+  CHECK(hi.get(0) == 2048.0);
+  CHECK(hi.get(1) == 2052.0);
+  CHECK(hi.get(2) == kInf);
+  CHECK(hi.get(3) == -128.0);
+  CHECK(hi.get(4) == 65504.0);
+}
+
+TEST_CASE("cast: to bfloat16 rounds to nearest even", "[elementwise]") {
+  HostTensor x = HostTensor::compact(DT_F32, {6});
+  const uint32_t bits[] = {0x3F808000u /* tie, even down */, 0x3F818000u /* tie, up */, 0x3F808001u,
+                           0x7F7FFFFFu /* max float -> inf */, 0x7FC00000u, 0x00010000u /* subnormal */};
+  for (int i = 0; i < 6; ++i) std::memcpy(x.at(i), &bits[i], 4);
+  HostTensor b = cast_to(x, DT_BF16);
+  CHECK(u16_at(b, 0) == 0x3F80);
+  CHECK(u16_at(b, 1) == 0x3F82);
+  CHECK(u16_at(b, 2) == 0x3F81);
+  CHECK(u16_at(b, 3) == 0x7F80);
+  CHECK(std::isnan(b.get(4)));
+  CHECK(u16_at(b, 5) == 0x0001);
+  // int32 source: one rounding (not via float32)
+  HostTensor xi = make_i(DT_I32, {1}, {(1 << 30) + (1 << 22) + 1});
+  HostTensor bi = cast_to(xi, DT_BF16);
+  CHECK(bi.get(0) == (double)((1 << 30) + (1 << 23)));
+  // int64 source: one rounding (not via double)
+  HostTensor xl = make_i(DT_I64, {2}, {(1LL << 62) + (1LL << 54) + 1, -((1LL << 62) + (1LL << 54) + 1)});
+  HostTensor bl = cast_to(xl, DT_BF16);
+  CHECK(bl.get(0) == std::ldexp(1.0, 62) + std::ldexp(1.0, 55));
+  CHECK(bl.get(1) == -(std::ldexp(1.0, 62) + std::ldexp(1.0, 55)));
+  // float32 from int32 beyond 2^24: nearest even
+  HostTensor xf = make_i(DT_I32, {2}, {16777217, 16777219});
+  HostTensor f = cast_to(xf, DT_F32);
+  CHECK(f.get(0) == 16777216.0);
+  CHECK(f.get(1) == 16777220.0);
+  // float16 -> bfloat16 and back
+  HostTensor h = make(DT_F16, {2}, {65504.0, std::ldexp(1.0, -24)});
+  HostTensor hb = cast_to(h, DT_BF16);
+  CHECK(hb.get(0) == 65536.0);
+  CHECK(hb.get(1) == std::ldexp(1.0, -24));
+  HostTensor hh = cast_to(hb, DT_F16);
+  CHECK(hh.get(0) == kInf);
+}
+
+TEST_CASE("cast: f64 -> f32 rounds and overflows, NaN stays NaN", "[elementwise]") {
+  HostTensor x = make(DT_F64, {4}, {1e300, -1e-50, kNaN, 1.0 + std::ldexp(1.0, -24) + std::ldexp(1.0, -50)});
+  HostTensor f = cast_to(x, DT_F32);
+  CHECK(f.get(0) == kInf);
+  CHECK(same_double(f.get(1), -0.0));
+  CHECK(std::isnan(f.get(2)));
+  CHECK(f.get(3) == 1.0 + std::ldexp(1.0, -23));
+}
+
+// ---------------------------------------------------------------------------
+// empty and 0-d tensors
+// ---------------------------------------------------------------------------
+
+TEST_CASE("empty tensors: CT_OK and nothing written", "[elementwise]") {
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{0}, std::vector<int64_t>{3, 0, 2}}) {
+    HostTensor x = HostTensor::compact(DT_F32, shape), y = HostTensor::compact(DT_F32, shape);
+    // Give the tensors some bytes to watch.
+    x.alloc(4);
+    y.alloc(4);
+    y.fill_bytes(0x77);
+    std::vector<unsigned char> before = y.bytes();
+    CTensor xv = x.view(), yv = y.view();
+    CHECK(ct_unary(CT_OP_EXP, &xv, &yv, nullptr) == CT_OK);
+    double p[2] = {0, 1};
+    CHECK(ct_unary_param(CT_OP_CLAMP, &xv, p, 2, &yv, nullptr) == CT_OK);
+    CHECK(ct_ternary(CT_OP_FMA, &xv, &xv, &xv, &yv, nullptr) == CT_OK);
+    CHECK(ct_copy(&xv, &yv, nullptr) == CT_OK);
+    HostTensor z = HostTensor::compact(DT_I8, shape);
+    z.alloc(4);
+    z.fill_bytes(0x77);
+    CTensor zv = z.view();
+    CHECK(ct_cast(&xv, &zv, nullptr) == CT_OK);
+    CHECK(y.bytes() == before);
+    CHECK(z.bytes() == std::vector<unsigned char>(4, 0x77));
+    // data may be NULL when there are no elements
+    xv.data = nullptr;
+    yv.data = nullptr;
+    xv.byte_offset = yv.byte_offset = 0;
+    CHECK(ct_unary(CT_OP_NEG, &xv, &yv, nullptr) == CT_OK);
+    CHECK(std::string(ct_last_error()).empty());
+  }
+}
+
+TEST_CASE("0-d tensors: ndim 0, shape NULL", "[elementwise]") {
+  float xs = 1.0f, ys = -7.0f, zs = 2.0f, ws = 0.0f;
+  CTensor x = {&xs, {CT_CPU, 0}, 0, {CT_FLOAT, 32, 1}, nullptr, nullptr, 0};
+  CTensor y = {&ys, {CT_CPU, 0}, 0, {CT_FLOAT, 32, 1}, nullptr, nullptr, 0};
+  CTensor z = {&zs, {CT_CPU, 0}, 0, {CT_FLOAT, 32, 1}, nullptr, nullptr, 0};
+  CTensor w = {&ws, {CT_CPU, 0}, 0, {CT_FLOAT, 32, 1}, nullptr, nullptr, 0};
+  REQUIRE(ct_unary(CT_OP_EXP, &x, &y, nullptr) == CT_OK);
+  CHECK(ys == Approx(std::exp(1.0f)));
+  double s = 4.0;
+  REQUIRE(ct_unary_param(CT_OP_ADD_SCALAR, &x, &s, 1, &y, nullptr) == CT_OK);
+  CHECK(ys == 5.0f);
+  REQUIRE(ct_ternary(CT_OP_FMA, &x, &z, &z, &w, nullptr) == CT_OK);
+  CHECK(ws == 4.0f);
+  int32_t i = 0;
+  CTensor iv = {&i, {CT_CPU, 0}, 0, {CT_INT, 32, 1}, nullptr, nullptr, 0};
+  zs = -3.7f;
+  REQUIRE(ct_cast(&z, &iv, nullptr) == CT_OK);
+  CHECK(i == -3);
+  REQUIRE(ct_copy(&z, &w, nullptr) == CT_OK);
+  CHECK(ws == -3.7f);
+  // a 0-d tensor may also carry a (non-NULL) shape pointer that is never read
+  int64_t junk = -5;
+  x.shape = &junk;
+  REQUIRE(ct_unary(CT_OP_NEG, &x, &y, nullptr) == CT_OK);
+  CHECK(ys == -1.0f);
+}
+
+// ---------------------------------------------------------------------------
+// layouts
+// ---------------------------------------------------------------------------
+
+TEST_CASE("negative strides: reversed view via byte_offset", "[elementwise]") {
+  HostTensor buf = HostTensor::compact(DT_F32, {10});
+  for (int i = 0; i < 10; ++i) buf.set(i, i);
+  int64_t shape[1] = {10}, st[1] = {-1};
+  CTensor rev = {buf.buf(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, shape, st, 9 * 4};
+  HostTensor out = HostTensor::compact(DT_F32, {10});
+  CTensor ov = out.view();
+  REQUIRE(ct_unary(CT_OP_NEG, &rev, &ov, nullptr) == CT_OK);
+  for (int i = 0; i < 10; ++i) CHECK(out.get(i) == -(9 - i));
+  // 2-D, both dims reversed, into a reversed output
+  HostTensor m = HostTensor::compact(DT_I16, {3, 4});
+  for (int i = 0; i < 12; ++i) m.set_i(i, i);
+  int64_t sh2[2] = {3, 4}, st2[2] = {-4, -1};
+  CTensor mr = {m.buf(), {CT_CPU, 0}, 2, {CT_INT, 16, 1}, sh2, st2, 11 * 2};
+  HostTensor o2 = HostTensor::compact(DT_I16, {3, 4});
+  CTensor o2r = {o2.buf(), {CT_CPU, 0}, 2, {CT_INT, 16, 1}, sh2, st2, 11 * 2};
+  REQUIRE(ct_unary(CT_OP_SQUARE, &mr, &o2r, nullptr) == CT_OK);
+  for (int i = 0; i < 12; ++i) CHECK(o2.get_i(i) == i * i);  // reversed twice: same positions
+}
+
+TEST_CASE("zero strides: broadcast inputs", "[elementwise]") {
+  // a: a row broadcast over 3 rows, b: a scalar broadcast everywhere
+  HostTensor row = make(DT_F32, {4}, {1, 2, 3, 4});
+  float bval = 10.0f, cval = 0.5f;
+  int64_t shape[2] = {3, 4}, st_row[2] = {0, 1}, st_zero[2] = {0, 0};
+  CTensor a = {row.buf(), {CT_CPU, 0}, 2, {CT_FLOAT, 32, 1}, shape, st_row, 0};
+  CTensor b = {&bval, {CT_CPU, 0}, 2, {CT_FLOAT, 32, 1}, shape, st_zero, 0};
+  CTensor c = {&cval, {CT_CPU, 0}, 2, {CT_FLOAT, 32, 1}, shape, st_zero, 0};
+  HostTensor out = HostTensor::compact(DT_F32, {3, 4});
+  CTensor ov = out.view();
+  REQUIRE(ct_ternary(CT_OP_FMA, &a, &b, &c, &ov, nullptr) == CT_OK);
+  for (int i = 0; i < 12; ++i) CHECK(out.get(i) == (i % 4 + 1) * 10.0 + 0.5);
+  REQUIRE(ct_unary(CT_OP_EXP, &b, &ov, nullptr) == CT_OK);
+  for (int i = 0; i < 12; ++i) CHECK(out.get(i) == Approx(std::exp(10.0)).epsilon(1e-6));
+  // zero stride on an extent-1 output dim is fine
+  int64_t s1[2] = {1, 4}, st1[2] = {0, 1};
+  HostTensor o1 = HostTensor::compact(DT_F32, {4});
+  CTensor o1v = {o1.buf(), {CT_CPU, 0}, 2, {CT_FLOAT, 32, 1}, s1, st1, 0};
+  CTensor r1 = {row.buf(), {CT_CPU, 0}, 2, {CT_FLOAT, 32, 1}, s1, nullptr, 0};
+  REQUIRE(ct_unary(CT_OP_NEG, &r1, &o1v, nullptr) == CT_OK);
+  CHECK(o1.get(3) == -4.0);
+}
+
+TEST_CASE("byte_offset on inputs and outputs; non-contiguous outputs", "[elementwise]") {
+  std::vector<double> buf(16, 0.0);
+  for (int i = 0; i < 16; ++i) buf[(size_t)i] = i + 0.25;
+  std::vector<double> obuf(20, 99.0);
+  int64_t shape[2] = {2, 3}, xst[2] = {5, 2}, ost[2] = {8, 3};
+  CTensor x = {buf.data(), {CT_CPU, 0}, 2, {CT_FLOAT, 64, 1}, shape, xst, 3 * 8};
+  CTensor o = {obuf.data(), {CT_CPU, 0}, 2, {CT_FLOAT, 64, 1}, shape, ost, 2 * 8};
+  REQUIRE(ct_unary(CT_OP_FLOOR, &x, &o, nullptr) == CT_OK);
+  std::vector<double> want(20, 99.0);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 3; ++c) want[(size_t)(2 + r * 8 + c * 3)] = std::floor(buf[(size_t)(3 + r * 5 + c * 2)]);
+  CHECK(obuf == want);
+  // same through cast and copy
+  std::vector<int32_t> ibuf(20, -1);
+  CTensor oi = {ibuf.data(), {CT_CPU, 0}, 2, {CT_INT, 32, 1}, shape, ost, 2 * 4};
+  REQUIRE(ct_cast(&x, &oi, nullptr) == CT_OK);
+  for (size_t k = 0; k < 20; ++k) CHECK(ibuf[k] == (want[k] == 99.0 ? -1 : (int32_t)want[k]));
+  std::fill(obuf.begin(), obuf.end(), 99.0);
+  REQUIRE(ct_copy(&x, &o, nullptr) == CT_OK);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 3; ++c) CHECK(obuf[(size_t)(2 + r * 8 + c * 3)] == buf[(size_t)(3 + r * 5 + c * 2)]);
+  CHECK(obuf[0] == 99.0);
+  CHECK(obuf[3] == 99.0);
+}
+
+TEST_CASE("in place: out exactly == x, and ternary out == a", "[elementwise]") {
+  HostTensor x = make(DT_F32, {5}, {-2, -1, 0, 1, 2});
+  CTensor v = x.view();
+  REQUIRE(ct_unary(CT_OP_EXP, &v, &v, nullptr) == CT_OK);
+  for (int i = 0; i < 5; ++i) CHECK(x.get(i) == Approx(std::exp(i - 2.0)).epsilon(1e-6));
+  double lohi[2] = {1.0, 2.0};
+  REQUIRE(ct_unary_param(CT_OP_CLAMP, &v, lohi, 2, &v, nullptr) == CT_OK);
+  CHECK(x.get(0) == 1.0);
+  CHECK(x.get(4) == 2.0);
+  // in place on a strided view
+  HostTensor s = HostTensor::strided(DT_I32, {4}, {2}, 0);
+  for (int i = 0; i < 4; ++i) s.set_i(i, i - 2);
+  std::memset(s.buf() + 4, 0x7F, 4);  // a gap element
+  CTensor sv = s.view();
+  REQUIRE(ct_unary(CT_OP_NEG, &sv, &sv, nullptr) == CT_OK);
+  for (int i = 0; i < 4; ++i) CHECK(s.get_i(i) == 2 - i);
+  uint32_t gap;
+  std::memcpy(&gap, s.buf() + 4, 4);
+  CHECK(gap == 0x7F7F7F7Fu);
+  // ternary: out == a
+  HostTensor a = make(DT_F64, {3}, {1, 2, 3}), b = make(DT_F64, {3}, {10, 20, 30}), c = make(DT_F64, {3}, {1, 1, 1});
+  CTensor av = a.view(), bv = b.view(), cv = c.view();
+  REQUIRE(ct_ternary(CT_OP_FMA, &av, &bv, &cv, &av, nullptr) == CT_OK);
+  CHECK(a.get(0) == 11.0);
+  CHECK(a.get(2) == 91.0);
+  HostTensor cond = make_i(DT_BOOL, {3}, {1, 0, 1});
+  CTensor condv = cond.view();
+  REQUIRE(ct_ternary(CT_OP_WHERE, &condv, &av, &bv, &av, nullptr) == CT_OK);
+  CHECK(a.get(0) == 11.0);
+  CHECK(a.get(1) == 20.0);
+  REQUIRE(ct_ternary(CT_OP_LERP, &av, &bv, &cv, &av, nullptr) == CT_OK);  // w = 1 -> b
+  CHECK(a.get(0) == 10.0);
+  // out == b, out == c also allowed
+  REQUIRE(ct_ternary(CT_OP_FMA, &av, &bv, &cv, &cv, nullptr) == CT_OK);
+  CHECK(c.get(0) == 101.0);
+  // cast in place between same-size dtypes (f32 <-> int32)
+  HostTensor f = make(DT_F32, {3}, {1.9f, -2.5f, 7.0f});
+  CTensor fv = f.view();
+  CTensor fi = fv;
+  fi.dtype = dtype(DT_I32).dt;
+  REQUIRE(ct_cast(&fv, &fi, nullptr) == CT_OK);
+  int32_t r[3];
+  std::memcpy(r, f.buf(), 12);
+  CHECK(r[0] == 1);
+  CHECK(r[1] == -2);
+  CHECK(r[2] == 7);
+  // copy in place is a no-op
+  REQUIRE(ct_copy(&fi, &fi, nullptr) == CT_OK);
+}
+
+TEST_CASE("extent-1 dims ignore their strides; ndim 16", "[elementwise]") {
+  HostTensor x = make(DT_F32, {12}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  int64_t sh[3] = {3, 1, 4}, xst[3] = {4, 999999, 1}, ost[3] = {1, 0, 3};
+  HostTensor o = HostTensor::compact(DT_F32, {12});
+  CTensor xv = {x.buf(), {CT_CPU, 0}, 3, {CT_FLOAT, 32, 1}, sh, xst, 0};
+  CTensor ov = {o.buf(), {CT_CPU, 0}, 3, {CT_FLOAT, 32, 1}, sh, ost, 0};
+  REQUIRE(ct_unary(CT_OP_NEG, &xv, &ov, nullptr) == CT_OK);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) CHECK(o.get(i + 3 * j) == -(i * 4 + j));
+  // ndim = CT_MAX_NDIM, extents 1 and 2 mixed, non-contiguous output
+  std::vector<int64_t> shape(CT_MAX_NDIM, 1);
+  shape[0] = 2;
+  shape[5] = 2;
+  shape[9] = 3;
+  shape[15] = 2;
+  HostTensor a = HostTensor::strided(DT_I16, shape, std::vector<int64_t>(CT_MAX_NDIM, 0), 0);
+  {
+    // column-major strides over the non-1 dims
+    std::vector<int64_t> st(CT_MAX_NDIM, 7);
+    int64_t s = 1;
+    for (int i = 0; i < CT_MAX_NDIM; ++i) if (shape[(size_t)i] > 1) { st[(size_t)i] = s; s *= shape[(size_t)i]; }
+    a = HostTensor::strided(DT_I16, shape, st, 0);
+  }
+  for (int64_t i = 0; i < a.numel(); ++i) a.set_i(i, i * 3 - 20);
+  HostTensor b = HostTensor::compact(DT_I16, shape, false);
+  CTensor av = a.view(), bv = b.view();
+  REQUIRE(ct_unary(CT_OP_ABS, &av, &bv, nullptr) == CT_OK);
+  for (int64_t i = 0; i < a.numel(); ++i) CHECK(b.get_i(i) == std::abs(i * 3 - 20));
+}
+
+// ---------------------------------------------------------------------------
+// integers
+// ---------------------------------------------------------------------------
+
+TEST_CASE("integer arithmetic wraps", "[elementwise]") {
+  HostTensor x = make_i(DT_I8, {4}, {INT8_MIN, 16, 127, -127});
+  HostTensor n = unary(CT_OP_NEG, x, DT_I8);
+  CHECK(n.get_i(0) == INT8_MIN);
+  CHECK(n.get_i(3) == 127);
+  HostTensor a = unary(CT_OP_ABS, x, DT_I8);
+  CHECK(a.get_i(0) == INT8_MIN);
+  CHECK(a.get_i(3) == 127);
+  HostTensor sq = unary(CT_OP_SQUARE, x, DT_I8);
+  CHECK(sq.get_i(1) == 0);   // 256 wraps
+  CHECK(sq.get_i(2) == 1);   // 16129 = 63*256 + 1
+  HostTensor x32 = make_i(DT_I32, {2}, {65536, INT32_MIN});
+  HostTensor sq32 = unary(CT_OP_SQUARE, x32, DT_I32);
+  CHECK(sq32.get_i(0) == 0);
+  CHECK(sq32.get_i(1) == 0);
+  HostTensor n64 = make_i(DT_I64, {1}, {INT64_MIN});
+  CHECK(unary(CT_OP_NEG, n64, DT_I64).get_i(0) == INT64_MIN);
+  // reciprocal: truncation, 1/0 = 0
+  HostTensor r = make_i(DT_I32, {5}, {0, 1, -1, 2, -3});
+  HostTensor rr = unary(CT_OP_RECIPROCAL, r, DT_I32);
+  CHECK(rr.get_i(0) == 0);
+  CHECK(rr.get_i(1) == 1);
+  CHECK(rr.get_i(2) == -1);
+  CHECK(rr.get_i(3) == 0);
+  CHECK(rr.get_i(4) == 0);
+  // bitwise_not
+  HostTensor u = make_i(DT_U8, {2}, {0, 0x0F});
+  HostTensor un = unary(CT_OP_BITWISE_NOT, u, DT_U8);
+  CHECK(un.get_i(0) == 255);
+  CHECK(un.get_i(1) == 0xF0);
+  HostTensor bl = make_i(DT_BOOL, {2}, {0, 1});
+  HostTensor bn = unary(CT_OP_BITWISE_NOT, bl, DT_BOOL);
+  CHECK(bn.get_i(0) == 1);
+  CHECK(bn.get_i(1) == 0);
+  HostTensor bs = unary(CT_OP_ABS, bl, DT_BOOL);
+  CHECK(bs.get_i(1) == 1);
+}
+
+TEST_CASE("integer parameters: integral and representable only", "[elementwise]") {
+  HostTensor x = make_i(DT_I8, {3}, {127, -128, 5});
+  HostTensor out = HostTensor::compact(DT_I8, {3});
+  CTensor xv = x.view(), ov = out.view();
+  double s = 3.0;
+  REQUIRE(ct_unary_param(CT_OP_ADD_SCALAR, &xv, &s, 1, &ov, nullptr) == CT_OK);
+  CHECK(out.get_i(0) == -126);
+  CHECK(out.get_i(1) == -125);
+  CHECK(out.get_i(2) == 8);
+  s = -1.0;
+  REQUIRE(ct_unary_param(CT_OP_MUL_SCALAR, &xv, &s, 1, &ov, nullptr) == CT_OK);
+  CHECK(out.get_i(1) == -128);
+  out.fill_bytes(0x11);
+  for (double bad : {0.5, 128.0, -129.0, kNaN, kInf, 1e300}) {
+    INFO("param " << bad);
+    s = bad;
+    CHECK(ct_unary_param(CT_OP_ADD_SCALAR, &xv, &s, 1, &ov, nullptr) == CT_ERR_INVALID_ARGUMENT);
+    CHECK(out.bytes() == std::vector<unsigned char>(3, 0x11));
+  }
+  HostTensor u = make_i(DT_U8, {2}, {200, 3});
+  HostTensor uo = HostTensor::compact(DT_U8, {2});
+  CTensor uv = u.view(), uov = uo.view();
+  s = 3.0;
+  REQUIRE(ct_unary_param(CT_OP_MUL_SCALAR, &uv, &s, 1, &uov, nullptr) == CT_OK);
+  CHECK(uo.get_i(0) == 88);  // 600 mod 256
+  double lohi[2] = {-1, 2};
+  CHECK(ct_unary_param(CT_OP_CLAMP, &uv, lohi, 2, &uov, nullptr) == CT_ERR_INVALID_ARGUMENT);
+  double lohi2[2] = {0, 255};
+  CHECK(ct_unary_param(CT_OP_CLAMP, &uv, lohi2, 2, &uov, nullptr) == CT_OK);
+  // int64: 2^53 + 1 is not representable as a double, 2^62 is
+  HostTensor l = make_i(DT_I64, {1}, {1});
+  HostTensor lo = HostTensor::compact(DT_I64, {1});
+  CTensor lv = l.view(), lov = lo.view();
+  s = std::ldexp(1.0, 62);
+  REQUIRE(ct_unary_param(CT_OP_ADD_SCALAR, &lv, &s, 1, &lov, nullptr) == CT_OK);
+  CHECK(lo.get_i(0) == (1LL << 62) + 1);
+  s = std::ldexp(1.0, 63);  // out of int64 range
+  CHECK(ct_unary_param(CT_OP_ADD_SCALAR, &lv, &s, 1, &lov, nullptr) == CT_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("clamp with lo > hi gives hi; NaN stays NaN", "[elementwise]") {
+  HostTensor x = make(DT_F32, {4}, {-5, 1.5, 5, kNaN});
+  HostTensor out = HostTensor::compact(DT_F32, {4});
+  CTensor xv = x.view(), ov = out.view();
+  double p[2] = {2.0, 1.0};
+  REQUIRE(ct_unary_param(CT_OP_CLAMP, &xv, p, 2, &ov, nullptr) == CT_OK);
+  CHECK(out.get(0) == 1.0);
+  CHECK(out.get(1) == 1.0);
+  CHECK(out.get(2) == 1.0);
+  CHECK(std::isnan(out.get(3)));
+  HostTensor xi = make_i(DT_I32, {3}, {-5, 0, 5});
+  HostTensor oi = HostTensor::compact(DT_I32, {3});
+  CTensor xiv = xi.view(), oiv = oi.view();
+  REQUIRE(ct_unary_param(CT_OP_CLAMP, &xiv, p, 2, &oiv, nullptr) == CT_OK);
+  for (int i = 0; i < 3; ++i) CHECK(oi.get_i(i) == 1);
+}
+
+TEST_CASE("parametrised ops at their corners", "[elementwise]") {
+  HostTensor x = make(DT_F32, {4}, {-2.0, -0.0, 0.0, 3.0});
+  HostTensor out = HostTensor::compact(DT_F32, {4});
+  CTensor xv = x.view(), ov = out.view();
+  double a = 0.25;
+  REQUIRE(ct_unary_param(CT_OP_LEAKY_RELU, &xv, &a, 1, &ov, nullptr) == CT_OK);
+  CHECK(out.get(0) == -0.5);
+  CHECK(same_double(out.get(1), -0.0));  // -0 >= 0: x
+  CHECK(out.get(3) == 3.0);
+  a = 2.0;
+  REQUIRE(ct_unary_param(CT_OP_ELU, &xv, &a, 1, &ov, nullptr) == CT_OK);
+  CHECK(out.get(0) == Approx(2.0 * std::expm1(-2.0)).epsilon(1e-6));
+  CHECK(out.get(3) == 3.0);
+  a = 0.5;
+  REQUIRE(ct_unary_param(CT_OP_POW_SCALAR, &xv, &a, 1, &ov, nullptr) == CT_OK);
+  CHECK(std::isnan(out.get(0)));
+  CHECK(out.get(3) == Approx(std::sqrt(3.0)).epsilon(1e-6));
+  a = 0.0;
+  REQUIRE(ct_unary_param(CT_OP_POW_SCALAR, &xv, &a, 1, &ov, nullptr) == CT_OK);
+  for (int i = 0; i < 4; ++i) CHECK(out.get(i) == 1.0);  // pow(x, 0) = 1, even for -0
+  // elu and leaky_relu keep NaN; pow(NaN, 0) = 1 as in libm
+  HostTensor n = make(DT_F32, {1}, {kNaN});
+  HostTensor no = HostTensor::compact(DT_F32, {1});
+  CTensor nv = n.view(), nov = no.view();
+  a = 1.0;
+  REQUIRE(ct_unary_param(CT_OP_ELU, &nv, &a, 1, &nov, nullptr) == CT_OK);
+  CHECK(std::isnan(no.get(0)));
+  REQUIRE(ct_unary_param(CT_OP_LEAKY_RELU, &nv, &a, 1, &nov, nullptr) == CT_OK);
+  CHECK(std::isnan(no.get(0)));
+  a = 0.0;
+  REQUIRE(ct_unary_param(CT_OP_POW_SCALAR, &nv, &a, 1, &nov, nullptr) == CT_OK);
+  CHECK(no.get(0) == 1.0);
+  // clamp follows its formula for infinite and NaN bounds
+  HostTensor c = make(DT_F32, {3}, {-3.0, 1.0, 3.0});
+  HostTensor co = HostTensor::compact(DT_F32, {3});
+  CTensor cv = c.view(), cov = co.view();
+  double inf2[2] = {-kInf, kInf};
+  REQUIRE(ct_unary_param(CT_OP_CLAMP, &cv, inf2, 2, &cov, nullptr) == CT_OK);
+  CHECK(co.get(0) == -3.0);
+  CHECK(co.get(2) == 3.0);
+  double nanlo[2] = {kNaN, 2.0};  // x < NaN is false: only hi applies
+  REQUIRE(ct_unary_param(CT_OP_CLAMP, &cv, nanlo, 2, &cov, nullptr) == CT_OK);
+  CHECK(co.get(0) == -3.0);
+  CHECK(co.get(1) == 1.0);
+  CHECK(co.get(2) == 2.0);
+}
+
+TEST_CASE("large arguments stay accurate (no overflow in intermediates)", "[elementwise]") {
+  struct C { int op; double x; };
+  const C cases[] = {
+      {CT_OP_SOFTPLUS, 100.0},  {CT_OP_SOFTPLUS, 30.0},  {CT_OP_SOFTPLUS, -100.0}, {CT_OP_SOFTPLUS, kInf},
+      {CT_OP_SOFTPLUS, -kInf},  {CT_OP_SIGMOID, -100.0}, {CT_OP_SIGMOID, 100.0},   {CT_OP_SIGMOID, -1000.0},
+      {CT_OP_SILU, -100.0},     {CT_OP_SILU, 100.0},     {CT_OP_GELU, -10.0},      {CT_OP_GELU, 10.0},
+      {CT_OP_GELU_TANH, -10.0}, {CT_OP_GELU_TANH, 10.0}, {CT_OP_TANH, 20.0},       {CT_OP_TANH, -1000.0},
+      {CT_OP_EXP, 100.0},       {CT_OP_EXP, -100.0},     {CT_OP_EXP, 50.0},        {CT_OP_EXPM1, -100.0},
+      {CT_OP_EXPM1, 1e-10},     {CT_OP_LOG1P, 1e-10},    {CT_OP_LOG1P, -1.0},      {CT_OP_LOG1P, 1e30},
+      {CT_OP_ERF, kInf},        {CT_OP_ERF, -kInf},      {CT_OP_ERF, 10.0},        {CT_OP_SIN, 1000.0},
+      {CT_OP_COS, 1000.0},      {CT_OP_SIN, -12345.0},   {CT_OP_EXP2, 127.0},      {CT_OP_EXP2, -149.0},
+      {CT_OP_LOG, 1e-30},       {CT_OP_LOG2, 1e30},      {CT_OP_RSQRT, 1e-30},     {CT_OP_RSQRT, kInf},
+      {CT_OP_TAN, 1.5},         {CT_OP_TAN, -kInf}};
+  auto ref = [](int op, double x) -> double {
+    switch (op) {
+      case CT_OP_SOFTPLUS: return x > 30 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+      case CT_OP_SIGMOID: return 1.0 / (1.0 + std::exp(-x));
+      case CT_OP_SILU: return x / (1.0 + std::exp(-x));
+      case CT_OP_GELU: return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+      case CT_OP_GELU_TANH: {
+        const double k = std::sqrt(2.0 / 3.14159265358979323846);
+        return x / (1.0 + std::exp(-2.0 * k * (x + 0.044715 * x * x * x)));  // = 0.5x(1+tanh(u))
+      }
+      case CT_OP_TANH: return std::tanh(x);
+      case CT_OP_EXP: return std::exp(x);
+      case CT_OP_EXPM1: return std::expm1(x);
+      case CT_OP_LOG1P: return std::log1p(x);
+      case CT_OP_ERF: return std::erf(x);
+      case CT_OP_SIN: return std::sin(x);
+      case CT_OP_COS: return std::cos(x);
+      case CT_OP_EXP2: return std::exp2(x);
+      case CT_OP_LOG: return std::log(x);
+      case CT_OP_LOG2: return std::log2(x);
+      case CT_OP_RSQRT: return 1.0 / std::sqrt(x);
+      case CT_OP_TAN: return std::tan(x);
+    }
+    return kNaN;
+  };
+  for (int d : {DT_F32, DT_F64}) {
+    for (const C& c : cases) {
+      HostTensor x = make(d, {1}, {c.x});
+      HostTensor y = unary(c.op, x, d);
+      double want = round_to(ref(c.op, x.get(0)), d), got = y.get(0);
+      INFO(op_name(c.op) << " " << dtype(d).name << " x=" << c.x << " got " << got << " want " << want);
+      if (std::isnan(want) || std::isinf(want)) {
+        CHECK(same_double(got, want));
+      } else {
+        double rtol = d == DT_F32 ? 1e-5 : 1e-12;
+        double atol = d == DT_F32 ? 1e-37 : 1e-300;
+        CHECK(std::fabs(got - want) <= rtol * std::fabs(want) + atol);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// ternary corners
+// ---------------------------------------------------------------------------
+
+TEST_CASE("where: any nonzero cond byte is true", "[elementwise]") {
+  HostTensor cond = HostTensor::compact(DT_BOOL, {6});
+  const unsigned char cb[6] = {0, 1, 2, 0xFF, 0x80, 0};
+  std::memcpy(cond.buf(), cb, 6);
+  HostTensor a = make(DT_F16, {6}, {1, 2, 3, 4, 5, 6}), b = make(DT_F16, {6}, {-1, -2, -3, -4, -5, -6});
+  HostTensor out = HostTensor::compact(DT_F16, {6});
+  CTensor cv = cond.view(), av = a.view(), bv = b.view(), ov = out.view();
+  REQUIRE(ct_ternary(CT_OP_WHERE, &cv, &av, &bv, &ov, nullptr) == CT_OK);
+  const double want[6] = {-1, 2, 3, 4, 5, -6};
+  for (int i = 0; i < 6; ++i) CHECK(out.get(i) == want[i]);
+  // where copies bits: NaN payloads and -0 survive, for bool data too
+  HostTensor fa = HostTensor::compact(DT_F32, {2}), fb = make(DT_F32, {2}, {0, 0});
+  uint32_t nanbits = 0x7FC01234u, negz = 0x80000000u;
+  std::memcpy(fa.at(0), &nanbits, 4);
+  std::memcpy(fa.at(1), &negz, 4);
+  HostTensor c2 = make_i(DT_BOOL, {2}, {1, 1});
+  HostTensor fo = HostTensor::compact(DT_F32, {2});
+  CTensor c2v = c2.view(), fav = fa.view(), fbv = fb.view(), fov = fo.view();
+  REQUIRE(ct_ternary(CT_OP_WHERE, &c2v, &fav, &fbv, &fov, nullptr) == CT_OK);
+  uint32_t g0, g1;
+  std::memcpy(&g0, fo.at(0), 4);
+  std::memcpy(&g1, fo.at(1), 4);
+  CHECK(g0 == nanbits);
+  CHECK(g1 == negz);
+}
+
+TEST_CASE("lerp is exact at w = 0 and w = 1", "[elementwise]") {
+  for (int d : kFloatTypes) {
+    INFO(dtype(d).name);
+    // a large, b small: the naive a + w*(b-a) loses b at w = 1
+    double big = d == DT_F16 ? 60000.0 : d == DT_BF16 ? 1e30 : d == DT_F32 ? 1e8 : 1e17;
+    HostTensor a = make(d, {4}, {big, 1.0, -big, 0.1}), b = make(d, {4}, {1.0, big, 3.0, -0.3});
+    HostTensor w0 = make(d, {4}, {0, 0, 0, 0}), w1 = make(d, {4}, {1, 1, 1, 1});
+    HostTensor out = HostTensor::compact(d, {4});
+    CTensor av = a.view(), bv = b.view(), w0v = w0.view(), w1v = w1.view(), ov = out.view();
+    REQUIRE(ct_ternary(CT_OP_LERP, &av, &bv, &w0v, &ov, nullptr) == CT_OK);
+    for (int i = 0; i < 4; ++i) CHECK(out.get(i) == a.get(i));
+    REQUIRE(ct_ternary(CT_OP_LERP, &av, &bv, &w1v, &ov, nullptr) == CT_OK);
+    for (int i = 0; i < 4; ++i) CHECK(out.get(i) == b.get(i));
+  }
+  // and the two branches around 0.5
+  HostTensor a = make(DT_F64, {3}, {0, 0, 0}), b = make(DT_F64, {3}, {8, 8, 8}), w = make(DT_F64, {3}, {0.25, 0.5, 0.75});
+  HostTensor out = HostTensor::compact(DT_F64, {3});
+  CTensor av = a.view(), bv = b.view(), wv = w.view(), ov = out.view();
+  REQUIRE(ct_ternary(CT_OP_LERP, &av, &bv, &wv, &ov, nullptr) == CT_OK);
+  CHECK(out.get(0) == 2.0);
+  CHECK(out.get(1) == 4.0);
+  CHECK(out.get(2) == 6.0);
+}
+
+TEST_CASE("fma rounds once", "[elementwise]") {
+  {
+    float a = 1.0f + std::ldexp(1.0f, -20), c = -(1.0f + std::ldexp(1.0f, -19));
+    HostTensor ta = make(DT_F32, {1}, {a}), tc = make(DT_F32, {1}, {c});
+    HostTensor out = HostTensor::compact(DT_F32, {1});
+    CTensor av = ta.view(), cv = tc.view(), ov = out.view();
+    REQUIRE(ct_ternary(CT_OP_FMA, &av, &av, &cv, &ov, nullptr) == CT_OK);
+    // a*b rounded first would give 0
+    CHECK(out.get(0) == std::ldexp(1.0, -40));
+    CHECK((double)std::fma(a, a, c) == std::ldexp(1.0, -40));
+  }
+  {
+    double a = 1.0 + std::ldexp(1.0, -30), c = -(1.0 + std::ldexp(1.0, -29));
+    HostTensor ta = make(DT_F64, {1}, {a}), tc = make(DT_F64, {1}, {c});
+    HostTensor out = HostTensor::compact(DT_F64, {1});
+    CTensor av = ta.view(), cv = tc.view(), ov = out.view();
+    REQUIRE(ct_ternary(CT_OP_FMA, &av, &av, &cv, &ov, nullptr) == CT_OK);
+    CHECK(out.get(0) == std::ldexp(1.0, -60));
+  }
+  {
+    // half types: fma in float32, rounded once to the half type
+    HostTensor ta = make(DT_F16, {1}, {1.0 + std::ldexp(1.0, -10)}), tc = make(DT_F16, {1}, {-(1.0 + std::ldexp(1.0, -9))});
+    HostTensor out = HostTensor::compact(DT_F16, {1});
+    CTensor av = ta.view(), cv = tc.view(), ov = out.view();
+    REQUIRE(ct_ternary(CT_OP_FMA, &av, &av, &cv, &ov, nullptr) == CT_OK);
+    CHECK(out.get(0) == std::ldexp(1.0, -20));
+  }
+  {
+    HostTensor a = make_i(DT_I8, {2}, {100, -128}), b = make_i(DT_I8, {2}, {2, -1}), c = make_i(DT_I8, {2}, {100, 0});
+    HostTensor out = HostTensor::compact(DT_I8, {2});
+    CTensor av = a.view(), bv = b.view(), cv = c.view(), ov = out.view();
+    REQUIRE(ct_ternary(CT_OP_FMA, &av, &bv, &cv, &ov, nullptr) == CT_OK);
+    CHECK(out.get_i(0) == 44);
+    CHECK(out.get_i(1) == -128);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// ct_copy
+// ---------------------------------------------------------------------------
+
+TEST_CASE("ct_copy: strides on both sides, bits preserved", "[elementwise]") {
+  // src transposed with byte_offset, dst padded and reversed
+  HostTensor src = HostTensor::strided(DT_F32, {3, 4}, {1, 3}, 2);
+  for (int i = 0; i < 12; ++i) src.set(i, i * 1.5);
+  uint32_t snan = 0x7F800001u, qnan = 0x7FC0ABCDu;
+  std::memcpy(src.at(5), &snan, 4);
+  std::memcpy(src.at(6), &qnan, 4);
+  HostTensor dst = HostTensor::strided(DT_F32, {3, 4}, {-6, 1}, 1);
+  dst.fill_bytes(0xEE);
+  CTensor sv = src.view(false), dv = dst.view(true);
+  REQUIRE(ct_copy(&sv, &dv, nullptr) == CT_OK);
+  for (int i = 0; i < 12; ++i) {
+    uint32_t s, d;
+    std::memcpy(&s, src.at(i), 4);
+    std::memcpy(&d, dst.at(i), 4);
+    INFO("index " << i);
+    CHECK(s == d);
+  }
+  // gaps untouched: dst rows are 6 wide with 4 used
+  std::vector<char> cov = covered(dst);
+  std::vector<unsigned char> b = dst.bytes();
+  bool gaps_ok = true;
+  for (size_t k = 0; k < b.size(); ++k) gaps_ok = gaps_ok && (cov[k] || b[k] == 0xEE);
+  CHECK(gaps_ok);
+  // every dtype: bitwise copy, including bool and halves
+  for (int d = 0; d < DT_COUNT; ++d) {
+    INFO(dtype(d).name);
+    HostTensor s2 = HostTensor::strided(d, {5, 7}, {1, 5}, 0);
+    Rng rng(d);
+    for (int64_t i = 0; i < (int64_t)s2.buffer_bytes; ++i) s2.buf()[i] = (unsigned char)(rng.next() & (d == DT_BOOL ? 1 : 0xFF));
+    HostTensor d2 = HostTensor::compact(d, {5, 7});
+    CTensor s2v = s2.view(), d2v = d2.view();
+    REQUIRE(ct_copy(&s2v, &d2v, nullptr) == CT_OK);
+    bool same = true;
+    for (int64_t i = 0; i < 35; ++i) same = same && std::memcmp(s2.at(i), d2.at(i), (size_t)dtype(d).size) == 0;
+    CHECK(same);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// CPU stream: user parallel_for, num_threads
+// ---------------------------------------------------------------------------
+
+namespace {
+
+struct Pool {
+  std::mutex mu;
+  std::atomic<int> calls{0};
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> ranges;  // per call
+  std::vector<int64_t> ns;
+  bool bad_order = false;
+};
+
+void user_parallel_for(void* user, int64_t n, int64_t grain, CTParallelBody body, void* ctx) {
+  Pool* p = static_cast<Pool*>(user);
+  p->calls++;
+  if (n < 1 || grain < 1) p->bad_order = true;  // ctensor should not ask for empty or grain-0 work
+  if (grain < 1) grain = 1;
+  int64_t chunk = std::max<int64_t>(grain, (n + 3) / 4);
+  std::vector<std::pair<int64_t, int64_t>> rs;
+  for (int64_t b = 0; b < n; b += chunk) rs.push_back({b, std::min(n, b + chunk)});
+  {
+    std::lock_guard<std::mutex> lk(p->mu);
+    p->ranges.push_back(rs);
+    p->ns.push_back(n);
+  }
+  // run in reverse order, the odd chunks on other threads
+  std::vector<std::thread> ts;
+  for (size_t i = rs.size(); i-- > 0;) {
+    if (i % 2) ts.emplace_back([=] { body(ctx, rs[i].first, rs[i].second); });
+    else body(ctx, rs[i].first, rs[i].second);
+  }
+  for (auto& t : ts) t.join();
+}
+
+}  // namespace
+
+TEST_CASE("CPU stream: user parallel_for covers [0,n) once and matches the default path", "[elementwise]") {
+  const int64_t n = 300007;
+  HostTensor x = HostTensor::compact(DT_F32, {n});
+  Rng rng(3);
+  for (int64_t i = 0; i < n; ++i) x.set(i, rng.uniform(-5, 5));
+  HostTensor ref = HostTensor::compact(DT_F32, {n});
+  CTensor xv = x.view(), rv = ref.view();
+  REQUIRE(ct_unary(CT_OP_TANH, &xv, &rv, nullptr) == CT_OK);
+
+  Pool pool;
+  CTCpuStream st;
+  std::memset(&st, 0, sizeof st);
+  st.struct_size = sizeof st;
+  st.num_threads = 0;
+  st.parallel_for = user_parallel_for;
+  st.user = &pool;
+  HostTensor out = HostTensor::compact(DT_F32, {n});
+  CTensor ov = out.view();
+  REQUIRE(ct_unary(CT_OP_TANH, &xv, &ov, &st) == CT_OK);
+  CHECK(pool.calls.load() >= 1);
+  CHECK_FALSE(pool.bad_order);
+  CHECK(out.bytes() == ref.bytes());
+  for (size_t c = 0; c < pool.ranges.size(); ++c) {
+    auto rs = pool.ranges[c];
+    std::sort(rs.begin(), rs.end());
+    int64_t at = 0;
+    for (auto& r : rs) {
+      CHECK(r.first == at);
+      at = r.second;
+    }
+    CHECK(at == pool.ns[c]);
+  }
+  // a strided (transposed) large input, ternary and cast through the pool too
+  HostTensor t = HostTensor::strided(DT_F32, {600, 500}, {1, 600}, 0);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, (double)(i % 1000) - 500.0);
+  HostTensor o1 = HostTensor::compact(DT_F32, {600, 500}), o2 = HostTensor::compact(DT_F32, {600, 500});
+  CTensor tv = t.view(), o1v = o1.view(), o2v = o2.view();
+  REQUIRE(ct_ternary(CT_OP_FMA, &tv, &tv, &tv, &o1v, nullptr) == CT_OK);
+  int before = pool.calls.load();
+  REQUIRE(ct_ternary(CT_OP_FMA, &tv, &tv, &tv, &o2v, &st) == CT_OK);
+  CHECK(pool.calls.load() > before);
+  CHECK(o1.bytes() == o2.bytes());
+  HostTensor c1 = HostTensor::compact(DT_F16, {600, 500}), c2 = HostTensor::compact(DT_F16, {600, 500});
+  CTensor c1v = c1.view(), c2v = c2.view();
+  REQUIRE(ct_cast(&tv, &c1v, nullptr) == CT_OK);
+  REQUIRE(ct_cast(&tv, &c2v, &st) == CT_OK);
+  CHECK(c1.bytes() == c2.bytes());
+  HostTensor k1 = HostTensor::compact(DT_F32, {600, 500});
+  CTensor k1v = k1.view();
+  REQUIRE(ct_copy(&tv, &k1v, &st) == CT_OK);
+  bool same = true;
+  for (int64_t i = 0; i < t.numel(); ++i) same = same && k1.get(i) == t.get(i);
+  CHECK(same);
+}
+
+TEST_CASE("CPU stream: num_threads = 1 and = 2 give the default result", "[elementwise]") {
+  const int64_t n = 250001;
+  HostTensor x = HostTensor::compact(DT_BF16, {n});
+  Rng rng(4);
+  for (int64_t i = 0; i < n; ++i) x.set(i, rng.uniform(-8, 8));
+  HostTensor ref = HostTensor::compact(DT_BF16, {n});
+  CTensor xv = x.view(), rv = ref.view();
+  REQUIRE(ct_unary(CT_OP_GELU, &xv, &rv, nullptr) == CT_OK);
+  for (int nt : {1, 2, 64}) {
+    INFO("num_threads " << nt);
+    CTCpuStream st;
+    std::memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    st.num_threads = nt;
+    HostTensor out = HostTensor::compact(DT_BF16, {n});
+    CTensor ov = out.view();
+    REQUIRE(ct_unary(CT_OP_GELU, &xv, &ov, &st) == CT_OK);
+    CHECK(out.bytes() == ref.bytes());
+  }
+  CHECK(ct_synchronize({CT_CPU, 0}, nullptr) == CT_OK);
+}

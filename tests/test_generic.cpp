@@ -1,0 +1,849 @@
+// test_generic.cpp — the generic elementwise suite (STYLE habit 11): it walks
+// the op REGISTRY (ct_op_count / ct_op_info) x the ten dtypes, asks
+// ct_op_supported, generates inputs in each op's domain (plus special values),
+// runs the op on several sizes and layouts, and compares with a plain
+// double-precision reference written here (libm only, nothing from ctensor)
+// under a per-dtype tolerance. It also checks that the registry rejects
+// exactly the dtypes notes/SEMANTICS.md excludes, and all 100 casts.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+using namespace ctt;
+
+namespace {
+
+const CTDevice kCpu = {CT_CPU, 0};
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+// dtype masks
+const unsigned B = 1u << DT_BOOL;
+const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8);
+const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64);
+const unsigned ALL = B | I | F;
+
+enum Tol {
+  EXACT,   // bit-exact (NaN matches any NaN; the sign of zero counts)
+  APPROX,  // |got-exp| <= rtol * max(|exp|, 1): few roundings of O(1) values
+  TRANS    // |got-exp| <= rtol * |exp| + atol: libm-like functions
+};
+
+typedef double (*RefF)(const double* in, const double* p);
+typedef int64_t (*RefI)(const int64_t* in, const double* p, int d);
+
+struct OpRef {
+  const char* name;
+  unsigned mask;  // dtypes SEMANTICS.md defines the op for (of the data inputs)
+  Tol tol;
+  double lo, hi;  // float input domain
+  bool no_inf;    // leave +-inf out of the special values
+  RefF ff;
+  RefI fi;        // NULL when the op has no integer/bool dtypes
+};
+
+double sigmoid_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+int64_t wrapd(uint64_t v, int d) { return wrap_int(v, d); }
+
+// Signed-ness helper for integer refs (uint8 values are held non-negative).
+const OpRef kRefs[] = {
+    {"neg", I | F, EXACT, -5, 5, false,
+     [](const double* x, const double*) { return -x[0]; },
+     [](const int64_t* x, const double*, int d) { return wrapd(0 - (uint64_t)x[0], d); }},
+    {"abs", B | I | F, EXACT, -5, 5, false,
+     [](const double* x, const double*) { return std::fabs(x[0]); },
+     [](const int64_t* x, const double*, int d) {
+       return x[0] < 0 ? wrapd(0 - (uint64_t)x[0], d) : x[0];
+     }},
+    {"sign", I | F, EXACT, -5, 5, false,
+     [](const double* x, const double*) { return x[0] > 0 ? 1.0 : x[0] < 0 ? -1.0 : x[0]; },
+     [](const int64_t* x, const double*, int) { return (int64_t)(x[0] > 0 ? 1 : x[0] < 0 ? -1 : 0); }},
+    {"exp", F, TRANS, -10, 10, false, [](const double* x, const double*) { return std::exp(x[0]); }, nullptr},
+    {"expm1", F, TRANS, -10, 10, false, [](const double* x, const double*) { return std::expm1(x[0]); }, nullptr},
+    {"exp2", F, TRANS, -14, 14, false, [](const double* x, const double*) { return std::exp2(x[0]); }, nullptr},
+    {"log", F, TRANS, 1e-3, 100, false, [](const double* x, const double*) { return std::log(x[0]); }, nullptr},
+    {"log1p", F, TRANS, -0.999, 10, false, [](const double* x, const double*) { return std::log1p(x[0]); }, nullptr},
+    {"log2", F, TRANS, 1e-3, 100, false, [](const double* x, const double*) { return std::log2(x[0]); }, nullptr},
+    {"sqrt", F, EXACT, 0, 100, false, [](const double* x, const double*) { return std::sqrt(x[0]); }, nullptr},
+    {"rsqrt", F, TRANS, 1e-3, 100, false, [](const double* x, const double*) { return 1.0 / std::sqrt(x[0]); }, nullptr},
+    {"reciprocal", I | F, EXACT, -10, 10, false,
+     [](const double* x, const double*) { return 1.0 / x[0]; },
+     [](const int64_t* x, const double*, int) {
+       return (int64_t)(x[0] == 1 ? 1 : x[0] == -1 ? -1 : 0);
+     }},
+    {"square", I | F, EXACT, -5, 5, false,
+     [](const double* x, const double*) { return x[0] * x[0]; },
+     [](const int64_t* x, const double*, int d) { return wrapd((uint64_t)x[0] * (uint64_t)x[0], d); }},
+    {"sin", F, TRANS, -5, 5, false, [](const double* x, const double*) { return std::sin(x[0]); }, nullptr},
+    {"cos", F, TRANS, -5, 5, false, [](const double* x, const double*) { return std::cos(x[0]); }, nullptr},
+    {"tan", F, TRANS, -1.3, 1.3, false, [](const double* x, const double*) { return std::tan(x[0]); }, nullptr},
+    {"tanh", F, TRANS, -6, 6, false, [](const double* x, const double*) { return std::tanh(x[0]); }, nullptr},
+    {"sigmoid", F, TRANS, -8, 8, false, [](const double* x, const double*) { return sigmoid_ref(x[0]); }, nullptr},
+    {"relu", I | F, EXACT, -5, 5, false,
+     [](const double* x, const double*) { return x[0] < 0 ? 0.0 : x[0]; },
+     [](const int64_t* x, const double*, int) { return x[0] < 0 ? (int64_t)0 : x[0]; }},
+    {"gelu", F, TRANS, -6, 6, true,
+     [](const double* x, const double*) { return 0.5 * x[0] * (1.0 + std::erf(x[0] / std::sqrt(2.0))); }, nullptr},
+    {"gelu_tanh", F, TRANS, -6, 6, true,
+     [](const double* x, const double*) {
+       const double k = std::sqrt(2.0 / 3.14159265358979323846);
+       // 0.5 * x * (1 + tanh(u)) == x * sigmoid(2u), without cancellation for x << 0
+       return x[0] / (1.0 + std::exp(-2.0 * k * (x[0] + 0.044715 * x[0] * x[0] * x[0])));
+     }, nullptr},
+    {"silu", F, TRANS, -8, 8, true, [](const double* x, const double*) { return x[0] * sigmoid_ref(x[0]); }, nullptr},
+    {"softplus", F, TRANS, -20, 20, false,
+     [](const double* x, const double*) { return std::log1p(std::exp(x[0])); }, nullptr},
+    {"erf", F, TRANS, -4, 4, false, [](const double* x, const double*) { return std::erf(x[0]); }, nullptr},
+    {"floor", I | F, EXACT, -5, 5, false, [](const double* x, const double*) { return std::floor(x[0]); },
+     [](const int64_t* x, const double*, int) { return x[0]; }},
+    {"ceil", I | F, EXACT, -5, 5, false, [](const double* x, const double*) { return std::ceil(x[0]); },
+     [](const int64_t* x, const double*, int) { return x[0]; }},
+    {"round", I | F, EXACT, -5, 5, false,
+     [](const double* x, const double*) { return std::nearbyint(x[0]); },  // FE_TONEAREST: half to even
+     [](const int64_t* x, const double*, int) { return x[0]; }},
+    {"trunc", I | F, EXACT, -5, 5, false, [](const double* x, const double*) { return std::trunc(x[0]); },
+     [](const int64_t* x, const double*, int) { return x[0]; }},
+    {"logical_not", B | I | F, EXACT, -2, 2, false,
+     [](const double* x, const double*) { return x[0] == 0 ? 1.0 : 0.0; },
+     [](const int64_t* x, const double*, int) { return (int64_t)(x[0] == 0); }},
+    {"bitwise_not", B | I, EXACT, 0, 0, false, nullptr,
+     [](const int64_t* x, const double*, int d) {
+       return d == DT_BOOL ? (int64_t)(x[0] == 0) : wrapd(~(uint64_t)x[0], d);
+     }},
+    {"isnan", B | I | F, EXACT, -5, 5, false, [](const double* x, const double*) { return std::isnan(x[0]) ? 1.0 : 0.0; },
+     [](const int64_t*, const double*, int) { return (int64_t)0; }},
+    {"isinf", B | I | F, EXACT, -5, 5, false, [](const double* x, const double*) { return std::isinf(x[0]) ? 1.0 : 0.0; },
+     [](const int64_t*, const double*, int) { return (int64_t)0; }},
+    {"isfinite", B | I | F, EXACT, -5, 5, false,
+     [](const double* x, const double*) { return std::isfinite(x[0]) ? 1.0 : 0.0; },
+     [](const int64_t*, const double*, int) { return (int64_t)1; }},
+    {"leaky_relu", F, APPROX, -5, 5, false,
+     [](const double* x, const double* p) { return x[0] >= 0 ? x[0] : p[0] * x[0]; }, nullptr},
+    {"elu", F, TRANS, -5, 5, false,
+     [](const double* x, const double* p) { return x[0] > 0 ? x[0] : p[0] * std::expm1(x[0]); }, nullptr},
+    {"clamp", I | F, EXACT, -5, 5, false,
+     [](const double* x, const double* p) {
+       double r = x[0] < p[0] ? p[0] : x[0];
+       return r > p[1] ? p[1] : r;
+     },
+     [](const int64_t* x, const double* p, int) {
+       int64_t lo = (int64_t)p[0], hi = (int64_t)p[1];
+       int64_t r = x[0] < lo ? lo : x[0];
+       return r > hi ? hi : r;
+     }},
+    {"pow_scalar", F, TRANS, -5, 5, false, [](const double* x, const double* p) { return std::pow(x[0], p[0]); },
+     nullptr},
+    {"add_scalar", I | F, EXACT, -5, 5, false, [](const double* x, const double* p) { return x[0] + p[0]; },
+     [](const int64_t* x, const double* p, int d) { return wrapd((uint64_t)x[0] + (uint64_t)(int64_t)p[0], d); }},
+    {"mul_scalar", I | F, EXACT, -5, 5, false, [](const double* x, const double* p) { return x[0] * p[0]; },
+     [](const int64_t* x, const double* p, int d) { return wrapd((uint64_t)x[0] * (uint64_t)(int64_t)p[0], d); }},
+    {"where", ALL, EXACT, -5, 5, false,
+     [](const double* x, const double*) { return x[0] != 0 ? x[1] : x[2]; },
+     [](const int64_t* x, const double*, int) { return x[0] != 0 ? x[1] : x[2]; }},
+    {"fma", I | F, APPROX, -5, 5, false, [](const double* x, const double*) { return std::fma(x[0], x[1], x[2]); },
+     [](const int64_t* x, const double*, int d) {
+       return wrapd((uint64_t)x[0] * (uint64_t)x[1] + (uint64_t)x[2], d);
+     }},
+    {"lerp", F, APPROX, -5, 5, true,
+     [](const double* x, const double*) { return x[0] + x[2] * (x[1] - x[0]); }, nullptr},
+    {"cast", ALL, EXACT, 0, 0, false, nullptr, nullptr},  // handled by its own test case
+};
+
+const OpRef* find_ref(const std::string& name) {
+  for (const OpRef& r : kRefs)
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+bool is_predicate(const std::string& n) {
+  return n == "isnan" || n == "isinf" || n == "isfinite" || n == "logical_not";
+}
+
+// Parameter sets to run, per op and dtype (integral and representable for ints).
+std::vector<std::vector<double>> params_for(const std::string& n, int d) {
+  bool isint = dtype(d).is_int();
+  bool u = d == DT_U8;
+  if (n == "leaky_relu") return {{0.1}};
+  if (n == "elu") return {{0.5}};
+  if (n == "clamp") return isint ? (u ? std::vector<std::vector<double>>{{3, 200}}
+                                      : std::vector<std::vector<double>>{{-100, 100}, {-1, 2}})
+                                 : std::vector<std::vector<double>>{{-1, 2}};
+  if (n == "pow_scalar") return {{2.5}, {3.0}};
+  if (n == "add_scalar") return isint ? (u ? std::vector<std::vector<double>>{{3}}
+                                           : std::vector<std::vector<double>>{{3}, {-7}})
+                                      : std::vector<std::vector<double>>{{1.5}};
+  if (n == "mul_scalar") return isint ? (u ? std::vector<std::vector<double>>{{3}}
+                                           : std::vector<std::vector<double>>{{-3}})
+                                      : std::vector<std::vector<double>>{{-2.5}};
+  return {{}};
+}
+
+double rtol_of(int d) {
+  switch (d) {
+    case DT_F16: return 1e-3;
+    case DT_BF16: return 1e-2;
+    case DT_F32: return 1e-5;
+    default: return 1e-12;
+  }
+}
+double atol_of(int d) {
+  switch (d) {
+    case DT_F16: return 1e-5;
+    case DT_BF16: return 1e-5;
+    case DT_F32: return 1e-6;
+    default: return 1e-13;
+  }
+}
+
+std::string fmt(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+// ---------------------------------------------------------------------------
+// Layouts
+// ---------------------------------------------------------------------------
+
+// 0: compact, strides NULL   1: column-major (transposed)
+// 2: negative outer stride, step 2 in the last dim, offset in byte_offset
+// 3: padded rows (non-contiguous, usable as an output), sentinel padding
+// 4: zero stride in dim 0 (broadcast input)
+HostTensor make_layout(int d, const std::vector<int64_t>& shape, int variant) {
+  size_t nd = shape.size();
+  std::vector<int64_t> st(nd, 0);
+  switch (variant) {
+    case 0: return HostTensor::compact(d, shape, true);
+    case 1: {
+      int64_t s = 1;
+      for (size_t i = 0; i < nd; ++i) { st[i] = s; s *= shape[i]; }
+      return HostTensor::strided(d, shape, st, 0);
+    }
+    case 2: {
+      int64_t s = 2;
+      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= shape[i] + (i + 1 == nd ? 1 : 0); }
+      if (nd >= 1) st[0] = -st[0];
+      return HostTensor::strided(d, shape, st, 2);
+    }
+    case 3: {
+      int64_t s = 1;
+      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= shape[i] + (i + 1 == nd ? 3 : 0); }
+      return HostTensor::strided(d, shape, st, 5);
+    }
+    case 4: {
+      int64_t s = 1;
+      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= shape[i]; }
+      if (nd >= 2) st[0] = 0;
+      return HostTensor::strided(d, shape, st, 1);
+    }
+  }
+  return HostTensor::compact(d, shape, true);
+}
+
+// ---------------------------------------------------------------------------
+// Input generation
+// ---------------------------------------------------------------------------
+
+std::vector<double> float_specials(bool no_inf) {
+  std::vector<double> s = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1e-3, 3.0, kNaN};
+  if (!no_inf) { s.push_back(kInf); s.push_back(-kInf); }
+  return s;
+}
+
+void fill_float(HostTensor& t, Rng& rng, double lo, double hi, const std::vector<double>& specials) {
+  int64_t n = t.numel();
+  for (int64_t i = 0; i < n; ++i) t.set(i, rng.uniform(lo, hi));
+  if (n >= 16) {
+    size_t ns = std::min<size_t>(specials.size(), (size_t)n / 2);
+    for (size_t k = 0; k < ns; ++k) t.set((int64_t)(k * (size_t)n / ns), specials[k]);
+  } else if (n > 0) {
+    // small sizes: one special, rotated by size
+    t.set(0, specials[(size_t)n % specials.size()]);
+  }
+}
+
+void fill_int(HostTensor& t, Rng& rng) {
+  int64_t n = t.numel();
+  int d = t.d;
+  int64_t lo = int_min(d), hi = int_max(d);
+  for (int64_t i = 0; i < n; ++i) t.set_i(i, rng.int_in(lo, hi));
+  if (d == DT_BOOL) return;
+  const int64_t edges[] = {0, 1, -1, 2, -2, lo, hi, lo + 1, hi - 1};
+  if (n >= 32)
+    for (size_t k = 0; k < sizeof edges / sizeof edges[0]; ++k) {
+      int64_t v = edges[k];
+      if (v < lo || v > hi) continue;
+      t.set_i((int64_t)(k * 3 + 1), v);
+    }
+  else if (n > 0)
+    t.set_i(0, edges[(size_t)n % 9] < lo ? 0 : edges[(size_t)n % 9]);
+}
+
+// ---------------------------------------------------------------------------
+// Running one op on one set of operands, and checking it
+// ---------------------------------------------------------------------------
+
+CTStatus run_op(int op, int kind, std::vector<HostTensor>& ins, HostTensor& out,
+                const std::vector<double>& params, void* stream) {
+  std::vector<CTensor> v;
+  for (size_t i = 0; i < ins.size(); ++i) v.push_back(ins[i].view(i % 2 == 0));
+  CTensor o = out.view(true);
+  switch (kind) {
+    case CT_KIND_UNARY: return ct_unary(op, &v[0], &o, stream);
+    case CT_KIND_UNARY_PARAM:
+      return ct_unary_param(op, &v[0], params.empty() ? nullptr : params.data(), (int32_t)params.size(), &o,
+                            stream);
+    case CT_KIND_TERNARY: return ct_ternary(op, &v[0], &v[1], &v[2], &o, stream);
+    case CT_KIND_CAST: return ct_cast(&v[0], &o, stream);
+  }
+  return CT_ERR_INTERNAL;
+}
+
+struct Mismatch {
+  int64_t count = 0;
+  std::string first;
+  void add(const std::string& s) {
+    if (count++ < 3) first += s + "\n";
+  }
+};
+
+bool close_enough(double got, double exp, int d, Tol tol) {
+  if (tol == EXACT) return same_double(got, exp);
+  if (std::isnan(exp) || std::isnan(got)) return std::isnan(exp) && std::isnan(got);
+  if (std::isinf(exp) || std::isinf(got)) return got == exp;
+  double err = std::fabs(got - exp);
+  if (tol == APPROX) return err <= rtol_of(d) * std::max(std::fabs(exp), 1.0);
+  return err <= rtol_of(d) * std::fabs(exp) + atol_of(d);
+}
+
+// Check out against the reference for every element; also that out's
+// padding bytes (not part of any element) kept the sentinel.
+void check_result(const std::string& opname, const OpRef& ref, int d, int dout, std::vector<HostTensor>& ins,
+                  const HostTensor& out, const std::vector<double>& params, const std::vector<unsigned char>& before,
+                  Mismatch& mm) {
+  int64_t n = out.numel();
+  bool float_path = dtype(d).is_float();
+  for (int64_t i = 0; i < n; ++i) {
+    double inf_[3] = {0, 0, 0};
+    int64_t ini[3] = {0, 0, 0};
+    for (size_t k = 0; k < ins.size(); ++k) {
+      if (float_path) inf_[k] = ins[k].get(i);
+      else ini[k] = ins[k].get_i(i);
+    }
+    bool ok;
+    std::string got_s, exp_s;
+    if (float_path) {
+      double e = ref.ff(inf_, params.data());
+      if (dout == DT_BOOL) {
+        int64_t g = out.get_i(i);
+        ok = g == (int64_t)e;
+        got_s = std::to_string(g);
+        exp_s = std::to_string((int64_t)e);
+      } else {
+        e = round_to(e, dout);
+        double g = out.get(i);
+        ok = close_enough(g, e, dout, ref.tol);
+        got_s = fmt(g);
+        exp_s = fmt(e);
+      }
+    } else {
+      int64_t e = ref.fi(ini, params.data(), d);
+      if (dout == DT_BOOL) e = e != 0;
+      else e = wrap_int((uint64_t)e, dout);
+      int64_t g = out.get_i(i);
+      ok = g == e;
+      got_s = std::to_string(g);
+      exp_s = std::to_string(e);
+    }
+    if (!ok) {
+      std::ostringstream s;
+      s << opname << " " << dtype(d).name << " index " << i << " input (";
+      for (size_t k = 0; k < ins.size(); ++k)
+        s << (k ? ", " : "") << (float_path ? fmt(inf_[k]) : std::to_string(ini[k]));
+      s << ") got " << got_s << " expected " << exp_s;
+      mm.add(s.str());
+    }
+  }
+  // padding untouched
+  std::vector<char> cov = covered(out);
+  std::vector<unsigned char> after = out.bytes();
+  for (size_t b = 0; b < after.size(); ++b)
+    if (!cov[b] && after[b] != before[b]) {
+      mm.add(opname + " " + dtype(d).name + ": wrote outside the output's elements at byte " + std::to_string(b));
+      break;
+    }
+}
+
+struct RunSpec {
+  std::vector<int64_t> shape;
+  std::vector<int> in_variants;  // one per input
+  int out_variant;
+};
+
+void fill_inputs(const std::string& name, const OpRef& ref, std::vector<HostTensor>& ins, Rng& rng) {
+  for (size_t k = 0; k < ins.size(); ++k) {
+    HostTensor& t = ins[k];
+    if (name == "where" && k == 0) {  // cond
+      fill_int(t, rng);
+      continue;
+    }
+    if (dtype(t.d).is_float()) {
+      double lo = ref.lo, hi = ref.hi;
+      std::vector<double> sp = float_specials(ref.no_inf);
+      if (name == "lerp" && k == 2) {
+        lo = -0.25;
+        hi = 1.25;
+        sp = {0.0, 1.0, 0.5, 0.25, 0.75};
+      }
+      if (name == "reciprocal") {  // keep away from 0 except the specials
+        fill_float(t, rng, 0.1, 10, sp);
+        for (int64_t i = 0; i < t.numel(); ++i)
+          if ((i % 2) && !std::isnan(t.get(i)) && t.get(i) > 0.09) t.set(i, -t.get(i));
+        continue;
+      }
+      fill_float(t, rng, lo, hi, sp);
+    } else {
+      fill_int(t, rng);
+    }
+  }
+}
+
+void run_case(int op, const CTOpInfo& info, const OpRef& ref, int d, const RunSpec& rs,
+              const std::vector<double>& params, Rng& rng, void* stream = nullptr) {
+  std::string name = info.name;
+  int dout = info.output_dtype == CT_OUTPUT_BOOL ? DT_BOOL : d;
+  std::vector<HostTensor> ins;
+  for (size_t k = 0; k < rs.in_variants.size(); ++k) {
+    int dk = (name == "where" && k == 0) ? DT_BOOL : d;
+    ins.push_back(make_layout(dk, rs.shape, rs.in_variants[k]));
+  }
+  fill_inputs(name, ref, ins, rng);
+  HostTensor out = make_layout(dout, rs.shape, rs.out_variant);
+  out.fill_bytes(0xA5);
+  std::vector<unsigned char> before = out.bytes();
+
+  std::ostringstream desc;
+  desc << name << " " << dtype(d).name << " shape [";
+  for (size_t i = 0; i < rs.shape.size(); ++i) desc << (i ? "," : "") << rs.shape[i];
+  desc << "] in-layouts";
+  for (int v : rs.in_variants) desc << " " << v;
+  desc << " out-layout " << rs.out_variant << " params";
+  for (double p : params) desc << " " << p;
+  INFO(desc.str());
+
+  CTStatus s = run_op(op, info.kind, ins, out, params, stream);
+  INFO("status " << s << " " << ct_status_string(s) << ": " << ct_last_error());
+  REQUIRE(s == CT_OK);
+  Mismatch mm;
+  check_result(name, ref, d, dout, ins, out, params, before, mm);
+  INFO(mm.first);
+  CHECK(mm.count == 0);
+}
+
+int64_t numel_of(const std::vector<int64_t>& s) {
+  int64_t n = 1;
+  for (int64_t e : s) n *= e;
+  return n;
+}
+
+std::string header_name(int op) {
+  switch (op) {
+#define CTT_NAME_(ID, n, k, p, s) \
+  case CT_OP_##ID:                \
+    return #n;
+    CT_ELEMENTWISE_OPS(CTT_NAME_)
+#undef CTT_NAME_
+  }
+  return "";
+}
+int header_kind(int op) {
+  switch (op) {
+#define CTT_KIND_(ID, n, k, p, s) \
+  case CT_OP_##ID:                \
+    return k;
+    CT_ELEMENTWISE_OPS(CTT_KIND_)
+#undef CTT_KIND_
+  }
+  return 0;
+}
+int header_nparams(int op) {
+  switch (op) {
+#define CTT_NP_(ID, n, k, p, s) \
+  case CT_OP_##ID:              \
+    return p;
+    CT_ELEMENTWISE_OPS(CTT_NP_)
+#undef CTT_NP_
+  }
+  return -1;
+}
+
+std::string expected_param_names(const std::string& n) {
+  if (n == "leaky_relu" || n == "elu") return "alpha";
+  if (n == "clamp") return "lo,hi";
+  if (n == "pow_scalar") return "p";
+  if (n == "add_scalar" || n == "mul_scalar") return "s";
+  return "";
+}
+
+bool get_info(int op, CTOpInfo& info) {
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  return ct_op_info(op, &info) == CT_OK;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+TEST_CASE("registry lists every header op with its facts", "[generic]") {
+  int32_t count = ct_op_count();
+  REQUIRE(count >= (int32_t)CT_OP_END_);
+  for (int op = 0; op < count; ++op) {
+    CTOpInfo info;
+    INFO("op id " << op);
+    REQUIRE(get_info(op, info));
+    REQUIRE(info.op == op);
+    REQUIRE(info.name != nullptr);
+    REQUIRE(info.summary != nullptr);
+    REQUIRE(info.param_names != nullptr);
+    std::string name = info.name;
+    INFO("op " << name);
+    int32_t found = -1;
+    CHECK(ct_op_find(info.name, &found) == CT_OK);
+    CHECK(found == op);
+    if (op >= (int)CT_OP_END_) continue;  // appended by a newer library / plugin
+    CHECK(name == header_name(op));
+    CHECK(info.category == CT_CATEGORY_ELEMENTWISE);
+    CHECK(info.kind == header_kind(op));
+    CHECK(info.num_params == header_nparams(op));
+    CHECK(info.num_inputs == (info.kind == CT_KIND_TERNARY ? 3 : 1));
+    CHECK(std::string(info.param_names) == expected_param_names(name));
+    int want_out = name == "cast" ? CT_OUTPUT_ANY : is_predicate(name) ? CT_OUTPUT_BOOL : CT_OUTPUT_SAME;
+    CHECK(info.output_dtype == want_out);
+    if (want_out == CT_OUTPUT_SAME) CHECK(info.inplace == 1);
+    // every header op has a reference in this file
+    CHECK(find_ref(name) != nullptr);
+  }
+}
+
+TEST_CASE("ct_op_supported matches SEMANTICS.md, and unsupported runs fail cleanly", "[generic]") {
+  int32_t count = ct_op_count();
+  for (int op = 0; op < count; ++op) {
+    CTOpInfo info;
+    REQUIRE(get_info(op, info));
+    const OpRef* ref = find_ref(info.name);
+    if (!ref) {
+      if (op < (int)CT_OP_END_) FAIL("no reference for op " << info.name);
+      continue;
+    }
+    for (int d = 0; d < DT_COUNT; ++d) {
+      INFO("op " << info.name << " dtype " << dtype(d).name);
+      bool want = (ref->mask >> d) & 1u;
+      CTStatus s = ct_op_supported(op, kCpu, dtype(d).dt);
+      std::string msg = last_error();
+      INFO("ct_op_supported -> " << s << " " << msg);
+      if (want) {
+        CHECK(s == CT_OK);
+        CHECK(msg.empty());
+        continue;
+      }
+      CHECK(s == CT_ERR_UNSUPPORTED);
+      CHECK(!msg.empty());
+      CHECK(contains(msg, info.name));
+      CHECK(contains(msg, dtype(d).name));
+      // running it fails with CT_ERR_UNSUPPORTED and leaves out untouched
+      std::vector<int64_t> shape = {2, 3};
+      int dout = info.output_dtype == CT_OUTPUT_BOOL ? DT_BOOL : d;
+      std::vector<HostTensor> ins;
+      for (int k = 0; k < info.num_inputs; ++k)
+        ins.push_back(HostTensor::compact(info.op == CT_OP_WHERE && k == 0 ? DT_BOOL : d, shape));
+      HostTensor out = HostTensor::compact(dout, shape);
+      out.fill_bytes(0x5A);
+      std::vector<unsigned char> before = out.bytes();
+      std::vector<double> params(info.num_params, 1.0);
+      CTStatus r = run_op(op, info.kind, ins, out, params, nullptr);
+      std::string rmsg = last_error();
+      INFO("run -> " << r << " " << rmsg);
+      CHECK(r == CT_ERR_UNSUPPORTED);
+      CHECK(!rmsg.empty());
+      CHECK(out.bytes() == before);
+    }
+  }
+}
+
+TEST_CASE("every op x dtype against the double reference", "[generic]") {
+  int32_t count = ct_op_count();
+  // A few ops also run on > 200k elements (threads) and a large transposed view.
+  auto large = [](const std::string& n, int d) {
+    return (n == "exp" && d == DT_F32) || (n == "add_scalar" && d == DT_I32) || (n == "where" && d == DT_F64) ||
+           (n == "neg" && d == DT_F16);
+  };
+  int runs = 0;
+  for (int op = 0; op < count; ++op) {
+    CTOpInfo info;
+    REQUIRE(get_info(op, info));
+    if (info.kind == CT_KIND_CAST) continue;  // own test case
+    std::string name = info.name;
+    const OpRef* ref = find_ref(name);
+    if (!ref) {
+      if (op < (int)CT_OP_END_) FAIL("no reference for op " << name);
+      WARN("skipping op " << name << " (no reference in test_generic.cpp)");
+      continue;
+    }
+    int nin = info.num_inputs;
+    for (int d = 0; d < DT_COUNT; ++d) {
+      if (ct_op_supported(op, kCpu, dtype(d).dt) != CT_OK) continue;
+      Rng rng((uint64_t)op * 131 + (uint64_t)d);
+      for (const std::vector<double>& params : params_for(name, d)) {
+        std::vector<RunSpec> specs;
+        for (int64_t n : {1, 7, 33, 1000}) specs.push_back({{n}, std::vector<int>(nin, 0), 0});
+        if (nin == 1) {
+          specs.push_back({{23, 19}, {1}, 0});
+          specs.push_back({{17, 21}, {0}, 1});
+          specs.push_back({{3, 5, 6}, {2}, 3});
+          specs.push_back({{4, 9}, {4}, 1});
+        } else {
+          specs.push_back({{23, 19}, {1, 0, 2}, 0});
+          specs.push_back({{17, 21}, {0, 1, 0}, 1});
+          specs.push_back({{3, 5, 6}, {2, 4, 1}, 3});
+        }
+        if (large(name, d)) {
+          specs.push_back({{262147}, std::vector<int>(nin, 0), 0});
+          specs.push_back({{509, 515}, std::vector<int>(nin, 1), 0});
+        }
+        for (const RunSpec& rs : specs) {
+          run_case(op, info, *ref, d, rs, params, rng);
+          ++runs;
+        }
+      }
+    }
+  }
+  CHECK(runs > 0);
+}
+
+// ---------------------------------------------------------------------------
+// cast: all 100 pairs
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// int64 -> float format with ebits/mbits, one rounding (RNE), exactly.
+uint16_t int_to_small_float(int64_t v, int ebits, int mbits) {
+  uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  if (m < (1ull << 53)) return encode_small_float((double)v, ebits, mbits);
+  int t = 63 - __builtin_clzll(m);
+  int shift = t - mbits;
+  uint64_t keep = m >> shift, rem = m & ((1ull << shift) - 1), half = 1ull << (shift - 1);
+  if (rem > half || (rem == half && (keep & 1))) ++keep;
+  double val = std::ldexp((double)keep, shift);  // exact
+  return encode_small_float(v < 0 ? -val : val, ebits, mbits);
+}
+
+// Expected bytes of casting source element (float value fv / int value iv) to dst.
+void cast_ref(int src, double fv, int64_t iv, int dst, unsigned char* outp) {
+  const DType& S = dtype(src);
+  const DType& D = dtype(dst);
+  if (D.is_bool()) {
+    bool b = S.is_float() ? (fv != 0 || std::isnan(fv)) : iv != 0;
+    *outp = b ? 1 : 0;
+    return;
+  }
+  if (D.is_int()) {
+    int64_t r;
+    if (S.is_float()) {
+      if (std::isnan(fv)) r = 0;
+      else {
+        double t = std::trunc(fv);
+        double lo = (double)int_min(dst), hi = (double)int_max(dst);
+        if (dst == DT_I64) {
+          if (t >= 9223372036854775808.0) r = INT64_MAX;
+          else if (t < -9223372036854775808.0) r = INT64_MIN;
+          else r = (int64_t)t;
+        } else {
+          r = t < lo ? (int64_t)lo : t > hi ? (int64_t)hi : (int64_t)t;
+        }
+      }
+    } else {
+      r = wrap_int((uint64_t)iv, dst);  // bool source: 0/1
+    }
+    store_i(outp, dst, r);
+    return;
+  }
+  // float destination
+  if (S.is_float()) {
+    store_f(outp, dst, fv);  // f16/bf16: reference codec from the exact double; f32: (float)double
+    return;
+  }
+  switch (dst) {
+    case DT_F16: { uint16_t h = int_to_small_float(iv, 5, 10); std::memcpy(outp, &h, 2); break; }
+    case DT_BF16: { uint16_t h = int_to_small_float(iv, 8, 7); std::memcpy(outp, &h, 2); break; }
+    case DT_F32: { float f = (float)iv; std::memcpy(outp, &f, 4); break; }
+    case DT_F64: { double x = (double)iv; std::memcpy(outp, &x, 8); break; }
+  }
+}
+
+void fill_cast_source(HostTensor& t, Rng& rng) {
+  int64_t n = t.numel();
+  if (dtype(t.d).is_float()) {
+    const double sp[] = {0.0,   -0.0,   kNaN,  kInf,    -kInf,   0.5,     -0.5,   0.9,     -0.9,    1.5,
+                         -1.0,  127.9,  128.5, -128.9,  -129.0,  255.5,   256.0,  300.0,   -300.0,  65504.0,
+                         65519.0, 65520.0, 70000.0, -70000.0, 32767.9, -32768.9, 2147483647.0, -2147483649.0,
+                         1e10,  -1e10,  3e9,   1e20,    -1e20,   3e38,    -3e38,  1e300,   -1e300,  1e-30,
+                         9.3e18, -9.3e18, 1.00048828125, 1.000732421875, 5e-8, 3e-39};
+    for (int64_t i = 0; i < n; ++i) {
+      double r = rng.uniform();
+      double v = r < 0.5 ? rng.uniform(-300, 300) : r < 0.8 ? rng.uniform(-3, 3) : rng.uniform(-1e5, 1e5);
+      t.set(i, v);
+    }
+    size_t ns = sizeof sp / sizeof sp[0];
+    for (size_t k = 0; k < ns && (int64_t)k * 3 < n; ++k) t.set((int64_t)k * 3, sp[k]);
+  } else if (t.d == DT_BOOL) {
+    for (int64_t i = 0; i < n; ++i) t.set_i(i, (int64_t)(rng.next() & 1));
+  } else {
+    int64_t lo = int_min(t.d), hi = int_max(t.d);
+    for (int64_t i = 0; i < n; ++i) {
+      // half the values small, so narrowing casts are not all wraps
+      t.set_i(i, (rng.next() & 1) ? rng.int_in(lo, hi) : rng.int_in(std::max<int64_t>(lo, -1000), std::min<int64_t>(hi, 1000)));
+    }
+    const int64_t edges[] = {0, 1, -1, 127, 128, -128, -129, 255, 256, 300, -300, 32767, 32768, 65504, 65520,
+                             65536, 2147483647, (int64_t)-2147483647 - 1, 16777217, (1ll << 30) + (1ll << 22) + 1,
+                             INT64_MAX, INT64_MIN, (1ll << 53) + 1, (1ll << 62) + (1ll << 38) + 1,
+                             (1ll << 62) + (1ll << 54) + 1 /* bf16: one rounding up, via double: tie down */};
+    size_t k2 = 0;
+    for (size_t k = 0; k < sizeof edges / sizeof edges[0]; ++k) {
+      if (edges[k] < lo || edges[k] > hi) continue;
+      if ((int64_t)(k2 * 3 + 1) >= n) break;
+      t.set_i((int64_t)(k2++ * 3 + 1), edges[k]);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cast: all 100 dtype pairs against the reference", "[generic]") {
+  int32_t cast_op = -1;
+  REQUIRE(ct_op_find("cast", &cast_op) == CT_OK);
+  for (int src = 0; src < DT_COUNT; ++src) {
+    REQUIRE(ct_op_supported(cast_op, kCpu, dtype(src).dt) == CT_OK);
+    for (int dst = 0; dst < DT_COUNT; ++dst) {
+      struct L { std::vector<int64_t> shape; int vin, vout; };
+      const L layouts[] = {{{1000}, 0, 0}, {{7}, 0, 0}, {{3, 5, 6}, 2, 3}, {{11, 13}, 1, 0}};
+      Rng rng((uint64_t)src * 17 + (uint64_t)dst);
+      for (const L& l : layouts) {
+        INFO("cast " << dtype(src).name << " -> " << dtype(dst).name << " numel " << numel_of(l.shape)
+                     << " layouts " << l.vin << "/" << l.vout);
+        HostTensor x = make_layout(src, l.shape, l.vin);
+        fill_cast_source(x, rng);
+        HostTensor out = make_layout(dst, l.shape, l.vout);
+        out.fill_bytes(0xA5);
+        std::vector<unsigned char> before = out.bytes();
+        CTensor xv = x.view(), ov = out.view(false);
+        CTStatus s = ct_cast(&xv, &ov, nullptr);
+        INFO("status " << s << ": " << ct_last_error());
+        REQUIRE(s == CT_OK);
+        Mismatch mm;
+        int64_t n = x.numel();
+        for (int64_t i = 0; i < n; ++i) {
+          double fv = x.get(i);
+          int64_t iv = x.get_i(i);
+          unsigned char e[8] = {0};
+          cast_ref(src, fv, iv, dst, e);
+          double ev = load_f(e, dst), gv = out.get(i);
+          bool ok = dtype(dst).is_float() ? same_double(gv, ev) : load_i(e, dst) == out.get_i(i);
+          if (!ok) {
+            std::ostringstream m;
+            m << "cast " << dtype(src).name << "->" << dtype(dst).name << " index " << i << " input "
+              << (dtype(src).is_float() ? fmt(fv) : std::to_string(iv)) << " got "
+              << (dtype(dst).is_float() ? fmt(gv) : std::to_string(out.get_i(i))) << " expected "
+              << (dtype(dst).is_float() ? fmt(ev) : std::to_string(load_i(e, dst)));
+            mm.add(m.str());
+          }
+        }
+        std::vector<char> cov = covered(out);
+        std::vector<unsigned char> after = out.bytes();
+        for (size_t b = 0; b < after.size(); ++b)
+          if (!cov[b] && after[b] != before[b]) {
+            mm.add("wrote outside the output's elements");
+            break;
+          }
+        INFO(mm.first);
+        CHECK(mm.count == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("cast: large contiguous (threads) f32 -> f16 and int64 -> f32", "[generic]") {
+  const int pairs[][2] = {{DT_F32, DT_F16}, {DT_I64, DT_F32}};
+  for (const auto& pr : pairs) {
+    int src = pr[0], dst = pr[1];
+    INFO("cast " << dtype(src).name << " -> " << dtype(dst).name);
+    Rng rng(99);
+    HostTensor x = HostTensor::compact(src, {262147});
+    fill_cast_source(x, rng);
+    HostTensor out = HostTensor::compact(dst, {262147});
+    CTensor xv = x.view(), ov = out.view();
+    REQUIRE(ct_cast(&xv, &ov, nullptr) == CT_OK);
+    Mismatch mm;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      unsigned char e[8] = {0};
+      cast_ref(src, x.get(i), x.get_i(i), dst, e);
+      if (!same_double(load_f(e, dst), out.get(i)))
+        mm.add("index " + std::to_string(i) + " got " + fmt(out.get(i)) + " expected " + fmt(load_f(e, dst)));
+    }
+    INFO(mm.first);
+    CHECK(mm.count == 0);
+  }
+}
+
+// The reference codec itself, against the compiler's _Float16 where present.
+TEST_CASE("reference float16/bfloat16 codec is correct", "[generic]") {
+  CHECK(f16_from_double(1.0) == 0x3C00);
+  CHECK(f16_from_double(65504.0) == 0x7BFF);
+  CHECK(f16_from_double(65520.0) == 0x7C00);
+  CHECK(f16_from_double(65519.99) == 0x7BFF);
+  CHECK(f16_from_double(std::ldexp(1.0, -24)) == 0x0001);
+  CHECK(f16_from_double(std::ldexp(1.0, -25)) == 0x0000);  // tie to even
+  CHECK(f16_from_double(1.0 + std::ldexp(1.0, -11)) == 0x3C00);
+  CHECK(f16_from_double(1.0 + 3 * std::ldexp(1.0, -11)) == 0x3C02);
+  CHECK(f16_from_double(-2.0) == 0xC000);
+  CHECK(bf16_from_double(1.0) == 0x3F80);
+  CHECK(bf16_from_double(1.0 + std::ldexp(1.0, -8)) == 0x3F80);
+  CHECK(bf16_from_double(1.0 + 3 * std::ldexp(1.0, -8)) == 0x3F82);
+  CHECK(bf16_from_double(3.0e38) == 0x7F62);
+  CHECK(bf16_from_double(3.4e38) == 0x7F80);  // rounds past max bf16 (3.3895e38) -> inf
+  CHECK(std::isnan(f16_to_double(0x7E00)));
+  CHECK(bf16_to_double(0x0001) == std::ldexp(1.0, -133));
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    double v = f16_to_double((uint16_t)h);
+    if (!std::isnan(v)) REQUIRE(f16_from_double(v) == h);
+    double w = bf16_to_double((uint16_t)h);
+    if (!std::isnan(w)) REQUIRE(bf16_from_double(w) == h);
+  }
+#ifdef CTT_HAVE_FLOAT16
+  Rng rng(5);
+  for (int i = 0; i < 200000; ++i) {
+    double v = std::ldexp(rng.uniform(-2, 2), (int)rng.int_in(-30, 17));
+    if (f16_from_double(v) != f16_from_double_hw(v)) {
+      FAIL("codec mismatch at " << fmt(v));
+    }
+  }
+  // bf16 against float32 bit rounding (exact when the value is a float)
+  for (int i = 0; i < 200000; ++i) {
+    float f = (float)std::ldexp(rng.uniform(-2, 2), (int)rng.int_in(-140, 127));
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    uint32_t r = (b + 0x7FFF + ((b >> 16) & 1)) >> 16;
+    if (bf16_from_double(f) != (uint16_t)r) FAIL("bf16 codec mismatch at " << fmt(f));
+  }
+#endif
+}

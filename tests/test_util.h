@@ -1,0 +1,383 @@
+// test_util.h — helpers shared by the C-API tests: a host tensor that owns its
+// bytes, the ten dtypes, value <-> double/int64 conversion for every dtype
+// (with a float16/bfloat16 codec written here, independent of the library),
+// a deterministic RNG and byte-sentinel helpers. Only <ctensor/ctensor.h>.
+#ifndef CTENSOR_TESTS_TEST_UTIL_H_
+#define CTENSOR_TESTS_TEST_UTIL_H_
+
+#include <ctensor/ctensor.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace ctt {
+
+// ---------------------------------------------------------------------------
+// dtypes
+// ---------------------------------------------------------------------------
+
+enum Cls { CLS_BOOL, CLS_INT, CLS_UINT, CLS_FLOAT };
+
+struct DType {
+  const char* name;
+  CTDataType dt;
+  int size;  // bytes
+  Cls cls;
+  bool is_float() const { return cls == CLS_FLOAT; }
+  bool is_int() const { return cls == CLS_INT || cls == CLS_UINT; }
+  bool is_bool() const { return cls == CLS_BOOL; }
+  bool is_half() const { return cls == CLS_FLOAT && size == 2; }
+};
+
+// Index order matches the library's dense dtype order (bool, ints, uint8, halves, f32, f64).
+enum {
+  DT_BOOL = 0, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_F16, DT_BF16, DT_F32, DT_F64, DT_COUNT
+};
+
+inline const DType& dtype(int i) {
+  static const DType k[DT_COUNT] = {
+      {"bool", {CT_BOOL, 8, 1}, 1, CLS_BOOL},      {"int8", {CT_INT, 8, 1}, 1, CLS_INT},
+      {"int16", {CT_INT, 16, 1}, 2, CLS_INT},      {"int32", {CT_INT, 32, 1}, 4, CLS_INT},
+      {"int64", {CT_INT, 64, 1}, 8, CLS_INT},      {"uint8", {CT_UINT, 8, 1}, 1, CLS_UINT},
+      {"float16", {CT_FLOAT, 16, 1}, 2, CLS_FLOAT}, {"bfloat16", {CT_BFLOAT, 16, 1}, 2, CLS_FLOAT},
+      {"float32", {CT_FLOAT, 32, 1}, 4, CLS_FLOAT}, {"float64", {CT_FLOAT, 64, 1}, 8, CLS_FLOAT}};
+  return k[i];
+}
+
+inline int64_t int_min(int d) {
+  switch (d) {
+    case DT_I8: return INT8_MIN;
+    case DT_I16: return INT16_MIN;
+    case DT_I32: return INT32_MIN;
+    case DT_I64: return INT64_MIN;
+    default: return 0;
+  }
+}
+inline int64_t int_max(int d) {
+  switch (d) {
+    case DT_BOOL: return 1;
+    case DT_I8: return INT8_MAX;
+    case DT_I16: return INT16_MAX;
+    case DT_I32: return INT32_MAX;
+    case DT_I64: return INT64_MAX;
+    case DT_U8: return UINT8_MAX;
+    default: return 0;
+  }
+}
+
+// Wrap an integer modulo 2^bits of dtype d (two's complement), as C's
+// conversion to unsigned / NumPy's int casts.
+inline int64_t wrap_int(uint64_t v, int d) {
+  switch (d) {
+    case DT_I8: return (int8_t)(uint8_t)v;
+    case DT_I16: return (int16_t)(uint16_t)v;
+    case DT_I32: return (int32_t)(uint32_t)v;
+    case DT_I64: return (int64_t)v;
+    case DT_U8: return (uint8_t)v;
+    case DT_BOOL: return v != 0;
+    default: return 0;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Reference IEEE binary codec (float16: e5m10, bfloat16: e8m7), from double,
+// round to nearest even, overflow to +-inf, subnormals kept. Written with
+// frexp/ldexp arithmetic only, so it shares nothing with the library.
+// ---------------------------------------------------------------------------
+
+inline uint16_t encode_small_float(double v, int ebits, int mbits) {
+  const int bias = (1 << (ebits - 1)) - 1;
+  const int emin = 1 - bias;
+  const uint32_t exp_all = (1u << ebits) - 1;
+  uint32_t sign = std::signbit(v) ? 1u : 0u;
+  uint32_t out_sign = sign << (ebits + mbits);
+  if (std::isnan(v)) return (uint16_t)(out_sign | (exp_all << mbits) | (1u << (mbits - 1)));
+  double a = std::fabs(v);
+  if (std::isinf(a)) return (uint16_t)(out_sign | (exp_all << mbits));
+  if (a == 0) return (uint16_t)out_sign;
+  int e;
+  std::frexp(a, &e);
+  int E = e - 1;  // a = 1.f * 2^E
+  int qexp = (E < emin ? emin : E) - mbits;
+  double scaled = std::ldexp(a, -qexp);   // exact
+  double r = std::nearbyint(scaled);     // default mode: nearest even
+  double val = std::ldexp(r, qexp);       // rounded magnitude
+  if (val >= std::ldexp(1.0, bias + 1)) return (uint16_t)(out_sign | (exp_all << mbits));
+  if (val < std::ldexp(1.0, emin)) {       // subnormal (or zero)
+    uint32_t m = (uint32_t)std::ldexp(val, -(emin - mbits));
+    return (uint16_t)(out_sign | m);
+  }
+  std::frexp(val, &e);
+  E = e - 1;
+  uint32_t m = (uint32_t)(std::ldexp(val, mbits - E) - std::ldexp(1.0, mbits));
+  return (uint16_t)(out_sign | ((uint32_t)(E + bias) << mbits) | m);
+}
+
+inline double decode_small_float(uint16_t h, int ebits, int mbits) {
+  const int bias = (1 << (ebits - 1)) - 1;
+  uint32_t sign = (h >> (ebits + mbits)) & 1;
+  uint32_t ex = (h >> mbits) & ((1u << ebits) - 1);
+  uint32_t m = h & ((1u << mbits) - 1);
+  double r;
+  if (ex == (1u << ebits) - 1)
+    r = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (ex == 0)
+    r = std::ldexp((double)m, 1 - bias - mbits);
+  else
+    r = std::ldexp((double)(m | (1u << mbits)), (int)ex - bias - mbits);
+  return sign ? -r : r;
+}
+
+inline uint16_t f16_from_double(double v) { return encode_small_float(v, 5, 10); }
+inline double f16_to_double(uint16_t h) { return decode_small_float(h, 5, 10); }
+inline uint16_t bf16_from_double(double v) { return encode_small_float(v, 8, 7); }
+inline double bf16_to_double(uint16_t h) { return decode_small_float(h, 8, 7); }
+
+#if defined(__FLT16_MANT_DIG__)
+#define CTT_HAVE_FLOAT16 1
+// The compiler's own correctly rounded conversion, to cross-check the codec.
+inline uint16_t f16_from_double_hw(double v) {
+  _Float16 h = (_Float16)v;
+  uint16_t b;
+  std::memcpy(&b, &h, 2);
+  return b;
+}
+#endif
+
+// Round a double to the precision of float dtype d (identity for f64).
+inline double round_to(double v, int d) {
+  switch (d) {
+    case DT_F16: return f16_to_double(f16_from_double(v));
+    case DT_BF16: return bf16_to_double(bf16_from_double(v));
+    case DT_F32: return (double)(float)v;
+    default: return v;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Element access (p points at one element)
+// ---------------------------------------------------------------------------
+
+inline double load_f(const void* p, int d) {
+  switch (d) {
+    case DT_BOOL: return *(const uint8_t*)p ? 1.0 : 0.0;
+    case DT_I8: return *(const int8_t*)p;
+    case DT_I16: { int16_t v; std::memcpy(&v, p, 2); return v; }
+    case DT_I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DT_I64: { int64_t v; std::memcpy(&v, p, 8); return (double)v; }
+    case DT_U8: return *(const uint8_t*)p;
+    case DT_F16: { uint16_t v; std::memcpy(&v, p, 2); return f16_to_double(v); }
+    case DT_BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_double(v); }
+    case DT_F32: { float v; std::memcpy(&v, p, 4); return v; }
+    case DT_F64: { double v; std::memcpy(&v, p, 8); return v; }
+  }
+  return 0;
+}
+
+inline int64_t load_i(const void* p, int d) {
+  switch (d) {
+    case DT_BOOL: return *(const uint8_t*)p;  // raw byte (tests may use 2, 0xFF)
+    case DT_I8: return *(const int8_t*)p;
+    case DT_I16: { int16_t v; std::memcpy(&v, p, 2); return v; }
+    case DT_I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DT_I64: { int64_t v; std::memcpy(&v, p, 8); return v; }
+    case DT_U8: return *(const uint8_t*)p;
+    default: return (int64_t)load_f(p, d);
+  }
+}
+
+// Store an integer value (wrapped to the dtype).
+inline void store_i(void* p, int d, int64_t v) {
+  switch (d) {
+    case DT_BOOL: *(uint8_t*)p = v != 0; break;
+    case DT_I8: *(int8_t*)p = (int8_t)wrap_int((uint64_t)v, d); break;
+    case DT_I16: { int16_t x = (int16_t)wrap_int((uint64_t)v, d); std::memcpy(p, &x, 2); break; }
+    case DT_I32: { int32_t x = (int32_t)wrap_int((uint64_t)v, d); std::memcpy(p, &x, 4); break; }
+    case DT_I64: std::memcpy(p, &v, 8); break;
+    case DT_U8: *(uint8_t*)p = (uint8_t)v; break;
+    default: break;
+  }
+}
+
+// Store a double: floats round to nearest even; ints/bool take the (integral,
+// in-range) value as is; callers only pass representable values for ints.
+inline void store_f(void* p, int d, double v) {
+  switch (d) {
+    case DT_F16: { uint16_t h = f16_from_double(v); std::memcpy(p, &h, 2); break; }
+    case DT_BF16: { uint16_t h = bf16_from_double(v); std::memcpy(p, &h, 2); break; }
+    case DT_F32: { float f = (float)v; std::memcpy(p, &f, 4); break; }
+    case DT_F64: std::memcpy(p, &v, 8); break;
+    case DT_BOOL: *(uint8_t*)p = v != 0; break;
+    default: store_i(p, d, (int64_t)v); break;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Deterministic RNG (splitmix64)
+// ---------------------------------------------------------------------------
+
+struct Rng {
+  uint64_t s;
+  explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 12345) {}
+  uint64_t next() {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); }  // [0,1)
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  int64_t int_in(int64_t lo, int64_t hi) {  // inclusive
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    if (span == UINT64_MAX) return (int64_t)next();
+    return (int64_t)((uint64_t)lo + next() % (span + 1));
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Host tensor: owns bytes, shape, strides; yields a CTensor view.
+// ---------------------------------------------------------------------------
+
+struct HostTensor {
+  int d = DT_F32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // always explicit here (elements)
+  bool null_strides = false;     // pass strides = NULL (only for compact layouts)
+  int64_t offset_elems = 0;      // element offset of element [0,...,0] in the buffer
+  uint64_t extra_byte_offset = 0;  // pass part of the offset as byte_offset
+  std::vector<unsigned char> storage;  // 64-byte alignment via padding below
+  size_t base_pad = 0;           // storage index of byte 0 (aligned to 64)
+  size_t buffer_bytes = 0;
+
+  HostTensor() = default;
+
+  // Compact row-major tensor (strides NULL if null_strides_).
+  static HostTensor compact(int d, std::vector<int64_t> shape, bool null_strides_ = true) {
+    HostTensor t;
+    t.d = d;
+    t.shape = shape;
+    t.strides.assign(shape.size(), 0);
+    int64_t s = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+      t.strides[i] = s;
+      s *= shape[i];
+    }
+    t.null_strides = null_strides_;
+    t.alloc(s);
+    return t;
+  }
+
+  // General layout: given strides (any sign, 0 allowed); the buffer is sized to
+  // hold the span plus pad_elems on either side; offset chosen so that the
+  // lowest address is pad_elems into the buffer.
+  static HostTensor strided(int d, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                            int64_t pad_elems = 0) {
+    HostTensor t;
+    t.d = d;
+    t.shape = shape;
+    t.strides = strides;
+    int64_t lo = 0, hi = 0, n = 1;
+    for (size_t i = 0; i < shape.size(); ++i) n *= shape[i];
+    if (n > 0)
+      for (size_t i = 0; i < shape.size(); ++i) {
+        int64_t e = (shape[i] - 1) * strides[i];
+        if (e < 0) lo += e; else hi += e;
+      }
+    t.offset_elems = pad_elems - lo;
+    t.alloc(hi - lo + 1 + 2 * pad_elems);
+    return t;
+  }
+
+  void alloc(int64_t elems) {
+    buffer_bytes = (size_t)(elems > 0 ? elems : 0) * (size_t)dtype(d).size;
+    storage.assign(buffer_bytes + 128, 0);
+    uintptr_t a = (uintptr_t)storage.data();
+    base_pad = (size_t)((64 - (a % 64)) % 64);
+  }
+
+  unsigned char* buf() { return storage.data() + base_pad; }
+  const unsigned char* buf() const { return storage.data() + base_pad; }
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return n;
+  }
+
+  // Byte offset of logical element with row-major linear index `lin`.
+  int64_t elem_byte(int64_t lin) const {
+    int64_t off = offset_elems;
+    for (size_t i = shape.size(); i-- > 0;) {
+      int64_t idx = lin % shape[i];
+      lin /= shape[i];
+      off += idx * strides[i];
+    }
+    return off * dtype(d).size;
+  }
+  void* at(int64_t lin) { return buf() + elem_byte(lin); }
+  const void* at(int64_t lin) const { return buf() + elem_byte(lin); }
+
+  double get(int64_t i) const { return load_f(at(i), d); }
+  int64_t get_i(int64_t i) const { return load_i(at(i), d); }
+  void set(int64_t i, double v) { store_f(at(i), d, v); }
+  void set_i(int64_t i, int64_t v) { store_i(at(i), d, v); }
+
+  void fill_bytes(unsigned char b) { std::memset(buf(), b, buffer_bytes); }
+  std::vector<unsigned char> bytes() const {
+    return std::vector<unsigned char>(buf(), buf() + buffer_bytes);
+  }
+
+  // The view. With offset_in_byte_offset, data points at the (64-byte
+  // aligned) buffer and byte_offset holds the offset of element [0,..,0];
+  // otherwise data points at that element and byte_offset is 0.
+  CTensor view(bool offset_in_byte_offset = true) {
+    CTensor t;
+    std::memset(&t, 0, sizeof t);
+    int64_t off_bytes = offset_elems * dtype(d).size;
+    if (offset_in_byte_offset) {
+      t.data = buf();
+      t.byte_offset = (uint64_t)off_bytes;
+    } else {
+      t.data = buf() + off_bytes;
+      t.byte_offset = 0;
+    }
+    t.device.device_type = CT_CPU;
+    t.device.device_id = 0;
+    t.ndim = (int32_t)shape.size();
+    t.dtype = dtype(d).dt;
+    t.shape = shape.empty() ? nullptr : shape.data();
+    t.strides = null_strides || shape.empty() ? nullptr : strides.data();
+    return t;
+  }
+};
+
+// Bytes of t's buffer that belong to some element (1) or not (0).
+inline std::vector<char> covered(const HostTensor& t) {
+  std::vector<char> c(t.buffer_bytes, 0);
+  int64_t n = t.numel();
+  int sz = dtype(t.d).size;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t b = t.elem_byte(i);
+    for (int k = 0; k < sz; ++k) c[(size_t)(b + k)] = 1;
+  }
+  return c;
+}
+
+inline std::string last_error() { return std::string(ct_last_error()); }
+
+inline bool contains(const std::string& s, const std::string& sub) {
+  return s.find(sub) != std::string::npos;
+}
+
+inline bool same_double(double a, double b) {  // equal or both NaN; ±0 distinguished
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+}  // namespace ctt
+
+#endif  // CTENSOR_TESTS_TEST_UTIL_H_
