@@ -11,10 +11,8 @@
 namespace ct {
 
 const CTBackend* backend_for(int32_t device_type) {
-  static const CTBackend* const builtin[] = {cpu::backend()};
-  for (const CTBackend* b : builtin)
-    if (b->device_type == device_type) return b;
-  return nullptr;
+  // Built-in backends only for now; plugins will append here.
+  return device_type == CT_CPU ? cpu::backend() : nullptr;
 }
 
 CTStatus check_device(const char* fn, const char* arg, CTDevice device, const CTBackend** out) {
@@ -30,6 +28,18 @@ CTStatus check_device(const char* fn, const char* arg, CTDevice device, const CT
   return CT_OK;
 }
 
+namespace {
+// The op's own rule (NumPy's), then the backend's kernel table.
+CTStatus check_op_dtype(const char* fn, const OpDef* d, int32_t op, const CTBackend* b, int32_t dt) {
+  if (!(d->dtypes & (1u << dt)))
+    return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
+  if (!(b->elementwise_dtypes[op] & (1u << dt)))
+    return fail(CT_ERR_UNSUPPORTED, "%s: the %s backend has no %s kernel for %s", fn, b->name, d->name,
+                dtype_name(dt));
+  return CT_OK;
+}
+}  // namespace
+
 CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype) {
   const OpDef* d = op_def(op);
   if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, CT_OP_END_ - 1);
@@ -38,7 +48,7 @@ CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType
   if (dt < 0)
     return fail(CT_ERR_UNSUPPORTED, "%s: dtype %s is not supported by ctensor", fn,
                 describe_dtype(dbuf, sizeof dbuf, dtype));
-  if (!(d->dtypes & (1u << dt)))
+  if (!(d->dtypes & (1u << dt)))  // the op's rule first: it holds on every device
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
   const CTBackend* b = backend_for(device.device_type);
   if (!b)
@@ -46,10 +56,7 @@ CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType
                 device.device_type);
   if (device.device_id < 0 || device.device_id >= b->device_count())
     return fail(CT_ERR_NOT_FOUND, "%s: %s device %d does not exist", fn, b->name, device.device_id);
-  if (!(b->elementwise_dtypes[op] & (1u << dt)))
-    return fail(CT_ERR_UNSUPPORTED, "%s: the %s backend has no %s kernel for %s", fn, b->name, d->name,
-                dtype_name(dt));
-  return CT_OK;
+  return check_op_dtype(fn, d, op, b, dt);
 }
 
 namespace {
@@ -104,10 +111,10 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
       return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s but %s of %s gives %s", fn, out_name, dtype_name(of.dt),
                   d->name, dtype_name(data_dt), dtype_name(want));
   }
-  if (CTStatus s = check_supported(fn, op, out->device, dtype_from_index(data_dt))) return s;
+  if (CTStatus s = check_op_dtype(fn, d, op, backend, data_dt)) return s;
 
-  CTElementwiseCall call;
-  std::memset(&call, 0, sizeof call);
+  CTElementwiseCall call;  // every field is set below: no memset on the hot path
+  call.params[0] = call.params[1] = 0.0;
   if (nparams != d->num_params)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s takes %d parameter(s) (%s), got num_params=%d", fn, d->name,
                 d->num_params, d->param_names, nparams);
@@ -131,9 +138,9 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
   call.fn = fn;
   call.op = op;
   call.num_inputs = nin;
-  for (int32_t i = 0; i < nin; ++i) {
-    call.in[i] = in[i];
-    call.in_dt[i] = inf[i].dt;
+  for (int32_t i = 0; i < 3; ++i) {
+    call.in[i] = i < nin ? in[i] : nullptr;
+    call.in_dt[i] = i < nin ? inf[i].dt : -1;
   }
   call.out = out;
   call.out_dt = of.dt;

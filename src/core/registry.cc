@@ -74,22 +74,39 @@ constexpr Semantics kSemantics[] = {
 static_assert(sizeof kSemantics / sizeof kSemantics[0] == CT_OP_END_,
               "kSemantics needs one line per op of CT_ELEMENTWISE_OPS");
 
+// The table, built at compile time from the X-macro and kSemantics: no
+// initialisation guard on the hot path.
+constexpr const char* kNames[] = {
+#define CT_NAME_(ID, nm, kd, np, sm) #nm,
+    CT_ELEMENTWISE_OPS(CT_NAME_)
+#undef CT_NAME_
+};
+constexpr const char* kSummaries[] = {
+#define CT_SUMMARY_(ID, nm, kd, np, sm) sm,
+    CT_ELEMENTWISE_OPS(CT_SUMMARY_)
+#undef CT_SUMMARY_
+};
+constexpr int32_t kKinds[] = {
+#define CT_KIND_(ID, nm, kd, np, sm) kd,
+    CT_ELEMENTWISE_OPS(CT_KIND_)
+#undef CT_KIND_
+};
+constexpr int32_t kNumParams[] = {
+#define CT_NPARAMS_(ID, nm, kd, np, sm) np,
+    CT_ELEMENTWISE_OPS(CT_NPARAMS_)
+#undef CT_NPARAMS_
+};
 struct OpTable {
   OpDef defs[CT_OP_END_];
-  OpTable() {
-    int i = 0;
-#define CT_DEF_(ID, nm, kd, np, sm)                                             \
-  defs[i] = OpDef{#nm, sm, kd, np, kSemantics[i].param_names, kSemantics[i].dtypes, \
-                  kSemantics[i].rule, kSemantics[i].output};                    \
-  ++i;
-    CT_ELEMENTWISE_OPS(CT_DEF_)
-#undef CT_DEF_
-  }
 };
-const OpTable& table() {
-  static const OpTable t;
+constexpr OpTable make_table() {
+  OpTable t{};
+  for (int i = 0; i < CT_OP_END_; ++i)
+    t.defs[i] = OpDef{kNames[i], kSummaries[i], kKinds[i], kNumParams[i], kSemantics[i].param_names,
+                      kSemantics[i].dtypes, kSemantics[i].rule, kSemantics[i].output};
   return t;
 }
+constexpr OpTable kTable = make_table();
 
 struct DtypeRow {
   uint8_t code, bits;
@@ -106,14 +123,22 @@ constexpr DtypeRow kDtypes[CT_DT_COUNT] = {
 
 const OpDef* op_def(int32_t op) {
   if (op < 0 || op >= CT_OP_END_) return nullptr;
-  return &table().defs[op];
+  return &kTable.defs[op];
 }
 
 int32_t dtype_index(CTDataType dt) {
   if (dt.lanes != 1) return -1;
-  for (int32_t i = 0; i < CT_DT_COUNT; ++i)
-    if (kDtypes[i].code == dt.code && kDtypes[i].bits == dt.bits) return i;
-  return -1;
+  switch (dt.code) {
+    case CT_BOOL: return dt.bits == 8 ? CT_DT_BOOL : -1;
+    case CT_INT:
+      return dt.bits == 8 ? CT_DT_INT8 : dt.bits == 16 ? CT_DT_INT16 : dt.bits == 32 ? CT_DT_INT32
+           : dt.bits == 64 ? CT_DT_INT64 : -1;
+    case CT_UINT: return dt.bits == 8 ? CT_DT_UINT8 : -1;
+    case CT_FLOAT:
+      return dt.bits == 16 ? CT_DT_FLOAT16 : dt.bits == 32 ? CT_DT_FLOAT32 : dt.bits == 64 ? CT_DT_FLOAT64 : -1;
+    case CT_BFLOAT: return dt.bits == 16 ? CT_DT_BFLOAT16 : -1;
+    default: return -1;
+  }
 }
 
 CTDataType dtype_from_index(int32_t index) {

@@ -68,7 +68,7 @@ CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorF
       __builtin_add_overflow(start, (uintptr_t)pos + (uintptr_t)itemsize, &hi))
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data=%p with byte_offset=%" PRIu64 " and strides addresses memory outside the address space",
                 fn, arg, t->data, t->byte_offset);
-  if (start % (uintptr_t)itemsize != 0)
+  if (start & (uintptr_t)(itemsize - 1))  // element sizes are powers of two
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data + byte_offset (%p + %" PRIu64 ") is not aligned to its %" PRId64 "-byte elements",
                 fn, arg, t->data, t->byte_offset, itemsize);
   f->lo = lo;
