@@ -11,4 +11,4 @@ echo "== examples"
 build/examples/ctensor_example_c
 build/examples/ctensor_example_cpp
 echo "== elementwise benchmark"
-python3 bench/run.py --binary build/bench/ct_bench_elementwise "$@"
+python3 bench/run.py build/bench/ct_bench_elementwise "$@"

@@ -976,3 +976,31 @@ TEST_CASE("CPU stream: num_threads = 1 and = 2 give the default result", "[eleme
   }
   CHECK(ct_synchronize({CT_CPU, 0}, nullptr) == CT_OK);
 }
+
+// Outputs of >= 4 MiB per call take the streaming-store path (with a partial
+// vector before the first aligned address and after the last full vector).
+TEST_CASE("large outputs: streaming stores, misaligned start, one and two threads", "[elementwise]") {
+  const int64_t n = 3000001;  // 12 MB of float32: >= 4 MiB per thread on two threads
+  std::vector<float> x((size_t)n + 1), y((size_t)n + 1, -7.f);
+  for (int64_t i = 0; i < n + 1; ++i) x[(size_t)i] = (float)((i % 2001) - 1000) * 0.01f;
+  int64_t shape[1] = {n};
+  // byte_offset 4: the output starts one float past a 64-byte-aligned vector boundary at best.
+  CTensor xv = {x.data(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, shape, nullptr, 4};
+  CTensor yv = {y.data(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, shape, nullptr, 4};
+  for (int threads : {1, 2}) {
+    CTCpuStream s = {sizeof(CTCpuStream), threads, nullptr, nullptr};
+    for (int op : {(int)CT_OP_RELU, (int)CT_OP_EXP}) {
+      std::fill(y.begin(), y.end(), -7.f);
+      REQUIRE(ct_unary(op, &xv, &yv, &s) == CT_OK);
+      int64_t bad = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = x[(size_t)i + 1];
+        const double want = op == CT_OP_RELU ? (v < 0 ? 0.0 : v) : std::exp(v);
+        if (std::fabs(y[(size_t)i + 1] - want) > 2e-7 * std::fabs(want)) ++bad;
+      }
+      CAPTURE(threads, op);
+      CHECK(bad == 0);
+      CHECK(y[0] == -7.f);  // the element before the output is untouched
+    }
+  }
+}
