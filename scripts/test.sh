@@ -6,6 +6,7 @@
 #   CT_SKIP_SANITIZERS=1 scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CCACHE_BASEDIR="$PWD"  # cache hits across checkouts in different folders
 scripts/deps.sh
 jobs=$(nproc)
 
