@@ -1004,3 +1004,19 @@ TEST_CASE("large outputs: streaming stores, misaligned start, one and two thread
     }
   }
 }
+
+TEST_CASE("CPU stream: work below two grains runs inline, without the caller's pool", "[elementwise]") {
+  Pool pool;
+  CTCpuStream st;
+  std::memset(&st, 0, sizeof st);
+  st.struct_size = sizeof st;
+  st.parallel_for = user_parallel_for;
+  st.user = &pool;
+  HostTensor x = HostTensor::compact(DT_F32, {1000}), y = HostTensor::compact(DT_F32, {1000});
+  for (int64_t i = 0; i < 1000; ++i) x.set(i, (double)i - 500.0);
+  CTensor xv = x.view(), yv = y.view();
+  REQUIRE(ct_unary(CT_OP_RELU, &xv, &yv, &st) == CT_OK);
+  CHECK(pool.calls.load() == 0);
+  CHECK(y.get(0) == 0.0);
+  CHECK(y.get(999) == 499.0);
+}

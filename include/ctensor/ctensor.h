@@ -199,7 +199,8 @@ typedef void (*CTParallelBody)(void* ctx, int64_t begin, int64_t end);
  *  body(ctx, b, e) on disjoint ranges covering [0, n) exactly once (in any
  *  order, on any threads, ranges of at least `grain` items except the last)
  *  and return when all are done. This is how ctensor avoids fighting a
- *  framework's own thread pool. */
+ *  framework's own thread pool. Work too small to split (fewer than two
+ *  grains) runs on the calling thread without calling parallel_for. */
 typedef struct {
   uint32_t struct_size; /**< sizeof(CTCpuStream) */
   int32_t num_threads;  /**< 0 = library default, 1 = run on the calling thread, n = at most n threads (ignored when parallel_for is set) */

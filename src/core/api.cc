@@ -217,10 +217,7 @@ CT_API int32_t ct_device_count(void) { return ct::cpu::backend()->device_count()
 
 CT_API CTStatus ct_device_info(int32_t index, CTDeviceInfo* info) {
   CT_API_BEGIN("ct_device_info")
-  if (!info) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_device_info: info is NULL");
-  if (info->struct_size < offsetof(CTDeviceInfo, name))
-    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_device_info: info->struct_size=%u is too small (sizeof(CTDeviceInfo)=%zu)",
-                    info->struct_size, sizeof(CTDeviceInfo));
+  if (CTStatus s = ct::check_struct_size("ct_device_info", "info", info, offsetof(CTDeviceInfo, name))) return s;
   const CTBackend* b = ct::cpu::backend();
   if (index < 0 || index >= b->device_count())
     return ct::fail(CT_ERR_NOT_FOUND, "ct_device_info: index=%d but there are %d device(s)", index, ct_device_count());
@@ -228,8 +225,7 @@ CT_API CTStatus ct_device_info(int32_t index, CTDeviceInfo* info) {
   std::memset(&full, 0, sizeof full);
   full.struct_size = (uint32_t)sizeof full;
   if (CTStatus s = b->device_info(index, &full)) return s;
-  full.struct_size = info->struct_size < sizeof full ? info->struct_size : (uint32_t)sizeof full;
-  std::memcpy(info, &full, full.struct_size);
+  ct::copy_struct_out(info, full);
   return CT_OK;
   CT_API_END()
 }

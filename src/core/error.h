@@ -5,6 +5,7 @@
 #include <ctensor/ctensor.h>
 
 #include <cstdarg>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 
@@ -21,6 +22,23 @@ void clear_error();
 
 // Formats a shape as "[2,3,4]" into buf (at least 24 * CT_MAX_NDIM bytes).
 const char* format_shape(char* buf, size_t n, int32_t ndim, const int64_t* shape);
+
+// Growing structs (CTOpInfo, CTDeviceInfo, ...) start with uint32_t
+// struct_size: the caller says how many bytes it knows, and the library
+// fills at most that many, so older callers keep working when a struct grows.
+template <class S>
+CTStatus check_struct_size(const char* fn, const char* arg, const S* s, size_t min_size) {
+  if (!s) return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, arg);
+  if (s->struct_size < min_size)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s->struct_size=%u is too small (sizeof=%zu)", fn, arg,
+                s->struct_size, sizeof(S));
+  return CT_OK;
+}
+template <class S>
+void copy_struct_out(S* dst, S full) {
+  full.struct_size = dst->struct_size < sizeof(S) ? dst->struct_size : (uint32_t)sizeof(S);
+  std::memcpy(dst, &full, full.struct_size);
+}
 
 }  // namespace ct
 

@@ -166,15 +166,11 @@ CT_API int32_t ct_op_count(void) { return CT_OP_END_; }
 
 CT_API CTStatus ct_op_info(int32_t op, CTOpInfo* info) {
   CT_API_BEGIN("ct_op_info")
-  if (!info) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_info: info is NULL");
-  if (info->struct_size < offsetof(CTOpInfo, name))
-    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_info: info->struct_size=%u is too small (sizeof(CTOpInfo)=%zu)",
-                    info->struct_size, sizeof(CTOpInfo));
+  if (CTStatus s = ct::check_struct_size("ct_op_info", "info", info, offsetof(CTOpInfo, name))) return s;
   const ct::OpDef* d = ct::op_def(op);
   if (!d) return ct::fail(CT_ERR_NOT_FOUND, "ct_op_info: op=%d is not an op id (0..%d)", op, CT_OP_END_ - 1);
   CTOpInfo full;
   std::memset(&full, 0, sizeof full);
-  full.struct_size = info->struct_size < sizeof full ? info->struct_size : (uint32_t)sizeof full;
   full.op = op;
   full.name = d->name;
   full.summary = d->summary;
@@ -185,7 +181,7 @@ CT_API CTStatus ct_op_info(int32_t op, CTOpInfo* info) {
   full.param_names = d->param_names;
   full.output_dtype = d->output;
   full.inplace = d->kind == CT_KIND_CAST ? 0 : 1;
-  std::memcpy(info, &full, full.struct_size);
+  ct::copy_struct_out(info, full);
   return CT_OK;
   CT_API_END()
 }

@@ -50,12 +50,12 @@ int default_threads() {
 // Calls body over [0, n) in chunks of at least `grain`, on the caller's pool
 // (CTCpuStream.parallel_for), on OpenMP threads, or inline.
 void parallel_for(const CTCpuStream* s, int64_t n, int64_t grain, CTParallelBody body, void* ctx) {
-  if (s && s->parallel_for) {
-    s->parallel_for(s->user, n, grain, body, ctx);
+  if (n < 2 * grain) {  // one chunk: no thread (the caller's or ours) can pay for itself
+    body(ctx, 0, n);
     return;
   }
-  if (n < 2 * grain) {  // one chunk: no thread can pay for itself
-    body(ctx, 0, n);
+  if (s && s->parallel_for) {
+    s->parallel_for(s->user, n, grain, body, ctx);
     return;
   }
   int threads = s && s->num_threads > 0 ? s->num_threads : default_threads();
