@@ -65,12 +65,15 @@ void parallel_for(const CTCpuStream* s, int64_t n, int64_t grain, CTParallelBody
     body(ctx, 0, n);
     return;
   }
-#pragma omp parallel num_threads(threads)
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+  // Several chunks per thread, handed out dynamically: when one thread is
+  // descheduled (a shared host's steal time, or a framework's own threads on
+  // the same cores) the others take its chunks instead of waiting at the join.
+  const int64_t nchunks = std::min<int64_t>(chunks, (int64_t)threads * 8);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int64_t c = 0; c < nchunks; ++c) {
     // Chunk edges on 64-element boundaries: threads never share a cache line of output.
-    const int64_t b = std::min(n, ((n * t / nt) + 63) & ~int64_t(63));
-    const int64_t e = t + 1 == nt ? n : std::min(n, ((n * (t + 1) / nt) + 63) & ~int64_t(63));
+    const int64_t b = std::min(n, ((n / nchunks) * c + 63) & ~int64_t(63));
+    const int64_t e = c + 1 == nchunks ? n : std::min(n, ((n / nchunks) * (c + 1) + 63) & ~int64_t(63));
     if (b < e) body(ctx, b, e);
   }
 }

@@ -332,10 +332,11 @@ struct FPow {
 #define CT_MASKED_TAIL 0
 #endif
 
-// Outputs at least this large (per call, i.e. per thread) are written with
-// streaming stores: they would not stay in cache anyway, and bypassing it
-// saves the read-for-ownership (12 -> 8 bytes of traffic per float copy).
-constexpr int64_t kStreamBytes = int64_t(4) << 20;
+// Runs at least this large (one thread's chunk: the engine splits big ops
+// into ~8 chunks per thread) are written with streaming stores: an op that
+// large does not stay in cache anyway, and bypassing it saves the
+// read-for-ownership (12 -> 8 bytes of traffic per float copy).
+constexpr int64_t kStreamBytes = int64_t(2) << 20;
 
 // Runs op on `count` (< one vector) elements at i: the same vector code.
 template <class Op, class D, class T, class V>
