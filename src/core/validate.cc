@@ -54,7 +54,12 @@ CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorF
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data is NULL but %s has %" PRId64 " elements", fn, arg, arg, numel);
   // Byte span: lowest and highest element offsets, all in int64 without overflow.
   int64_t neg = 0, pos = 0;
-  for (int32_t i = 0; i < t->ndim; ++i) {
+  if (!t->strides) {  // compact: the span is the elements themselves
+    if (__builtin_mul_overflow(numel - 1, itemsize, &pos))
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s has %" PRId64 " elements of %" PRId64 " bytes: more than 2^63 bytes",
+                  fn, arg, numel, itemsize);
+  }
+  for (int32_t i = 0; t->strides && i < t->ndim; ++i) {
     int64_t s = stride_of(t, i), ext;
     if (__builtin_mul_overflow(s, t->shape[i] - 1, &ext) || __builtin_mul_overflow(ext, itemsize, &ext) ||
         __builtin_add_overflow(ext < 0 ? neg : pos, ext, ext < 0 ? &neg : &pos))
