@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CCACHE_BASEDIR="$PWD"  # cache hits across checkouts in different folders
+export CCACHE_NOHASHDIR=true   # ... also for -g (sanitizer) builds
 scripts/deps.sh
 jobs=$(nproc)
 
