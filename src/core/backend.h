@@ -41,6 +41,15 @@ typedef struct {
   void* stream;
 } CTElementwiseCall;
 
+/* Stride of dim i in elements; NULL strides mean compact row-major. */
+static inline int64_t ct_stride_of(const CTensor* t, int32_t i) {
+  int64_t s = 1;
+  int32_t j;
+  if (t->strides) return t->strides[i];
+  for (j = t->ndim - 1; j > i; --j) s *= t->shape[j];
+  return s;
+}
+
 #define CT_BACKEND_ABI 1
 
 /* One backend: a device type, its memory helpers and its kernels. */

@@ -15,7 +15,6 @@ constexpr uint32_t B = kMaskBool, I = kMaskInt, F = kMaskFloat;
 constexpr const char* kFloatOnly = "float dtypes only, as in NumPy";
 constexpr const char* kNumeric = "integer and float dtypes, not bool";
 constexpr const char* kAny = "every dtype";
-constexpr const char* kNumericBool = "every dtype";
 constexpr const char* kIntBool = "integer and bool dtypes, as in NumPy";
 
 struct Semantics {
@@ -28,7 +27,7 @@ struct Semantics {
 // One line per op, in the order of CT_ELEMENTWISE_OPS (checked below).
 constexpr Semantics kSemantics[] = {
     {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // neg
-    {B | I | F, kNumericBool, CT_OUTPUT_SAME, ""},    // abs
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},    // abs
     {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // sign
     {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // exp
     {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // expm1
@@ -139,11 +138,6 @@ int32_t dtype_index(CTDataType dt) {
     case CT_BFLOAT: return dt.bits == 16 ? CT_DT_BFLOAT16 : -1;
     default: return -1;
   }
-}
-
-CTDataType dtype_from_index(int32_t index) {
-  CTDataType dt = {kDtypes[index].code, kDtypes[index].bits, 1};
-  return dt;
 }
 
 const char* dtype_name(int32_t index) { return kDtypes[index].name; }

@@ -29,7 +29,6 @@ const OpDef* op_def(int32_t op);
 
 // CT_DT_* index of a dtype, or -1 if ctensor does not support it.
 int32_t dtype_index(CTDataType dt);
-CTDataType dtype_from_index(int32_t index);
 const char* dtype_name(int32_t index);
 // Describes any dtype, supported or not ("float32", "float(code 2) bits 24 lanes 2").
 const char* describe_dtype(char* buf, size_t n, CTDataType dt);

@@ -9,13 +9,6 @@
 
 namespace ct {
 
-int64_t stride_of(const CTensor* t, int32_t i) {
-  if (t->strides) return t->strides[i];
-  int64_t s = 1;
-  for (int32_t j = t->ndim - 1; j > i; --j) s *= t->shape[j];
-  return s;
-}
-
 CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorFacts* f) {
   if (!t) return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, arg);
   if (t->ndim < 0 || t->ndim > CT_MAX_NDIM)
@@ -60,7 +53,7 @@ CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorF
                   fn, arg, numel, itemsize);
   }
   for (int32_t i = 0; t->strides && i < t->ndim; ++i) {
-    int64_t s = stride_of(t, i), ext;
+    int64_t s = ct_stride_of(t, i), ext;
     if (__builtin_mul_overflow(s, t->shape[i] - 1, &ext) || __builtin_mul_overflow(ext, itemsize, &ext) ||
         __builtin_add_overflow(ext < 0 ? neg : pos, ext, ext < 0 ? &neg : &pos))
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.strides[%d]=%" PRId64 " with shape[%d]=%" PRId64 " spans more than 2^63 bytes",
@@ -125,7 +118,7 @@ CTStatus check_overlap(const char* fn, const char* out_arg, const CTensor* out, 
   bool exact = (uintptr_t)out->data + out->byte_offset == (uintptr_t)in->data + in->byte_offset &&
                of.itemsize == inf.itemsize && out->ndim == in->ndim;
   for (int32_t i = 0; exact && i < out->ndim; ++i)
-    exact = out->shape[i] == in->shape[i] && (out->shape[i] == 1 || stride_of(out, i) == stride_of(in, i));
+    exact = out->shape[i] == in->shape[i] && (out->shape[i] == 1 || ct_stride_of(out, i) == ct_stride_of(in, i));
   if (exact) return CT_OK;
   return fail(CT_ERR_INVALID_ARGUMENT,
               "%s: %s (bytes [%p, %p)) overlaps %s (bytes [%p, %p)) without being exactly %s; "

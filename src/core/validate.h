@@ -16,9 +16,6 @@ struct TensorFacts {
   uintptr_t lo = 0, hi = 0;  // byte range [lo, hi) the tensor can touch (empty when numel == 0)
 };
 
-// Stride of dim i in elements (NULL strides = compact row-major).
-int64_t stride_of(const CTensor* t, int32_t i);
-
 // Null pointers, ndim, extents, dtype, element count and byte span overflow,
 // data pointer and alignment. `arg` names the tensor in messages ("x", "out").
 CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);

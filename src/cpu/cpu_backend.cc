@@ -35,10 +35,6 @@ const KernelTable& kernels() {
 
 // ---- threads --------------------------------------------------------------
 
-struct Parallel {
-  const CTCpuStream* stream;  // NULL: library default
-};
-
 int default_threads() {
   static const int n = [] {
     int t = omp_get_max_threads();
@@ -93,13 +89,6 @@ struct Loop {
   const double* params = nullptr;
 };
 
-int64_t stride_elems(const CTensor* t, int32_t i) {
-  if (t->strides) return t->strides[i];
-  int64_t s = 1;
-  for (int32_t j = t->ndim - 1; j > i; --j) s *= t->shape[j];
-  return s;
-}
-
 void build_loop(Loop& L, const CTensor* const* ops, int nops) {
   const CTensor* out = ops[0];
   L.nops = nops;
@@ -115,7 +104,7 @@ void build_loop(Loop& L, const CTensor* const* ops, int nops) {
   int64_t st[kMaxOps][CT_MAX_NDIM];
   for (int j = 0; j < n; ++j) {
     const int32_t i = dims[j];
-    for (int k = 0; k < nops; ++k) st[k][j] = stride_elems(ops[k], i) * L.itemsize[k];
+    for (int k = 0; k < nops; ++k) st[k][j] = ct_stride_of(ops[k], i) * L.itemsize[k];
     if (st[0][j] < 0)
       for (int k = 0; k < nops; ++k) {
         L.base[k] += st[k][j] * (out->shape[i] - 1);
