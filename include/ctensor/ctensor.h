@@ -233,7 +233,7 @@ CT_API CTStatus ct_synchronize(CTDevice device, void* stream);
 /** Operator categories (one C signature per kind). */
 enum {
   CT_CATEGORY_ELEMENTWISE = 1, /**< elementwise maps: ct_unary, ct_unary_param, ct_ternary, ct_cast */
-  CT_CATEGORY_BROADCAST_REDUCE = 2, /**< broadcasting binary ops and reductions (later) */
+  CT_CATEGORY_BROADCAST_REDUCE = 2, /**< broadcasting binary ops, reductions, along-axis ops: ct_binary, ct_reduce, ct_along_axis */
   CT_CATEGORY_NN = 3           /**< NN ops with a workspace query (later) */
 };
 
@@ -242,14 +242,20 @@ enum {
   CT_KIND_UNARY = 1,       /**< ct_unary(op, x, out, stream) */
   CT_KIND_UNARY_PARAM = 2, /**< ct_unary_param(op, x, params, num_params, out, stream) */
   CT_KIND_TERNARY = 3,     /**< ct_ternary(op, a, b, c, out, stream) */
-  CT_KIND_CAST = 4         /**< ct_cast(x, out, stream) */
+  CT_KIND_CAST = 4,        /**< ct_cast(x, out, stream) */
+  CT_KIND_BINARY = 5,      /**< ct_binary(op, a, b, out, stream), NumPy broadcasting */
+  CT_KIND_REDUCE = 6,      /**< ct_reduce(op, x, axes, num_axes, keepdims, params, num_params, out, stream) */
+  CT_KIND_ALONG_AXIS = 7   /**< ct_along_axis(op, x, axis, out, stream): same shape, each line along axis */
 };
 
 /** What dtype an op's output has. */
 enum {
   CT_OUTPUT_SAME = 0, /**< the dtype of the (data) inputs */
   CT_OUTPUT_BOOL = 1, /**< bool (predicates) */
-  CT_OUTPUT_ANY = 2   /**< chosen by the caller (cast) */
+  CT_OUTPUT_ANY = 2,  /**< chosen by the caller (cast) */
+  CT_OUTPUT_INT64 = 3, /**< int64 (argmax, argmin) */
+  CT_OUTPUT_ACCUM = 4, /**< float inputs: the same dtype; integer and bool inputs: int64 (sum, prod, cumsum, cumprod) */
+  CT_OUTPUT_FLOAT = 5  /**< float inputs: the same dtype; integer and bool inputs: float64 (div, mean, var, ...) */
 };
 
 /* The op table, append-only: an op's position here is its id in the ABI.
@@ -300,10 +306,60 @@ enum {
   X(LERP, lerp, CT_KIND_TERNARY, 0, "a + w * (b - a)")                         \
   X(CAST, cast, CT_KIND_CAST, 0, "convert to the output's dtype")
 
+/* Category 2, appended after category 1 (ids continue from CT_OP_CAST + 1).
+ * Same X(ID, name, kind, num_params, summary) columns. */
+#define CT_BROADCAST_REDUCE_OPS(X)                                                         \
+  X(ADD, add, CT_KIND_BINARY, 0, "a + b (bool: or)")                                       \
+  X(SUB, sub, CT_KIND_BINARY, 0, "a - b")                                                  \
+  X(MUL, mul, CT_KIND_BINARY, 0, "a * b (bool: and)")                                      \
+  X(DIV, div, CT_KIND_BINARY, 0, "a / b, true division (integers give float64)")          \
+  X(FLOOR_DIV, floor_div, CT_KIND_BINARY, 0, "floor(a / b); integer x // 0 = 0")           \
+  X(MOD, mod, CT_KIND_BINARY, 0, "a - floor(a / b) * b, sign of b (Python); integer x % 0 = 0") \
+  X(POW, pow, CT_KIND_BINARY, 0, "a ^ b")                                                  \
+  X(MAXIMUM, maximum, CT_KIND_BINARY, 0, "larger of a, b; NaN if either is NaN")           \
+  X(MINIMUM, minimum, CT_KIND_BINARY, 0, "smaller of a, b; NaN if either is NaN")          \
+  X(FMAX, fmax, CT_KIND_BINARY, 0, "larger of a, b; ignores one NaN")                      \
+  X(FMIN, fmin, CT_KIND_BINARY, 0, "smaller of a, b; ignores one NaN")                     \
+  X(ATAN2, atan2, CT_KIND_BINARY, 0, "angle of (b, a), as atan2(a, b)")                    \
+  X(HYPOT, hypot, CT_KIND_BINARY, 0, "sqrt(a^2 + b^2) without overflow")                   \
+  X(COPYSIGN, copysign, CT_KIND_BINARY, 0, "|a| with the sign of b")                       \
+  X(BITWISE_AND, bitwise_and, CT_KIND_BINARY, 0, "a & b")                                  \
+  X(BITWISE_OR, bitwise_or, CT_KIND_BINARY, 0, "a | b")                                    \
+  X(BITWISE_XOR, bitwise_xor, CT_KIND_BINARY, 0, "a ^ b (bitwise)")                        \
+  X(LEFT_SHIFT, left_shift, CT_KIND_BINARY, 0, "a << b; 0 when b is negative or >= bits")  \
+  X(RIGHT_SHIFT, right_shift, CT_KIND_BINARY, 0, "a >> b, arithmetic; sign fill when b is negative or >= bits") \
+  X(LOGICAL_AND, logical_and, CT_KIND_BINARY, 0, "a != 0 and b != 0, as bool")            \
+  X(LOGICAL_OR, logical_or, CT_KIND_BINARY, 0, "a != 0 or b != 0, as bool")               \
+  X(LOGICAL_XOR, logical_xor, CT_KIND_BINARY, 0, "(a != 0) != (b != 0), as bool")         \
+  X(EQUAL, equal, CT_KIND_BINARY, 0, "a == b, as bool")                                   \
+  X(NOT_EQUAL, not_equal, CT_KIND_BINARY, 0, "a != b, as bool")                           \
+  X(LESS, less, CT_KIND_BINARY, 0, "a < b, as bool")                                      \
+  X(LESS_EQUAL, less_equal, CT_KIND_BINARY, 0, "a <= b, as bool")                         \
+  X(GREATER, greater, CT_KIND_BINARY, 0, "a > b, as bool")                                \
+  X(GREATER_EQUAL, greater_equal, CT_KIND_BINARY, 0, "a >= b, as bool")                   \
+  X(SUM, sum, CT_KIND_REDUCE, 0, "sum; of nothing is 0")                                   \
+  X(MEAN, mean, CT_KIND_REDUCE, 0, "sum / count; of nothing is NaN")                       \
+  X(PROD, prod, CT_KIND_REDUCE, 0, "product; of nothing is 1")                             \
+  X(MAX, max, CT_KIND_REDUCE, 0, "largest; NaN if any is NaN; of nothing is an error")     \
+  X(MIN, min, CT_KIND_REDUCE, 0, "smallest; NaN if any is NaN; of nothing is an error")    \
+  X(ARGMAX, argmax, CT_KIND_REDUCE, 0, "int64 index of the first largest (first NaN wins)") \
+  X(ARGMIN, argmin, CT_KIND_REDUCE, 0, "int64 index of the first smallest (first NaN wins)") \
+  X(ANY, any, CT_KIND_REDUCE, 0, "some x != 0, as bool; of nothing is false")              \
+  X(ALL, all, CT_KIND_REDUCE, 0, "every x != 0, as bool; of nothing is true")              \
+  X(NORM2, norm2, CT_KIND_REDUCE, 0, "sqrt(sum(x^2))")                                     \
+  X(LOGSUMEXP, logsumexp, CT_KIND_REDUCE, 0, "log(sum(e^x)) without overflow; of nothing is -inf") \
+  X(VAR, var, CT_KIND_REDUCE, 1, "sum((x - mean)^2) / max(count - correction, 0)")         \
+  X(STD, std, CT_KIND_REDUCE, 1, "sqrt(var)")                                              \
+  X(SOFTMAX, softmax, CT_KIND_ALONG_AXIS, 0, "e^(x - max) / sum(e^(x - max)) along axis") \
+  X(LOG_SOFTMAX, log_softmax, CT_KIND_ALONG_AXIS, 0, "x - max - log(sum(e^(x - max))) along axis") \
+  X(CUMSUM, cumsum, CT_KIND_ALONG_AXIS, 0, "running sum along axis")                       \
+  X(CUMPROD, cumprod, CT_KIND_ALONG_AXIS, 0, "running product along axis")
+
 /** Op ids. Stable across versions: ops are only appended. */
 typedef enum {
 #define CT_OP_ENUM_(ID, name, kind, nparams, summary) CT_OP_##ID,
   CT_ELEMENTWISE_OPS(CT_OP_ENUM_)
+  CT_BROADCAST_REDUCE_OPS(CT_OP_ENUM_)
 #undef CT_OP_ENUM_
   CT_OP_END_ /**< one past the last op id of this header (use ct_op_count() at run time) */
 } CTOp;
@@ -318,7 +374,7 @@ typedef struct {
   const char* summary;         /**< out: one line, e.g. "e^x" */
   int32_t category;            /**< out: CT_CATEGORY_* */
   int32_t kind;                /**< out: CT_KIND_* (selects the entry point) */
-  int32_t num_inputs;          /**< out: tensor inputs (1 or 3) */
+  int32_t num_inputs;          /**< out: tensor inputs (1, 2 or 3) */
   int32_t num_params;          /**< out: scalar double parameters */
   const char* param_names;     /**< out: comma-separated, e.g. "lo,hi"; "" if none */
   int32_t output_dtype;        /**< out: CT_OUTPUT_* */
@@ -396,6 +452,65 @@ CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const
  *  conversion to unsigned); to bool is x != 0 (NaN is true); float to
  *  float16/bfloat16 rounds to nearest even, overflowing to +-inf. */
 CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream);
+
+/* ------------------------------------------------------------------------ */
+/* Category 2: broadcasting binary ops, reductions, along-axis ops           */
+/* ------------------------------------------------------------------------ */
+/*
+ * Inputs may have any strides (0 and negative included) and any
+ * byte_offset; outputs must not overlap themselves or an input, except that
+ * a binary op's out may be exactly an input whose shape is out's (in-place).
+ * Operands share a dtype except as the op's CTOpInfo.output_dtype says:
+ * comparisons and logical ops write bool, argmax/argmin int64, sum/prod/
+ * cumsum/cumprod of integers and bool int64, div/mean/var/std/norm2/
+ * logsumexp of integers float64. float16 and bfloat16 compute and
+ * accumulate in float32; float32 sums accumulate in float64 (at least as
+ * accurate as NumPy's pairwise summation). Integer sums accumulate in int64.
+ * Nothing here traps: integer x // 0 and x % 0 are 0, integer pow with a
+ * negative exponent is 1 / a^-b truncated (0 unless a is 1 or -1).
+ *
+ * Example: row sums of a (n, m) float32 matrix, kept as (n, 1).
+ * @code
+ *   int32_t axis = 1;
+ *   CTStatus s = ct_reduce(CT_OP_SUM, &x, &axis, 1, 1, NULL, 0, &out, NULL);
+ * @endcode
+ */
+
+/** out = op(a, b) with NumPy broadcasting, for a CT_KIND_BINARY op.
+ *  a and b are aligned at their last dims; each pair of extents must be
+ *  equal or one of them 1. out.shape must be exactly the broadcast shape.
+ *  @param[in]  op     a CT_OP_* id of kind CT_KIND_BINARY
+ *  @param[in]  a, b   inputs of the same dtype
+ *  @param[out] out    output; its dtype follows CTOpInfo.output_dtype
+ *  @param[in]  stream NULL or a CTCpuStream* for CPU tensors
+ *  @return CT_OK; CT_ERR_SHAPE_MISMATCH naming both shapes when they do not
+ *          broadcast or out's shape is not the broadcast one; the other
+ *          statuses of ct_unary. */
+CT_API CTStatus ct_binary(int32_t op, const CTensor* a, const CTensor* b, CTensor* out, void* stream);
+
+/** out = op(x) reduced over a set of axes, for a CT_KIND_REDUCE op.
+ *  @param[in]  axes       num_axes distinct axes in [-x.ndim, x.ndim); NULL
+ *                         (with num_axes = 0) reduces over every axis; a
+ *                         non-NULL empty set reduces over none (NumPy's axis=())
+ *  @param[in]  keepdims   nonzero: out has x.ndim dims, the reduced ones 1;
+ *                         zero: the reduced dims are removed
+ *  @param[in]  params     var and std: {correction} (NumPy's ddof; 0 for the
+ *                         population, 1 for the sample variance); NULL otherwise
+ *  @param[out] out        output of the shape keepdims gives
+ *  argmax/argmin over several axes give the row-major index within the
+ *  reduced axes. An empty reduction gives the op's identity (sum 0, prod 1,
+ *  any false, all true, norm2 0, logsumexp -inf, mean/var/std NaN);
+ *  max/min/argmax/argmin of nothing are CT_ERR_INVALID_ARGUMENT.
+ *  @return CT_OK; CT_ERR_INVALID_ARGUMENT (bad or repeated axis, empty max,
+ *          params); CT_ERR_SHAPE_MISMATCH (out's shape); the statuses of ct_unary. */
+CT_API CTStatus ct_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
+                          const double* params, int32_t num_params, CTensor* out, void* stream);
+
+/** out = op(x) along one axis, for a CT_KIND_ALONG_AXIS op: softmax and
+ *  log_softmax (stable: x - max first), cumsum, cumprod. out has x's shape.
+ *  @param[in] axis in [-x.ndim, x.ndim) (0 or -1 for a 0-d x)
+ *  @return CT_OK; CT_ERR_INVALID_ARGUMENT (axis); the statuses of ct_unary. */
+CT_API CTStatus ct_along_axis(int32_t op, const CTensor* x, int32_t axis, CTensor* out, void* stream);
 
 #ifdef __cplusplus
 } /* extern "C" */
