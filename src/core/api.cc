@@ -1,6 +1,7 @@
 // api.cc — the C entry points: validate once, then call the backend's slot.
 #include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "core/dispatch.h"
@@ -33,7 +34,7 @@ namespace {
 CTStatus check_op_dtype(const char* fn, const OpDef* d, int32_t op, const CTBackend* b, int32_t dt) {
   if (!(d->dtypes & (1u << dt)))
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
-  if (!(b->elementwise_dtypes[op] & (1u << dt)))
+  if (!(b->dtypes[op] & (1u << dt)))
     return fail(CT_ERR_UNSUPPORTED, "%s: the %s backend has no %s kernel for %s", fn, b->name, d->name,
                 dtype_name(dt));
   return CT_OK;
@@ -152,17 +153,278 @@ CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* ent
   const OpDef* d = op_def(op);
   if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, CT_OP_END_ - 1);
   if (d->kind != kind) {
-    static const char* const entries[] = {"", "ct_unary", "ct_unary_param", "ct_ternary", "ct_cast"};
+    static const char* const entries[] = {"",          "ct_unary",  "ct_unary_param", "ct_ternary",
+                                          "ct_cast",   "ct_binary", "ct_reduce",      "ct_along_axis"};
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call %s", fn, op, d->name, entry,
                 entries[d->kind]);
   }
   return CT_OK;
 }
 
+// ---- category 2 -------------------------------------------------------------
+
+// The output dtype an op's rule gives for data dtype dt (-1: the caller's choice).
+int32_t output_dtype(int32_t rule, int32_t dt) {
+  const bool flt = (kMaskFloat >> dt) & 1u;
+  switch (rule) {
+    case CT_OUTPUT_SAME: return dt;
+    case CT_OUTPUT_BOOL: return CT_DT_BOOL;
+    case CT_OUTPUT_INT64: return CT_DT_INT64;
+    case CT_OUTPUT_ACCUM: return flt ? dt : (int32_t)CT_DT_INT64;
+    case CT_OUTPUT_FLOAT: return flt ? dt : (int32_t)CT_DT_FLOAT64;
+    default: return -1;
+  }
+}
+
+CTStatus check_out_dtype(const char* fn, const OpDef* d, int32_t data_dt, int32_t out_dt) {
+  const int32_t want = output_dtype(d->output, data_dt);
+  if (want < 0 || out_dt == want) return CT_OK;
+  return fail(CT_ERR_DTYPE_MISMATCH, "%s: out.dtype=%s but %s of %s gives %s", fn, dtype_name(out_dt), d->name,
+              dtype_name(data_dt), dtype_name(want));
+}
+
+CTStatus check_same_device(const char* fn, const char* arg, const CTensor* t, const CTensor* out) {
+  if (same_device(t->device, out->device)) return CT_OK;
+  return fail(CT_ERR_DEVICE_MISMATCH, "%s: %s.device=(%d,%d) differs from out.device=(%d,%d)", fn, arg,
+              t->device.device_type, t->device.device_id, out->device.device_type, out->device.device_id);
+}
+
+// Out overlapping x at all (reductions read many elements per output).
+CTStatus check_disjoint(const char* fn, const TensorFacts& of, const TensorFacts& xf) {
+  if (of.numel == 0 || xf.numel == 0 || of.hi <= xf.lo || xf.hi <= of.lo) return CT_OK;
+  return fail(CT_ERR_INVALID_ARGUMENT, "%s: out (bytes [%p, %p)) overlaps x (bytes [%p, %p)); a reduction's output must not share memory with its input",
+              fn, (void*)of.lo, (void*)of.hi, (void*)xf.lo, (void*)xf.hi);
+}
+
+CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTensor* out, void* stream) {
+  const char* fn = "ct_binary";
+  if (CTStatus s = check_op_kind(fn, op, CT_KIND_BINARY, "binary")) return s;
+  const OpDef* d = op_def(op);
+  TensorFacts af, bf, of;
+  if (CTStatus s = check_tensor(fn, "a", a, &af)) return s;
+  if (CTStatus s = check_tensor(fn, "b", b, &bf)) return s;
+  if (CTStatus s = check_tensor(fn, "out", out, &of)) return s;
+  if (CTStatus s = check_same_device(fn, "a", a, out)) return s;
+  if (CTStatus s = check_same_device(fn, "b", b, out)) return s;
+  const CTBackend* backend = nullptr;
+  if (CTStatus s = check_device(fn, "out", out->device, &backend)) return s;
+  // NumPy broadcasting: align at the last dim; extents equal or one is 1.
+  const int32_t nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+  int64_t shape[CT_MAX_NDIM];
+  char sa[24 * CT_MAX_NDIM + 4], sb[24 * CT_MAX_NDIM + 4], so[24 * CT_MAX_NDIM + 4];
+  for (int32_t i = 0; i < nd; ++i) {
+    const int32_t ia = i - (nd - a->ndim), ib = i - (nd - b->ndim);
+    const int64_t ea = ia >= 0 ? a->shape[ia] : 1, eb = ib >= 0 ? b->shape[ib] : 1;
+    if (ea != eb && ea != 1 && eb != 1)
+      return fail(CT_ERR_SHAPE_MISMATCH,
+                  "%s: b.shape=%s does not broadcast with a.shape=%s (b.shape[%d]=%" PRId64 " vs a.shape[%d]=%" PRId64 ")",
+                  fn, format_shape(sb, sizeof sb, b->ndim, b->shape), format_shape(sa, sizeof sa, a->ndim, a->shape), ib,
+                  eb, ia, ea);
+    shape[i] = ea == 1 ? eb : ea;
+  }
+  bool same = out->ndim == nd;
+  for (int32_t i = 0; same && i < nd; ++i) same = out->shape[i] == shape[i];
+  if (!same) {
+    char sx[24 * CT_MAX_NDIM + 4];
+    return fail(CT_ERR_SHAPE_MISMATCH, "%s: out.shape=%s but a.shape=%s and b.shape=%s broadcast to %s", fn,
+                format_shape(so, sizeof so, out->ndim, out->shape), format_shape(sa, sizeof sa, a->ndim, a->shape),
+                format_shape(sb, sizeof sb, b->ndim, b->shape), format_shape(sx, sizeof sx, nd, shape));
+  }
+  if (bf.dt != af.dt)
+    return fail(CT_ERR_DTYPE_MISMATCH, "%s: b.dtype=%s differs from a.dtype=%s", fn, dtype_name(bf.dt),
+                dtype_name(af.dt));
+  if (CTStatus s = check_out_dtype(fn, d, af.dt, of.dt)) return s;
+  if (CTStatus s = check_op_dtype(fn, d, op, backend, af.dt)) return s;
+  if (CTStatus s = check_output_layout(fn, "out", out)) return s;
+  if (CTStatus s = check_overlap(fn, "out", out, of, "a", a, af)) return s;
+  if (CTStatus s = check_overlap(fn, "out", out, of, "b", b, bf)) return s;
+  if (of.numel == 0) return CT_OK;
+  CTElementwiseCall call;
+  call.fn = fn;
+  call.op = op;
+  call.num_inputs = 2;
+  call.in[0] = a;
+  call.in[1] = b;
+  call.in[2] = nullptr;
+  call.in_dt[0] = af.dt;
+  call.in_dt[1] = bf.dt;
+  call.in_dt[2] = -1;
+  call.out = out;
+  call.out_dt = of.dt;
+  call.params[0] = call.params[1] = 0.0;
+  call.stream = stream;
+  return backend->binary(&call);
+}
+
+CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
+                    const double* params, int32_t num_params, const CTensor* out, void* stream) {
+  const char* fn = "ct_reduce";
+  if (CTStatus s = check_op_kind(fn, op, CT_KIND_REDUCE, "reduce")) return s;
+  const OpDef* d = op_def(op);
+  TensorFacts xf, of;
+  if (CTStatus s = check_tensor(fn, "x", x, &xf)) return s;
+  if (CTStatus s = check_tensor(fn, "out", out, &of)) return s;
+  if (CTStatus s = check_same_device(fn, "x", x, out)) return s;
+  const CTBackend* backend = nullptr;
+  if (CTStatus s = check_device(fn, "out", out->device, &backend)) return s;
+  // Axes: NULL = all; each in [-ndim, ndim), no repeats.
+  uint32_t mask = 0;
+  if (!axes) {
+    if (num_axes != 0)
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: axes is NULL but num_axes=%d (NULL means every axis: pass 0)", fn,
+                  num_axes);
+    mask = x->ndim ? (uint32_t)((1ull << x->ndim) - 1) : 0u;
+  } else {
+    if (num_axes < 0 || num_axes > x->ndim)
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: num_axes=%d is outside 0..x.ndim=%d", fn, num_axes, x->ndim);
+    for (int32_t i = 0; i < num_axes; ++i) {
+      const int32_t ax = axes[i] < 0 ? axes[i] + x->ndim : axes[i];
+      if (ax < 0 || ax >= x->ndim)
+        return fail(CT_ERR_INVALID_ARGUMENT, "%s: axes[%d]=%d is outside [-%d, %d) for x.ndim=%d", fn, i, axes[i],
+                    x->ndim, x->ndim, x->ndim);
+      if (mask & (1u << ax))
+        return fail(CT_ERR_INVALID_ARGUMENT, "%s: axes[%d]=%d repeats axis %d", fn, i, axes[i], ax);
+      mask |= 1u << ax;
+    }
+  }
+  // The output shape keepdims gives.
+  int64_t want[CT_MAX_NDIM];
+  int32_t wn = 0;
+  int64_t count = 1, outer = 1;
+  for (int32_t i = 0; i < x->ndim; ++i) {
+    if (mask & (1u << i)) {
+      count *= x->shape[i];  // no overflow: x's element count was checked
+      if (keepdims) want[wn++] = 1;
+    } else {
+      outer *= x->shape[i];
+      want[wn++] = x->shape[i];
+    }
+  }
+  bool same = out->ndim == wn;
+  for (int32_t i = 0; same && i < wn; ++i) same = out->shape[i] == want[i];
+  char sx[24 * CT_MAX_NDIM + 4], so[24 * CT_MAX_NDIM + 4], sw[24 * CT_MAX_NDIM + 4];
+  if (!same)
+    return fail(CT_ERR_SHAPE_MISMATCH, "%s: out.shape=%s but %s of x.shape=%s over the given axes with keepdims=%d is %s",
+                fn, format_shape(so, sizeof so, out->ndim, out->shape), d->name,
+                format_shape(sx, sizeof sx, x->ndim, x->shape), keepdims ? 1 : 0, format_shape(sw, sizeof sw, wn, want));
+  if (CTStatus s = check_out_dtype(fn, d, xf.dt, of.dt)) return s;
+  if (CTStatus s = check_op_dtype(fn, d, op, backend, xf.dt)) return s;
+  if (num_params != d->num_params)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s takes %d parameter(s)%s%s, got num_params=%d", fn, d->name,
+                d->num_params, d->num_params ? " " : "", d->param_names, num_params);
+  if (num_params > 0 && !params)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: params is NULL but %s takes %d parameter(s) (%s)", fn, d->name,
+                num_params, d->param_names);
+  for (int32_t i = 0; i < num_params; ++i)
+    if (!std::isfinite(params[i]))
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: params[%d] (%s) = %g is not finite", fn, i, d->param_names,
+                  params[i]);
+  const bool no_identity = op == CT_OP_MAX || op == CT_OP_MIN || op == CT_OP_ARGMAX || op == CT_OP_ARGMIN;
+  if (no_identity && count == 0 && outer > 0) {
+    char ax[16 * CT_MAX_NDIM + 4];
+    int pos = std::snprintf(ax, sizeof ax, "[");
+    for (int32_t i = 0, first = 1; i < x->ndim; ++i)
+      if (mask & (1u << i)) {
+        pos += std::snprintf(ax + pos, sizeof ax - pos, first ? "%d" : ",%d", i);
+        first = 0;
+      }
+    std::snprintf(ax + pos, sizeof ax - pos, "]");
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s of an empty set: x.shape=%s reduced over axes %s has no elements, and %s has no identity",
+                fn, d->name, format_shape(sx, sizeof sx, x->ndim, x->shape), ax, d->name);
+  }
+  if (CTStatus s = check_output_layout(fn, "out", out)) return s;
+  if (CTStatus s = check_disjoint(fn, of, xf)) return s;
+  if (of.numel == 0) return CT_OK;
+  CTReduceCall call;
+  call.fn = fn;
+  call.op = op;
+  call.x = x;
+  call.out = out;
+  call.x_dt = xf.dt;
+  call.out_dt = of.dt;
+  call.reduce_mask = mask;
+  call.count = count;
+  for (int32_t i = 0, j = 0; i < x->ndim; ++i) {
+    if (mask & (1u << i)) {
+      call.out_strides[i] = 0;
+      if (keepdims) ++j;
+    } else {
+      call.out_strides[i] = ct_stride_of(out, j++);
+    }
+  }
+  call.params[0] = num_params > 0 ? params[0] : 0.0;
+  call.stream = stream;
+  return backend->reduce(&call);
+}
+
+CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTensor* out, void* stream) {
+  const char* fn = "ct_along_axis";
+  if (CTStatus s = check_op_kind(fn, op, CT_KIND_ALONG_AXIS, "along-axis")) return s;
+  const OpDef* d = op_def(op);
+  TensorFacts xf, of;
+  if (CTStatus s = check_tensor(fn, "x", x, &xf)) return s;
+  if (CTStatus s = check_tensor(fn, "out", out, &of)) return s;
+  if (CTStatus s = check_same_device(fn, "x", x, out)) return s;
+  const CTBackend* backend = nullptr;
+  if (CTStatus s = check_device(fn, "out", out->device, &backend)) return s;
+  const int32_t nd = x->ndim > 0 ? x->ndim : 1;  // a 0-d x is one line of one element
+  const int32_t ax = axis < 0 ? axis + nd : axis;
+  if (ax < 0 || ax >= nd)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: axis=%d is outside [-%d, %d) for x.ndim=%d", fn, axis, nd, nd, x->ndim);
+  if (CTStatus s = check_same_shape(fn, "x", x, "out", out)) return s;
+  if (CTStatus s = check_out_dtype(fn, d, xf.dt, of.dt)) return s;
+  if (CTStatus s = check_op_dtype(fn, d, op, backend, xf.dt)) return s;
+  if (CTStatus s = check_output_layout(fn, "out", out)) return s;
+  if (CTStatus s = check_overlap(fn, "out", out, of, "x", x, xf)) return s;
+  if (of.numel == 0) return CT_OK;
+  // A 0-d tensor runs as a 1-d view of one element.
+  static int64_t one = 1;
+  CTensor x1, o1;
+  if (x->ndim == 0) {
+    x1 = *x;
+    o1 = *out;
+    x1.ndim = o1.ndim = 1;
+    x1.shape = o1.shape = &one;
+    x1.strides = o1.strides = nullptr;
+    x = &x1;
+    out = &o1;
+  }
+  CTAlongAxisCall call;
+  call.fn = fn;
+  call.op = op;
+  call.x = x;
+  call.out = out;
+  call.x_dt = xf.dt;
+  call.out_dt = of.dt;
+  call.axis = ax;
+  call.stream = stream;
+  return backend->along_axis(&call);
+}
+
 }  // namespace
 }  // namespace ct
 
 extern "C" {
+
+CT_API CTStatus ct_binary(int32_t op, const CTensor* a, const CTensor* b, CTensor* out, void* stream) {
+  CT_API_BEGIN("ct_binary")
+  return ct::run_binary(op, a, b, out, stream);
+  CT_API_END()
+}
+
+CT_API CTStatus ct_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
+                          const double* params, int32_t num_params, CTensor* out, void* stream) {
+  CT_API_BEGIN("ct_reduce")
+  return ct::run_reduce(op, x, axes, num_axes, keepdims, params, num_params, out, stream);
+  CT_API_END()
+}
+
+CT_API CTStatus ct_along_axis(int32_t op, const CTensor* x, int32_t axis, CTensor* out, void* stream) {
+  CT_API_BEGIN("ct_along_axis")
+  return ct::run_along_axis(op, x, axis, out, stream);
+  CT_API_END()
+}
+
 
 CT_API CTStatus ct_unary(int32_t op, const CTensor* x, CTensor* out, void* stream) {
   CT_API_BEGIN("ct_unary")

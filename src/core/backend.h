@@ -41,6 +41,36 @@ typedef struct {
   void* stream;
 } CTElementwiseCall;
 
+/* A validated reduction. axes are normalised: bit d of reduce_mask is set
+ * when dim d of x is reduced. out_strides[d] is out's stride (elements) for
+ * dim d of x, 0 on reduced dims, whatever keepdims was. */
+typedef struct {
+  const char* fn;
+  int32_t op;
+  const CTensor* x;
+  const CTensor* out;
+  int32_t x_dt;
+  int32_t out_dt;
+  uint32_t reduce_mask;
+  int64_t count;                     /* elements reduced into each output */
+  int64_t out_strides[CT_MAX_NDIM];
+  double params[1];
+  void* stream;
+} CTReduceCall;
+
+/* A validated along-axis op: out has x's shape; axis is in [0, x->ndim)
+ * (a 0-d x comes as a 1-d view of one element). */
+typedef struct {
+  const char* fn;
+  int32_t op;
+  const CTensor* x;
+  const CTensor* out;
+  int32_t x_dt;
+  int32_t out_dt;
+  int32_t axis;
+  void* stream;
+} CTAlongAxisCall;
+
 /* Stride of dim i in elements; NULL strides mean compact row-major. */
 static inline int64_t ct_stride_of(const CTensor* t, int32_t i) {
   int64_t s = 1;
@@ -64,9 +94,13 @@ typedef struct {
   CTStatus (*synchronize)(int32_t id, void* stream);
   /* Per op: the dtypes (of the data inputs; for cast, of the source) that
    * have a kernel here, as a mask of CT_DT_* bits; 0 = no kernel. */
-  uint32_t elementwise_dtypes[CT_OP_END_];
+  uint32_t dtypes[CT_OP_END_];
   /* Runs any elementwise op whose dtype bit is set. */
   CTStatus (*elementwise)(const CTElementwiseCall* call);
+  /* Binary ops: a CTElementwiseCall with 2 inputs whose shapes broadcast to out's. */
+  CTStatus (*binary)(const CTElementwiseCall* call);
+  CTStatus (*reduce)(const CTReduceCall* call);
+  CTStatus (*along_axis)(const CTAlongAxisCall* call);
 } CTBackend;
 
 #ifdef __cplusplus

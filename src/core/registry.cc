@@ -16,6 +16,8 @@ constexpr const char* kFloatOnly = "float dtypes only, as in NumPy";
 constexpr const char* kNumeric = "integer and float dtypes, not bool";
 constexpr const char* kAny = "every dtype";
 constexpr const char* kIntBool = "integer and bool dtypes, as in NumPy";
+constexpr const char* kIntOnly = "integer dtypes only, as in NumPy";
+constexpr const char* kIntFloat = "integer and float dtypes, not bool (cast bool first)";
 
 struct Semantics {
   uint32_t dtypes;
@@ -69,30 +71,80 @@ constexpr Semantics kSemantics[] = {
     {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // fma
     {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // lerp
     {B | I | F, kAny, CT_OUTPUT_ANY, ""},             // cast (source dtype)
+    // ---- category 2, in the order of CT_BROADCAST_REDUCE_OPS
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},            // add
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // sub
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},            // mul
+    {B | I | F, kAny, CT_OUTPUT_FLOAT, ""},           // div
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // floor_div
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // mod
+    {I | F, kNumeric, CT_OUTPUT_SAME, ""},            // pow
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},            // maximum
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},            // minimum
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},            // fmax
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},            // fmin
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // atan2
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // hypot
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // copysign
+    {B | I, kIntBool, CT_OUTPUT_SAME, ""},            // bitwise_and
+    {B | I, kIntBool, CT_OUTPUT_SAME, ""},            // bitwise_or
+    {B | I, kIntBool, CT_OUTPUT_SAME, ""},            // bitwise_xor
+    {I, kIntOnly, CT_OUTPUT_SAME, ""},                // left_shift
+    {I, kIntOnly, CT_OUTPUT_SAME, ""},                // right_shift
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // logical_and
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // logical_or
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // logical_xor
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // equal
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // not_equal
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // less
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // less_equal
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // greater
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // greater_equal
+    {B | I | F, kAny, CT_OUTPUT_ACCUM, ""},           // sum
+    {B | I | F, kAny, CT_OUTPUT_FLOAT, ""},           // mean
+    {B | I | F, kAny, CT_OUTPUT_ACCUM, ""},           // prod
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},            // max
+    {B | I | F, kAny, CT_OUTPUT_SAME, ""},            // min
+    {B | I | F, kAny, CT_OUTPUT_INT64, ""},           // argmax
+    {B | I | F, kAny, CT_OUTPUT_INT64, ""},           // argmin
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // any
+    {B | I | F, kAny, CT_OUTPUT_BOOL, ""},            // all
+    {I | F, kIntFloat, CT_OUTPUT_FLOAT, ""},          // norm2
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // logsumexp
+    {I | F, kIntFloat, CT_OUTPUT_FLOAT, "correction"},  // var
+    {I | F, kIntFloat, CT_OUTPUT_FLOAT, "correction"},  // std
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // softmax
+    {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // log_softmax
+    {B | I | F, kAny, CT_OUTPUT_ACCUM, ""},           // cumsum
+    {B | I | F, kAny, CT_OUTPUT_ACCUM, ""},           // cumprod
 };
 static_assert(sizeof kSemantics / sizeof kSemantics[0] == CT_OP_END_,
-              "kSemantics needs one line per op of CT_ELEMENTWISE_OPS");
+              "kSemantics needs one line per op of CT_ELEMENTWISE_OPS and CT_BROADCAST_REDUCE_OPS");
 
 // The table, built at compile time from the X-macro and kSemantics: no
 // initialisation guard on the hot path.
 constexpr const char* kNames[] = {
 #define CT_NAME_(ID, nm, kd, np, sm) #nm,
     CT_ELEMENTWISE_OPS(CT_NAME_)
+    CT_BROADCAST_REDUCE_OPS(CT_NAME_)
 #undef CT_NAME_
 };
 constexpr const char* kSummaries[] = {
 #define CT_SUMMARY_(ID, nm, kd, np, sm) sm,
     CT_ELEMENTWISE_OPS(CT_SUMMARY_)
+    CT_BROADCAST_REDUCE_OPS(CT_SUMMARY_)
 #undef CT_SUMMARY_
 };
 constexpr int32_t kKinds[] = {
 #define CT_KIND_(ID, nm, kd, np, sm) kd,
     CT_ELEMENTWISE_OPS(CT_KIND_)
+    CT_BROADCAST_REDUCE_OPS(CT_KIND_)
 #undef CT_KIND_
 };
 constexpr int32_t kNumParams[] = {
 #define CT_NPARAMS_(ID, nm, kd, np, sm) np,
     CT_ELEMENTWISE_OPS(CT_NPARAMS_)
+    CT_BROADCAST_REDUCE_OPS(CT_NPARAMS_)
 #undef CT_NPARAMS_
 };
 struct OpTable {
@@ -168,13 +220,13 @@ CT_API CTStatus ct_op_info(int32_t op, CTOpInfo* info) {
   full.op = op;
   full.name = d->name;
   full.summary = d->summary;
-  full.category = CT_CATEGORY_ELEMENTWISE;
+  full.category = d->kind >= CT_KIND_BINARY ? CT_CATEGORY_BROADCAST_REDUCE : CT_CATEGORY_ELEMENTWISE;
   full.kind = d->kind;
-  full.num_inputs = d->kind == CT_KIND_TERNARY ? 3 : 1;
+  full.num_inputs = d->kind == CT_KIND_TERNARY ? 3 : d->kind == CT_KIND_BINARY ? 2 : 1;
   full.num_params = d->num_params;
   full.param_names = d->param_names;
   full.output_dtype = d->output;
-  full.inplace = d->kind == CT_KIND_CAST ? 0 : 1;
+  full.inplace = d->kind == CT_KIND_CAST || d->kind == CT_KIND_REDUCE ? 0 : 1;
   ct::copy_struct_out(info, full);
   return CT_OK;
   CT_API_END()

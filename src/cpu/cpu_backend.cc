@@ -18,22 +18,28 @@
 #include "core/backend.h"
 #include "core/dispatch.h"
 #include "core/error.h"
+#include "cpu/engine.h"
 #include "cpu/kernels.h"
 
 namespace ct {
 namespace cpu {
 namespace {
 
-const KernelTable& kernels() {
+const KernelTable& kernels() { return kernel_table(); }
+
+// ---- threads --------------------------------------------------------------
+}  // namespace
+
+const KernelTable& kernel_table() {
   static const KernelTable table = [] {
     KernelTable t;
     fill_kernels(&t);
+    fill_binary_kernels(&t);
     return t;
   }();
   return table;
 }
 
-// ---- threads --------------------------------------------------------------
 
 int default_threads() {
   static const int n = [] {
@@ -74,6 +80,24 @@ void parallel_for(const CTCpuStream* s, int64_t n, int64_t grain, CTParallelBody
   }
 }
 
+CTStatus resolve_stream(const char* fn, void* stream, CTCpuStream* copy, const CTCpuStream** out) {
+  const CTCpuStream* st = static_cast<const CTCpuStream*>(stream);
+  *out = st;
+  if (!st) return CT_OK;
+  if (st->struct_size < offsetof(CTCpuStream, parallel_for) || st->struct_size > 4096)
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: stream->struct_size=%u is not that of a CTCpuStream (%zu): a CPU op's stream must be NULL or a CTCpuStream*",
+                fn, st->struct_size, sizeof(CTCpuStream));
+  if (st->struct_size < sizeof(CTCpuStream)) {  // an older, smaller struct
+    std::memset(copy, 0, sizeof *copy);
+    std::memcpy(copy, st, st->struct_size);
+    *out = copy;
+  }
+  return CT_OK;
+}
+
+namespace {
+
 // ---- the strided engine -----------------------------------------------------
 
 constexpr int kMaxOps = 4;  // out + 3 inputs
@@ -86,6 +110,7 @@ struct Loop {
   char* base[kMaxOps];
   int64_t itemsize[kMaxOps];
   ContigKernel kernel = nullptr;
+  ContigKernel bkernel[2] = {nullptr, nullptr};  // binary: input 1 or 2 is one element (stride 0)
   const double* params = nullptr;
 };
 
@@ -172,9 +197,17 @@ inline void scatter(char* dst, int64_t stride, const char* src, int64_t n, int64
 void run_row(const Loop& L, char* const* ptr, int64_t len) {
   const int last = L.ndim - 1;
   bool contiguous = true;
-  for (int k = 0; k < L.nops; ++k) contiguous = contiguous && L.stride[k][last] == L.itemsize[k];
+  ContigKernel kernel = L.kernel;
+  for (int k = 0; k < L.nops; ++k) {
+    if (L.stride[k][last] == L.itemsize[k]) continue;
+    if (L.stride[k][last] == 0 && k > 0 && L.bkernel[k - 1] && kernel == L.kernel) {
+      kernel = L.bkernel[k - 1];  // a broadcast input: the kernel reads its one element
+      continue;
+    }
+    contiguous = false;
+  }
   if (contiguous) {
-    L.kernel(ptr, len, L.params);
+    kernel(ptr, len, L.params);
     return;
   }
   constexpr int64_t kPack = 512;
@@ -254,7 +287,8 @@ int64_t cost_of(int32_t op, int32_t dt) {
     case CT_OP_EXP: case CT_OP_EXPM1: case CT_OP_EXP2: case CT_OP_LOG: case CT_OP_LOG1P: case CT_OP_LOG2:
     case CT_OP_SIN: case CT_OP_COS: case CT_OP_TAN: case CT_OP_TANH: case CT_OP_SIGMOID: case CT_OP_GELU:
     case CT_OP_GELU_TANH: case CT_OP_SILU: case CT_OP_SOFTPLUS: case CT_OP_ERF: case CT_OP_ELU:
-    case CT_OP_POW_SCALAR:
+    case CT_OP_POW_SCALAR: case CT_OP_POW: case CT_OP_ATAN2: case CT_OP_HYPOT: case CT_OP_FLOOR_DIV:
+    case CT_OP_MOD:
       c = 8;
       break;
     default:
@@ -265,18 +299,9 @@ int64_t cost_of(int32_t op, int32_t dt) {
 }
 
 CTStatus cpu_elementwise(const CTElementwiseCall* call) {
-  const CTCpuStream* stream = static_cast<const CTCpuStream*>(call->stream);
-  if (stream && (stream->struct_size < offsetof(CTCpuStream, parallel_for) || stream->struct_size > 4096))
-    return fail(CT_ERR_INVALID_ARGUMENT,
-                "%s: stream->struct_size=%u is not that of a CTCpuStream (%zu): a CPU op's stream must be NULL or a CTCpuStream*",
-                call->fn, stream->struct_size, sizeof(CTCpuStream));
-  const CTCpuStream* s = stream;
   CTCpuStream copy;
-  if (stream && stream->struct_size < sizeof(CTCpuStream)) {  // an older, smaller struct
-    std::memset(&copy, 0, sizeof copy);
-    std::memcpy(&copy, stream, stream->struct_size);
-    s = &copy;
-  }
+  const CTCpuStream* s = nullptr;
+  if (CTStatus st = resolve_stream(call->fn, call->stream, &copy, &s)) return st;
   const KernelTable& kt = kernels();
   Loop L;
   L.kernel = call->op == CT_OP_CAST ? kt.cast[call->in_dt[0]][call->out_dt]
@@ -305,6 +330,66 @@ CTStatus cpu_elementwise(const CTElementwiseCall* call) {
   int64_t total = 1;
   for (int d = 0; d < L.ndim; ++d) total *= L.shape[d];
   const int64_t grain = std::max<int64_t>(32768 / cost_of(call->op, call->in_dt[0]), 1024);
+  parallel_for(s, total, grain, &run_range, &L);
+  return CT_OK;
+}
+
+// Binary ops: each input viewed with out's shape (broadcast dims get stride
+// 0), then the same engine; a run along which an input is broadcast uses the
+// kernel that reads that input's one element.
+CTStatus cpu_binary(const CTElementwiseCall* call) {
+  CTCpuStream copy;
+  const CTCpuStream* s = nullptr;
+  if (CTStatus st = resolve_stream(call->fn, call->stream, &copy, &s)) return st;
+  const KernelTable& kt = kernels();
+  const int32_t dt = call->in_dt[0];
+  Loop L;
+  L.kernel = kt.op[call->op][dt];
+  L.bkernel[0] = kt.bcast[call->op][dt][0];
+  L.bkernel[1] = kt.bcast[call->op][dt][1];
+  if (!L.kernel)
+    return fail(CT_ERR_INTERNAL, "cpu backend: no kernel for op %d dtype %d (table and mask disagree)", call->op, dt);
+  const CTensor* out = call->out;
+  int64_t total = 1;
+  for (int32_t d = 0; d < out->ndim; ++d) total *= out->shape[d];
+  // Stream the stores when the output cannot stay in cache anyway.
+  const double prm[2] = {total * (int64_t)(out->dtype.bits / 8) >= (int64_t(8) << 20) ? 1.0 : 0.0, 0.0};
+  L.params = prm;
+  const CTensor* ops[3] = {out, call->in[0], call->in[1]};
+  bool same_shapes = true;
+  for (int k = 1; k < 3 && same_shapes; ++k) {
+    same_shapes = ops[k]->ndim == out->ndim;
+    for (int32_t d = 0; same_shapes && d < out->ndim; ++d) same_shapes = ops[k]->shape[d] == out->shape[d];
+  }
+  if (same_shapes && all_compact(ops, 3)) {
+    L.nops = 3;
+    L.ndim = 1;
+    L.shape[0] = total;
+    for (int k = 0; k < 3; ++k) {
+      L.base[k] = static_cast<char*>(ops[k]->data) + ops[k]->byte_offset;
+      L.itemsize[k] = ops[k]->dtype.bits / 8;
+      L.stride[k][0] = L.itemsize[k];
+    }
+  } else {
+    // Views of a and b with out's rank and shape: missing leading dims and
+    // extents of 1 that out does not have become stride 0.
+    int64_t st[2][CT_MAX_NDIM];
+    CTensor views[3] = {*out, *call->in[0], *call->in[1]};
+    for (int k = 1; k < 3; ++k) {
+      const CTensor* t = ops[k];
+      const int32_t lead = out->ndim - t->ndim;
+      for (int32_t d = 0; d < out->ndim; ++d) {
+        const int32_t td = d - lead;
+        st[k - 1][d] = td < 0 || (t->shape[td] == 1 && out->shape[d] != 1) ? 0 : ct_stride_of(t, td);
+      }
+      views[k].ndim = out->ndim;
+      views[k].shape = out->shape;
+      views[k].strides = st[k - 1];
+    }
+    const CTensor* vops[3] = {&views[0], &views[1], &views[2]};
+    build_loop(L, vops, 3);
+  }
+  const int64_t grain = std::max<int64_t>(32768 / cost_of(call->op, dt), 1024);
   parallel_for(s, total, grain, &run_range, &L);
   return CT_OK;
 }
@@ -350,12 +435,16 @@ CTBackend make_backend() {
   b.free_fn = &cpu_free;
   b.synchronize = &cpu_synchronize;
   b.elementwise = &cpu_elementwise;
+  b.binary = &cpu_binary;
+  b.reduce = &cpu_reduce;
+  b.along_axis = &cpu_along_axis;
   const KernelTable& kt = kernels();
   for (int op = 0; op < CT_OP_END_; ++op)
     for (int dt = 0; dt < CT_DT_COUNT; ++dt) {
       const bool has = op == CT_OP_CAST ? kt.cast[dt][0] != nullptr : kt.op[op][dt] != nullptr;
-      if (has) b.elementwise_dtypes[op] |= 1u << dt;
+      if (has) b.dtypes[op] |= 1u << dt;
     }
+  for (int op = CT_OP_SUM; op < CT_OP_END_; ++op) b.dtypes[op] = reduce_dtypes(op);
   return b;
 }
 

@@ -16,11 +16,34 @@ typedef void (*ContigKernel)(char* const* p, int64_t n, const double* params);
 struct KernelTable {
   ContigKernel op[CT_OP_END_][CT_DT_COUNT];   // by data dtype (cast: unused)
   ContigKernel cast[CT_DT_COUNT][CT_DT_COUNT];  // [from][to]
+  // Binary ops with one input a single element broadcast along the run:
+  // [op][dt][0] a is p[1][0], [op][dt][1] b is p[2][0]. NULL: pack instead.
+  ContigKernel bcast[CT_OP_END_][CT_DT_COUNT][2];
   const char* target;  // the SIMD target chosen at run time ("AVX2", ...)
 };
 
+// The hot loops of reductions (reduce_kernels.cc), for the best SIMD target.
+struct ReduceKernels {
+  double (*sum_f32)(const float* p, int64_t n);  // float64 accumulation, pairwise
+  double (*sum_f64)(const double* p, int64_t n);
+  double (*sum_f16)(const uint16_t* p, int64_t n);
+  double (*sum_bf16)(const uint16_t* p, int64_t n);
+  void (*col_add_f32)(double* acc, const float* row, int64_t w);  // acc[j] += row[j]
+  void (*col_add_f64)(double* acc, const double* row, int64_t w);
+  float (*max_f32)(const float* p, int64_t n);  // NaN-propagating, n >= 1
+  float (*min_f32)(const float* p, int64_t n);
+  double (*max_f64)(const double* p, int64_t n);
+  double (*min_f64)(const double* p, int64_t n);
+  void (*decode_f16)(const uint16_t* src, float* dst, int64_t n);
+  void (*decode_bf16)(const uint16_t* src, float* dst, int64_t n);
+  void (*encode_f16)(const float* src, uint16_t* dst, int64_t n);
+  void (*encode_bf16)(const float* src, uint16_t* dst, int64_t n);
+};
+void fill_reduce_kernels(ReduceKernels* k);
+
 // Fills the table for the best SIMD target of this CPU (run-time dispatch).
-void fill_kernels(KernelTable* table);
+void fill_kernels(KernelTable* table);         // elementwise.cc (zeroes the table first)
+void fill_binary_kernels(KernelTable* table);  // binary.cc
 
 }  // namespace cpu
 }  // namespace ct

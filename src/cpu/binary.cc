@@ -1,0 +1,347 @@
+// binary.cc — kernels of the broadcasting binary ops (category 2), one
+// template per shape of loop over a functor, compiled once per SIMD target by
+// Highway and chosen at run time.
+//
+// Each op has three kernels per dtype: both inputs contiguous, a a scalar
+// (broadcast along the run), b a scalar. The strided engine in
+// cpu_backend.cc picks one per run, so broadcasting along the innermost dim
+// costs nothing. float32/float64 arithmetic is written with Highway and
+// streams its stores when the engine says the output will not stay in cache
+// (params[0] != 0); everything else is plain loops the compiler vectorises
+// for the target; float16/bfloat16 run the float32 loop on widened blocks.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/binary.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+#include <hwy/cache_control.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "cpu/half.h"
+#include "cpu/kernels.h"
+#include "cpu/simd-inl.h"
+
+#ifndef CTENSOR_SRC_CPU_BINARY_ONCE_
+#define CTENSOR_SRC_CPU_BINARY_ONCE_
+namespace ct {
+namespace cpu {
+namespace bops {
+
+// Integer arithmetic that wraps (two's complement) without C++ UB: the
+// operation runs in an unsigned type at least as wide as int.
+template <class T>
+using Wide = typename std::conditional<sizeof(T) <= 4, uint32_t, uint64_t>::type;
+template <class T> inline T wrap_add(T a, T b) { return (T)(Wide<T>)((Wide<T>)a + (Wide<T>)b); }
+template <class T> inline T wrap_sub(T a, T b) { return (T)(Wide<T>)((Wide<T>)a - (Wide<T>)b); }
+template <class T> inline T wrap_mul(T a, T b) { return (T)(Wide<T>)((Wide<T>)a * (Wide<T>)b); }
+
+template <class T> constexpr bool kInt = std::is_integral<T>::value;
+template <class T> inline bool is_neg(T v) {
+  if constexpr (std::is_signed<T>::value) return v < 0; else return (void)v, false;
+}
+
+struct Add {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kInt<T>) return wrap_add(a, b); else return a + b;
+  }
+};
+struct Sub {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kInt<T>) return wrap_sub(a, b); else return a - b;
+  }
+};
+struct Mul {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kInt<T>) return wrap_mul(a, b); else return a * b;
+  }
+};
+// Integers divide as doubles (NumPy's true_divide gives float64).
+struct Div {
+  template <class T> static auto f(T a, T b) {
+    if constexpr (kInt<T>) return (double)a / (double)b; else return a / b;
+  }
+};
+
+// NumPy's npy_divmod for floats: a == floordiv * b + mod, mod has b's sign.
+template <class T> inline T float_divmod(T a, T b, T* mod_out) {
+  T mod = std::fmod(a, b);
+  if (b == 0) {
+    *mod_out = mod;
+    return a / b;
+  }
+  T div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= T(1);
+    }
+  } else {
+    mod = std::copysign(T(0), b);
+  }
+  T floordiv;
+  if (div != 0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+  } else {
+    floordiv = std::copysign(T(0), a / b);
+  }
+  *mod_out = mod;
+  return floordiv;
+}
+
+struct FloorDiv {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kInt<T>) {
+      if (b == 0) return 0;
+      if (std::is_signed<T>::value && b == T(-1)) return (T)(0 - (Wide<T>)a);  // MIN // -1 wraps
+      T q = (T)(a / b);
+      if ((T)(a % b) != 0 && (is_neg(a) != is_neg(b))) q = (T)(q - 1);
+      return q;
+    } else {
+      T m;
+      return float_divmod(a, b, &m);
+    }
+  }
+};
+struct Mod {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kInt<T>) {
+      if (b == 0) return 0;
+      if (std::is_signed<T>::value && b == T(-1)) return 0;
+      T r = (T)(a % b);
+      if (r != 0 && (is_neg(r) != is_neg(b))) r = (T)(r + b);
+      return r;
+    } else {
+      if (b == 0) return std::fmod(a, b);
+      T m;
+      float_divmod(a, b, &m);
+      return m;
+    }
+  }
+};
+struct Pow {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kInt<T>) {
+      if (is_neg(b)) {
+        if (a == 1) return 1;
+        if (a == T(-1)) return (b & 1) ? T(-1) : T(1);
+        return 0;
+      }
+      Wide<T> r = 1, base = (Wide<T>)a;
+      for (uint64_t e = (uint64_t)b; e; e >>= 1) {
+        if (e & 1) r = (Wide<T>)(r * base);
+        base = (Wide<T>)(base * base);
+      }
+      return (T)r;
+    } else {
+      return std::pow(a, b);
+    }
+  }
+};
+// NaN-propagating: the NaN input itself is returned.
+struct Maximum { template <class T> static T f(T a, T b) { return (a >= b || a != a) ? a : b; } };
+struct Minimum { template <class T> static T f(T a, T b) { return (a <= b || a != a) ? a : b; } };
+// NaN-ignoring: the other input when one is NaN.
+struct FMax { template <class T> static T f(T a, T b) { return (a >= b || b != b) ? a : b; } };
+struct FMin { template <class T> static T f(T a, T b) { return (a <= b || b != b) ? a : b; } };
+struct Atan2 { template <class T> static T f(T a, T b) { return std::atan2(a, b); } };
+struct Hypot { template <class T> static T f(T a, T b) { return std::hypot(a, b); } };
+struct CopySign { template <class T> static T f(T a, T b) { return std::copysign(a, b); } };
+struct BitAnd { template <class T> static T f(T a, T b) { return (T)(a & b); } };
+struct BitOr { template <class T> static T f(T a, T b) { return (T)(a | b); } };
+struct BitXor { template <class T> static T f(T a, T b) { return (T)(a ^ b); } };
+struct LeftShift {
+  template <class T> static T f(T a, T b) {
+    if (is_neg(b) || (uint64_t)b >= 8 * sizeof(T)) return 0;
+    return (T)(Wide<T>)((Wide<T>)a << b);
+  }
+};
+struct RightShift {
+  template <class T> static T f(T a, T b) {
+    if (is_neg(b) || (uint64_t)b >= 8 * sizeof(T)) return is_neg(a) ? T(-1) : T(0);
+    return (T)(a >> b);  // arithmetic for signed types (GCC/Clang, and C++20)
+  }
+};
+struct LogicalAnd { template <class T> static uint8_t f(T a, T b) { return (a != 0) & (b != 0); } };
+struct LogicalOr { template <class T> static uint8_t f(T a, T b) { return (a != 0) | (b != 0); } };
+struct LogicalXor { template <class T> static uint8_t f(T a, T b) { return (a != 0) ^ (b != 0); } };
+struct Equal { template <class T> static uint8_t f(T a, T b) { return a == b; } };
+struct NotEqual { template <class T> static uint8_t f(T a, T b) { return a != b; } };
+struct Less { template <class T> static uint8_t f(T a, T b) { return a < b; } };
+struct LessEqual { template <class T> static uint8_t f(T a, T b) { return a <= b; } };
+struct Greater { template <class T> static uint8_t f(T a, T b) { return a > b; } };
+struct GreaterEqual { template <class T> static uint8_t f(T a, T b) { return a >= b; } };
+
+}  // namespace bops
+}  // namespace cpu
+}  // namespace ct
+#endif  // CTENSOR_SRC_CPU_BINARY_ONCE_
+
+HWY_BEFORE_NAMESPACE();
+namespace ct {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using namespace ::ct::cpu::bops;
+
+// kMode: 0 both contiguous, 1 a is one element, 2 b is one element.
+template <class Op, class T, int kMode>
+void BinLoop(char* const* p, int64_t n, const double*) {
+  using R = decltype(Op::template f<T>(T(), T()));
+  R* o = reinterpret_cast<R*>(p[0]);
+  const T* a = reinterpret_cast<const T*>(p[1]);
+  const T* b = reinterpret_cast<const T*>(p[2]);
+  if (kMode == 1) {
+    const T s = a[0];
+    for (int64_t i = 0; i < n; ++i) o[i] = Op::template f<T>(s, b[i]);
+  } else if (kMode == 2) {
+    const T s = b[0];
+    for (int64_t i = 0; i < n; ++i) o[i] = Op::template f<T>(a[i], s);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = Op::template f<T>(a[i], b[i]);
+  }
+}
+
+// Vector forms of the float ops worth writing by hand (the memory-bound ones).
+struct VAdd { template <class V> static V v(V a, V b) { return hn::Add(a, b); } using S = Add; };
+struct VSub { template <class V> static V v(V a, V b) { return hn::Sub(a, b); } using S = Sub; };
+struct VMul { template <class V> static V v(V a, V b) { return hn::Mul(a, b); } using S = Mul; };
+struct VDiv { template <class V> static V v(V a, V b) { return hn::Div(a, b); } using S = Div; };
+struct VMaximum {
+  template <class V> static V v(V a, V b) { return hn::IfThenElse(hn::Or(a >= b, hn::IsNaN(a)), a, b); }
+  using S = Maximum;
+};
+struct VMinimum {
+  template <class V> static V v(V a, V b) { return hn::IfThenElse(hn::Or(a <= b, hn::IsNaN(a)), a, b); }
+  using S = Minimum;
+};
+
+// float32/float64: vector loop; streaming stores when params[0] != 0 (the
+// engine's call: the whole output is too large to stay in cache).
+template <class Op, class T, int kMode>
+void BinVec(char* const* p, int64_t n, const double* prm) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = (int64_t)hn::Lanes(d);
+  T* o = reinterpret_cast<T*>(p[0]);
+  const T* a = reinterpret_cast<const T*>(p[1]);
+  const T* b = reinterpret_cast<const T*>(p[2]);
+  const bool stream = prm && prm[0] != 0 && n >= 4 * N;
+  int64_t i = 0;
+  if (stream) {  // scalar head up to a vector-aligned output address
+    const uintptr_t vbytes = sizeof(T) * (uintptr_t)N;
+    const int64_t head = (int64_t)((vbytes - (reinterpret_cast<uintptr_t>(o) % vbytes)) % vbytes) / (int64_t)sizeof(T);
+    for (; i < head; ++i) o[i] = Op::S::template f<T>(kMode == 1 ? a[0] : a[i], kMode == 2 ? b[0] : b[i]);
+  }
+  const auto sa = hn::Set(d, a[0]), sb = hn::Set(d, b[0]);
+#define CT_BIN_LOAD_(ptr, s, scalar) ((scalar) ? (s) : hn::LoadU(d, (ptr) + i))
+  if (stream) {
+    for (; i + N <= n; i += N)
+      hn::Stream(Op::v(CT_BIN_LOAD_(a, sa, kMode == 1), CT_BIN_LOAD_(b, sb, kMode == 2)), d, o + i);
+    hwy::FlushStream();
+  } else {
+    for (; i + 2 * N <= n; i += 2 * N) {
+      const auto r0 = Op::v(CT_BIN_LOAD_(a, sa, kMode == 1), CT_BIN_LOAD_(b, sb, kMode == 2));
+      i += N;
+      const auto r1 = Op::v(CT_BIN_LOAD_(a, sa, kMode == 1), CT_BIN_LOAD_(b, sb, kMode == 2));
+      i -= N;
+      hn::StoreU(r0, d, o + i);
+      hn::StoreU(r1, d, o + i + N);
+    }
+    for (; i + N <= n; i += N)
+      hn::StoreU(Op::v(CT_BIN_LOAD_(a, sa, kMode == 1), CT_BIN_LOAD_(b, sb, kMode == 2)), d, o + i);
+  }
+#undef CT_BIN_LOAD_
+  for (; i < n; ++i) o[i] = Op::S::template f<T>(kMode == 1 ? a[0] : a[i], kMode == 2 ? b[0] : b[i]);
+}
+
+template <class Op> constexpr bool kBoolOut =
+    std::is_same<decltype(Op::template f<float>(0.f, 0.f)), uint8_t>::value;
+
+template <class Op> void RegFloat(KernelTable* t, int op) {
+  t->op[op][CT_DT_FLOAT32] = &BinLoop<Op, float, 0>;
+  t->op[op][CT_DT_FLOAT64] = &BinLoop<Op, double, 0>;
+  t->bcast[op][CT_DT_FLOAT32][0] = &BinLoop<Op, float, 1>;
+  t->bcast[op][CT_DT_FLOAT32][1] = &BinLoop<Op, float, 2>;
+  t->bcast[op][CT_DT_FLOAT64][0] = &BinLoop<Op, double, 1>;
+  t->bcast[op][CT_DT_FLOAT64][1] = &BinLoop<Op, double, 2>;
+  // Half types: the float32 loop on widened blocks, rounded once (no scalar
+  // variants: the engine packs a broadcast half operand).
+  t->op[op][CT_DT_FLOAT16] = &ViaF32<&BinLoop<Op, float, 0>, F16Codec, 2, kBoolOut<Op>>;
+  t->op[op][CT_DT_BFLOAT16] = &ViaF32<&BinLoop<Op, float, 0>, BF16Codec, 2, kBoolOut<Op>>;
+}
+template <class VOp> void RegFloatVec(KernelTable* t, int op) {
+  RegFloat<typename VOp::S>(t, op);
+  t->op[op][CT_DT_FLOAT32] = &BinVec<VOp, float, 0>;
+  t->op[op][CT_DT_FLOAT64] = &BinVec<VOp, double, 0>;
+  t->bcast[op][CT_DT_FLOAT32][0] = &BinVec<VOp, float, 1>;
+  t->bcast[op][CT_DT_FLOAT32][1] = &BinVec<VOp, float, 2>;
+  t->bcast[op][CT_DT_FLOAT64][0] = &BinVec<VOp, double, 1>;
+  t->bcast[op][CT_DT_FLOAT64][1] = &BinVec<VOp, double, 2>;
+}
+template <class Op, class T> void RegOne(KernelTable* t, int op, int dt) {
+  t->op[op][dt] = &BinLoop<Op, T, 0>;
+  t->bcast[op][dt][0] = &BinLoop<Op, T, 1>;
+  t->bcast[op][dt][1] = &BinLoop<Op, T, 2>;
+}
+template <class Op> void RegInt(KernelTable* t, int op) {
+  RegOne<Op, int8_t>(t, op, CT_DT_INT8);
+  RegOne<Op, int16_t>(t, op, CT_DT_INT16);
+  RegOne<Op, int32_t>(t, op, CT_DT_INT32);
+  RegOne<Op, int64_t>(t, op, CT_DT_INT64);
+  RegOne<Op, uint8_t>(t, op, CT_DT_UINT8);
+}
+// bool is stored as uint8 0/1; BoolOp is the op's meaning on 0/1 values.
+template <class BoolOp> void RegBool(KernelTable* t, int op) { RegOne<BoolOp, uint8_t>(t, op, CT_DT_BOOL); }
+template <class Op> void RegAll(KernelTable* t, int op) {
+  RegFloat<Op>(t, op);
+  RegInt<Op>(t, op);
+  RegBool<Op>(t, op);
+}
+
+void FillBinaryKernels(KernelTable* t) {
+  RegFloatVec<VAdd>(t, CT_OP_ADD);           RegInt<Add>(t, CT_OP_ADD);       RegBool<BitOr>(t, CT_OP_ADD);
+  RegFloatVec<VSub>(t, CT_OP_SUB);           RegInt<Sub>(t, CT_OP_SUB);
+  RegFloatVec<VMul>(t, CT_OP_MUL);           RegInt<Mul>(t, CT_OP_MUL);       RegBool<BitAnd>(t, CT_OP_MUL);
+  RegFloatVec<VDiv>(t, CT_OP_DIV);           RegInt<Div>(t, CT_OP_DIV);       RegBool<Div>(t, CT_OP_DIV);
+  RegFloat<FloorDiv>(t, CT_OP_FLOOR_DIV);    RegInt<FloorDiv>(t, CT_OP_FLOOR_DIV);
+  RegFloat<Mod>(t, CT_OP_MOD);               RegInt<Mod>(t, CT_OP_MOD);
+  RegFloat<Pow>(t, CT_OP_POW);               RegInt<Pow>(t, CT_OP_POW);
+  RegFloatVec<VMaximum>(t, CT_OP_MAXIMUM);   RegInt<Maximum>(t, CT_OP_MAXIMUM); RegBool<BitOr>(t, CT_OP_MAXIMUM);
+  RegFloatVec<VMinimum>(t, CT_OP_MINIMUM);   RegInt<Minimum>(t, CT_OP_MINIMUM); RegBool<BitAnd>(t, CT_OP_MINIMUM);
+  RegFloat<FMax>(t, CT_OP_FMAX);             RegInt<Maximum>(t, CT_OP_FMAX);  RegBool<BitOr>(t, CT_OP_FMAX);
+  RegFloat<FMin>(t, CT_OP_FMIN);             RegInt<Minimum>(t, CT_OP_FMIN);  RegBool<BitAnd>(t, CT_OP_FMIN);
+  RegFloat<Atan2>(t, CT_OP_ATAN2);
+  RegFloat<Hypot>(t, CT_OP_HYPOT);
+  RegFloat<CopySign>(t, CT_OP_COPYSIGN);
+  RegInt<BitAnd>(t, CT_OP_BITWISE_AND);      RegBool<BitAnd>(t, CT_OP_BITWISE_AND);
+  RegInt<BitOr>(t, CT_OP_BITWISE_OR);        RegBool<BitOr>(t, CT_OP_BITWISE_OR);
+  RegInt<BitXor>(t, CT_OP_BITWISE_XOR);      RegBool<BitXor>(t, CT_OP_BITWISE_XOR);
+  RegInt<LeftShift>(t, CT_OP_LEFT_SHIFT);
+  RegInt<RightShift>(t, CT_OP_RIGHT_SHIFT);
+  RegAll<LogicalAnd>(t, CT_OP_LOGICAL_AND);
+  RegAll<LogicalOr>(t, CT_OP_LOGICAL_OR);
+  RegAll<LogicalXor>(t, CT_OP_LOGICAL_XOR);
+  RegAll<Equal>(t, CT_OP_EQUAL);
+  RegAll<NotEqual>(t, CT_OP_NOT_EQUAL);
+  RegAll<Less>(t, CT_OP_LESS);
+  RegAll<LessEqual>(t, CT_OP_LESS_EQUAL);
+  RegAll<Greater>(t, CT_OP_GREATER);
+  RegAll<GreaterEqual>(t, CT_OP_GREATER_EQUAL);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace ct
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ct {
+namespace cpu {
+HWY_EXPORT(FillBinaryKernels);
+void fill_binary_kernels(KernelTable* table) { HWY_DYNAMIC_DISPATCH(FillBinaryKernels)(table); }
+}  // namespace cpu
+}  // namespace ct
+#endif

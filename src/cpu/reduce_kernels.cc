@@ -1,0 +1,177 @@
+// reduce_kernels.cc — the hot inner loops of reductions, compiled once per
+// SIMD target by Highway and chosen at run time; reduce.cc drives them.
+//
+// Float sums accumulate in float64 (float32 inputs are widened lane by lane)
+// and are pairwise above a base block, so a float32 sum is as good as exact
+// before its final rounding: more accurate than NumPy's float32 pairwise sum
+// at the same memory traffic (the loop is bound by bandwidth, not by the
+// wider adds).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/reduce_kernels.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "cpu/kernels.h"
+#include "cpu/simd-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ct {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Sum of n float32 values in float64: base blocks of kBase with four vector
+// accumulators, pairwise above.
+double SumF32(const float* p, int64_t n) {
+  constexpr int64_t kBase = 2048;
+  if (n > kBase) {
+    const int64_t half = ((n / 2) + 63) & ~int64_t(63);
+    return SumF32(p, half) + SumF32(p + half, n - half);
+  }
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;  // half a vector of floats
+  const int64_t N = (int64_t)hn::Lanes(dd);
+  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    a0 = hn::Add(a0, hn::PromoteTo(dd, hn::LoadU(df, p + i)));
+    a1 = hn::Add(a1, hn::PromoteTo(dd, hn::LoadU(df, p + i + N)));
+    a2 = hn::Add(a2, hn::PromoteTo(dd, hn::LoadU(df, p + i + 2 * N)));
+    a3 = hn::Add(a3, hn::PromoteTo(dd, hn::LoadU(df, p + i + 3 * N)));
+  }
+  for (; i + N <= n; i += N) a0 = hn::Add(a0, hn::PromoteTo(dd, hn::LoadU(df, p + i)));
+  const auto v = hn::Add(hn::Add(a0, a1), hn::Add(a2, a3));
+  double s = hn::GetLane(hn::SumOfLanes(dd, v));
+  for (; i < n; ++i) s += (double)p[i];
+  return s;
+}
+
+double SumF64(const double* p, int64_t n) {
+  constexpr int64_t kBase = 512;
+  if (n > kBase) {
+    const int64_t half = ((n / 2) + 63) & ~int64_t(63);
+    return SumF64(p, half) + SumF64(p + half, n - half);
+  }
+  const hn::ScalableTag<double> dd;
+  const int64_t N = (int64_t)hn::Lanes(dd);
+  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    a0 = hn::Add(a0, hn::LoadU(dd, p + i));
+    a1 = hn::Add(a1, hn::LoadU(dd, p + i + N));
+    a2 = hn::Add(a2, hn::LoadU(dd, p + i + 2 * N));
+    a3 = hn::Add(a3, hn::LoadU(dd, p + i + 3 * N));
+  }
+  for (; i + N <= n; i += N) a0 = hn::Add(a0, hn::LoadU(dd, p + i));
+  const auto v = hn::Add(hn::Add(a0, a1), hn::Add(a2, a3));
+  double s = hn::GetLane(hn::SumOfLanes(dd, v));
+  for (; i < n; ++i) s += p[i];
+  return s;
+}
+
+// Half types: widen blocks to float32 (exact), then as float32.
+template <class Codec> double SumHalf(const uint16_t* p, int64_t n) {
+  HWY_ALIGN float buf[kBlock];
+  double parts[64];
+  int np = 0;
+  double total = 0;
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t m = n - i < kBlock ? n - i : kBlock;
+    Codec::decode(p + i, buf, m);
+    parts[np++] = SumF32(buf, m);
+    if (np == 64) {  // blocks of 64 partials, then their sum: a two-level tree
+      double s = 0;
+      for (int k = 0; k < np; ++k) s += parts[k];
+      total += s;
+      np = 0;
+    }
+  }
+  double s = 0;
+  for (int k = 0; k < np; ++k) s += parts[k];
+  return total + s;
+}
+double SumF16(const uint16_t* p, int64_t n) { return SumHalf<F16Codec>(p, n); }
+double SumBF16(const uint16_t* p, int64_t n) { return SumHalf<BF16Codec>(p, n); }
+
+// acc[j] += row[j], widened to float64 (the across-rows reduction).
+void ColAddF32(double* acc, const float* row, int64_t w) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const int64_t N = (int64_t)hn::Lanes(dd);
+  int64_t j = 0;
+  for (; j + 2 * N <= w; j += 2 * N) {
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + j), hn::PromoteTo(dd, hn::LoadU(df, row + j))), dd, acc + j);
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + j + N), hn::PromoteTo(dd, hn::LoadU(df, row + j + N))), dd, acc + j + N);
+  }
+  for (; j < w; ++j) acc[j] += (double)row[j];
+}
+void ColAddF64(double* acc, const double* row, int64_t w) {
+  const hn::ScalableTag<double> dd;
+  const int64_t N = (int64_t)hn::Lanes(dd);
+  int64_t j = 0;
+  for (; j + N <= w; j += N) hn::StoreU(hn::Add(hn::LoadU(dd, acc + j), hn::LoadU(dd, row + j)), dd, acc + j);
+  for (; j < w; ++j) acc[j] += row[j];
+}
+
+// NaN-propagating max / min of n >= 1 values (NaN if any is NaN).
+template <class T, bool kMax> T Extreme(const T* p, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = (int64_t)hn::Lanes(d);
+  auto pick = [](auto a, auto b) {  // a unless b is more extreme or a is not NaN and b is
+    return hn::IfThenElse(hn::Or(kMax ? (a >= b) : (a <= b), hn::IsNaN(a)), a, b);
+  };
+  T r = p[0];
+  int64_t i = 0;
+  if (n >= 2 * N) {
+    auto m0 = hn::LoadU(d, p), m1 = hn::LoadU(d, p + N);
+    for (i = 2 * N; i + 2 * N <= n; i += 2 * N) {
+      m0 = pick(m0, hn::LoadU(d, p + i));
+      m1 = pick(m1, hn::LoadU(d, p + i + N));
+    }
+    m0 = pick(m0, m1);
+    HWY_ALIGN T lanes[hn::MaxLanes(d)];
+    hn::Store(m0, d, lanes);
+    r = lanes[0];
+    for (int64_t k = 1; k < N; ++k) r = (kMax ? r >= lanes[k] : r <= lanes[k]) || r != r ? r : lanes[k];
+  }
+  for (; i < n; ++i) r = (kMax ? r >= p[i] : r <= p[i]) || r != r ? r : p[i];
+  return r;
+}
+float MaxF32(const float* p, int64_t n) { return Extreme<float, true>(p, n); }
+float MinF32(const float* p, int64_t n) { return Extreme<float, false>(p, n); }
+double MaxF64(const double* p, int64_t n) { return Extreme<double, true>(p, n); }
+double MinF64(const double* p, int64_t n) { return Extreme<double, false>(p, n); }
+
+void FillReduceKernels(ReduceKernels* k) {
+  k->sum_f32 = &SumF32;
+  k->sum_f64 = &SumF64;
+  k->sum_f16 = &SumF16;
+  k->sum_bf16 = &SumBF16;
+  k->col_add_f32 = &ColAddF32;
+  k->col_add_f64 = &ColAddF64;
+  k->max_f32 = &MaxF32;
+  k->min_f32 = &MinF32;
+  k->max_f64 = &MaxF64;
+  k->min_f64 = &MinF64;
+  k->decode_f16 = &F16Codec::decode;
+  k->decode_bf16 = &BF16Codec::decode;
+  k->encode_f16 = &F16Codec::encode;
+  k->encode_bf16 = &BF16Codec::encode;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace ct
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ct {
+namespace cpu {
+HWY_EXPORT(FillReduceKernels);
+void fill_reduce_kernels(ReduceKernels* k) { HWY_DYNAMIC_DISPATCH(FillReduceKernels)(k); }
+}  // namespace cpu
+}  // namespace ct
+#endif
