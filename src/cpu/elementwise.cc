@@ -605,9 +605,44 @@ template <class From> void RegCastFrom(KernelTable* t, int from) {
   row[CT_DT_FLOAT64] = &CastK<From, double>;
 }
 
+// softmax's middle pass: y = e^(x - shift) and the sum of y, in one pass
+// (the sum in float32 lanes, flushed into a double every 64 vectors).
+template <class T> double ExpShiftSum(const void* xv, void* yv, int64_t n, double shift) {
+  const T* x = static_cast<const T*>(xv);
+  T* y = static_cast<T*>(yv);
+  const hn::ScalableTag<T> d;
+  const int64_t N = (int64_t)hn::Lanes(d);
+  const auto sh = hn::Set(d, (T)shift);
+  auto acc = hn::Zero(d);
+  double total = 0;
+  int64_t i = 0;
+  int cnt = 0;
+  for (; i + N <= n; i += N) {
+    const auto e = SafeExp(d, hn::Sub(hn::LoadU(d, x + i), sh));
+    hn::StoreU(e, d, y + i);
+    acc = hn::Add(acc, e);
+    if (++cnt == 64) {
+      total += (double)hn::GetLane(hn::SumOfLanes(d, acc));
+      acc = hn::Zero(d);
+      cnt = 0;
+    }
+  }
+  if (i < n) {  // the tail through a bounce buffer: the same vector code
+    HWY_ALIGN T buf[hn::MaxLanes(d)];
+    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : (T)shift - T(1000);
+    const auto e = SafeExp(d, hn::Sub(hn::Load(d, buf), sh));  // padding gives e^-1000 = 0
+    hn::Store(e, d, buf);
+    for (int64_t k = 0; i + k < n; ++k) y[i + k] = buf[k];
+    acc = hn::Add(acc, e);
+  }
+  return total + (double)hn::GetLane(hn::SumOfLanes(d, acc));
+}
+
 void FillKernels(KernelTable* t) {
   std::memset(t, 0, sizeof *t);
   t->target = hwy::TargetName(HWY_TARGET);
+  t->exp_shift_sum[0] = &ExpShiftSum<float>;
+  t->exp_shift_sum[1] = &ExpShiftSum<double>;
 
   RegFloat<FNeg>(t, CT_OP_NEG);       RegInt<INeg>(t, CT_OP_NEG);
   RegFloat<FAbs>(t, CT_OP_ABS);       RegInt<IAbs>(t, CT_OP_ABS);

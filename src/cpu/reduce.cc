@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include "core/error.h"
@@ -518,13 +519,14 @@ template <class T, class R> void outputs_body(void* ctx, int64_t b, int64_t e) {
 }
 
 // column: kept dim kc is contiguous in x; blocks of W outputs side by side.
-constexpr int64_t kColW = 512;
+constexpr int64_t kColW = 2048;  // long row pieces keep the hardware prefetcher streaming
 template <class T, class R> struct ColCtx {
   const R* rec;
   const Geometry* g;
   int kc;             // the kept dim walked by vectors
   Dims others;        // the other kept dims
   int64_t nblk;       // column blocks per row of others
+  int64_t width;      // columns per block (<= kColW)
 };
 template <class T, class P>
 void col_sweep(const P& pass, const Geometry& g, const T* px, int64_t w, typename P::S* acc, const double* cv) {
@@ -532,7 +534,7 @@ void col_sweep(const P& pass, const Geometry& g, const T* px, int64_t w, typenam
   for (int64_t j = 0; j < w; ++j) acc[j] = pass.init();
   // Additive passes fold rows into a block accumulator first (a two-level
   // sum: error grows with rows/64 + 64, not with rows).
-  S blk[kColW];
+  S* blk = acc + w;  // the caller's scratch holds 2 * w states
   S* dst = P::kAdditive ? blk : acc;
   int64_t in_blk = 0;
   if (P::kAdditive)
@@ -563,17 +565,22 @@ template <class T, class R> void columns_body(void* ctx, int64_t b, int64_t e) {
   const int64_t os = g.kept.os[c->kc];
   using S1 = typename R::P1::S;
   using S2 = typename R::P2::S;
-  S1 a1[kColW];
-  S2 a2[kColW];
+  // Heap scratch, once per chunk of tasks: 2 x kColW states per pass is too
+  // much for the stack of a framework's pool thread.
+  std::unique_ptr<S1[]> s1(new S1[2 * kColW]);
+  std::unique_ptr<S2[]> s2(new S2[R::kTwo ? 2 * kColW : 1]);
+  std::unique_ptr<double[]> cvs(new double[R::kTwo ? kColW : 1]);
+  S1* a1 = s1.get();
+  S2* a2 = s2.get();
   for (int64_t t = b; t < e; ++t) {
-    const int64_t o = t / c->nblk, j0 = (t % c->nblk) * kColW;
-    const int64_t w = std::min(kColW, cols - j0);
+    const int64_t o = t / c->nblk, j0 = (t % c->nblk) * c->width;
+    const int64_t w = std::min(c->width, cols - j0);
     const T* px = reinterpret_cast<const T*>(g.x) + offset_of(c->others, o) + j0;
     char* po = g.o + (out_offset_of(c->others, o) + j0 * os) * g.osize;
     const auto p1 = c->rec->p1();
     col_sweep<T>(p1, g, px, w, a1, nullptr);
     if constexpr (R::kTwo) {
-      double cv[kColW];
+      double* cv = cvs.get();
       for (int64_t j = 0; j < w; ++j) cv[j] = c->rec->constant(a1[j]);
       col_sweep<T>(c->rec->p2(a1[0]), g, px, w, a2, cv);
       for (int64_t j = 0; j < w; ++j) c->rec->finish(po + j * os * g.osize, g.out_dt, a1[j], a2[j]);
@@ -605,8 +612,9 @@ template <class T, class R> void run_recipe(const R& rec, Geometry& g) {
       }
     const int64_t cols = g.kept.ext[kc];
     ctx.nblk = (cols + kColW - 1) / kColW;
+    ctx.width = ((cols + ctx.nblk - 1) / ctx.nblk + 15) & ~int64_t(15);  // even blocks
     const int64_t tasks = ctx.nblk * (g.outer / cols);
-    const int64_t per_task = std::min(cols, kColW) * g.count;
+    const int64_t per_task = ctx.width * g.count;
     parallel_for(g.stream, tasks, std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(per_task, 1)),
                  &columns_body<T, R>, &ctx);
     return;
@@ -673,29 +681,21 @@ template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log) {
     return;
   }
   const A shift = std::isinf(m) ? (m > 0 ? m : A(0)) : m;  // all -inf: e^(x-0) = 0, 0/0 = NaN as NumPy
-  double prm[2] = {-(double)shift, 0.0};
-  char* p[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(const_cast<A*>(x))};
-  kt.op[CT_OP_ADD_SCALAR][dt](p, n, prm);  // y = x - m
+  const int which = std::is_same<A, float>::value ? 0 : 1;
   if (log) {
-    // log-sum-exp without keeping e^(x - m): exp into a small buffer
+    // the sum of e^(x - m) without keeping it (y may be x), then y = x - m - log(sum)
     A buf[1024];
     double s = 0;
-    for (int64_t i = 0; i < n; i += 1024) {
-      const int64_t k = std::min<int64_t>(1024, n - i);
-      char* q[2] = {reinterpret_cast<char*>(buf), reinterpret_cast<char*>(y + i)};
-      kt.op[CT_OP_EXP][dt](q, k, nullptr);
-      if constexpr (std::is_same<A, float>::value) s += rk().sum_f32(buf, k); else s += rk().sum_f64(buf, k);
-    }
-    prm[0] = -std::log(s);
-    char* q[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(y)};
+    for (int64_t i = 0; i < n; i += 1024)
+      s += kt.exp_shift_sum[which](x + i, buf, std::min<int64_t>(1024, n - i), (double)shift);
+    double prm[2] = {-((double)shift + std::log(s)), 0.0};
+    char* q[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(const_cast<A*>(x))};
     kt.op[CT_OP_ADD_SCALAR][dt](q, n, prm);
     return;
   }
+  const double s = kt.exp_shift_sum[which](x, y, n, (double)shift);
+  double prm[2] = {1.0 / s, 0.0};
   char* q[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(y)};
-  kt.op[CT_OP_EXP][dt](q, n, nullptr);
-  double s;
-  if constexpr (std::is_same<A, float>::value) s = rk().sum_f32(y, n); else s = rk().sum_f64(y, n);
-  prm[0] = 1.0 / s;
   kt.op[CT_OP_MUL_SCALAR][dt](q, n, prm);
 }
 
@@ -741,24 +741,16 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
       m = cm;
     }
     if (!std::isfinite((double)m)) continue;  // -inf so far (nothing to add) or +inf (handled below)
-    double prm[2] = {-(double)m, 0.0};
-    char* q[2] = {reinterpret_cast<char*>(buf), reinterpret_cast<char*>(buf)};
-    kt.op[CT_OP_ADD_SCALAR][dt](q, k, prm);
-    kt.op[CT_OP_EXP][dt](q, k, nullptr);
-    if constexpr (std::is_same<A, float>::value) s += rk().sum_f32(buf, k); else s += rk().sum_f64(buf, k);
+    s += kt.exp_shift_sum[std::is_same<A, float>::value ? 0 : 1](buf, buf, k, (double)m);
   }
   const double qnan = std::numeric_limits<double>::quiet_NaN();
   // Pass 2: y = e^(x - m) / s, or x - m - log(s).
   for (int64_t i = 0; i < n; i += kChunk) {
     const int64_t k = std::min(kChunk, n - i);
     if (nan || std::isinf((double)m)) {
-      // NaN line, or a +inf max (NumPy's expression gives NaN there too), or all -inf.
-      load_chunk(x, xs, i, k, buf);
-      for (int64_t t = 0; t < k; ++t) {
-        if (nan) buf[t] = (A)qnan;
-        else if (m > 0) buf[t] = (A)qnan;  // inf - inf
-        else buf[t] = log ? (A)qnan : (A)qnan;  // 0 / 0
-      }
+      // A NaN in the line; a +inf max (inf - inf); all -inf (0 / 0): NaN,
+      // as NumPy's expression and the in-cache path give.
+      for (int64_t t = 0; t < k; ++t) buf[t] = (A)qnan;
       store_chunk(y, ys, i, k, buf);
       continue;
     }
@@ -768,10 +760,8 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
       double prm[2] = {-((double)m + std::log(s)), 0.0};
       kt.op[CT_OP_ADD_SCALAR][dt](q, k, prm);
     } else {
-      double prm[2] = {-(double)m, 0.0};
-      kt.op[CT_OP_ADD_SCALAR][dt](q, k, prm);
-      kt.op[CT_OP_EXP][dt](q, k, nullptr);
-      prm[0] = 1.0 / s;
+      kt.exp_shift_sum[std::is_same<A, float>::value ? 0 : 1](buf, buf, k, (double)m);
+      double prm[2] = {1.0 / s, 0.0};
       kt.op[CT_OP_MUL_SCALAR][dt](q, k, prm);
     }
     store_chunk(y, ys, i, k, buf);
