@@ -24,6 +24,23 @@ int main() {
     ok = ok && std::fabs(got[i] - want[i]) <= 1e-5f * std::fabs(want[i]);
   }
 
+  // Broadcasting binary ops, reductions and along-axis ops (category 2).
+  ct::Tensor m = ct::Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});   // int32
+  ct::Tensor shifted = m - ct::Tensor::from({1, 1, 1});         // (2,3) - (3)
+  shifted *= 2;                                                  // in place
+  ct::Tensor row_sums = ct::sum(shifted, 1, /*keepdims=*/true);   // int64, (2,1)
+  ct::Tensor col_means = ct::mean(m, 0);                         // float64, (3)
+  ct::Tensor big = m > 2;                                        // bool, (2,3)
+  ct::Tensor p = ct::softmax(ct::Tensor::from({0.0, std::log(3.0)}));
+  const std::vector<int64_t> rs = row_sums.to_vector<int64_t>();
+  const std::vector<double> cm = col_means.to_vector<double>();
+  std::printf("row sums %lld %lld, column means %g %g %g, %lld of 6 > 2, softmax %g %g\n",
+              static_cast<long long>(rs[0]), static_cast<long long>(rs[1]), cm[0], cm[1], cm[2],
+              static_cast<long long>(ct::sum(big).item<int64_t>()), p.to_vector<double>()[0],
+              p.to_vector<double>()[1]);
+  ok = ok && rs[0] == 6 && rs[1] == 24 && cm[0] == 2.5 && cm[2] == 4.5 &&
+       ct::sum(big).item<int64_t>() == 4 && std::fabs(p.to_vector<double>()[1] - 0.75) < 1e-12;
+
   // Failures throw ct::Error, which keeps the library's message.
   try {
     ct::sqrt(ct::Tensor::from({1, 2, 3}));  // int32: sqrt is float-only
@@ -31,6 +48,13 @@ int main() {
   } catch (const ct::Error& err) {
     std::printf("expected error: %s: %s\n", err.status_name(), err.what());
     ok = ok && err.status() == CT_ERR_UNSUPPORTED;
+  }
+  try {
+    ct::Tensor bad = ct::Tensor::from({1.f, 2.f, 3.f}) + ct::Tensor::from({1.f, 2.f});
+    ok = false;
+  } catch (const ct::Error& err) {
+    std::printf("expected error: %s: %s\n", err.status_name(), err.what());
+    ok = ok && err.status() == CT_ERR_SHAPE_MISMATCH;
   }
 
   if (!ok) std::fprintf(stderr, "example.cpp: unexpected results\n");

@@ -145,6 +145,8 @@ TEST_CASE("header op ids are the registry's and are dense", "[abi]") {
   int expect = 0;
 #define CTT_CHECK_ID_(ID, n, k, p, s) CHECK((int)CT_OP_##ID == expect++);
   CT_ELEMENTWISE_OPS(CTT_CHECK_ID_)
+  CHECK(expect == (int)CT_OP_CAST + 1);  // category 2 continues right after category 1
+  CT_BROADCAST_REDUCE_OPS(CTT_CHECK_ID_)
 #undef CTT_CHECK_ID_
   CHECK(expect == (int)CT_OP_END_);
   CHECK(ct_op_count() >= (int32_t)CT_OP_END_);
@@ -153,4 +155,7 @@ TEST_CASE("header op ids are the registry's and are dense", "[abi]") {
   CHECK(CT_OP_EXP == 3);
   CHECK(CT_OP_WHERE == 39);
   CHECK(CT_OP_CAST == 42);
+  CHECK(CT_OP_ADD == 43);
+  CHECK(CT_OP_SUM == 71);
+  CHECK(CT_OP_CUMPROD == 87);
 }

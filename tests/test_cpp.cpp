@@ -460,3 +460,870 @@ TEST_CASE("move semantics", "[cpp]") {
   d = ct::Tensor();
   REQUIRE(c.use_count() == 1);
 }
+
+// ---------------------------------------------------------------------------
+// Category 2: broadcasting binary ops, reductions, along-axis ops
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Throws ct::Error with @p status, or fails the test.
+template <class F>
+void require_status(F f, CTStatus status, const char* must_contain = nullptr) {
+  try {
+    f();
+    FAIL("no ct::Error was thrown");
+  } catch (const ct::Error& e) {
+    INFO(e.what());
+    REQUIRE(e.status_name() == std::string(ct_status_string(status)));
+    if (must_contain) REQUIRE(std::string(e.what()).find(must_contain) != std::string::npos);
+  }
+}
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+std::vector<int64_t> shp(std::initializer_list<int64_t> s) { return std::vector<int64_t>(s); }
+
+}  // namespace
+
+TEST_CASE("broadcast_shape and reduce_shape helpers", "[cpp]") {
+  REQUIRE(ct::broadcast_shape({2, 1}, {3}) == shp({2, 3}));
+  REQUIRE(ct::broadcast_shape({}, {4, 1}) == shp({4, 1}));
+  REQUIRE(ct::broadcast_shape({5, 1, 3}, {4, 1}) == shp({5, 4, 3}));
+  REQUIRE(ct::broadcast_shape({0, 1}, {1, 7}) == shp({0, 7}));
+  require_status([] { ct::broadcast_shape({2, 4}, {3}); }, CT_ERR_SHAPE_MISMATCH, "[2,4]");
+  require_status([] { ct::broadcast_shape({0}, {2}); }, CT_ERR_SHAPE_MISMATCH);
+
+  REQUIRE(ct::reduce_shape({2, 3, 4}, ct::Axes::all()) == shp({}));
+  REQUIRE(ct::reduce_shape({2, 3, 4}, ct::Axes::all(), true) == shp({1, 1, 1}));
+  REQUIRE(ct::reduce_shape({2, 3, 4}, {0, 2}) == shp({3}));
+  REQUIRE(ct::reduce_shape({2, 3, 4}, {-1, 0}, true) == shp({1, 3, 1}));
+  REQUIRE(ct::reduce_shape({2, 3, 4}, ct::Axes::none()) == shp({2, 3, 4}));
+  REQUIRE(ct::reduce_shape({2, 3, 4}, {}) == shp({2, 3, 4}));
+  require_status([] { ct::reduce_shape({2, 3}, {2}); }, CT_ERR_INVALID_ARGUMENT);
+  require_status([] { ct::reduce_shape({2, 3}, {1, -1}); }, CT_ERR_INVALID_ARGUMENT);
+
+  // Axes: all, none, a list; c_axes is NULL only for all().
+  REQUIRE(ct::Axes::all().is_all());
+  REQUIRE(ct::Axes::all().c_axes() == nullptr);
+  REQUIRE(ct::Axes::none().c_axes() != nullptr);
+  REQUIRE(ct::Axes::none().c_num_axes() == 0);
+  const ct::Axes empty_braces = {};
+  REQUIRE_FALSE(empty_braces.is_all());
+  REQUIRE(empty_braces.c_num_axes() == 0);
+  REQUIRE(ct::Axes(std::vector<int>{1, -1}).values() == std::vector<int32_t>{1, -1});
+  REQUIRE(ct::Axes(std::vector<int64_t>{2}).c_num_axes() == 1);
+  REQUIRE(ct::Axes::one(-2).values() == std::vector<int32_t>{-2});
+  REQUIRE(ct::Axes({0, 2}).str() == "(0, 2)");
+  require_status([] { ct::Axes::one(int64_t(1) << 40); }, CT_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("output dtypes follow the category 2 rules", "[cpp]") {
+  using namespace ct::dtype;
+  // SAME
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_ADD, int32), int32));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_MAX, float16), float16));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_SOFTMAX, float32), float32));
+  // BOOL
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_LESS, float32), bool_));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_LOGICAL_XOR, int8), bool_));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_ANY, float64), bool_));
+  // INT64
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_ARGMAX, float32), int64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_ARGMIN, uint8), int64));
+  // ACCUM
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_SUM, int32), int64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_SUM, bool_), int64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_SUM, bfloat16), bfloat16));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_CUMPROD, uint8), int64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_CUMSUM, float32), float32));
+  // FLOAT
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_DIV, int16), float64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_DIV, float32), float32));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_MEAN, int32), float64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_VAR, int64), float64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_NORM2, int32), float64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_STD, float16), float16));
+  // Elementwise ops keep their rules.
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_EXP, float64), float64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_ISNAN, float64), bool_));
+  REQUIRE(ct::is_floating(bfloat16));
+  REQUIRE_FALSE(ct::is_floating(int64));
+}
+
+// The output kind of every category-2 op, by hand from notes/SEMANTICS.md:
+// S = SAME, B = BOOL, I = INT64, A = ACCUM, F = FLOAT.
+TEST_CASE("every category 2 op's result dtype, for int32 and float32 inputs", "[cpp]") {
+  struct Row {
+    int32_t op;
+    char kind;
+  };
+  const Row rows[] = {
+      {CT_OP_ADD, 'S'}, {CT_OP_SUB, 'S'}, {CT_OP_MUL, 'S'}, {CT_OP_DIV, 'F'},
+      {CT_OP_FLOOR_DIV, 'S'}, {CT_OP_MOD, 'S'}, {CT_OP_POW, 'S'}, {CT_OP_MAXIMUM, 'S'},
+      {CT_OP_MINIMUM, 'S'}, {CT_OP_FMAX, 'S'}, {CT_OP_FMIN, 'S'}, {CT_OP_ATAN2, 'S'},
+      {CT_OP_HYPOT, 'S'}, {CT_OP_COPYSIGN, 'S'}, {CT_OP_BITWISE_AND, 'S'},
+      {CT_OP_BITWISE_OR, 'S'}, {CT_OP_BITWISE_XOR, 'S'}, {CT_OP_LEFT_SHIFT, 'S'},
+      {CT_OP_RIGHT_SHIFT, 'S'}, {CT_OP_LOGICAL_AND, 'B'}, {CT_OP_LOGICAL_OR, 'B'},
+      {CT_OP_LOGICAL_XOR, 'B'}, {CT_OP_EQUAL, 'B'}, {CT_OP_NOT_EQUAL, 'B'}, {CT_OP_LESS, 'B'},
+      {CT_OP_LESS_EQUAL, 'B'}, {CT_OP_GREATER, 'B'}, {CT_OP_GREATER_EQUAL, 'B'},
+      {CT_OP_SUM, 'A'}, {CT_OP_MEAN, 'F'}, {CT_OP_PROD, 'A'}, {CT_OP_MAX, 'S'}, {CT_OP_MIN, 'S'},
+      {CT_OP_ARGMAX, 'I'}, {CT_OP_ARGMIN, 'I'}, {CT_OP_ANY, 'B'}, {CT_OP_ALL, 'B'},
+      {CT_OP_NORM2, 'F'}, {CT_OP_LOGSUMEXP, 'S'}, {CT_OP_VAR, 'F'}, {CT_OP_STD, 'F'},
+      {CT_OP_SOFTMAX, 'S'}, {CT_OP_LOG_SOFTMAX, 'S'}, {CT_OP_CUMSUM, 'A'}, {CT_OP_CUMPROD, 'A'}};
+  REQUIRE(sizeof rows / sizeof rows[0] == static_cast<size_t>(CT_OP_END_ - CT_OP_ADD));
+  for (const Row& r : rows) {
+    INFO(ct::op_info(r.op).name);
+    CTDataType want_i = ct::dtype::int32, want_f = ct::dtype::float32;
+    switch (r.kind) {
+      case 'B': want_i = want_f = ct::dtype::bool_; break;
+      case 'I': want_i = want_f = ct::dtype::int64; break;
+      case 'A': want_i = ct::dtype::int64; break;
+      case 'F': want_i = ct::dtype::float64; break;
+      default: break;
+    }
+    REQUIRE(dt_eq(ct::output_dtype(r.op, ct::dtype::int32), want_i));
+    REQUIRE(dt_eq(ct::output_dtype(r.op, ct::dtype::float32), want_f));
+  }
+}
+
+TEST_CASE("binary ops broadcast and compute", "[cpp]") {
+  ct::Tensor a = iota({2, 3});
+  ct::Tensor row = ct::Tensor::from({10.f, 20.f, 30.f});
+  ct::Tensor col = ct::Tensor::from({1.f, 2.f}, {2, 1});
+
+  ct::Tensor s = ct::add(a, row);
+  REQUIRE(s.shape() == shp({2, 3}));
+  REQUIRE(s.is_contiguous());
+  REQUIRE(s.to_vector<float>() == std::vector<float>{10, 21, 32, 13, 24, 35});
+  ct::Tensor outer = ct::add(col, row);  // (2,1) + (3) -> (2,3)
+  REQUIRE(outer.shape() == shp({2, 3}));
+  REQUIRE(outer.to_vector<float>() == std::vector<float>{11, 21, 31, 12, 22, 32});
+  REQUIRE(ct::sub(col, row).to_vector<float>() == std::vector<float>{-9, -19, -29, -8, -18, -28});
+  REQUIRE(ct::mul(a, col).to_vector<float>() == std::vector<float>{0, 1, 2, 6, 8, 10});
+  ct::Tensor scalar0 = ct::Tensor::from({2.f}, {});
+  REQUIRE(ct::mul(scalar0, scalar0).ndim() == 0);
+  REQUIRE(ct::mul(scalar0, a).to_vector<float>() == std::vector<float>{0, 2, 4, 6, 8, 10});
+  REQUIRE(ct::add(ct::Tensor::empty({0, 1}, ct::dtype::float32), row).shape() == shp({0, 3}));
+
+  // div: integers give float64, x/0 = inf, 0/0 = NaN.
+  ct::Tensor q = ct::div(ct::Tensor::from({1, 2, 3, 1, 0}), ct::Tensor::from({2, 2, 2, 0, 0}));
+  REQUIRE(dt_eq(q.dtype(), ct::dtype::float64));
+  const std::vector<double> qv = q.to_vector<double>();
+  REQUIRE(qv[0] == 0.5);
+  REQUIRE(qv[1] == 1.0);
+  REQUIRE(qv[2] == 1.5);
+  REQUIRE(qv[3] == kInf);
+  REQUIRE(std::isnan(qv[4]));
+  REQUIRE(ct::div(a, col).to_vector<float>() == std::vector<float>{0, 1, 2, 1.5f, 2, 2.5f});
+
+  // floor_div and mod: Python's rules; integer x // 0 = x % 0 = 0.
+  ct::Tensor n = ct::Tensor::from({7, -7, 7, -7, 5});
+  ct::Tensor d = ct::Tensor::from({2, 2, -2, -2, 0});
+  REQUIRE(ct::floor_div(n, d).to_vector<int32_t>() == std::vector<int32_t>{3, -4, -4, 3, 0});
+  REQUIRE(ct::mod(n, d).to_vector<int32_t>() == std::vector<int32_t>{1, 1, -1, -1, 0});
+  REQUIRE(ct::floor_div(ct::Tensor::from({5.5, -5.5}), ct::Tensor::from({2.0})).to_vector<double>() ==
+          std::vector<double>{2, -3});
+  REQUIRE(ct::mod(ct::Tensor::from({5.5, -5.5, 5.5}), ct::Tensor::from({2.0, 2.0, -2.0}))
+              .to_vector<double>() == std::vector<double>{1.5, 0.5, -0.5});
+
+  // pow: floats, and exact integers (negative exponents truncate).
+  REQUIRE(ct::pow(ct::Tensor::from({2.0, 3.0}), ct::Tensor::from({3.0, 2.0})).to_vector<double>() ==
+          std::vector<double>{8, 9});
+  REQUIRE(ct::pow(ct::Tensor::from({2, -1, 3, 1}), ct::Tensor::from({10, -3, -1, -5}))
+              .to_vector<int32_t>() == std::vector<int32_t>{1024, -1, 0, 1});
+
+  // maximum/minimum propagate NaN; fmax/fmin ignore one NaN.
+  ct::Tensor p = ct::Tensor::from({1.0, kNaN, 3.0});
+  ct::Tensor r = ct::Tensor::from({2.0, 2.0, kNaN});
+  std::vector<double> v = ct::maximum(p, r).to_vector<double>();
+  REQUIRE(v[0] == 2.0);
+  REQUIRE(std::isnan(v[1]));
+  REQUIRE(std::isnan(v[2]));
+  v = ct::minimum(p, r).to_vector<double>();
+  REQUIRE(v[0] == 1.0);
+  REQUIRE(std::isnan(v[1]));
+  REQUIRE(ct::fmax(p, r).to_vector<double>() == std::vector<double>{2, 2, 3});
+  REQUIRE(ct::fmin(p, r).to_vector<double>() == std::vector<double>{1, 2, 3});
+  REQUIRE(ct::maximum(ct::Tensor::from({-2, 5}), 0).to_vector<int32_t>() ==
+          std::vector<int32_t>{0, 5});  // a scalar operand
+
+  REQUIRE(ct::atan2(ct::Tensor::from({1.0}), ct::Tensor::from({1.0})).item<double>() ==
+          Approx(std::atan(1.0)));
+  REQUIRE(ct::hypot(ct::Tensor::from({3.0}), ct::Tensor::from({4.0})).item<double>() == 5.0);
+  REQUIRE(ct::copysign(ct::Tensor::from({2.0, -3.0}), ct::Tensor::from({-1.0, 1.0}))
+              .to_vector<double>() == std::vector<double>{-2, 3});
+
+  // Bitwise and shifts (out-of-range shifts are defined).
+  ct::Tensor twelve = ct::Tensor::from({12});
+  ct::Tensor ten = ct::Tensor::from({10});
+  REQUIRE(ct::bitwise_and(twelve, ten).item<int32_t>() == 8);
+  REQUIRE(ct::bitwise_or(twelve, ten).item<int32_t>() == 14);
+  REQUIRE(ct::bitwise_xor(twelve, ten).item<int32_t>() == 6);
+  REQUIRE(ct::left_shift(ct::Tensor::from({1, 1, 1, -1}), ct::Tensor::from({0, 3, 32, -1}))
+              .to_vector<int32_t>() == std::vector<int32_t>{1, 8, 0, 0});
+  REQUIRE(ct::right_shift(ct::Tensor::from({-16, 16, -1, 16}), ct::Tensor::from({2, 2, 40, -1}))
+              .to_vector<int32_t>() == std::vector<int32_t>{-4, 4, -1, 0});
+
+  // Bool add/mul are or/and; integer arithmetic wraps.
+  ct::Tensor t = ct::Tensor::from({true, false, false, true});
+  ct::Tensor u = ct::Tensor::from({true, true, false, false});
+  REQUIRE(ct::add(t, u).to_vector<bool>() == std::vector<bool>{true, true, false, true});
+  REQUIRE(ct::mul(t, u).to_vector<bool>() == std::vector<bool>{true, false, false, false});
+  REQUIRE(ct::bitwise_xor(t, u).to_vector<bool>() == std::vector<bool>{false, true, false, true});
+  ct::Tensor i8 = ct::add(ct::Tensor::from({int8_t(127)}), ct::Tensor::from({int8_t(1)}));
+  REQUIRE(dt_eq(i8.dtype(), ct::dtype::int8));
+  REQUIRE(i8.item<int8_t>() == -128);
+
+  // Logical ops and comparisons give bool; NaN is true for logic, unequal in comparisons.
+  ct::Tensor x = ct::Tensor::from({0.f, 0.5f, std::numeric_limits<float>::quiet_NaN()});
+  ct::Tensor y = ct::Tensor::from({1.f, 0.f, 2.f});
+  ct::Tensor land = ct::logical_and(x, y);
+  REQUIRE(dt_eq(land.dtype(), ct::dtype::bool_));
+  REQUIRE(land.to_vector<bool>() == std::vector<bool>{false, false, true});
+  REQUIRE(ct::logical_or(x, y).to_vector<bool>() == std::vector<bool>{true, true, true});
+  REQUIRE(ct::logical_xor(x, y).to_vector<bool>() == std::vector<bool>{true, true, false});
+  ct::Tensor e1 = ct::Tensor::from({1.0, kNaN, 3.0});
+  ct::Tensor e2 = ct::Tensor::from({1.0, kNaN, 2.0});
+  REQUIRE(ct::equal(e1, e2).to_vector<bool>() == std::vector<bool>{true, false, false});
+  REQUIRE(ct::not_equal(e1, e2).to_vector<bool>() == std::vector<bool>{false, true, true});
+  ct::Tensor ints = ct::Tensor::from({1, 2, 3});
+  ct::Tensor two = ct::Tensor::from({2});
+  REQUIRE(ct::less(ints, two).to_vector<bool>() == std::vector<bool>{true, false, false});
+  REQUIRE(ct::less_equal(ints, two).to_vector<bool>() == std::vector<bool>{true, true, false});
+  REQUIRE(ct::greater(ints, two).to_vector<bool>() == std::vector<bool>{false, false, true});
+  REQUIRE(ct::greater_equal(ints, two).to_vector<bool>() == std::vector<bool>{false, true, true});
+  ct::Tensor cmp = ct::less(col, row);
+  REQUIRE(dt_eq(cmp.dtype(), ct::dtype::bool_));
+  REQUIRE(cmp.shape() == shp({2, 3}));
+}
+
+TEST_CASE("binary out= forms, strided operands and streams", "[cpp]") {
+  ct::Tensor a = iota({3, 4});
+  ct::Tensor at = a.transpose(0, 1);  // (4,3), strides {1,4}
+  ct::Tensor b = ct::Tensor::from({100.f, 200.f, 300.f});
+  ct::Tensor out = ct::Tensor::zeros({4, 3}, ct::dtype::float32);
+  ct::add(at, b, out);
+  REQUIRE(out.to_vector<float>() ==
+          std::vector<float>{100, 204, 308, 101, 205, 309, 102, 206, 310, 103, 207, 311});
+
+  // out= into a strided view writes only the viewed elements.
+  ct::Tensor big = ct::Tensor::zeros({4, 6}, ct::dtype::float32);
+  ct::mul(at, b.slice(0, 2, 3), big.slice(1, 0, 6, 2));  // b[2:3] = {300} broadcasts
+  const std::vector<float> bv = big.to_vector<float>();
+  REQUIRE(bv[0] == 0.f);
+  REQUIRE(bv[2] == 1200.f);  // at[0][1] = a[1][0] = 4
+  REQUIRE(bv[1] == 0.f);
+
+  // A scalar operand with out=.
+  ct::Tensor o2 = ct::Tensor::empty({3}, ct::dtype::float32);
+  ct::sub(b, 1.0, o2);
+  REQUIRE(o2.to_vector<float>() == std::vector<float>{99, 199, 299});
+  REQUIRE(ct::sub(1.0, b).to_vector<float>() == std::vector<float>{-99, -199, -299});
+
+  // In place through out=: out is exactly a.
+  ct::Tensor c = iota({2, 3});
+  void* const data = c.raw_data();
+  ct::add(c, b, c);
+  REQUIRE(c.raw_data() == data);
+  REQUIRE(c.to_vector<float>() == std::vector<float>{100, 201, 302, 103, 204, 305});
+
+  CTCpuStream one_thread = {sizeof(CTCpuStream), 1, nullptr, nullptr};
+  REQUIRE(ct::add(at, b, &one_thread).to_vector<float>() == out.to_vector<float>());
+  ct::Tensor o3 = ct::Tensor::empty({4, 3}, ct::dtype::bool_);
+  ct::greater(at, 5.0, o3, &one_thread);
+  REQUIRE(o3.to_vector<bool>()[1] == false);  // at[0][1] = 4
+  REQUIRE(o3.to_vector<bool>()[2] == true);   // at[0][2] = 8
+  REQUIRE(ct::binary(CT_OP_ADD, at, b).to_vector<float>() == out.to_vector<float>());
+}
+
+TEST_CASE("operators", "[cpp]") {
+  ct::Tensor a = ct::Tensor::from({1.f, 2.f, 3.f, 4.f}, {2, 2});
+  ct::Tensor b = ct::Tensor::from({10.f, 20.f});
+  REQUIRE((a + b).to_vector<float>() == std::vector<float>{11, 22, 13, 24});
+  REQUIRE((a - b).to_vector<float>() == std::vector<float>{-9, -18, -7, -16});
+  REQUIRE((a * b).to_vector<float>() == std::vector<float>{10, 40, 30, 80});
+  REQUIRE((b / a).to_vector<float>() == std::vector<float>{10, 10, 10.f / 3, 5});
+  REQUIRE((a + b).shape() == shp({2, 2}));
+  REQUIRE((-a).to_vector<float>() == std::vector<float>{-1, -2, -3, -4});
+
+  // Scalars on either side take the tensor's dtype.
+  REQUIRE((a + 0.5).to_vector<float>() == std::vector<float>{1.5f, 2.5f, 3.5f, 4.5f});
+  REQUIRE((10 - a).to_vector<float>() == std::vector<float>{9, 8, 7, 6});
+  REQUIRE((a * 2).to_vector<float>() == std::vector<float>{2, 4, 6, 8});
+  REQUIRE((1.0 / b).to_vector<float>() == std::vector<float>{0.1f, 0.05f});
+  REQUIRE(dt_eq((a * 2).dtype(), ct::dtype::float32));
+
+  ct::Tensor n = ct::Tensor::from({7, -7, 12, 5});
+  REQUIRE((n % 3).to_vector<int32_t>() == std::vector<int32_t>{1, 2, 0, 2});
+  REQUIRE((n % -3).to_vector<int32_t>() == std::vector<int32_t>{-2, -1, 0, -1});
+  REQUIRE((n & 6).to_vector<int32_t>() == std::vector<int32_t>{6, 0, 4, 4});
+  REQUIRE((n | 1).to_vector<int32_t>() == std::vector<int32_t>{7, -7, 13, 5});
+  REQUIRE((n ^ n).to_vector<int32_t>() == std::vector<int32_t>{0, 0, 0, 0});
+  REQUIRE((n << 2).to_vector<int32_t>() == std::vector<int32_t>{28, -28, 48, 20});
+  REQUIRE((n >> 1).to_vector<int32_t>() == std::vector<int32_t>{3, -4, 6, 2});
+  REQUIRE((1 << ct::Tensor::from({0, 1, 4})).to_vector<int32_t>() == std::vector<int32_t>{1, 2, 16});
+  REQUIRE((~ct::Tensor::from({0, -1})).to_vector<int32_t>() == std::vector<int32_t>{-1, 0});
+  ct::Tensor q = n / 2;  // true division: float64
+  REQUIRE(dt_eq(q.dtype(), ct::dtype::float64));
+  REQUIRE(q.to_vector<double>() == std::vector<double>{3.5, -3.5, 6, 2.5});
+
+  // Comparisons are elementwise and give bool tensors.
+  ct::Tensor c = ct::Tensor::from({1, 2, 3});
+  ct::Tensor d = ct::Tensor::from({3, 2, 1});
+  ct::Tensor eq = c == d;
+  REQUIRE(dt_eq(eq.dtype(), ct::dtype::bool_));
+  REQUIRE(eq.to_vector<bool>() == std::vector<bool>{false, true, false});
+  REQUIRE((c != d).to_vector<bool>() == std::vector<bool>{true, false, true});
+  REQUIRE((c < d).to_vector<bool>() == std::vector<bool>{true, false, false});
+  REQUIRE((c <= d).to_vector<bool>() == std::vector<bool>{true, true, false});
+  REQUIRE((c > d).to_vector<bool>() == std::vector<bool>{false, false, true});
+  REQUIRE((c >= d).to_vector<bool>() == std::vector<bool>{false, true, true});
+  REQUIRE((c == 2).to_vector<bool>() == std::vector<bool>{false, true, false});
+  REQUIRE((2 < c).to_vector<bool>() == std::vector<bool>{false, false, true});
+  ct::Tensor col = ct::Tensor::from({1, 3}, {2, 1});
+  ct::Tensor grid = col > c;  // (2,1) vs (3)
+  REQUIRE(grid.shape() == shp({2, 3}));
+  REQUIRE(grid.to_vector<bool>() == std::vector<bool>{false, false, false, true, true, false});
+
+  // Bool tensors: & | ^ ~ with bool scalars.
+  ct::Tensor m = ct::Tensor::from({true, false});
+  REQUIRE((m & true).to_vector<bool>() == std::vector<bool>{true, false});
+  REQUIRE((m | ct::Tensor::from({false, true})).to_vector<bool>() == std::vector<bool>{true, true});
+  REQUIRE((m ^ true).to_vector<bool>() == std::vector<bool>{false, true});
+  REQUIRE((~m).to_vector<bool>() == std::vector<bool>{false, true});
+
+  // Views work as operands (TensorView over caller memory too).
+  float buf[3] = {1, 2, 3};
+  ct::TensorView v(buf, {3});
+  REQUIRE((v + v).to_vector<float>() == std::vector<float>{2, 4, 6});
+  REQUIRE((iota({2, 3}).transpose(0, 1) * 1.0).to_vector<float>() ==
+          std::vector<float>{0, 3, 1, 4, 2, 5});
+  REQUIRE(ct::all(c == c).item<bool>());
+}
+
+TEST_CASE("scalar operands take the tensor's dtype or throw", "[cpp]") {
+  ct::Tensor h = ct::scalar(1.5, ct::dtype::float16);
+  REQUIRE(h.ndim() == 0);
+  REQUIRE(dt_eq(h.dtype(), ct::dtype::float16));
+  REQUIRE(*static_cast<const uint16_t*>(h.data<void>()) == 0x3E00);
+  REQUIRE(ct::scalar(int64_t(-5), ct::dtype::int64).item<int64_t>() == -5);
+  REQUIRE(ct::scalar(INT64_MAX, ct::dtype::int64).item<int64_t>() == INT64_MAX);
+  REQUIRE(ct::scalar(255, ct::dtype::uint8).item<uint8_t>() == 255);
+  REQUIRE(ct::scalar(true, ct::dtype::float32).item<float>() == 1.f);
+  REQUIRE(ct::scalar(3.0, ct::dtype::int8).item<int8_t>() == 3);
+  REQUIRE(ct::scalar(1, ct::dtype::bool_).item<bool>());
+
+  require_status([] { ct::scalar(2.5, ct::dtype::int32); }, CT_ERR_INVALID_ARGUMENT, "2.5");
+  require_status([] { ct::scalar(256, ct::dtype::uint8); }, CT_ERR_INVALID_ARGUMENT, "uint8");
+  require_status([] { ct::scalar(-1, ct::dtype::uint8); }, CT_ERR_INVALID_ARGUMENT);
+  require_status([] { ct::scalar(2, ct::dtype::bool_); }, CT_ERR_INVALID_ARGUMENT);
+  require_status([] { ct::scalar(kNaN, ct::dtype::int64); }, CT_ERR_INVALID_ARGUMENT);
+  require_status([] { ct::scalar(9223372036854775808.0, ct::dtype::int64); },
+                 CT_ERR_INVALID_ARGUMENT);
+  require_status([] { ct::scalar(uint64_t(1) << 63, ct::dtype::int64); }, CT_ERR_INVALID_ARGUMENT);
+
+  ct::Tensor n = ct::Tensor::from({1, 2});
+  require_status([&] { ct::Tensor r = n + 2.5; }, CT_ERR_INVALID_ARGUMENT, "int32");
+  REQUIRE((n + 2.0).to_vector<int32_t>() == std::vector<int32_t>{3, 4});  // integral: fine
+  ct::Tensor u8 = ct::Tensor::from({uint8_t(1), uint8_t(250)});
+  REQUIRE((u8 + 5).to_vector<uint8_t>() == std::vector<uint8_t>{6, 255});
+  require_status([&] { ct::Tensor r = u8 - 256; }, CT_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("compound assignment runs in place", "[cpp]") {
+  ct::Tensor x = iota({2, 3});
+  void* const data = x.raw_data();
+  x += ct::Tensor::from({10.f, 20.f, 30.f});  // broadcast right operand
+  REQUIRE(x.raw_data() == data);
+  REQUIRE(x.to_vector<float>() == std::vector<float>{10, 21, 32, 13, 24, 35});
+  x -= 1.0;
+  REQUIRE(x.to_vector<float>() == std::vector<float>{9, 20, 31, 12, 23, 34});
+  x *= ct::Tensor::from({2.f, 0.f}, {2, 1});
+  REQUIRE(x.to_vector<float>() == std::vector<float>{18, 40, 62, 0, 0, 0});
+  x /= 2;
+  REQUIRE(x.to_vector<float>() == std::vector<float>{9, 20, 31, 0, 0, 0});
+  x %= 4.0;
+  REQUIRE(x.to_vector<float>() == std::vector<float>{1, 0, 3, 0, 0, 0});
+  REQUIRE(x.raw_data() == data);
+  REQUIRE(x.use_count() == 1);
+
+  // A temporary view writes through to its parent; the chain returns Tensor&.
+  x[1] += 5.f;
+  REQUIRE(x.to_vector<float>() == std::vector<float>{1, 0, 3, 5, 5, 5});
+  x.transpose(0, 1)[2] *= 10;  // column 2
+  REQUIRE(x.to_vector<float>() == std::vector<float>{1, 0, 30, 5, 5, 50});
+  static_assert(std::is_same<decltype(x += 1.0), ct::Tensor&>::value, "Tensor& from +=");
+  static_assert(std::is_same<decltype(x += x), ct::Tensor&>::value, "Tensor& from +=");
+  ((x += 1.0) *= 2.0) -= x;  // x = (x + 1) * 2 - itself = 0
+  REQUIRE(x.to_vector<float>() == std::vector<float>(6, 0.f));
+  REQUIRE(x.raw_data() == data);
+
+  // Integer compound ops.
+  ct::Tensor n = ct::Tensor::from({7, -7, 12, 5});
+  void* const ndata = n.raw_data();
+  n %= 4;
+  REQUIRE(n.to_vector<int32_t>() == std::vector<int32_t>{3, 1, 0, 1});
+  n <<= 2;
+  REQUIRE(n.to_vector<int32_t>() == std::vector<int32_t>{12, 4, 0, 4});
+  n >>= ct::Tensor::from({1, 2, 0, 0});
+  REQUIRE(n.to_vector<int32_t>() == std::vector<int32_t>{6, 1, 0, 4});
+  n |= 1;
+  REQUIRE(n.to_vector<int32_t>() == std::vector<int32_t>{7, 1, 1, 5});
+  n &= 6;
+  REQUIRE(n.to_vector<int32_t>() == std::vector<int32_t>{6, 0, 0, 4});
+  n ^= 2;
+  REQUIRE(n.to_vector<int32_t>() == std::vector<int32_t>{4, 2, 2, 6});
+  REQUIRE(n.raw_data() == ndata);
+
+  // /= on integers: true division gives float64, which cannot go in place.
+  require_status([&] { n /= 2; }, CT_ERR_DTYPE_MISMATCH);
+  require_status([&] { n /= ct::Tensor::from({2}); }, CT_ERR_DTYPE_MISMATCH);
+  REQUIRE(n.to_vector<int32_t>() == std::vector<int32_t>{4, 2, 2, 6});  // untouched
+
+  // The result must have the left operand's shape.
+  ct::Tensor col = ct::Tensor::from({1.f, 2.f, 3.f}, {3, 1});
+  require_status([&] { col += ct::Tensor::from({1.f, 2.f}, {1, 2}); }, CT_ERR_SHAPE_MISMATCH);
+  REQUIRE(col.to_vector<float>() == std::vector<float>{1, 2, 3});
+  require_status([&] { col += ct::Tensor::from({1.f, 2.f}); }, CT_ERR_SHAPE_MISMATCH);
+  require_status([&] { col += ct::Tensor::from({1.0}); }, CT_ERR_DTYPE_MISMATCH);
+
+  // On a TensorView over caller memory.
+  float buf[3] = {1, 2, 3};
+  ct::TensorView v(buf, {3});
+  v *= 3.f;
+  v += v;
+  REQUIRE(buf[0] == 6.f);
+  REQUIRE(buf[2] == 18.f);
+  static_assert(std::is_same<decltype(v += 1), ct::TensorView&>::value, "TensorView& from +=");
+
+  // Bool in place: or, and.
+  ct::Tensor m = ct::Tensor::from({true, false, false});
+  m += ct::Tensor::from({false, false, true});
+  REQUIRE(m.to_vector<bool>() == std::vector<bool>{true, false, true});
+  m *= false;
+  REQUIRE(m.to_vector<bool>() == std::vector<bool>{false, false, false});
+}
+
+TEST_CASE("binary errors throw ct::Error with the library's message", "[cpp]") {
+  ct::Tensor a = ct::Tensor::zeros({2, 4}, ct::dtype::float32);
+  ct::Tensor b = ct::Tensor::zeros({3}, ct::dtype::float32);
+  try {
+    ct::add(a, b);
+    FAIL("non-broadcastable shapes did not throw");
+  } catch (const ct::Error& e) {
+    const std::string m = e.what();
+    INFO(m);
+    REQUIRE(e.status() == CT_ERR_SHAPE_MISMATCH);
+    REQUIRE(m.find("ct_binary") != std::string::npos);  // the library's own message
+    REQUIRE(m.find("[3]") != std::string::npos);
+    REQUIRE(m.find("[2,4]") != std::string::npos);
+  }
+  require_status([&] { ct::Tensor r = a * b; }, CT_ERR_SHAPE_MISMATCH, "[2,4]");
+  require_status([&] { ct::Tensor r = a < b; }, CT_ERR_SHAPE_MISMATCH, "[3]");
+  require_status([&] { ct::binary(CT_OP_SUB, b, a); }, CT_ERR_SHAPE_MISMATCH, "ct_binary");
+  require_status([&] { ct::Tensor r = ct::Tensor::zeros({0}, ct::dtype::float32) + b; },
+                 CT_ERR_SHAPE_MISMATCH);
+
+  // out= with an out that is not the broadcast shape.
+  ct::Tensor wrong = ct::Tensor::zeros({2, 3}, ct::dtype::float32);
+  require_status([&] { ct::add(a, ct::Tensor::zeros({4}, ct::dtype::float32), wrong); },
+                 CT_ERR_SHAPE_MISMATCH, "ct_binary");
+  // Dtypes: inputs must agree; a comparison's out must be bool.
+  require_status([&] { ct::add(a, ct::Tensor::zeros({4}, ct::dtype::float64)); },
+                 CT_ERR_DTYPE_MISMATCH, "ct_binary");
+  require_status([&] { ct::less(a, a, ct::Tensor::zeros({2, 4}, ct::dtype::float32)); },
+                 CT_ERR_DTYPE_MISMATCH);
+  // Op not defined for the dtype.
+  ct::Tensor t = ct::Tensor::from({true});
+  require_status([&] { ct::sub(t, t); }, CT_ERR_UNSUPPORTED, "sub");
+  require_status([&] { ct::atan2(ct::Tensor::from({1}), ct::Tensor::from({1})); },
+                 CT_ERR_UNSUPPORTED);
+  require_status([&] { ct::Tensor r = a << a; }, CT_ERR_UNSUPPORTED);
+}
+
+TEST_CASE("reductions", "[cpp]") {
+  ct::Tensor x = ct::Tensor::from({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {2, 3});
+
+  ct::Tensor total = ct::sum(x);
+  REQUIRE(total.ndim() == 0);
+  REQUIRE(dt_eq(total.dtype(), ct::dtype::float32));
+  REQUIRE(total.item<float>() == 21.f);
+  REQUIRE(ct::sum(x, 0).to_vector<float>() == std::vector<float>{5, 7, 9});  // 0 is an axis
+  REQUIRE(ct::sum(x, 0).shape() == shp({3}));
+  REQUIRE(ct::sum(x, 1).to_vector<float>() == std::vector<float>{6, 15});
+  REQUIRE(ct::sum(x, -1).to_vector<float>() == std::vector<float>{6, 15});
+  REQUIRE(ct::sum(x, 1, true).shape() == shp({2, 1}));
+  REQUIRE(ct::sum(x, int64_t(0), true).shape() == shp({1, 3}));
+  REQUIRE(ct::sum(x, {0, 1}).shape() == shp({}));
+  REQUIRE(ct::sum(x, {0, 1}, true).shape() == shp({1, 1}));
+  REQUIRE(ct::sum(x, {1, 0}, true).item<float>() == 21.f);
+  REQUIRE(ct::sum(x, std::vector<int>{0}).to_vector<float>() == std::vector<float>{5, 7, 9});
+  REQUIRE(ct::sum(x, ct::Axes::all(), true).shape() == shp({1, 1}));
+
+  ct::Tensor y = iota({2, 3, 4});
+  ct::Tensor s02 = ct::sum(y, {0, 2}, true);
+  REQUIRE(s02.shape() == shp({1, 3, 1}));
+  REQUIRE(s02.to_vector<float>() == std::vector<float>{60, 92, 124});
+  REQUIRE(ct::sum(y, {0, 2}).shape() == shp({3}));
+  REQUIRE(ct::sum(y, std::vector<int64_t>{-1, 0}, false).to_vector<float>() ==
+          std::vector<float>{60, 92, 124});
+  // A strided (transposed) input.
+  REQUIRE(ct::sum(y.transpose(0, 2), {0, 2}).to_vector<float>() == std::vector<float>{60, 92, 124});
+
+  // No axis at all (NumPy's axis=()): Axes::none(), {} or an empty vector.
+  ct::Tensor id = ct::sum(x, ct::Axes::none());
+  REQUIRE(id.shape() == shp({2, 3}));
+  REQUIRE(id.to_vector<float>() == x.to_vector<float>());
+  REQUIRE(ct::sum(x, {}).shape() == shp({2, 3}));
+  REQUIRE(ct::sum(x, {}, true).shape() == shp({2, 3}));
+  REQUIRE(ct::sum(x, std::vector<int>()).shape() == shp({2, 3}));
+  ct::Tensor none_out = ct::Tensor::empty({2, 3}, ct::dtype::int64);
+  ct::argmax(x, std::vector<int>(), false, none_out);
+  REQUIRE(none_out.to_vector<int64_t>() == std::vector<int64_t>(6, 0));
+  REQUIRE(ct::mean(ct::Tensor::from({1, 2}), {}).to_vector<double>() == std::vector<double>{1, 2});
+
+  // dtypes: sum/prod of integers and bool -> int64, mean -> float64.
+  ct::Tensor xi = ct::Tensor::from({1, 2, 3, 5}, {2, 2});
+  ct::Tensor si = ct::sum(xi);
+  REQUIRE(dt_eq(si.dtype(), ct::dtype::int64));
+  REQUIRE(si.item<int64_t>() == 11);
+  ct::Tensor mi = ct::mean(xi, 1);
+  REQUIRE(dt_eq(mi.dtype(), ct::dtype::float64));
+  REQUIRE(mi.to_vector<double>() == std::vector<double>{1.5, 4});
+  REQUIRE(ct::sum(ct::Tensor::from({true, true, false})).item<int64_t>() == 2);
+  ct::Tensor pb = ct::prod(ct::Tensor::from({true, true}));
+  REQUIRE(dt_eq(pb.dtype(), ct::dtype::int64));
+  REQUIRE(pb.item<int64_t>() == 1);
+  REQUIRE(ct::sum(ct::Tensor::from({int8_t(100), int8_t(100)})).item<int64_t>() == 200);
+
+  REQUIRE(ct::mean(x).item<float>() == 3.5f);
+  REQUIRE(ct::mean(x, 0).to_vector<float>() == std::vector<float>{2.5f, 3.5f, 4.5f});
+  REQUIRE(ct::prod(x, 1).to_vector<float>() == std::vector<float>{6, 120});
+  REQUIRE(ct::prod(ct::Tensor::from({2, 3, 4})).item<int64_t>() == 24);
+
+  REQUIRE(ct::max(x).item<float>() == 6.f);
+  REQUIRE(ct::max(x, 0).to_vector<float>() == std::vector<float>{4, 5, 6});
+  REQUIRE(ct::min(x, 1).to_vector<float>() == std::vector<float>{1, 4});
+  REQUIRE(dt_eq(ct::max(xi).dtype(), ct::dtype::int32));
+  REQUIRE(std::isnan(ct::max(ct::Tensor::from({1.0, kNaN, 3.0})).item<double>()));
+
+  ct::Tensor am = ct::argmax(x);
+  REQUIRE(am.ndim() == 0);
+  REQUIRE(dt_eq(am.dtype(), ct::dtype::int64));
+  REQUIRE(am.item<int64_t>() == 5);
+  REQUIRE(ct::argmax(x, 1).to_vector<int64_t>() == std::vector<int64_t>{2, 2});
+  REQUIRE(ct::argmin(x, 0).to_vector<int64_t>() == std::vector<int64_t>{0, 0, 0});
+  REQUIRE(ct::argmax(ct::Tensor::from({3, 1, 3})).item<int64_t>() == 0);  // first occurrence
+  REQUIRE(ct::argmax(ct::Tensor::from({1, 9, 9, 0}, {2, 2})).item<int64_t>() == 1);
+  REQUIRE(ct::argmin(ct::Tensor::from({1.0, kNaN, 0.0, kNaN})).item<int64_t>() == 1);
+  REQUIRE(ct::argmax(y, {1, 2}).to_vector<int64_t>() == std::vector<int64_t>{11, 11});
+  REQUIRE(ct::argmax(x, 1, true).shape() == shp({2, 1}));
+
+  ct::Tensor z = ct::Tensor::from({0.f, 0.f, 1.f, 0.f, 0.f, 0.f}, {2, 3});
+  ct::Tensor an = ct::any(z, 1);
+  REQUIRE(dt_eq(an.dtype(), ct::dtype::bool_));
+  REQUIRE(an.to_vector<bool>() == std::vector<bool>{true, false});
+  REQUIRE(ct::all(ct::Tensor::from({1, 2, 0, 3}, {2, 2}), 0).to_vector<bool>() ==
+          std::vector<bool>{false, true});
+  REQUIRE(ct::any(z).item<bool>());
+  REQUIRE_FALSE(ct::all(z).item<bool>());
+
+  ct::Tensor n2 = ct::norm2(ct::Tensor::from({3, 4}));
+  REQUIRE(dt_eq(n2.dtype(), ct::dtype::float64));
+  REQUIRE(n2.item<double>() == 5.0);
+  REQUIRE(ct::norm2(ct::Tensor::from({3.f, 4.f, 0.f, 0.f}, {2, 2}), 1).to_vector<float>() ==
+          std::vector<float>{5, 0});
+
+  REQUIRE(ct::logsumexp(ct::Tensor::from({0.0, 0.0})).item<double>() == Approx(std::log(2.0)));
+  REQUIRE(ct::logsumexp(ct::Tensor::from({1000.0, 1000.0})).item<double>() ==
+          Approx(1000.0 + std::log(2.0)));
+  REQUIRE(ct::logsumexp(ct::Tensor::from({0.0, 0.0, 1.0, 1.0}, {2, 2}), 1).to_vector<double>()[1] ==
+          Approx(1.0 + std::log(2.0)));
+
+  // var and std: correction (NumPy's ddof) defaults to 0.
+  ct::Tensor w = ct::Tensor::from({1.0, 2.0, 3.0, 4.0});
+  REQUIRE(ct::var(w).item<double>() == Approx(1.25));
+  REQUIRE(ct::var(w, ct::Axes::all(), false, 1.0).item<double>() == Approx(5.0 / 3.0));
+  REQUIRE(ct::std(w).item<double>() == Approx(std::sqrt(1.25)));
+  REQUIRE(ct::std(w, 0, false, 1.0).item<double>() == Approx(std::sqrt(5.0 / 3.0)));
+  ct::Tensor v1 = ct::var(x, {1}, false, /*correction=*/1.0);
+  REQUIRE(dt_eq(v1.dtype(), ct::dtype::float32));
+  REQUIRE(v1.to_vector<float>() == std::vector<float>{1, 1});
+  REQUIRE(ct::var(x, 1, true).shape() == shp({2, 1}));
+  REQUIRE(ct::var(x, 1, true).to_vector<float>()[0] == Approx(2.0 / 3.0));
+  ct::Tensor vi = ct::var(ct::Tensor::from({1, 3}));
+  REQUIRE(dt_eq(vi.dtype(), ct::dtype::float64));
+  REQUIRE(vi.item<double>() == 1.0);
+  REQUIRE(dt_eq(ct::std(xi, 0).dtype(), ct::dtype::float64));
+
+  // Empty reductions give the identity; max of nothing is an error.
+  ct::Tensor e = ct::Tensor::empty({0}, ct::dtype::float32);
+  REQUIRE(ct::sum(e).item<float>() == 0.f);
+  REQUIRE(ct::prod(e).item<float>() == 1.f);
+  REQUIRE(std::isnan(ct::mean(e).item<float>()));
+  REQUIRE_FALSE(ct::any(e).item<bool>());
+  REQUIRE(ct::all(e).item<bool>());
+  REQUIRE(ct::logsumexp(e).item<float>() == -std::numeric_limits<float>::infinity());
+  REQUIRE(ct::sum(ct::Tensor::empty({3, 0}, ct::dtype::float32), 1).to_vector<float>() ==
+          std::vector<float>{0, 0, 0});
+  REQUIRE(ct::max(ct::Tensor::empty({0, 3}, ct::dtype::float32), 1).shape() == shp({0}));
+  require_status([] { ct::max(ct::Tensor::empty({3, 0}, ct::dtype::float32), 1); },
+                 CT_ERR_INVALID_ARGUMENT, "ct_reduce");
+  require_status([&] { ct::argmin(e); }, CT_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("reduction out= forms, streams and errors", "[cpp]") {
+  ct::Tensor x = ct::Tensor::from({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {2, 3});
+
+  ct::Tensor o = ct::Tensor::empty({2, 1}, ct::dtype::float32);
+  ct::sum(x, {1}, true, o);
+  REQUIRE(o.to_vector<float>() == std::vector<float>{6, 15});
+  ct::max(x, 1, true, o);
+  REQUIRE(o.to_vector<float>() == std::vector<float>{3, 6});
+  ct::Tensor o0 = ct::Tensor::empty({}, ct::dtype::float32);
+  ct::mean(x, ct::Axes::all(), false, o0);
+  REQUIRE(o0.item<float>() == 3.5f);
+  ct::Tensor oi = ct::Tensor::empty({3}, ct::dtype::int64);
+  ct::argmax(x, 0, false, oi);
+  REQUIRE(oi.to_vector<int64_t>() == std::vector<int64_t>{1, 1, 1});
+  ct::Tensor ov = ct::Tensor::empty({2}, ct::dtype::float32);
+  ct::var(x, {1}, false, 1.0, ov);
+  REQUIRE(ov.to_vector<float>() == std::vector<float>{1, 1});
+  ct::std(x, 1, false, 1.0, ov);
+  REQUIRE(ov.to_vector<float>() == std::vector<float>{1, 1});
+  ct::var(x, {1}, false, ov);  // correction 0
+  REQUIRE(ov.to_vector<float>()[0] == Approx(2.0 / 3.0));
+  ct::var(x, -1, false, ov);
+  REQUIRE(ov.to_vector<float>()[1] == Approx(2.0 / 3.0));
+  // out= into a strided view.
+  ct::Tensor big = ct::Tensor::zeros({6}, ct::dtype::float32);
+  ct::sum(x, 0, false, big.slice(0, 0, 6, 2));
+  REQUIRE(big.to_vector<float>() == std::vector<float>{5, 0, 7, 0, 9, 0});
+  REQUIRE(ct::reduce(CT_OP_SUM, x, {0}).to_vector<float>() == std::vector<float>{5, 7, 9});
+  REQUIRE(ct::reduce(CT_OP_VAR, x, {1}, false, {1.0}).to_vector<float>() ==
+          std::vector<float>{1, 1});
+
+  CTCpuStream one_thread = {sizeof(CTCpuStream), 1, nullptr, nullptr};
+  REQUIRE(ct::sum(x, ct::Axes::all(), false, &one_thread).item<float>() == 21.f);
+  REQUIRE(ct::sum(x, 1, false, &one_thread).to_vector<float>() == std::vector<float>{6, 15});
+  REQUIRE(ct::var(x, {1}, false, 1.0, &one_thread).to_vector<float>() == std::vector<float>{1, 1});
+
+  // Bad axes: the library's message (ct_reduce) and CT_ERR_INVALID_ARGUMENT.
+  require_status([&] { ct::sum(x, 2); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");
+  require_status([&] { ct::sum(x, -3); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");
+  require_status([&] { ct::mean(x, {0, 0}); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");
+  require_status([&] { ct::mean(x, {1, -1}, true); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");
+  require_status([&] { ct::sum(ct::Tensor::from({1.f}, {}), 0); }, CT_ERR_INVALID_ARGUMENT);
+  // Wrong out shape or dtype.
+  require_status([&] { ct::sum(x, {1}, false, o); }, CT_ERR_SHAPE_MISMATCH, "ct_reduce");
+  require_status([&] { ct::argmax(x, 0, false, ct::Tensor::empty({3}, ct::dtype::int32)); },
+                 CT_ERR_DTYPE_MISMATCH);
+  require_status([&] { ct::sum(ct::Tensor::from({1, 2}), 0, false, ct::Tensor::empty({}, ct::dtype::int32)); },
+                 CT_ERR_DTYPE_MISMATCH);
+  // Params: NaN correction; unsupported dtypes.
+  require_status([&] { ct::var(x, {1}, false, kNaN); }, CT_ERR_INVALID_ARGUMENT);
+  require_status([&] { ct::reduce(CT_OP_SUM, x, {0}, false, {1.0}); }, CT_ERR_INVALID_ARGUMENT);
+  require_status([] { ct::logsumexp(ct::Tensor::from({1, 2})); }, CT_ERR_UNSUPPORTED);
+  require_status([] { ct::var(ct::Tensor::from({true})); }, CT_ERR_UNSUPPORTED);
+}
+
+TEST_CASE("along-axis ops", "[cpp]") {
+  const double l3 = std::log(3.0);
+  ct::Tensor x = ct::Tensor::from({0.0, 0.0, 0.0, l3}, {2, 2});
+  ct::Tensor s = ct::softmax(x);  // last axis
+  REQUIRE(s.shape() == shp({2, 2}));
+  REQUIRE(dt_eq(s.dtype(), ct::dtype::float64));
+  std::vector<double> sv = s.to_vector<double>();
+  REQUIRE(sv[0] == Approx(0.5));
+  REQUIRE(sv[1] == Approx(0.5));
+  REQUIRE(sv[2] == Approx(0.25));
+  REQUIRE(sv[3] == Approx(0.75));
+  REQUIRE(ct::softmax(x, -1).to_vector<double>() == sv);
+  REQUIRE(ct::softmax(x, 1).to_vector<double>() == sv);
+  sv = ct::softmax(x, 0).to_vector<double>();  // columns: [0, 0], [0, ln 3]
+  REQUIRE(sv[0] == Approx(0.5));
+  REQUIRE(sv[1] == Approx(0.25));
+  REQUIRE(sv[3] == Approx(0.75));
+  REQUIRE(ct::softmax(ct::Tensor::from({1000.f, 1000.f})).to_vector<float>() ==
+          std::vector<float>{0.5f, 0.5f});  // stable
+
+  std::vector<double> lv = ct::log_softmax(x).to_vector<double>();
+  REQUIRE(lv[0] == Approx(-std::log(2.0)));
+  REQUIRE(lv[2] == Approx(std::log(0.25)));
+  REQUIRE(lv[3] == Approx(std::log(0.75)));
+  REQUIRE(ct::log_softmax(x, 0).to_vector<double>()[1] == Approx(std::log(0.25)));
+
+  ct::Tensor xi = ct::Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  ct::Tensor c1 = ct::cumsum(xi, 1);
+  REQUIRE(dt_eq(c1.dtype(), ct::dtype::int64));
+  REQUIRE(c1.shape() == shp({2, 3}));
+  REQUIRE(c1.to_vector<int64_t>() == std::vector<int64_t>{1, 3, 6, 4, 9, 15});
+  REQUIRE(ct::cumsum(xi, 0).to_vector<int64_t>() == std::vector<int64_t>{1, 2, 3, 5, 7, 9});
+  REQUIRE(ct::cumsum(xi, -2).to_vector<int64_t>() == std::vector<int64_t>{1, 2, 3, 5, 7, 9});
+  REQUIRE(ct::cumprod(xi, 1).to_vector<int64_t>() == std::vector<int64_t>{1, 2, 6, 4, 20, 120});
+  ct::Tensor cf = ct::cumprod(ct::Tensor::from({1.f, 2.f, 3.f, 4.f}), 0);
+  REQUIRE(dt_eq(cf.dtype(), ct::dtype::float32));
+  REQUIRE(cf.to_vector<float>() == std::vector<float>{1, 2, 6, 24});
+  REQUIRE(ct::cumsum(ct::Tensor::from({true, true, false, true}), 0).to_vector<int64_t>() ==
+          std::vector<int64_t>{1, 2, 2, 3});
+  REQUIRE(ct::cumsum(ct::Tensor::from({5.f}, {}), 0).item<float>() == 5.f);  // 0-d
+  REQUIRE(ct::cumsum(xi.transpose(0, 1), 0).to_vector<int64_t>() ==
+          std::vector<int64_t>{1, 4, 3, 9, 6, 15});
+
+  // out= forms, a stream, and the generic entry point.
+  ct::Tensor o = ct::Tensor::empty({2, 3}, ct::dtype::int64);
+  ct::cumsum(xi, 1, o);
+  REQUIRE(o.to_vector<int64_t>() == c1.to_vector<int64_t>());
+  ct::Tensor so = ct::Tensor::empty({2, 2}, ct::dtype::float64);
+  ct::softmax(x, so);
+  REQUIRE(so.to_vector<double>() == ct::softmax(x).to_vector<double>());
+  ct::log_softmax(x, 0, so);
+  REQUIRE(so.to_vector<double>() == ct::log_softmax(x, 0).to_vector<double>());
+  CTCpuStream one_thread = {sizeof(CTCpuStream), 1, nullptr, nullptr};
+  REQUIRE(ct::softmax(x, &one_thread).to_vector<double>() == ct::softmax(x).to_vector<double>());
+  REQUIRE(ct::cumsum(xi, 1, &one_thread).to_vector<int64_t>() == c1.to_vector<int64_t>());
+  REQUIRE(ct::along_axis(CT_OP_CUMSUM, xi, 1).to_vector<int64_t>() == c1.to_vector<int64_t>());
+
+  // Errors.
+  require_status([&] { ct::softmax(x, 2); }, CT_ERR_INVALID_ARGUMENT, "ct_along_axis");
+  require_status([&] { ct::cumsum(xi, -3); }, CT_ERR_INVALID_ARGUMENT);
+  require_status([&] { ct::softmax(xi); }, CT_ERR_UNSUPPORTED);
+  require_status([&] { ct::cumsum(xi, 1, ct::Tensor::empty({2, 3}, ct::dtype::int32)); },
+                 CT_ERR_DTYPE_MISMATCH);
+  require_status([&] { ct::softmax(x, ct::Tensor::empty({2, 3}, ct::dtype::float64)); },
+                 CT_ERR_SHAPE_MISMATCH);
+}
+
+TEST_CASE("along-axis ops in place (out is exactly x)", "[cpp]") {
+  // notes/SEMANTICS.md: an along-axis op's out may be exactly x.
+  ct::Tensor x = ct::Tensor::from({0.0, 0.0, 0.0, std::log(3.0)}, {2, 2});
+  void* const data = x.raw_data();
+  ct::softmax(x, -1, x);
+  REQUIRE(x.raw_data() == data);
+  const std::vector<double> v = x.to_vector<double>();
+  REQUIRE(v[0] == Approx(0.5));
+  REQUIRE(v[2] == Approx(0.25));
+  REQUIRE(v[3] == Approx(0.75));
+  ct::Tensor f = ct::Tensor::from({1.f, 2.f, 3.f, 4.f}, {2, 2});
+  ct::cumsum(f, 0, f);
+  REQUIRE(f.to_vector<float>() == std::vector<float>{1, 2, 4, 6});
+}
+
+namespace {
+
+// An input of the first dtype (float32, int32, bool) that @p op supports.
+CTDataType first_supported(int32_t op) {
+  if (ct_op_supported(op, ct::cpu(), ct::dtype::float32) == CT_OK) return ct::dtype::float32;
+  if (ct_op_supported(op, ct::cpu(), ct::dtype::int32) == CT_OK) return ct::dtype::int32;
+  return ct::dtype::bool_;
+}
+
+// (2,1) and (3) operands of @p op's first supported dtype, values that tell
+// the ops apart (negative, zero, fractional; small shift counts).
+std::pair<ct::Tensor, ct::Tensor> binary_inputs(int32_t op) {
+  const CTDataType dt = first_supported(op);
+  if (dt_eq(dt, ct::dtype::float32))
+    return std::make_pair(ct::Tensor::from({-1.5f, 2.5f}, {2, 1}),
+                          ct::Tensor::from({0.5f, -2.f, 3.f}));
+  if (dt_eq(dt, ct::dtype::int32))
+    return std::make_pair(ct::Tensor::from({-3, 7}, {2, 1}), ct::Tensor::from({1, 0, 2}));
+  return std::make_pair(ct::Tensor::from({true, false}, {2, 1}),
+                        ct::Tensor::from({true, false, true}));
+}
+
+ct::Tensor reduce_input(int32_t op) {
+  const CTDataType dt = first_supported(op);
+  if (dt_eq(dt, ct::dtype::float32))
+    return ct::Tensor::from({-1.5f, 0.25f, 3.f, 2.f, -4.f, 0.5f}, {2, 3});
+  if (dt_eq(dt, ct::dtype::int32)) return ct::Tensor::from({-3, 0, 5, 2, 7, 1}, {2, 3});
+  return ct::Tensor::from({true, false, true, false, false, true}, {2, 3});
+}
+
+}  // namespace
+
+// Each generated category-2 wrapper must call its own op id: compare its
+// result with the C entry point called directly with that id.
+#define CT_TEST2_GEN_(ID, name, kind, nparams, summary) \
+  SECTION(#name) { CT_TEST2_GEN_##kind(ID, name, nparams) }
+#define CT_TEST2_GEN_CT_KIND_BINARY(ID, name, nparams)                                 \
+  std::pair<ct::Tensor, ct::Tensor> ab = binary_inputs(CT_OP_##ID);                    \
+  ct::Tensor got = ct::name(ab.first, ab.second);                                      \
+  REQUIRE(got.shape() == shp({2, 3}));                                                 \
+  REQUIRE(dt_eq(got.dtype(), ct::output_dtype(CT_OP_##ID, ab.first.dtype())));         \
+  ct::Tensor want = ct::Tensor::empty({2, 3}, got.dtype());                            \
+  CTensor wc = want.c();                                                               \
+  REQUIRE(ct_binary(CT_OP_##ID, &ab.first.c(), &ab.second.c(), &wc, nullptr) == CT_OK); \
+  REQUIRE(bytes_of(got) == bytes_of(want));                                            \
+  ct::Tensor out = ct::Tensor::empty({2, 3}, got.dtype());                             \
+  ct::name(ab.first, ab.second, out);                                                  \
+  REQUIRE(bytes_of(out) == bytes_of(want));
+#define CT_TEST2_GEN_CT_KIND_REDUCE(ID, name, nparams) CT_TEST2_REDUCE_##nparams(ID, name)
+#define CT_TEST2_REDUCE_0(ID, name)                                                         \
+  ct::Tensor x = reduce_input(CT_OP_##ID);                                                  \
+  ct::Tensor got = ct::name(x, {1}, true);                                                  \
+  REQUIRE(got.shape() == shp({2, 1}));                                                      \
+  REQUIRE(dt_eq(got.dtype(), ct::output_dtype(CT_OP_##ID, x.dtype())));                     \
+  ct::Tensor want = ct::Tensor::empty({2, 1}, got.dtype());                                 \
+  CTensor wc = want.c();                                                                    \
+  const int32_t axis = 1;                                                                   \
+  REQUIRE(ct_reduce(CT_OP_##ID, &x.c(), &axis, 1, 1, nullptr, 0, &wc, nullptr) == CT_OK);   \
+  REQUIRE(bytes_of(got) == bytes_of(want));                                                 \
+  REQUIRE(bytes_of(ct::name(x, 1, true)) == bytes_of(want));                                \
+  ct::Tensor out = ct::Tensor::empty({2, 1}, got.dtype());                                  \
+  ct::name(x, {1}, true, out);                                                              \
+  REQUIRE(bytes_of(out) == bytes_of(want));                                                 \
+  ct::Tensor all = ct::name(x);                                                             \
+  ct::Tensor want_all = ct::Tensor::empty({}, got.dtype());                                 \
+  CTensor wac = want_all.c();                                                               \
+  REQUIRE(ct_reduce(CT_OP_##ID, &x.c(), nullptr, 0, 0, nullptr, 0, &wac, nullptr) == CT_OK); \
+  REQUIRE(bytes_of(all) == bytes_of(want_all));
+#define CT_TEST2_REDUCE_1(ID, name)                                                        \
+  ct::Tensor x = reduce_input(CT_OP_##ID);                                                 \
+  ct::Tensor got = ct::name(x, {1}, true, 1.0);                                            \
+  REQUIRE(got.shape() == shp({2, 1}));                                                     \
+  ct::Tensor want = ct::Tensor::empty({2, 1}, got.dtype());                                \
+  CTensor wc = want.c();                                                                   \
+  const int32_t axis = 1;                                                                  \
+  const double p = 1.0;                                                                    \
+  REQUIRE(ct_reduce(CT_OP_##ID, &x.c(), &axis, 1, 1, &p, 1, &wc, nullptr) == CT_OK);       \
+  REQUIRE(bytes_of(got) == bytes_of(want));                                                \
+  ct::Tensor out = ct::Tensor::empty({2, 1}, got.dtype());                                 \
+  ct::name(x, 1, true, 1.0, out);                                                          \
+  REQUIRE(bytes_of(out) == bytes_of(want));                                                \
+  const double p0 = 0.0; /* the default correction */                                     \
+  ct::Tensor want_all = ct::Tensor::empty({}, got.dtype());                                \
+  CTensor wac = want_all.c();                                                              \
+  REQUIRE(ct_reduce(CT_OP_##ID, &x.c(), nullptr, 0, 0, &p0, 1, &wac, nullptr) == CT_OK);   \
+  REQUIRE(bytes_of(ct::name(x)) == bytes_of(want_all));
+#define CT_TEST2_GEN_CT_KIND_ALONG_AXIS(ID, name, nparams)                         \
+  ct::Tensor x = reduce_input(CT_OP_##ID);                                         \
+  ct::Tensor got = ct::name(x, 0);                                                 \
+  REQUIRE(got.shape() == shp({2, 3}));                                             \
+  REQUIRE(dt_eq(got.dtype(), ct::output_dtype(CT_OP_##ID, x.dtype())));            \
+  ct::Tensor want = ct::Tensor::empty({2, 3}, got.dtype());                        \
+  CTensor wc = want.c();                                                           \
+  REQUIRE(ct_along_axis(CT_OP_##ID, &x.c(), 0, &wc, nullptr) == CT_OK);            \
+  REQUIRE(bytes_of(got) == bytes_of(want));                                        \
+  ct::Tensor out = ct::Tensor::empty({2, 3}, got.dtype());                         \
+  ct::name(x, 0, out);                                                             \
+  REQUIRE(bytes_of(out) == bytes_of(want));
+
+TEST_CASE("every generated category 2 wrapper calls its own op", "[cpp]") {
+  CT_BROADCAST_REDUCE_OPS(CT_TEST2_GEN_)
+}
+
+TEST_CASE("generated category 2 wrappers cover the op list", "[cpp]") {
+  // One name per op, in registry order, matching the library's names.
+  int32_t count = 0;
+#define CT_TEST2_NAME_(ID, op_name, op_kind, op_nparams, summary)           \
+  REQUIRE(std::string(ct::op_info(CT_OP_##ID).name) == #op_name);            \
+  REQUIRE(ct::op_info(CT_OP_##ID).kind == op_kind);                          \
+  REQUIRE(ct::op_info(CT_OP_##ID).num_params == op_nparams);                 \
+  REQUIRE(ct::op_info(CT_OP_##ID).category == CT_CATEGORY_BROADCAST_REDUCE); \
+  ++count;
+  CT_BROADCAST_REDUCE_OPS(CT_TEST2_NAME_)
+#undef CT_TEST2_NAME_
+  REQUIRE(count == CT_OP_END_ - CT_OP_ADD);
+}

@@ -459,7 +459,8 @@ CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream);
 /*
  * Inputs may have any strides (0 and negative included) and any
  * byte_offset; outputs must not overlap themselves or an input, except that
- * a binary op's out may be exactly an input whose shape is out's (in-place).
+ * the out of a binary or along-axis op may be exactly an input whose shape
+ * is out's (in-place). A reduction's out never shares memory with x.
  * Operands share a dtype except as the op's CTOpInfo.output_dtype says:
  * comparisons and logical ops write bool, argmax/argmin int64, sum/prod/
  * cumsum/cumprod of integers and bool int64, div/mean/var/std/norm2/

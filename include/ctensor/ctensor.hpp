@@ -4,10 +4,13 @@
  *
  * RAII tensors whose buffers are shared between views, ct::Error exceptions
  * that carry the library's own message, and NumPy-like functions generated
- * from the op table (CT_ELEMENTWISE_OPS), so a new op in ctensor.h appears
- * here without an edit. Everything is inline; only ctensor.h and the standard
- * library are included. Every function that runs an op takes a trailing
- * `void* stream` (NULL or a CTCpuStream* on the CPU).
+ * from the op tables (CT_ELEMENTWISE_OPS, CT_BROADCAST_REDUCE_OPS), so a new
+ * op in ctensor.h appears here without an edit: elementwise maps, broadcasting
+ * binary ops (also as operators + - * / % & | ^ << >> == != < <= > >= and
+ * in-place += ... >>=), reductions over ct::Axes and along-axis ops.
+ * Everything is inline; only ctensor.h and the standard library are included.
+ * Every named function that runs an op takes a trailing `void* stream` (NULL
+ * or a CTCpuStream* on the CPU); operators use the library's default.
  *
  * @code
  *   #include <ctensor/ctensor.hpp>
@@ -16,6 +19,10 @@
  *   ct::Tensor y = ct::exp(x.transpose(0, 1));       // a view in, a new 3x2 tensor out
  *   ct::clamp(y, 1.0, 10.0, y);                      // in place: out is exactly y
  *   std::vector<float> v = y.slice(0, 1, 3).to_vector<float>();
+ *   ct::Tensor z = (x - ct::mean(x, 1, true)) / ct::std(x, 1, true);  // broadcasting
+ *   ct::Tensor n = ct::sum(x > 2.f);                 // int64 count of a bool tensor
+ *   ct::Tensor p = ct::softmax(x);                   // along the last axis
+ *   x += 1.0;                                        // in place, same buffer
  *   try {
  *     ct::sqrt(ct::Tensor::from({1, 2, 3}));         // int32: sqrt is float-only
  *   } catch (const ct::Error& e) {
