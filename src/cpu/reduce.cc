@@ -135,6 +135,16 @@ template <class T, class A> struct SumPass {
         if constexpr (std::is_same<T, f16>::value) return rk().sum_f16(reinterpret_cast<const uint16_t*>(p), n);
         if constexpr (std::is_same<T, bf16>::value) return rk().sum_bf16(reinterpret_cast<const uint16_t*>(p), n);
       }
+      if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+        if (map == 3) {  // e^(x - c): the vector exp, through a small buffer
+          T buf[1024];
+          double s = 0;
+          for (int64_t i = 0; i < n; i += 1024)
+            s += kernel_table().exp_shift_sum[std::is_same<T, float>::value ? 0 : 1](
+                p + i, buf, std::min<int64_t>(1024, n - i), (double)c);
+          return s;
+        }
+      }
       if (n > 1024) {  // pairwise
         const int64_t h = n / 2;
         return contig(p, h, 0) + contig(p + h, n - h, 0);
@@ -234,6 +244,19 @@ template <class T, class A, bool kMax> struct ArgPass {
   }
   S contig(const T* p, int64_t n, int64_t idx0) const {
     if (n <= 0) return init();
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+      if (n >= 64) {  // the vector max (NaN-propagating), then the first element equal to it
+        T m;
+        if constexpr (std::is_same<T, float>::value) m = kMax ? rk().max_f32(p, n) : rk().min_f32(p, n);
+        else m = kMax ? rk().max_f64(p, n) : rk().min_f64(p, n);
+        int64_t i = 0;
+        if (m != m)
+          while (p[i] == p[i]) ++i;
+        else
+          while (p[i] != m) ++i;
+        return S{(A)m, idx0 + i};
+      }
+    }
     A best = ld<A>(p[0]);
     int64_t bi = 0;
     if (best != best) return S{best, idx0};
@@ -519,7 +542,9 @@ template <class T, class R> void outputs_body(void* ctx, int64_t b, int64_t e) {
 }
 
 // column: kept dim kc is contiguous in x; blocks of W outputs side by side.
-constexpr int64_t kColW = 2048;  // long row pieces keep the hardware prefetcher streaming
+// Whole rows up to this many columns: long contiguous pieces keep the
+// hardware prefetcher streaming (pieces of 2 KiB ran at half NumPy's speed).
+constexpr int64_t kColW = 8192;
 template <class T, class R> struct ColCtx {
   const R* rec;
   const Geometry* g;
@@ -529,7 +554,8 @@ template <class T, class R> struct ColCtx {
   int64_t width;      // columns per block (<= kColW)
 };
 template <class T, class P>
-void col_sweep(const P& pass, const Geometry& g, const T* px, int64_t w, typename P::S* acc, const double* cv) {
+void col_sweep(const P& pass, const Geometry& g, const T* px, int64_t w, typename P::S* acc, const double* cv,
+               int64_t r0, int64_t r1) {
   using S = typename P::S;
   for (int64_t j = 0; j < w; ++j) acc[j] = pass.init();
   // Additive passes fold rows into a block accumulator first (a two-level
@@ -541,8 +567,12 @@ void col_sweep(const P& pass, const Geometry& g, const T* px, int64_t w, typenam
     for (int64_t j = 0; j < w; ++j) blk[j] = pass.init();
   const Dims& r = g.red;
   int64_t idx[CT_MAX_NDIM] = {0};
-  int64_t off = 0;
-  for (int64_t row = 0; row < g.count; ++row) {
+  int64_t off = offset_of(r, r0);
+  for (int64_t k = r.n - 1, rest = r0; k >= 0; --k) {
+    idx[k] = rest % r.ext[k];
+    rest /= r.ext[k];
+  }
+  for (int64_t row = r0; row < r1; ++row) {
     pass.col(dst, px + off, w, row, cv);
     if (P::kAdditive && ++in_blk == 64) {
       for (int64_t j = 0; j < w; ++j) acc[j] = pass.combine(acc[j], blk[j]), blk[j] = pass.init();
@@ -578,14 +608,68 @@ template <class T, class R> void columns_body(void* ctx, int64_t b, int64_t e) {
     const T* px = reinterpret_cast<const T*>(g.x) + offset_of(c->others, o) + j0;
     char* po = g.o + (out_offset_of(c->others, o) + j0 * os) * g.osize;
     const auto p1 = c->rec->p1();
-    col_sweep<T>(p1, g, px, w, a1, nullptr);
+    col_sweep<T>(p1, g, px, w, a1, nullptr, 0, g.count);
     if constexpr (R::kTwo) {
       double* cv = cvs.get();
       for (int64_t j = 0; j < w; ++j) cv[j] = c->rec->constant(a1[j]);
-      col_sweep<T>(c->rec->p2(a1[0]), g, px, w, a2, cv);
+      col_sweep<T>(c->rec->p2(a1[0]), g, px, w, a2, cv, 0, g.count);
       for (int64_t j = 0; j < w; ++j) c->rec->finish(po + j * os * g.osize, g.out_dt, a1[j], a2[j]);
     } else {
       for (int64_t j = 0; j < w; ++j) c->rec->finish(po + j * os * g.osize, g.out_dt, a1[j], 0);
+    }
+  }
+}
+
+// column, few tasks: threads split the rows instead, in fixed row blocks
+// (set by the row count, not the thread count) whose partial rows are then
+// combined in order.
+template <class T, class P> struct RowSplitCtx {
+  const P* pass;
+  const Geometry* g;
+  const T* px;
+  int64_t w, rows_per_block;
+  typename P::S* parts;  // 2 * w states per block
+  const double* cv;
+};
+template <class T, class P> void row_blocks_body(void* ctx, int64_t b, int64_t e) {
+  auto* c = static_cast<RowSplitCtx<T, P>*>(ctx);
+  for (int64_t i = b; i < e; ++i)
+    col_sweep<T>(*c->pass, *c->g, c->px, c->w, c->parts + i * 2 * c->w, c->cv, i * c->rows_per_block,
+                 std::min(c->g->count, (i + 1) * c->rows_per_block));
+}
+template <class T, class P>
+void col_sweep_split(const P& pass, const Geometry& g, const T* px, int64_t w, typename P::S* acc,
+                     const double* cv) {
+  const int64_t rb = std::max<int64_t>(64, ((g.count + 15) / 16 + 63) & ~int64_t(63));
+  const int64_t nrb = (g.count + rb - 1) / rb;
+  std::unique_ptr<typename P::S[]> parts(new typename P::S[nrb * 2 * w]);
+  RowSplitCtx<T, P> ctx{&pass, &g, px, w, rb, parts.get(), cv};
+  parallel_for(g.stream, nrb, 1, &row_blocks_body<T, P>, &ctx);
+  for (int64_t j = 0; j < w; ++j) acc[j] = parts[j];
+  for (int64_t b = 1; b < nrb; ++b)
+    for (int64_t j = 0; j < w; ++j) acc[j] = pass.combine(acc[j], parts[b * 2 * w + j]);
+}
+template <class T, class R> void columns_split(const R& rec, const Geometry& g, const ColCtx<T, R>& c) {
+  using S1 = typename R::P1::S;
+  using S2 = typename R::P2::S;
+  const int64_t cols = g.kept.ext[c.kc];
+  const int64_t os = g.kept.os[c.kc];
+  std::unique_ptr<S1[]> a1(new S1[c.width]);
+  std::unique_ptr<S2[]> a2(new S2[R::kTwo ? c.width : 1]);
+  std::unique_ptr<double[]> cv(new double[R::kTwo ? c.width : 1]);
+  const int64_t tasks = c.nblk * (g.outer / cols);
+  for (int64_t t = 0; t < tasks; ++t) {
+    const int64_t o = t / c.nblk, j0 = (t % c.nblk) * c.width;
+    const int64_t w = std::min(c.width, cols - j0);
+    const T* px = reinterpret_cast<const T*>(g.x) + offset_of(c.others, o) + j0;
+    char* po = g.o + (out_offset_of(c.others, o) + j0 * os) * g.osize;
+    col_sweep_split<T>(rec.p1(), g, px, w, a1.get(), nullptr);
+    if constexpr (R::kTwo) {
+      for (int64_t j = 0; j < w; ++j) cv[j] = rec.constant(a1[j]);
+      col_sweep_split<T>(rec.p2(a1[0]), g, px, w, a2.get(), cv.get());
+      for (int64_t j = 0; j < w; ++j) rec.finish(po + j * os * g.osize, g.out_dt, a1[j], a2[j]);
+    } else {
+      for (int64_t j = 0; j < w; ++j) rec.finish(po + j * os * g.osize, g.out_dt, a1[j], 0);
     }
   }
 }
@@ -615,6 +699,10 @@ template <class T, class R> void run_recipe(const R& rec, Geometry& g) {
     ctx.width = ((cols + ctx.nblk - 1) / ctx.nblk + 15) & ~int64_t(15);  // even blocks
     const int64_t tasks = ctx.nblk * (g.outer / cols);
     const int64_t per_task = ctx.width * g.count;
+    if (tasks < 2 * threads && g.count >= 256 && per_task >= (int64_t(1) << 16)) {
+      columns_split<T, R>(rec, g, ctx);
+      return;
+    }
     parallel_for(g.stream, tasks, std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(per_task, 1)),
                  &columns_body<T, R>, &ctx);
     return;
@@ -688,8 +776,13 @@ template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log) {
     double s = 0;
     for (int64_t i = 0; i < n; i += 1024)
       s += kt.exp_shift_sum[which](x + i, buf, std::min<int64_t>(1024, n - i), (double)shift);
-    double prm[2] = {-((double)shift + std::log(s)), 0.0};
+    // (x - m) - log(sum), in that order: x - (m + log(sum)) would round
+    // m + log(sum) at m's magnitude (x = 1e4 keeps only ~3 digits in float32).
+    double prm[2] = {-(double)shift, 0.0};
     char* q[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(const_cast<A*>(x))};
+    kt.op[CT_OP_ADD_SCALAR][dt](q, n, prm);
+    prm[0] = -std::log(s);
+    q[1] = q[0];
     kt.op[CT_OP_ADD_SCALAR][dt](q, n, prm);
     return;
   }
@@ -757,7 +850,9 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
     load_chunk(x, xs, i, k, buf);
     char* q[2] = {reinterpret_cast<char*>(buf), reinterpret_cast<char*>(buf)};
     if (log) {
-      double prm[2] = {-((double)m + std::log(s)), 0.0};
+      double prm[2] = {-(double)m, 0.0};  // (x - m) - log(sum), as in softmax_line
+      kt.op[CT_OP_ADD_SCALAR][dt](q, k, prm);
+      prm[0] = -std::log(s);
       kt.op[CT_OP_ADD_SCALAR][dt](q, k, prm);
     } else {
       kt.exp_shift_sum[std::is_same<A, float>::value ? 0 : 1](buf, buf, k, (double)m);
