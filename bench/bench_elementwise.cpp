@@ -27,6 +27,8 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include "bench_common.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -42,11 +44,12 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using ctbench::alloc64;
+using ctbench::Clock;
+using ctbench::hash_float;
+using ctbench::seconds_since;
+using ctbench::status_message;
+using ctbench::stream_copy_pass;
 
 bool g_quick = false;
 int64_t g_max_n = INT64_MAX;
@@ -54,27 +57,6 @@ int64_t g_max_n = INT64_MAX;
 // ---------------------------------------------------------------------------
 // Aligned, first-touched buffers
 // ---------------------------------------------------------------------------
-
-void* alloc64(size_t bytes) {
-  void* p = nullptr;
-  size_t rounded = (bytes + 63) / 64 * 64;
-  if (rounded == 0) rounded = 64;
-  if (posix_memalign(&p, 64, rounded) != 0) {
-    std::fprintf(stderr, "bench: cannot allocate %zu bytes\n", bytes);
-    std::exit(2);
-  }
-  return p;
-}
-
-// A deterministic pseudo-random float in [lo, hi) for index i.
-inline float hash_float(uint64_t i, uint64_t salt, float lo, float hi) {
-  uint64_t h = (i + salt) * 0x9E3779B97F4A7C15ull;
-  h ^= h >> 29;
-  h *= 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 32;
-  float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
-  return lo + (hi - lo) * u;
-}
 
 // Buffers are shared by all benchmarks and grow on demand, so allocation and
 // first touch happen once per size class, not once per benchmark call. Each
@@ -141,82 +123,14 @@ void* slot(Slot s, size_t bytes) {
 }
 
 // ---------------------------------------------------------------------------
-// STREAM-style probe
+// STREAM-style probe (bench_common.h): copy and triad, 1 and 2 threads. Its
+// 2-thread copy figure is the limit every op is reported against.
 // ---------------------------------------------------------------------------
 
-constexpr int64_t kStreamN = int64_t(1) << 26;
-
-struct StreamResult {
-  bool done = false;
-  double copy_s[3] = {0, 0, 0};   // best seconds per pass, indexed by threads
-  double triad_s[3] = {0, 0, 0};
-};
-StreamResult g_stream;
 // 2-thread STREAM copy, bytes/s (STREAM counting: 8 B per float32 element).
-double g_copy_bw_2t = 0.0;
-
-double stream_copy_pass(const float* a, float* c, int64_t n, int threads) {
-  auto t0 = Clock::now();
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < n; ++i) c[i] = a[i];
-  return seconds_since(t0);
-}
-
-double stream_triad_pass(float* a, const float* b, const float* c, float s, int64_t n,
-                         int threads) {
-  auto t0 = Clock::now();
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
-  return seconds_since(t0);
-}
-
-void run_stream_probe() {
-  if (g_stream.done) return;
-  const int64_t n = kStreamN;
-  float* a = static_cast<float*>(alloc64(n * sizeof(float)));
-  float* b = static_cast<float*>(alloc64(n * sizeof(float)));
-  float* c = static_cast<float*>(alloc64(n * sizeof(float)));
-  // First touch with the same static split the passes use (2 threads).
-#pragma omp parallel for schedule(static) num_threads(2)
-  for (int64_t i = 0; i < n; ++i) {
-    a[i] = 1.0f;
-    b[i] = 2.0f;
-    c[i] = 0.0f;
-  }
-  const int reps = g_quick ? 5 : 10;
-  for (int t = 1; t <= 2; ++t) {
-    g_stream.copy_s[t] = 1e30;
-    g_stream.triad_s[t] = 1e30;
-  }
-  // Interleave the four variants so that drift of the shared host hits all.
-  for (int r = 0; r < reps; ++r) {
-    for (int t = 1; t <= 2; ++t) {
-      g_stream.copy_s[t] = std::min(g_stream.copy_s[t], stream_copy_pass(a, c, n, t));
-      g_stream.triad_s[t] = std::min(g_stream.triad_s[t], stream_triad_pass(a, b, c, 3.0f, n, t));
-    }
-  }
-  benchmark::DoNotOptimize(a[n / 2]);
-  std::free(a);
-  std::free(b);
-  std::free(c);
-  g_stream.done = true;
-  g_copy_bw_2t = 8.0 * static_cast<double>(n) / g_stream.copy_s[2];
-}
-
 double copy_bw_2t() {
-  run_stream_probe();  // lazily, when the probe benchmarks were filtered out
-  return g_copy_bw_2t;
-}
-
-void BM_stream(benchmark::State& st, bool triad, int threads) {
-  run_stream_probe();
-  const double best = triad ? g_stream.triad_s[threads] : g_stream.copy_s[threads];
-  const double bytes = (triad ? 12.0 : 8.0) * static_cast<double>(kStreamN);
-  for (auto _ : st) st.SetIterationTime(best);
-  st.SetBytesProcessed(static_cast<int64_t>(bytes) * st.iterations());
-  st.counters["GBps"] = bytes / best * 1e-9;
-  st.counters["n"] = static_cast<double>(kStreamN);
-  st.counters["reps"] = g_quick ? 5 : 10;
+  ctbench::run_stream_probe();  // lazily, when the probe benchmarks were filtered out
+  return ctbench::stream_figures().bw(ctbench::kStreamCopy, 2);
 }
 
 // ---------------------------------------------------------------------------
@@ -467,8 +381,7 @@ void BM_ct(benchmark::State& st, const OpSpec* op) {
   };
   const CTStatus s = call();  // also warms up
   if (s != CT_OK) {
-    std::string msg = std::string(ct_status_string(s)) + ": " + ct_last_error();
-    st.SkipWithError(msg.c_str());
+    st.SkipWithError(status_message(s).c_str());
     return;
   }
   auto t0 = Clock::now();
@@ -500,8 +413,7 @@ void BM_ct_relu_latency(benchmark::State& st) {
   CTensor y = tensor1d(ys, shape, kF32);
   const CTStatus s = ct_unary(CT_OP_RELU, &x, &y, nullptr);
   if (s != CT_OK) {
-    std::string msg = std::string(ct_status_string(s)) + ": " + ct_last_error();
-    st.SkipWithError(msg.c_str());
+    st.SkipWithError(status_message(s).c_str());
     return;
   }
   for (auto _ : st) {
@@ -510,21 +422,11 @@ void BM_ct_relu_latency(benchmark::State& st) {
   }
   // The target is a median: time many short batches and take their median,
   // which is robust to the shared host's preemptions.
-  constexpr int kBatch = 32;
-  const int samples = g_quick ? 2000 : 10000;
-  std::vector<double> ns(static_cast<size_t>(samples));
-  for (int i = 0; i < samples; ++i) {
-    auto t0 = Clock::now();
-    for (int k = 0; k < kBatch; ++k) {
-      ct_unary(CT_OP_RELU, &x, &y, nullptr);
-      benchmark::ClobberMemory();
-    }
-    ns[static_cast<size_t>(i)] = seconds_since(t0) * 1e9 / kBatch;
-  }
-  std::sort(ns.begin(), ns.end());
-  st.counters["median_ns"] = ns[ns.size() / 2];
-  st.counters["p10_ns"] = ns[ns.size() / 10];
-  st.counters["p90_ns"] = ns[ns.size() * 9 / 10];
+  const ctbench::Latency lat = ctbench::median_latency(
+      [&] { ct_unary(CT_OP_RELU, &x, &y, nullptr); }, g_quick ? 2000 : 10000);
+  st.counters["median_ns"] = lat.median_ns;
+  st.counters["p10_ns"] = lat.p10_ns;
+  st.counters["p90_ns"] = lat.p90_ns;
 }
 
 // ---------------------------------------------------------------------------
@@ -650,20 +552,8 @@ void BM_accuracy(benchmark::State& st) {
 // ---------------------------------------------------------------------------
 
 void register_all() {
-  for (int t = 1; t <= 2; ++t) {
-    benchmark::RegisterBenchmark(("BM_stream_copy/threads:" + std::to_string(t)).c_str(), BM_stream,
-                                 false, t)
-        ->Iterations(1)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
-  }
-  for (int t = 1; t <= 2; ++t) {
-    benchmark::RegisterBenchmark(("BM_stream_triad/threads:" + std::to_string(t)).c_str(), BM_stream,
-                                 true, t)
-        ->Iterations(1)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
-  }
+  ctbench::register_stream(ctbench::kStreamCopy);
+  ctbench::register_stream(ctbench::kStreamTriad);
   benchmark::RegisterBenchmark("BM_accuracy", BM_accuracy)->Iterations(1)->UseManualTime();
   benchmark::RegisterBenchmark("BM_ct_relu_latency", BM_ct_relu_latency)
       ->UseRealTime()
@@ -703,6 +593,8 @@ int main(int argc, char** argv) {
     }
   }
   argc = kept;
+  ctbench::stream_figures().reps = g_quick ? 5 : 10;
+  ctbench::stream_figures().with_add = false;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("ctensor_version", ct_version_string());

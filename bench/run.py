@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Run the elementwise benchmark and its baselines in one go, print one table.
+"""Run a benchmark suite and its baselines in one go, print one table.
 
-    python3 bench/run.py [path/to/ct_bench_elementwise] [--quick] [--json FILE]
-                         [-- extra Google Benchmark flags]
+    python3 bench/run.py [--suite elementwise] [path/to/ct_bench_elementwise]
+                         [--quick] [--json FILE] [-- extra Google Benchmark flags]
+    python3 bench/run.py --suite broadcast_reduce [path/to/ct_bench_broadcast_reduce]
+                         [--quick] [--json FILE] [-- ...]
+
+Suites: elementwise (this file, the default) and broadcast_reduce
+(bench/suite_broadcast_reduce.py); both share bench/common.py.
 
 What runs, in this order, in one process tree (the host is shared and its
 bandwidth drifts, so every comparison is against a figure measured in the
@@ -22,13 +27,14 @@ non-zero only when the benchmark binary itself fails.
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
-import timeit
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from common import (ROOT, Targets, add_common_args, fmt_n, fmt_r, fmt_t, header_lines,
+                    import_numpy_single_threaded, load_bench, run_binary, seconds,
+                    stream_figures, stream_line, time_numpy)
+
+SUITES = ("elementwise", "broadcast_reduce")
+BINARY = "ct_bench_elementwise"
 
 SIZES = [10**3, 10**4, 10**5, 10**6, 10**7, 10**8]
 BIG_OPS = ("relu", "cast_f32_f16", "where")  # the only ops run at 1e8
@@ -51,90 +57,14 @@ NUMPY_EXPR = {
 }
 
 
-def find_binary(arg):
-    if arg:
-        return arg
-    candidates = []
-    for d in sorted(os.listdir(ROOT)):
-        p = os.path.join(ROOT, d, "bench", "ct_bench_elementwise")
-        if d.startswith("build") and os.access(p, os.X_OK):
-            candidates.append(p)
-    if not candidates:
-        sys.exit("run.py: no build*/bench/ct_bench_elementwise under %s; build it "
-                 "(cmake --build build --target ct_bench_elementwise) or pass its path" % ROOT)
-    # Prefer build/, else the most recently built.
-    pref = os.path.join(ROOT, "build", "bench", "ct_bench_elementwise")
-    return pref if pref in candidates else max(candidates, key=os.path.getmtime)
-
-
-# --------------------------------------------------------------------------
-# Google Benchmark JSON
-# --------------------------------------------------------------------------
-
-def parse_name(name):
-    """'BM_ct_relu/1000/real_time' -> ('BM_ct_relu', 1000); suffixes dropped."""
-    parts = name.split("/")
-    base, n = parts[0], None
-    for p in parts[1:]:
-        if p.isdigit() and n is None:
-            n = int(p)
-        elif p.startswith("threads:"):  # the STREAM probe: part of the name
-            base += "/" + p
-    return base, n
-
-
-def load_bench(path):
-    with open(path) as f:
-        data = json.load(f)
-    groups = {}
-    for b in data.get("benchmarks", []):
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        base, n = parse_name(b.get("run_name", b["name"]))
-        groups.setdefault((base, n), []).append(b)
-    result = {}
-    for key, runs in groups.items():
-        med = [r for r in runs if r.get("run_type") == "aggregate"]
-        if med:
-            result[key] = med[0]
-            continue
-        # Single run, or repetitions without aggregates: the median by time.
-        runs = sorted(runs, key=lambda r: r.get("real_time", 0.0))
-        result[key] = runs[len(runs) // 2]
-    return data.get("context", {}), result
-
-
-def seconds(entry):
-    unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[entry.get("time_unit", "ns")]
-    return entry["real_time"] * unit
-
-
 # --------------------------------------------------------------------------
 # NumPy, same run
 # --------------------------------------------------------------------------
 
-def time_numpy(fn, quick):
-    """Median (and min) seconds per call over repeats of an autoranged loop."""
-    t = timeit.Timer(fn)
-    target = 0.02 if quick else 0.05
-    number = 1
-    while True:
-        dt = t.timeit(number)
-        if dt >= target or number >= 1 << 20:
-            break
-        number *= max(2, min(10, int(target / max(dt, 1e-9)) + 1))
-    reps = t.repeat(repeat=3 if quick else 7, number=number)
-    per = [r / number for r in reps]
-    return statistics.median(per), min(per)
-
-
 def run_numpy(sizes_by_op, quick):
     # NumPy single-threaded (its ufuncs are, but a BLAS-backed build may start
-    # threads at import). Set only now, after the benchmark binary has run:
-    # the binary must not inherit OMP_NUM_THREADS=1.
-    for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[v] = "1"
-    import numpy as np
+    # threads at import).
+    np = import_numpy_single_threaded()
     rng = np.random.default_rng(1234)
     out = {}
     nmax = max(max(v) for v in sizes_by_op.values() if v)
@@ -181,74 +111,29 @@ def run_numpy(sizes_by_op, quick):
     return out, np.__version__
 
 
-# --------------------------------------------------------------------------
-# Formatting
-# --------------------------------------------------------------------------
+def main(argv=None):
+    # The suite is chosen first; every other option belongs to the suite.
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--suite", choices=SUITES, default="elementwise")
+    ns, rest = pre.parse_known_args(argv)
+    if ns.suite == "broadcast_reduce":
+        import suite_broadcast_reduce
+        return suite_broadcast_reduce.main(rest)
 
-def fmt_n(n):
-    if n >= 1000 and str(n).rstrip("0") == "1":
-        return "1e%d" % (len(str(n)) - 1)
-    return str(n)
-
-
-def fmt_t(s):
-    if s is None:
-        return "-"
-    if s < 1e-6:
-        return "%.0f ns" % (s * 1e9)
-    if s < 1e-3:
-        return "%.2f us" % (s * 1e6)
-    if s < 1:
-        return "%.2f ms" % (s * 1e3)
-    return "%.2f s" % s
-
-
-def fmt_r(r):
-    return "-" if r is None else "%.2fx" % r
-
-
-def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("binary", nargs="?", help="path to ct_bench_elementwise (default: build*/bench/)")
+    ap.add_argument("--suite", choices=SUITES, default="elementwise",
+                    help="which benchmark binary and table (default: elementwise)")
+    add_common_args(ap, BINARY)
     ap.add_argument("--quick", action="store_true",
                     help="shorter run: fewer repetitions, min time 0.1 s, no 1e8")
-    ap.add_argument("--bench-json", help="where Google Benchmark writes its JSON "
-                    "(default: next to the binary, ct_bench_elementwise.json)")
-    ap.add_argument("--json", help="also write the merged report (table and targets) here")
-    ap.add_argument("--repetitions", type=int, default=1,
-                    help="run each benchmark N times and report the medians (N > 1)")
-    ap.add_argument("--no-numpy", action="store_true", help="skip the NumPy baseline")
-    ap.add_argument("--from-json", metavar="FILE",
-                    help="do not run the binary: report from an earlier --bench-json "
-                    "(NumPy still runs now, so its ratios are not same-run)")
-    args, extra = ap.parse_known_args()
+    args, extra = ap.parse_known_args(argv)
     extra = [e for e in extra if e != "--"]
 
     load_before = os.getloadavg()[0]
-    if args.from_json:
-        bench_json = args.from_json
-    else:
-        binary = find_binary(args.binary)
-        bench_json = args.bench_json or os.path.join(os.path.dirname(os.path.abspath(binary)),
-                                                     "ct_bench_elementwise.json")
-        cmd = [binary, "--benchmark_out=" + bench_json, "--benchmark_out_format=json"]
-        if args.quick:
-            cmd += ["--ct_quick", "--ct_max_n=1e7", "--benchmark_min_time=0.1"]
-        if args.repetitions > 1:
-            cmd += ["--benchmark_repetitions=%d" % args.repetitions,
-                    "--benchmark_report_aggregates_only=true"]
-        cmd += extra
-        print("$ " + " ".join(cmd), flush=True)
-        # Console output streams through (progress on a run of a few
-        # minutes); the JSON file is what this script reads.
-        try:
-            rc = subprocess.call(cmd)
-        except OSError as e:
-            print("run.py: cannot run %s: %s" % (binary, e), file=sys.stderr)
-            return 1
-        if rc != 0:
-            print("run.py: %s exited with status %d" % (binary, rc), file=sys.stderr)
-            return rc if rc > 0 else 1
+    bench_json, rc = run_binary(args, extra, BINARY,
+                                ["--ct_quick", "--ct_max_n=1e7", "--benchmark_min_time=0.1"])
+    if rc != 0:
+        return rc
     load_after = os.getloadavg()[0]
     context, res = load_bench(bench_json)
 
@@ -267,33 +152,12 @@ def main():
                   file=sys.stderr)
 
     # ---- header: the machine's limit, accuracy, latency ----
-    lines = []
+    lines = header_lines(context, "elementwise float32", args.quick, np_version,
+                         load_before, load_after)
     p = lines.append
-    p("")
-    p("ctensor %s, elementwise float32 — %s%s" % (
-        context.get("ctensor_version", "?"), context.get("date", ""),
-        "  (--quick)" if args.quick else ""))
-    p("host: %s CPUs @ %s MHz, omp_max_threads=%s; NumPy %s" % (
-        context.get("num_cpus", "?"), context.get("mhz_per_cpu", "?"),
-        context.get("omp_max_threads", "?"), np_version or "-"))
-    # Other processes on a 2-vCPU host stall 2-thread regions by whole time
-    # slices (an op of 1e5 elements then takes 4-8 ms): say so when it happened.
-    # The binary itself adds up to 2 to the 1-minute load average.
-    busy = load_after > 2.5
-    p("load average (1 min) before / after the benchmark binary: %.2f / %.2f%s" % (
-        load_before, load_after,
-        "  <- the host was busy: threaded figures are unreliable, run again when idle" if busy else ""))
-    stream = {}
-    for kind in ("copy", "triad"):
-        for t in (1, 2):
-            e = res.get(("BM_stream_%s/threads:%d" % (kind, t), None))
-            if e is not None and "GBps" in e:
-                stream[(kind, t)] = e["GBps"]
+    stream = {k: v for k, v in stream_figures(res).items() if k[0] in ("copy", "triad")}
     if stream:
-        p("STREAM probe (2^26 float32, best of passes): copy %s / %s GB/s, triad %s / %s GB/s "
-          "(1 / 2 threads)" % tuple(
-              "%.1f" % stream.get(k, float("nan"))
-              for k in (("copy", 1), ("copy", 2), ("triad", 1), ("triad", 2))))
+        p(stream_line(stream))
     copy2 = stream.get(("copy", 2))
     acc = res.get(("BM_accuracy", None))
     ulp_exp = ulp_tanh = None
@@ -351,11 +215,8 @@ def main():
 
     # ---- targets ----
     rowmap = {(r["op"], r["n"]): r for r in rows}
-    targets = []
-
-    def target(desc, ok, figure):
-        status = "SKIP" if ok is None else ("PASS" if ok else "MISS")
-        targets.append({"target": desc, "status": status, "figure": figure})
+    tg = Targets()
+    target = tg.add
 
     for op in BIG_OPS:
         for n in (10**7, 10**8):
@@ -395,11 +256,7 @@ def main():
     target(desc, None if lat_med is None else lat_med < 100.0,
            "not run" if lat_med is None else "%.1f ns" % lat_med)
 
-    p("Targets (issue 2), measured in this run:")
-    for t in targets:
-        p("  %-4s  %-50s %s" % (t["status"], t["target"], t["figure"]))
-    counts = {s: sum(1 for t in targets if t["status"] == s) for s in ("PASS", "MISS", "SKIP")}
-    p("  -> %d PASS, %d MISS, %d SKIP" % (counts["PASS"], counts["MISS"], counts["SKIP"]))
+    lines.extend(tg.lines("Targets (issue 2), measured in this run:"))
     p("")
     p("command: python3 bench/run.py%s   (benchmark JSON: %s)" % (
         " --quick" if args.quick else "", os.path.relpath(bench_json, ROOT)))
@@ -410,7 +267,7 @@ def main():
             json.dump({"context": context, "stream_GBps": {"%s_%dt" % k: v for k, v in stream.items()},
                        "max_ulp": {"exp": ulp_exp, "tanh": ulp_tanh},
                        "relu_latency_median_ns": lat_med, "numpy_version": np_version,
-                       "rows": rows, "targets": targets}, f, indent=1)
+                       "rows": rows, "targets": tg.items}, f, indent=1)
     return 0
 
 
