@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: build ctensor (Release), run the examples, then the
-# elementwise benchmark with NumPy and a plain loop measured in the same run.
+# benchmarks (elementwise; broadcast/reduce) with NumPy measured in the same run.
 #   scripts/run.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,3 +13,5 @@ build/examples/ctensor_example_c
 build/examples/ctensor_example_cpp
 echo "== elementwise benchmark"
 python3 bench/run.py build/bench/ct_bench_elementwise "$@"
+echo "== broadcast / reduce benchmark"
+python3 bench/run.py --suite broadcast_reduce build/bench/ct_bench_broadcast_reduce "$@"
