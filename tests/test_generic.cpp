@@ -5,6 +5,9 @@
 // double-precision reference written here (libm only, nothing from ctensor)
 // under a per-dtype tolerance. It also checks that the registry rejects
 // exactly the dtypes notes/SEMANTICS.md excludes, and all 100 casts.
+// Category 2 ops (binary, reduce, along-axis) take part in the registry and
+// ct_op_supported checks here; their values are checked in test_binary.cpp
+// and test_reduce.cpp.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -156,7 +159,80 @@ const OpRef kRefs[] = {
     {"lerp", F, APPROX, -5, 5, true,
      [](const double* x, const double*) { return x[0] + x[2] * (x[1] - x[0]); }, nullptr},
     {"cast", ALL, EXACT, 0, 0, false, nullptr, nullptr},  // handled by its own test case
+    // Category 2 (broadcast / reduce, issue 3): only the dtype masks of
+    // SEMANTICS.md live here; the values are checked in test_binary.cpp and
+    // test_reduce.cpp, so these have no reference functions.
+    {"add", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"sub", I | F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"mul", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"div", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"floor_div", I | F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"mod", I | F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"pow", I | F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"maximum", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"minimum", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"fmax", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"fmin", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"atan2", F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"hypot", F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"copysign", F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"bitwise_and", B | I, EXACT, 0, 0, false, nullptr, nullptr},
+    {"bitwise_or", B | I, EXACT, 0, 0, false, nullptr, nullptr},
+    {"bitwise_xor", B | I, EXACT, 0, 0, false, nullptr, nullptr},
+    {"left_shift", I, EXACT, 0, 0, false, nullptr, nullptr},
+    {"right_shift", I, EXACT, 0, 0, false, nullptr, nullptr},
+    {"logical_and", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"logical_or", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"logical_xor", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"equal", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"not_equal", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"less", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"less_equal", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"greater", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"greater_equal", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"sum", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"mean", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"prod", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"max", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"min", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"argmax", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"argmin", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"any", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"all", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"norm2", I | F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"logsumexp", F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"var", I | F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"std", I | F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"softmax", F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"log_softmax", F, EXACT, 0, 0, false, nullptr, nullptr},
+    {"cumsum", ALL, EXACT, 0, 0, false, nullptr, nullptr},
+    {"cumprod", ALL, EXACT, 0, 0, false, nullptr, nullptr},
 };
+
+// Kinds of category 2 (their own test files check the values).
+bool is_category2_kind(int kind) {
+  return kind == CT_KIND_BINARY || kind == CT_KIND_REDUCE || kind == CT_KIND_ALONG_AXIS;
+}
+
+// CTOpInfo.output_dtype per notes/SEMANTICS.md.
+int expected_output(const std::string& n) {
+  static const char* const kBool[] = {"isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
+                                      "logical_xor", "equal", "not_equal", "less", "less_equal", "greater",
+                                      "greater_equal", "any", "all"};
+  static const char* const kAccum[] = {"sum", "prod", "cumsum", "cumprod"};
+  static const char* const kFloat[] = {"div", "mean", "norm2", "var", "std"};
+  static const char* const kInt64[] = {"argmax", "argmin"};
+  if (n == "cast") return CT_OUTPUT_ANY;
+  for (const char* b : kBool)
+    if (n == b) return CT_OUTPUT_BOOL;
+  for (const char* b : kAccum)
+    if (n == b) return CT_OUTPUT_ACCUM;
+  for (const char* b : kFloat)
+    if (n == b) return CT_OUTPUT_FLOAT;
+  for (const char* b : kInt64)
+    if (n == b) return CT_OUTPUT_INT64;
+  return CT_OUTPUT_SAME;
+}
 
 const OpRef* find_ref(const std::string& name) {
   for (const OpRef& r : kRefs)
@@ -304,6 +380,11 @@ CTStatus run_op(int op, int kind, std::vector<HostTensor>& ins, HostTensor& out,
                             stream);
     case CT_KIND_TERNARY: return ct_ternary(op, &v[0], &v[1], &v[2], &o, stream);
     case CT_KIND_CAST: return ct_cast(&v[0], &o, stream);
+    case CT_KIND_BINARY: return ct_binary(op, &v[0], &v[1], &o, stream);
+    case CT_KIND_REDUCE:  // over every axis
+      return ct_reduce(op, &v[0], nullptr, 0, 0, params.empty() ? nullptr : params.data(), (int32_t)params.size(),
+                       &o, stream);
+    case CT_KIND_ALONG_AXIS: return ct_along_axis(op, &v[0], -1, &o, stream);
   }
   return CT_ERR_INTERNAL;
 }
@@ -461,6 +542,7 @@ std::string header_name(int op) {
   case CT_OP_##ID:                \
     return #n;
     CT_ELEMENTWISE_OPS(CTT_NAME_)
+    CT_BROADCAST_REDUCE_OPS(CTT_NAME_)
 #undef CTT_NAME_
   }
   return "";
@@ -471,6 +553,7 @@ int header_kind(int op) {
   case CT_OP_##ID:                \
     return k;
     CT_ELEMENTWISE_OPS(CTT_KIND_)
+    CT_BROADCAST_REDUCE_OPS(CTT_KIND_)
 #undef CTT_KIND_
   }
   return 0;
@@ -481,6 +564,7 @@ int header_nparams(int op) {
   case CT_OP_##ID:              \
     return p;
     CT_ELEMENTWISE_OPS(CTT_NP_)
+    CT_BROADCAST_REDUCE_OPS(CTT_NP_)
 #undef CTT_NP_
   }
   return -1;
@@ -491,6 +575,7 @@ std::string expected_param_names(const std::string& n) {
   if (n == "clamp") return "lo,hi";
   if (n == "pow_scalar") return "p";
   if (n == "add_scalar" || n == "mul_scalar") return "s";
+  if (n == "var" || n == "std") return "correction";
   return "";
 }
 
@@ -522,14 +607,20 @@ TEST_CASE("registry lists every header op with its facts", "[generic]") {
     CHECK(found == op);
     if (op >= (int)CT_OP_END_) continue;  // appended by a newer library / plugin
     CHECK(name == header_name(op));
-    CHECK(info.category == CT_CATEGORY_ELEMENTWISE);
     CHECK(info.kind == header_kind(op));
+    CHECK(info.category == (is_category2_kind(header_kind(op)) ? CT_CATEGORY_BROADCAST_REDUCE
+                                                               : CT_CATEGORY_ELEMENTWISE));
     CHECK(info.num_params == header_nparams(op));
-    CHECK(info.num_inputs == (info.kind == CT_KIND_TERNARY ? 3 : 1));
+    CHECK(info.num_inputs == (info.kind == CT_KIND_TERNARY ? 3 : info.kind == CT_KIND_BINARY ? 2 : 1));
     CHECK(std::string(info.param_names) == expected_param_names(name));
-    int want_out = name == "cast" ? CT_OUTPUT_ANY : is_predicate(name) ? CT_OUTPUT_BOOL : CT_OUTPUT_SAME;
+    int want_out = expected_output(name);
+    if (!is_category2_kind(header_kind(op)))
+      CHECK(want_out == (name == "cast" ? CT_OUTPUT_ANY : is_predicate(name) ? CT_OUTPUT_BOOL : CT_OUTPUT_SAME));
     CHECK(info.output_dtype == want_out);
-    if (want_out == CT_OUTPUT_SAME) CHECK(info.inplace == 1);
+    // out may be exactly an input: every SAME elementwise op, every binary and
+    // along-axis op; never a reduction (SEMANTICS.md, ctensor.h category 2).
+    if (info.kind == CT_KIND_REDUCE) CHECK(info.inplace == 0);
+    else if (want_out == CT_OUTPUT_SAME || is_category2_kind(info.kind)) CHECK(info.inplace == 1);
     // every header op has a reference in this file
     CHECK(find_ref(name) != nullptr);
   }
@@ -561,12 +652,14 @@ TEST_CASE("ct_op_supported matches SEMANTICS.md, and unsupported runs fail clean
       CHECK(contains(msg, info.name));
       CHECK(contains(msg, dtype(d).name));
       // running it fails with CT_ERR_UNSUPPORTED and leaves out untouched
+      // (the output dtype the op's rule gives, so the dtype check passes and
+      // the op x dtype check is what fails)
       std::vector<int64_t> shape = {2, 3};
-      int dout = info.output_dtype == CT_OUTPUT_BOOL ? DT_BOOL : d;
+      int dout = output_dtype_for(info.output_dtype, d);
       std::vector<HostTensor> ins;
       for (int k = 0; k < info.num_inputs; ++k)
         ins.push_back(HostTensor::compact(info.op == CT_OP_WHERE && k == 0 ? DT_BOOL : d, shape));
-      HostTensor out = HostTensor::compact(dout, shape);
+      HostTensor out = HostTensor::compact(dout, info.kind == CT_KIND_REDUCE ? std::vector<int64_t>{} : shape);
       out.fill_bytes(0x5A);
       std::vector<unsigned char> before = out.bytes();
       std::vector<double> params(info.num_params, 1.0);
@@ -592,6 +685,9 @@ TEST_CASE("every op x dtype against the double reference", "[generic]") {
     CTOpInfo info;
     REQUIRE(get_info(op, info));
     if (info.kind == CT_KIND_CAST) continue;  // own test case
+    // Category 2 kinds (binary, reduce, along-axis) have their own suites:
+    // test_binary.cpp and test_reduce.cpp.
+    if (is_category2_kind(info.kind)) continue;
     std::string name = info.name;
     const OpRef* ref = find_ref(name);
     if (!ref) {

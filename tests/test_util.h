@@ -378,6 +378,49 @@ inline bool same_double(double a, double b) {  // equal or both NaN; ±0 disting
   return a == b && std::signbit(a) == std::signbit(b);
 }
 
+
+// ---------------------------------------------------------------------------
+// Category 2 helpers (broadcast / reduce tests)
+// ---------------------------------------------------------------------------
+
+// One unit in the last place of v in float dtype d (subnormal spacing below
+// the smallest normal; 0 gives the smallest subnormal).
+inline double ulp_of(double v, int d) {
+  int mbits = 52, emin = -1022;
+  switch (d) {
+    case DT_F16: mbits = 10; emin = -14; break;
+    case DT_BF16: mbits = 7; emin = -126; break;
+    case DT_F32: mbits = 23; emin = -126; break;
+    default: break;
+  }
+  double a = std::fabs(v);
+  int e = emin;
+  if (a != 0 && std::isfinite(a)) {
+    std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+    e -= 1;
+    if (e < emin) e = emin;
+  }
+  return std::ldexp(1.0, e - mbits);
+}
+
+// Shapes formatted as the library's messages write them: [2,4], [] for 0-d.
+inline std::string shape_str(const std::vector<int64_t>& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+// The output dtype index of an op with CT_OUTPUT_* rule `rule` for input dtype d.
+inline int output_dtype_for(int rule, int d) {
+  switch (rule) {
+    case CT_OUTPUT_BOOL: return DT_BOOL;
+    case CT_OUTPUT_INT64: return DT_I64;
+    case CT_OUTPUT_ACCUM: return dtype(d).is_float() ? d : DT_I64;
+    case CT_OUTPUT_FLOAT: return dtype(d).is_float() ? d : DT_F64;
+    default: return d;
+  }
+}
+
 }  // namespace ctt
 
 #endif  // CTENSOR_TESTS_TEST_UTIL_H_

@@ -463,10 +463,12 @@ CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream);
  * is out's (in-place). A reduction's out never shares memory with x.
  * Operands share a dtype except as the op's CTOpInfo.output_dtype says:
  * comparisons and logical ops write bool, argmax/argmin int64, sum/prod/
- * cumsum/cumprod of integers and bool int64, div/mean/var/std/norm2/
- * logsumexp of integers float64. float16 and bfloat16 compute and
- * accumulate in float32; float32 sums accumulate in float64 (at least as
- * accurate as NumPy's pairwise summation). Integer sums accumulate in int64.
+ * cumsum/cumprod of integers and bool int64, div/mean/var/std/norm2 of
+ * integers float64. float16 and bfloat16 compute in float32; float sums,
+ * products and running sums accumulate in float64 on the CPU (at least as
+ * accurate as NumPy's pairwise summation; half types at least float32 on
+ * every device). Integer sums accumulate in int64. Results do not depend on
+ * the number of threads.
  * Nothing here traps: integer x // 0 and x % 0 are 0, integer pow with a
  * negative exponent is 1 / a^-b truncated (0 unless a is 1 or -1).
  *
