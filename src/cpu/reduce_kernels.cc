@@ -102,9 +102,15 @@ void ColAddF32(double* acc, const float* row, int64_t w) {
   const hn::Rebind<float, decltype(dd)> df;
   const int64_t N = (int64_t)hn::Lanes(dd);
   int64_t j = 0;
-  for (; j + 2 * N <= w; j += 2 * N) {
-    hn::StoreU(hn::Add(hn::LoadU(dd, acc + j), hn::PromoteTo(dd, hn::LoadU(df, row + j))), dd, acc + j);
-    hn::StoreU(hn::Add(hn::LoadU(dd, acc + j + N), hn::PromoteTo(dd, hn::LoadU(df, row + j + N))), dd, acc + j + N);
+  for (; j + 4 * N <= w; j += 4 * N) {  // four independent loads in flight
+    const auto r0 = hn::PromoteTo(dd, hn::LoadU(df, row + j));
+    const auto r1 = hn::PromoteTo(dd, hn::LoadU(df, row + j + N));
+    const auto r2 = hn::PromoteTo(dd, hn::LoadU(df, row + j + 2 * N));
+    const auto r3 = hn::PromoteTo(dd, hn::LoadU(df, row + j + 3 * N));
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + j), r0), dd, acc + j);
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + j + N), r1), dd, acc + j + N);
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + j + 2 * N), r2), dd, acc + j + 2 * N);
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + j + 3 * N), r3), dd, acc + j + 3 * N);
   }
   for (; j < w; ++j) acc[j] += (double)row[j];
 }
