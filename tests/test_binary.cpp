@@ -268,11 +268,6 @@ int out_dtype(const BinRef& r, int d) {
   }
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
 
 struct Mismatch {
   int64_t count = 0;
@@ -393,35 +388,6 @@ void check_all(const BinRef& r, int d, const HostTensor& a, const HostTensor& b,
 // 0: compact, strides NULL   1: column-major (transposed)
 // 2: negative outer stride, step 2 in the last dim (offset via byte_offset)
 // 3: padded rows (usable as an output)   4: zero stride in dim 0 (input only)
-HostTensor make_layout(int d, const std::vector<int64_t>& shape, int variant) {
-  size_t nd = shape.size();
-  std::vector<int64_t> st(nd, 0);
-  switch (variant) {
-    case 1: {
-      int64_t s = 1;
-      for (size_t i = 0; i < nd; ++i) { st[i] = s; s *= std::max<int64_t>(shape[i], 1); }
-      return HostTensor::strided(d, shape, st, 0);
-    }
-    case 2: {
-      int64_t s = 2;
-      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= std::max<int64_t>(shape[i], 1) + (i + 1 == nd ? 1 : 0); }
-      if (nd >= 1) st[0] = -st[0];
-      return HostTensor::strided(d, shape, st, 2);
-    }
-    case 3: {
-      int64_t s = 1;
-      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= std::max<int64_t>(shape[i], 1) + (i + 1 == nd ? 3 : 0); }
-      return HostTensor::strided(d, shape, st, 5);
-    }
-    case 4: {
-      int64_t s = 1;
-      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= std::max<int64_t>(shape[i], 1); }
-      if (nd >= 1) st[0] = 0;
-      return HostTensor::strided(d, shape, st, 1);
-    }
-  }
-  return HostTensor::compact(d, shape, true);
-}
 
 // `small` (aligned at the last dim of `full`) expanded to `full` with stride 0
 // on the broadcast dims: what a framework passes for an explicit broadcast view.

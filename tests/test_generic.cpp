@@ -280,11 +280,6 @@ double atol_of(int d) {
   }
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
 
 // ---------------------------------------------------------------------------
 // Layouts
@@ -294,7 +289,7 @@ std::string fmt(double v) {
 // 2: negative outer stride, step 2 in the last dim, offset in byte_offset
 // 3: padded rows (non-contiguous, usable as an output), sentinel padding
 // 4: zero stride in dim 0 (broadcast input)
-HostTensor make_layout(int d, const std::vector<int64_t>& shape, int variant) {
+HostTensor elementwise_layout(int d, const std::vector<int64_t>& shape, int variant) {
   size_t nd = shape.size();
   std::vector<int64_t> st(nd, 0);
   switch (variant) {
@@ -505,10 +500,10 @@ void run_case(int op, const CTOpInfo& info, const OpRef& ref, int d, const RunSp
   std::vector<HostTensor> ins;
   for (size_t k = 0; k < rs.in_variants.size(); ++k) {
     int dk = (name == "where" && k == 0) ? DT_BOOL : d;
-    ins.push_back(make_layout(dk, rs.shape, rs.in_variants[k]));
+    ins.push_back(elementwise_layout(dk, rs.shape, rs.in_variants[k]));
   }
   fill_inputs(name, ref, ins, rng);
-  HostTensor out = make_layout(dout, rs.shape, rs.out_variant);
+  HostTensor out = elementwise_layout(dout, rs.shape, rs.out_variant);
   out.fill_bytes(0xA5);
   std::vector<unsigned char> before = out.bytes();
 
@@ -837,9 +832,9 @@ TEST_CASE("cast: all 100 dtype pairs against the reference", "[generic]") {
       for (const L& l : layouts) {
         INFO("cast " << dtype(src).name << " -> " << dtype(dst).name << " numel " << numel_of(l.shape)
                      << " layouts " << l.vin << "/" << l.vout);
-        HostTensor x = make_layout(src, l.shape, l.vin);
+        HostTensor x = elementwise_layout(src, l.shape, l.vin);
         fill_cast_source(x, rng);
-        HostTensor out = make_layout(dst, l.shape, l.vout);
+        HostTensor out = elementwise_layout(dst, l.shape, l.vout);
         out.fill_bytes(0xA5);
         std::vector<unsigned char> before = out.bytes();
         CTensor xv = x.view(), ov = out.view(false);

@@ -72,11 +72,6 @@ const RedOp& red_op(int op) {
   return kRed[0];
 }
 
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
 
 struct Mismatch {
   int64_t count = 0;
@@ -108,35 +103,6 @@ double log2n(int64_t n) { return n > 1 ? std::ceil(std::log2((double)n)) : 0.0; 
 // 0: compact (strides NULL)   1: column-major (transposed)
 // 2: negative outer stride, step 2 in the last dim (offset via byte_offset)
 // 3: padded rows (usable as an output)   4: zero stride in dim 0 (input only)
-HostTensor make_layout(int d, const std::vector<int64_t>& shape, int variant) {
-  size_t nd = shape.size();
-  std::vector<int64_t> st(nd, 0);
-  switch (variant) {
-    case 1: {
-      int64_t s = 1;
-      for (size_t i = 0; i < nd; ++i) { st[i] = s; s *= std::max<int64_t>(shape[i], 1); }
-      return HostTensor::strided(d, shape, st, 0);
-    }
-    case 2: {
-      int64_t s = 2;
-      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= std::max<int64_t>(shape[i], 1) + (i + 1 == nd ? 1 : 0); }
-      if (nd >= 1) st[0] = -st[0];
-      return HostTensor::strided(d, shape, st, 2);
-    }
-    case 3: {
-      int64_t s = 1;
-      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= std::max<int64_t>(shape[i], 1) + (i + 1 == nd ? 3 : 0); }
-      return HostTensor::strided(d, shape, st, 5);
-    }
-    case 4: {
-      int64_t s = 1;
-      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= std::max<int64_t>(shape[i], 1); }
-      if (nd >= 1) st[0] = 0;
-      return HostTensor::strided(d, shape, st, 1);
-    }
-  }
-  return HostTensor::compact(d, shape, true);
-}
 
 // ---------------------------------------------------------------------------
 // The reduction plan: which x element goes to which output, at which position

@@ -7,8 +7,10 @@
 
 #include <ctensor/ctensor.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -419,6 +421,50 @@ inline int output_dtype_for(int rule, int d) {
     case CT_OUTPUT_FLOAT: return dtype(d).is_float() ? d : DT_F64;
     default: return d;
   }
+}
+
+// ---------------------------------------------------------------------------
+// shared by the category-2 suites
+// ---------------------------------------------------------------------------
+
+// Layout variants of one logical tensor: 0 compact, 1 column-major, 2 padded
+// with a negative outer stride and a byte_offset, 3 padded rows with an
+// offset, 4 a stride-0 outer dim (a broadcast input).
+inline HostTensor make_layout(int d, const std::vector<int64_t>& shape, int variant) {
+  size_t nd = shape.size();
+  std::vector<int64_t> st(nd, 0);
+  switch (variant) {
+    case 1: {
+      int64_t s = 1;
+      for (size_t i = 0; i < nd; ++i) { st[i] = s; s *= std::max<int64_t>(shape[i], 1); }
+      return HostTensor::strided(d, shape, st, 0);
+    }
+    case 2: {
+      int64_t s = 2;
+      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= std::max<int64_t>(shape[i], 1) + (i + 1 == nd ? 1 : 0); }
+      if (nd >= 1) st[0] = -st[0];
+      return HostTensor::strided(d, shape, st, 2);
+    }
+    case 3: {
+      int64_t s = 1;
+      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= std::max<int64_t>(shape[i], 1) + (i + 1 == nd ? 3 : 0); }
+      return HostTensor::strided(d, shape, st, 5);
+    }
+    case 4: {
+      int64_t s = 1;
+      for (size_t i = nd; i-- > 0;) { st[i] = s; s *= std::max<int64_t>(shape[i], 1); }
+      if (nd >= 1) st[0] = 0;
+      return HostTensor::strided(d, shape, st, 1);
+    }
+  }
+  return HostTensor::compact(d, shape, true);
+}
+
+// A value for messages: %.17g, or nan / inf.
+inline std::string fmt(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
 }
 
 }  // namespace ctt

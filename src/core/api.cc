@@ -256,17 +256,24 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   return backend->binary(&call);
 }
 
+// The checks every one-input category-2 call starts with: the op's kind,
+// both tensors, and their device.
+CTStatus check_unary_call(const char* fn, int32_t op, int32_t kind, const char* entry, const CTensor* x,
+                          const CTensor* out, TensorFacts* xf, TensorFacts* of, const CTBackend** backend) {
+  if (CTStatus s = check_op_kind(fn, op, kind, entry)) return s;
+  if (CTStatus s = check_tensor(fn, "x", x, xf)) return s;
+  if (CTStatus s = check_tensor(fn, "out", out, of)) return s;
+  if (CTStatus s = check_same_device(fn, "x", x, out)) return s;
+  return check_device(fn, "out", out->device, backend);
+}
+
 CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
                     const double* params, int32_t num_params, const CTensor* out, void* stream) {
   const char* fn = "ct_reduce";
-  if (CTStatus s = check_op_kind(fn, op, CT_KIND_REDUCE, "reduce")) return s;
-  const OpDef* d = op_def(op);
   TensorFacts xf, of;
-  if (CTStatus s = check_tensor(fn, "x", x, &xf)) return s;
-  if (CTStatus s = check_tensor(fn, "out", out, &of)) return s;
-  if (CTStatus s = check_same_device(fn, "x", x, out)) return s;
   const CTBackend* backend = nullptr;
-  if (CTStatus s = check_device(fn, "out", out->device, &backend)) return s;
+  if (CTStatus s = check_unary_call(fn, op, CT_KIND_REDUCE, "reduce", x, out, &xf, &of, &backend)) return s;
+  const OpDef* d = op_def(op);
   // Axes: NULL = all; each in [-ndim, ndim), no repeats.
   uint32_t mask = 0;
   if (!axes) {
@@ -359,14 +366,10 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
 
 CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTensor* out, void* stream) {
   const char* fn = "ct_along_axis";
-  if (CTStatus s = check_op_kind(fn, op, CT_KIND_ALONG_AXIS, "along-axis")) return s;
-  const OpDef* d = op_def(op);
   TensorFacts xf, of;
-  if (CTStatus s = check_tensor(fn, "x", x, &xf)) return s;
-  if (CTStatus s = check_tensor(fn, "out", out, &of)) return s;
-  if (CTStatus s = check_same_device(fn, "x", x, out)) return s;
   const CTBackend* backend = nullptr;
-  if (CTStatus s = check_device(fn, "out", out->device, &backend)) return s;
+  if (CTStatus s = check_unary_call(fn, op, CT_KIND_ALONG_AXIS, "along-axis", x, out, &xf, &of, &backend)) return s;
+  const OpDef* d = op_def(op);
   const int32_t nd = x->ndim > 0 ? x->ndim : 1;  // a 0-d x is one line of one element
   const int32_t ax = axis < 0 ? axis + nd : axis;
   if (ax < 0 || ax >= nd)
