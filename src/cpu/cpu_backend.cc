@@ -200,7 +200,7 @@ void run_row(const Loop& L, char* const* ptr, int64_t len) {
   ContigKernel kernel = L.kernel;
   for (int k = 0; k < L.nops; ++k) {
     if (L.stride[k][last] == L.itemsize[k]) continue;
-    if (L.stride[k][last] == 0 && k > 0 && L.bkernel[k - 1] && kernel == L.kernel) {
+    if (L.stride[k][last] == 0 && (k == 1 || k == 2) && L.bkernel[k - 1] && kernel == L.kernel) {
       kernel = L.bkernel[k - 1];  // a broadcast input: the kernel reads its one element
       continue;
     }

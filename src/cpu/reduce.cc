@@ -568,6 +568,11 @@ void col_sweep(const P& pass, const Geometry& g, const T* px, int64_t w, typenam
   if (P::kAdditive)
     for (int64_t j = 0; j < w; ++j) blk[j] = pass.init();
   const Dims& r = g.red;
+  if (r0 >= r1) {  // nothing to fold (an empty reduced dim: its extent is 0)
+    if (P::kAdditive)
+      for (int64_t j = 0; j < w; ++j) acc[j] = pass.combine(acc[j], blk[j]);
+    return;
+  }
   int64_t idx[CT_MAX_NDIM] = {0};
   int64_t off = offset_of(r, r0);
   for (int64_t k = r.n - 1, rest = r0; k >= 0; --k) {
