@@ -32,6 +32,8 @@ struct ReduceKernels {
   double (*sum_bf16)(const uint16_t* p, int64_t n);
   void (*col_add_f32)(double* acc, const float* row, int64_t w);  // acc[j] += row[j]
   void (*col_add_f64)(double* acc, const double* row, int64_t w);
+  // acc[j] += rows [0, nrows) of x (row k at x + k * stride), register-blocked
+  void (*col_sum_rows_f32)(double* acc, const float* x, int64_t stride, int64_t nrows, int64_t w);
   float (*max_f32)(const float* p, int64_t n);  // NaN-propagating, n >= 1
   float (*min_f32)(const float* p, int64_t n);
   double (*max_f64)(const double* p, int64_t n);

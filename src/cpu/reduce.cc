@@ -568,6 +568,12 @@ void col_sweep(const P& pass, const Geometry& g, const T* px, int64_t w, typenam
   if (P::kAdditive)
     for (int64_t j = 0; j < w; ++j) blk[j] = pass.init();
   const Dims& r = g.red;
+  if constexpr (std::is_same<P, SumPass<float, double>>::value) {
+    if (pass.map == 0 && r.n == 1) {  // one reduced dim of rows: the register-blocked kernel
+      if (r0 < r1) rk().col_sum_rows_f32(acc, px + r0 * r.xs[0], r.xs[0], r1 - r0, w);
+      return;
+    }
+  }
   if (r0 >= r1) {  // nothing to fold (an empty reduced dim: its extent is 0)
     if (P::kAdditive)
       for (int64_t j = 0; j < w; ++j) acc[j] = pass.combine(acc[j], blk[j]);

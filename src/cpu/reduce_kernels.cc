@@ -114,6 +114,36 @@ void ColAddF32(double* acc, const float* row, int64_t w) {
   }
   for (; j < w; ++j) acc[j] += (double)row[j];
 }
+// acc[j] += sum of nrows rows (row k at x + k * stride) widened to float64,
+// register-blocked: a tile of columns stays in registers for 16 rows, so the
+// accumulator is read and written once per 16 rows instead of every row.
+void ColSumRowsF32(double* acc, const float* x, int64_t stride, int64_t nrows, int64_t w) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const int64_t N = (int64_t)hn::Lanes(dd);
+  for (int64_t r = 0; r < nrows; r += 16) {
+    const int64_t nr = nrows - r < 16 ? nrows - r : 16;
+    const float* xr = x + r * stride;
+    int64_t j = 0;
+    for (; j + 4 * N <= w; j += 4 * N) {
+      auto a0 = hn::LoadU(dd, acc + j), a1 = hn::LoadU(dd, acc + j + N);
+      auto a2 = hn::LoadU(dd, acc + j + 2 * N), a3 = hn::LoadU(dd, acc + j + 3 * N);
+      for (int64_t k = 0; k < nr; ++k) {
+        const float* p = xr + k * stride + j;
+        a0 = hn::Add(a0, hn::PromoteTo(dd, hn::LoadU(df, p)));
+        a1 = hn::Add(a1, hn::PromoteTo(dd, hn::LoadU(df, p + N)));
+        a2 = hn::Add(a2, hn::PromoteTo(dd, hn::LoadU(df, p + 2 * N)));
+        a3 = hn::Add(a3, hn::PromoteTo(dd, hn::LoadU(df, p + 3 * N)));
+      }
+      hn::StoreU(a0, dd, acc + j);
+      hn::StoreU(a1, dd, acc + j + N);
+      hn::StoreU(a2, dd, acc + j + 2 * N);
+      hn::StoreU(a3, dd, acc + j + 3 * N);
+    }
+    for (; j < w; ++j)
+      for (int64_t k = 0; k < nr; ++k) acc[j] += (double)xr[k * stride + j];
+  }
+}
 void ColAddF64(double* acc, const double* row, int64_t w) {
   const hn::ScalableTag<double> dd;
   const int64_t N = (int64_t)hn::Lanes(dd);
@@ -158,6 +188,7 @@ void FillReduceKernels(ReduceKernels* k) {
   k->sum_bf16 = &SumBF16;
   k->col_add_f32 = &ColAddF32;
   k->col_add_f64 = &ColAddF64;
+  k->col_sum_rows_f32 = &ColSumRowsF32;
   k->max_f32 = &MaxF32;
   k->min_f32 = &MinF32;
   k->max_f64 = &MaxF64;
