@@ -2,7 +2,7 @@
 # Installs what building, testing and benchmarking ctensor needs, if missing.
 # Debian/Ubuntu packages plus NumPy from PyPI (the benchmark's baseline).
 set -euo pipefail
-pkgs=(cmake ninja-build g++ make ccache pkg-config libhwy-dev catch2 libdlpack-dev libbenchmark-dev libomp-dev python3 python3-pip)
+pkgs=(cmake ninja-build g++ make ccache pkg-config libhwy-dev catch2 libdlpack-dev libbenchmark-dev libdnnl-dev libomp-dev python3 python3-pip)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

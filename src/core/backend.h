@@ -71,6 +71,25 @@ typedef struct {
   void* stream;
 } CTAlongAxisCall;
 
+/* A validated NN call (category 3). Descriptors are copied at full size
+ * with defaults applied (zero strides/dilations/groups made 1, pool stride 0
+ * made the kernel). t[i] are the entry point's tensor arguments in order,
+ * NULL for an absent optional one; their data pointers are not read when a
+ * plan is created. */
+typedef struct {
+  const char* fn;
+  int32_t op;
+  int32_t dt;          /* CT_DT_* of the data tensors */
+  int32_t num_threads; /* >= 1, fixed for the plan */
+  int32_t num_tensors;
+  const CTensor* t[8];
+  CTMatmulDesc matmul;
+  CTConv2dDesc conv;
+  CTPool2dDesc pool;
+  CTBatchNormDesc bn;
+  CTLayerNormDesc ln;
+} CTNNCall;
+
 /* Stride of dim i in elements; NULL strides mean compact row-major. */
 static inline int64_t ct_stride_of(const CTensor* t, int32_t i) {
   int64_t s = 1;
@@ -101,6 +120,16 @@ typedef struct {
   CTStatus (*binary)(const CTElementwiseCall* call);
   CTStatus (*reduce)(const CTReduceCall* call);
   CTStatus (*along_axis)(const CTAlongAxisCall* call);
+  /* NN ops. nn_supported says whether op runs for dtype dt here (setting the
+   * message naming fn when not); nn_plan_create builds the backend state
+   * for one call shape and says how much workspace an execution needs and
+   * how many backend primitives it created; nn_plan_execute runs it on the
+   * tensors' data (same shapes as at creation; trusted) and must be safe to
+   * call concurrently; nn_plan_destroy frees it. */
+  CTStatus (*nn_supported)(const char* fn, int32_t op, int32_t dt);
+  CTStatus (*nn_plan_create)(const CTNNCall* call, void** impl, size_t* workspace_bytes, int64_t* primitives);
+  CTStatus (*nn_plan_execute)(void* impl, const CTensor* const* t, void* workspace, size_t workspace_bytes);
+  void (*nn_plan_destroy)(void* impl);
 } CTBackend;
 
 #ifdef __cplusplus

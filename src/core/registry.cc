@@ -18,6 +18,8 @@ constexpr const char* kAny = "every dtype";
 constexpr const char* kIntBool = "integer and bool dtypes, as in NumPy";
 constexpr const char* kIntOnly = "integer dtypes only, as in NumPy";
 constexpr const char* kIntFloat = "integer and float dtypes, not bool (cast bool first)";
+constexpr uint32_t N = (1u << CT_DT_FLOAT32) | (1u << CT_DT_BFLOAT16) | (1u << CT_DT_FLOAT16);
+constexpr const char* kNNFloat = "float32, and bfloat16/float16 where the backend runs them";
 
 struct Semantics {
   uint32_t dtypes;
@@ -117,9 +119,46 @@ constexpr Semantics kSemantics[] = {
     {F, kFloatOnly, CT_OUTPUT_SAME, ""},              // log_softmax
     {B | I | F, kAny, CT_OUTPUT_ACCUM, ""},           // cumsum
     {B | I | F, kAny, CT_OUTPUT_ACCUM, ""},           // cumprod
+    // ---- category 3, in the order of CT_NN_OPS (the backend narrows the dtypes)
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // matmul
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // conv2d
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // conv2d_backward_data
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // conv2d_backward_weight
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // max_pool2d
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // max_pool2d_backward
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // avg_pool2d
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // avg_pool2d_backward
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // batch_norm
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // batch_norm_training
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // batch_norm_backward
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // layer_norm
+    {N, kNNFloat, CT_OUTPUT_NN, ""},                  // layer_norm_backward
 };
+
+// The tensor arguments of each NN entry point, in order ("?" = may be NULL),
+// and how many of them are inputs.
+struct NNTensors {
+  const char* names;
+  int32_t count, inputs;
+};
+constexpr NNTensors kNNTensors[] = {
+    {"a,b,bias?,out", 4, 3},                                      // matmul
+    {"x,w,bias?,y", 4, 3},                                        // conv2d
+    {"dy,w,dx", 3, 2},                                            // conv2d_backward_data
+    {"x,dy,dw,dbias?", 4, 2},                                     // conv2d_backward_weight
+    {"x,y,indices?", 3, 1},                                       // max_pool2d
+    {"dy,indices,dx", 3, 2},                                      // max_pool2d_backward
+    {"x,y", 2, 1},                                                // avg_pool2d
+    {"dy,dx", 2, 1},                                              // avg_pool2d_backward
+    {"x,mean,var,scale?,shift?,y", 6, 5},                         // batch_norm
+    {"x,scale?,shift?,y,mean,invstd", 6, 3},                      // batch_norm_training
+    {"x,dy,mean,invstd,scale?,dx,dscale?,dshift?", 8, 5},         // batch_norm_backward
+    {"x,scale?,shift?,y,mean?,rstd?", 6, 3},                      // layer_norm
+    {"x,dy,mean,rstd,scale?,dx,dscale?,dshift?", 8, 5},           // layer_norm_backward
+};
+static_assert(sizeof kNNTensors / sizeof kNNTensors[0] == CT_OP_END_ - CT_OP_MATMUL, "one line per NN op");
 static_assert(sizeof kSemantics / sizeof kSemantics[0] == CT_OP_END_,
-              "kSemantics needs one line per op of CT_ELEMENTWISE_OPS and CT_BROADCAST_REDUCE_OPS");
+              "kSemantics needs one line per op of the header's op tables");
 
 // The table, built at compile time from the X-macro and kSemantics: no
 // initialisation guard on the hot path.
@@ -127,24 +166,28 @@ constexpr const char* kNames[] = {
 #define CT_NAME_(ID, nm, kd, np, sm) #nm,
     CT_ELEMENTWISE_OPS(CT_NAME_)
     CT_BROADCAST_REDUCE_OPS(CT_NAME_)
+    CT_NN_OPS(CT_NAME_)
 #undef CT_NAME_
 };
 constexpr const char* kSummaries[] = {
 #define CT_SUMMARY_(ID, nm, kd, np, sm) sm,
     CT_ELEMENTWISE_OPS(CT_SUMMARY_)
     CT_BROADCAST_REDUCE_OPS(CT_SUMMARY_)
+    CT_NN_OPS(CT_SUMMARY_)
 #undef CT_SUMMARY_
 };
 constexpr int32_t kKinds[] = {
 #define CT_KIND_(ID, nm, kd, np, sm) kd,
     CT_ELEMENTWISE_OPS(CT_KIND_)
     CT_BROADCAST_REDUCE_OPS(CT_KIND_)
+    CT_NN_OPS(CT_KIND_)
 #undef CT_KIND_
 };
 constexpr int32_t kNumParams[] = {
 #define CT_NPARAMS_(ID, nm, kd, np, sm) np,
     CT_ELEMENTWISE_OPS(CT_NPARAMS_)
     CT_BROADCAST_REDUCE_OPS(CT_NPARAMS_)
+    CT_NN_OPS(CT_NPARAMS_)
 #undef CT_NPARAMS_
 };
 struct OpTable {
@@ -171,6 +214,13 @@ constexpr DtypeRow kDtypes[CT_DT_COUNT] = {
 };
 
 }  // namespace
+
+const char* nn_tensor_names(int32_t op, int32_t* count, int32_t* inputs) {
+  const NNTensors& t = kNNTensors[op - CT_OP_MATMUL];
+  *count = t.count;
+  *inputs = t.inputs;
+  return t.names;
+}
 
 const OpDef* op_def(int32_t op) {
   if (op < 0 || op >= CT_OP_END_) return nullptr;
@@ -220,13 +270,28 @@ CT_API CTStatus ct_op_info(int32_t op, CTOpInfo* info) {
   full.op = op;
   full.name = d->name;
   full.summary = d->summary;
-  full.category = d->kind >= CT_KIND_BINARY ? CT_CATEGORY_BROADCAST_REDUCE : CT_CATEGORY_ELEMENTWISE;
+  full.category = d->kind == CT_KIND_NN         ? CT_CATEGORY_NN
+                  : d->kind >= CT_KIND_BINARY ? CT_CATEGORY_BROADCAST_REDUCE
+                                              : CT_CATEGORY_ELEMENTWISE;
   full.kind = d->kind;
-  full.num_inputs = d->kind == CT_KIND_TERNARY ? 3 : d->kind == CT_KIND_BINARY ? 2 : 1;
   full.num_params = d->num_params;
   full.param_names = d->param_names;
   full.output_dtype = d->output;
-  full.inplace = d->kind == CT_KIND_CAST || d->kind == CT_KIND_REDUCE ? 0 : 1;
+  if (d->kind == CT_KIND_NN) {
+    const ct::NNTensors& t = ct::kNNTensors[op - CT_OP_MATMUL];
+    full.num_inputs = t.inputs;
+    full.num_tensors = t.count;
+    full.tensor_names = t.names;
+    full.inplace = 0;
+  } else {
+    full.num_inputs = d->kind == CT_KIND_TERNARY ? 3 : d->kind == CT_KIND_BINARY ? 2 : 1;
+    full.num_tensors = full.num_inputs + 1;
+    full.tensor_names = op == CT_OP_WHERE                ? "cond,a,b,out"
+                        : d->kind == CT_KIND_TERNARY ? "a,b,c,out"
+                        : d->kind == CT_KIND_BINARY  ? "a,b,out"
+                                                     : "x,out";
+    full.inplace = d->kind == CT_KIND_CAST || d->kind == CT_KIND_REDUCE ? 0 : 1;
+  }
   ct::copy_struct_out(info, full);
   return CT_OK;
   CT_API_END()

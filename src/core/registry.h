@@ -24,6 +24,10 @@ struct OpDef {
   int32_t output;       // CT_OUTPUT_*
 };
 
+// An NN op's tensor arguments: "x,w,bias?,y" ("?" = optional), how many,
+// and how many of them (the first ones) are inputs.
+const char* nn_tensor_names(int32_t op, int32_t* count, int32_t* inputs);
+
 // nullptr if op is not a valid id.
 const OpDef* op_def(int32_t op);
 

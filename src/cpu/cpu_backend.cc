@@ -444,7 +444,8 @@ CTBackend make_backend() {
       const bool has = op == CT_OP_CAST ? kt.cast[dt][0] != nullptr : kt.op[op][dt] != nullptr;
       if (has) b.dtypes[op] |= 1u << dt;
     }
-  for (int op = CT_OP_SUM; op < CT_OP_END_; ++op) b.dtypes[op] = reduce_dtypes(op);
+  for (int op = CT_OP_SUM; op < CT_OP_MATMUL; ++op) b.dtypes[op] = reduce_dtypes(op);
+  fill_nn(&b);
   return b;
 }
 

@@ -30,6 +30,10 @@ CTStatus cpu_reduce(const CTReduceCall* call);
 CTStatus cpu_along_axis(const CTAlongAxisCall* call);
 uint32_t reduce_dtypes(int32_t op);  // dtypes with a kernel, for reductions and along-axis ops
 
+// nn_onednn.cc: fills the NN slots and dtype masks (the masks say what may
+// run; nn_supported asks oneDNN whether it does on this CPU).
+void fill_nn(CTBackend* b);
+
 }  // namespace cpu
 }  // namespace ct
 

@@ -1,0 +1,983 @@
+// nn_onednn.cc — category 3 (NN ops) on the CPU through oneDNN.
+//
+// A plan is one oneDNN primitive plus what it takes to run it on the
+// caller's layout: per tensor argument, the caller's memory descriptor (its
+// strides, viewed with the dims the primitive wants), the primitive's own
+// descriptor (a blocked layout when oneDNN prefers one) and, where they
+// differ, a reorder through a buffer in the caller's workspace. Layouts
+// oneDNN cannot describe (negative or zero strides) are first copied to a
+// dense buffer with ct_copy. Scratch memory comes from the workspace too
+// (oneDNN's user scratchpad mode): the library allocates nothing per call.
+// Small conversions oneDNN does not do (variance <-> inverse std, max-pool
+// window offsets <-> int64 positions) are hooks run before or after it.
+#include <omp.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/error.h"
+#include "core/registry.h"
+#include "cpu/engine.h"
+
+namespace ct {
+namespace cpu {
+namespace {
+
+using dnnl::memory;
+using dims = memory::dims;
+using mdt = memory::data_type;
+
+dnnl::engine& eng() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+mdt dnnl_dt(int32_t d) {
+  switch (d) {
+    case CT_DT_FLOAT32: return mdt::f32;
+    case CT_DT_BFLOAT16: return mdt::bf16;
+    case CT_DT_FLOAT16: return mdt::f16;
+    case CT_DT_INT32: return mdt::s32;
+    case CT_DT_UINT8: return mdt::u8;
+    default: return mdt::undef;
+  }
+}
+
+// oneDNN reads its thread count from OpenMP: a plan fixes it at creation
+// (where oneDNN decides how to split the work) and at every execution.
+struct ThreadScope {
+  int old;
+  explicit ThreadScope(int n) : old(omp_get_max_threads()) {
+    if (n != old) omp_set_num_threads(n);
+  }
+  ~ThreadScope() {
+    if (omp_get_max_threads() != old) omp_set_num_threads(old);
+  }
+};
+
+char* data_of(const CTensor* t) { return static_cast<char*>(t->data) + t->byte_offset; }
+
+// ---- views ------------------------------------------------------------------
+
+// Strides (elements) that show t with the dims `nd` (same element count,
+// row-major order) without copying, as NumPy's reshape does; false when no
+// such view exists. Size-1 dims get the outermost stride, so a dense layout
+// stays recognisably dense to oneDNN whatever the caller put there.
+bool view_strides(const CTensor* t, const dims& nd, dims* out) {
+  std::vector<int64_t> od, os;
+  int64_t outer = 1;
+  for (int32_t i = 0; i < t->ndim; ++i) {
+    const int64_t s = ct_stride_of(t, i);
+    if (t->shape[i] != 1) {
+      od.push_back(t->shape[i]);
+      os.push_back(s);
+      outer = std::max<int64_t>(outer, (int64_t)std::llabs(s) * t->shape[i]);
+    }
+  }
+  out->assign(nd.size(), 0);
+  size_t oi = 0, oj = 1, ni = 0, nj = 1;
+  while (ni < nd.size() && oi < od.size()) {
+    int64_t np = nd[ni], op = od[oi];
+    while (np != op) {
+      if (np < op) {
+        if (nj >= nd.size()) return false;
+        np *= nd[nj++];
+      } else {
+        if (oj >= od.size()) return false;
+        op *= od[oj++];
+      }
+    }
+    for (size_t k = oi; k + 1 < oj; ++k)
+      if (os[k] != od[k + 1] * os[k + 1]) return false;
+    (*out)[nj - 1] = os[oj - 1];
+    for (size_t k = nj - 1; k > ni; --k) (*out)[k - 1] = (*out)[k] * nd[k];
+    ni = nj++;
+    oi = oj++;
+  }
+  for (size_t k = 0; k < nd.size(); ++k)
+    if (nd[k] == 1) (*out)[k] = outer;
+  return true;
+}
+
+bool describable(const dims& d, const dims& s) {
+  for (size_t i = 0; i < d.size(); ++i)
+    if (d[i] > 1 && s[i] <= 0) return false;
+  return true;
+}
+
+dims dense_strides(const dims& d) {
+  dims s(d.size());
+  int64_t acc = 1;
+  for (size_t i = d.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= std::max<int64_t>(d[i], 1);
+  }
+  return s;
+}
+
+// Calls f(linear index, element pointer) over t in row-major order.
+template <class F>
+void for_each_elem(const CTensor* t, F f) {
+  int64_t n = 1, idx[CT_MAX_NDIM] = {0};
+  for (int32_t i = 0; i < t->ndim; ++i) n *= t->shape[i];
+  const int64_t isz = t->dtype.bits / 8;
+  char* base = data_of(t);
+  int64_t off = 0;
+  for (int64_t l = 0; l < n; ++l) {
+    f(l, base + off * isz);
+    for (int32_t i = t->ndim - 1; i >= 0; --i) {
+      const int64_t s = ct_stride_of(t, i);
+      if (++idx[i] < t->shape[i]) {
+        off += s;
+        break;
+      }
+      off -= s * (t->shape[i] - 1);
+      idx[i] = 0;
+    }
+  }
+}
+
+// ---- plans ------------------------------------------------------------------
+
+// One memory argument of the plan.
+struct Arg {
+  int tensor = -1;      // index into the call's tensors; -1 = internal buffer
+  int darg = 0;         // DNNL_ARG_* of the main primitive (0: a helper buffer only)
+  bool output = false;
+  bool copy = false;    // ct_copy between the caller's tensor and a dense buffer
+  bool reorder = false; // oneDNN reorder between `user` and `prim`
+  memory::desc user;    // the caller's layout (or the dense copy's; internal: the buffer's)
+  memory::desc prim;    // the primitive's layout
+  size_t user_off = 0;  // workspace offset of the dense copy / internal buffer
+  size_t prim_off = 0;  // workspace offset of the primitive-layout buffer
+  dnnl::primitive re;
+  memory::desc re_scratch;
+};
+
+struct Plan;
+struct Exec {
+  const Plan* plan;
+  const CTensor* const* t;
+  char* base;                                      // the aligned workspace
+  char* user_ptr(size_t i) const;                  // where arg i's user-layout bytes are
+};
+using Hook = std::function<void(const Exec&)>;
+
+// Memory objects for one execution at a time; a plan keeps a pool of them so
+// concurrent executions never share one and repeated ones allocate nothing.
+struct Ctx {
+  std::vector<memory> user_mem, prim_mem, re_scr;
+  std::vector<std::unordered_map<int, memory>> re_args;
+  std::unordered_map<int, memory> args;
+  memory scratch;
+  dnnl::stream strm;
+};
+
+struct Plan {
+  int32_t op = 0;
+  int32_t nthreads = 1;
+  dnnl::primitive prim;
+  memory::desc prim_scratch;
+  std::vector<Arg> args;
+  size_t scratch_off = 0, total = 0;
+  std::vector<Hook> pre, post;
+  int64_t primitives = 0;
+  std::mutex mu;
+  std::vector<std::unique_ptr<Ctx>> pool;
+};
+
+char* Exec::user_ptr(size_t i) const {
+  const Arg& a = plan->args[i];
+  if (a.tensor < 0 || a.copy) return base + a.user_off;
+  return data_of(t[a.tensor]);
+}
+
+memory::desc user_md(const dims& d, mdt type, const dims& strides) { return memory::desc(d, type, strides); }
+
+// The argument for call tensor `ti` seen with dims `d`: direct when its
+// strides can describe that view, else through a dense copy.
+Arg tensor_arg(const CTNNCall* c, int ti, int darg, bool output, const dims& d) {
+  Arg a;
+  a.tensor = ti;
+  a.darg = darg;
+  a.output = output;
+  const CTensor* t = c->t[ti];
+  const mdt type = dnnl_dt(dtype_index(t->dtype));
+  dims s;
+  if (!view_strides(t, d, &s) || !describable(d, s)) {
+    a.copy = true;
+    s = dense_strides(d);
+  }
+  a.user = user_md(d, type, s);
+  a.prim = a.user;
+  return a;
+}
+
+Arg internal_arg(int darg, bool output, const memory::desc& md) {
+  Arg a;
+  a.darg = darg;
+  a.output = output;
+  a.user = a.prim = md;
+  return a;
+}
+
+dims tdims(const CTensor* t) { return dims(t->shape, t->shape + t->ndim); }
+
+size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
+
+dnnl::primitive_attr scratch_attr() {
+  dnnl::primitive_attr a;
+  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return a;
+}
+
+// Lays out the workspace and creates the reorders once the primitive is known.
+void finish(Plan* p, const dnnl::primitive& prim, const memory::desc& scratch) {
+  p->prim = prim;
+  p->prim_scratch = scratch;
+  ++p->primitives;
+  size_t off = 0, scr = scratch.get_size();
+  for (Arg& a : p->args) {
+    if (a.copy || a.tensor < 0) {
+      a.user_off = off;
+      off += align64(a.user.get_size());
+    }
+    a.reorder = a.user != a.prim;
+    if (a.reorder) {
+      a.prim_off = off;
+      off += align64(a.prim.get_size());
+      dnnl::reorder::primitive_desc rpd = a.output
+          ? dnnl::reorder::primitive_desc(eng(), a.prim, eng(), a.user, scratch_attr())
+          : dnnl::reorder::primitive_desc(eng(), a.user, eng(), a.prim, scratch_attr());
+      a.re = dnnl::reorder(rpd);
+      a.re_scratch = rpd.scratchpad_desc();
+      scr = std::max(scr, a.re_scratch.get_size());
+      ++p->primitives;
+    }
+  }
+  p->scratch_off = off;
+  off += align64(scr);
+  p->total = off ? off + 64 : 0;  // + slack to align the caller's pointer
+}
+
+std::unique_ptr<Ctx> make_ctx(const Plan* p) {
+  std::unique_ptr<Ctx> c(new Ctx);
+  c->strm = dnnl::stream(eng());
+  const size_t n = p->args.size();
+  c->user_mem.resize(n);
+  c->prim_mem.resize(n);
+  c->re_scr.resize(n);
+  c->re_args.resize(n);
+  if (p->prim_scratch.get_size()) {
+    c->scratch = memory(p->prim_scratch, eng(), DNNL_MEMORY_NONE);
+    c->args[DNNL_ARG_SCRATCHPAD] = c->scratch;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const Arg& a = p->args[i];
+    c->user_mem[i] = memory(a.user, eng(), DNNL_MEMORY_NONE);
+    if (a.reorder) {
+      c->prim_mem[i] = memory(a.prim, eng(), DNNL_MEMORY_NONE);
+      if (a.re_scratch.get_size()) c->re_scr[i] = memory(a.re_scratch, eng(), DNNL_MEMORY_NONE);
+      auto& ra = c->re_args[i];
+      ra[DNNL_ARG_FROM] = a.output ? c->prim_mem[i] : c->user_mem[i];
+      ra[DNNL_ARG_TO] = a.output ? c->user_mem[i] : c->prim_mem[i];
+      if (a.re_scratch.get_size()) ra[DNNL_ARG_SCRATCHPAD] = c->re_scr[i];
+    }
+    if (a.darg) c->args[a.darg] = a.reorder ? c->prim_mem[i] : c->user_mem[i];
+  }
+  return c;
+}
+
+// ct_copy between a caller's tensor and its dense buffer.
+void copy_dense(const Exec& e, size_t i, bool to_user) {
+  const Arg& a = e.plan->args[i];
+  const CTensor* t = e.t[a.tensor];
+  CTensor d = *t;
+  d.data = e.base + a.user_off;
+  d.byte_offset = 0;
+  d.strides = nullptr;
+  CTCpuStream s;
+  std::memset(&s, 0, sizeof s);
+  s.struct_size = sizeof s;
+  s.num_threads = e.plan->nthreads;
+  CTStatus st = to_user ? ct_copy(&d, const_cast<CTensor*>(t), &s) : ct_copy(t, &d, &s);
+  if (st != CT_OK) throw std::runtime_error(ct_last_error());
+}
+
+CTStatus execute(Plan* p, const CTensor* const* t, void* workspace) {
+  ThreadScope threads(p->nthreads);
+  Exec e;
+  e.plan = p;
+  e.t = t;
+  e.base = reinterpret_cast<char*>(((uintptr_t)workspace + 63) & ~uintptr_t(63));
+  std::unique_ptr<Ctx> c;
+  {
+    std::lock_guard<std::mutex> lock(p->mu);
+    if (!p->pool.empty()) {
+      c = std::move(p->pool.back());
+      p->pool.pop_back();
+    }
+  }
+  if (!c) c = make_ctx(p);
+  const size_t n = p->args.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Arg& a = p->args[i];
+    c->user_mem[i].set_data_handle(e.user_ptr(i));
+    if (a.reorder) {
+      c->prim_mem[i].set_data_handle(e.base + a.prim_off);
+      if (a.re_scratch.get_size()) c->re_scr[i].set_data_handle(e.base + p->scratch_off);
+    }
+  }
+  if (p->prim_scratch.get_size()) c->scratch.set_data_handle(e.base + p->scratch_off);
+  for (const Hook& h : p->pre) h(e);
+  for (size_t i = 0; i < n; ++i) {
+    const Arg& a = p->args[i];
+    if (a.output) continue;
+    if (a.copy) copy_dense(e, i, false);
+    if (a.reorder) a.re.execute(c->strm, c->re_args[i]);
+  }
+  p->prim.execute(c->strm, c->args);
+  for (size_t i = 0; i < n; ++i) {
+    const Arg& a = p->args[i];
+    if (!a.output) continue;
+    if (a.reorder) a.re.execute(c->strm, c->re_args[i]);
+  }
+  c->strm.wait();
+  for (size_t i = 0; i < n; ++i)
+    if (p->args[i].output && p->args[i].copy) copy_dense(e, i, true);
+  for (const Hook& h : p->post) h(e);
+  std::lock_guard<std::mutex> lock(p->mu);
+  p->pool.push_back(std::move(c));
+  return CT_OK;
+}
+
+// ---- ops --------------------------------------------------------------------
+
+bool is_slow(const char* impl) {
+  return std::strstr(impl, "ref") != nullptr || std::strstr(impl, "gemm") != nullptr;
+}
+
+bool post_op(int32_t act, dnnl::post_ops* po) {
+  dnnl::algorithm alg;
+  switch (act) {
+    case CT_ACTIVATION_NONE: return false;
+    case CT_ACTIVATION_RELU: alg = dnnl::algorithm::eltwise_relu; break;
+    case CT_ACTIVATION_GELU: alg = dnnl::algorithm::eltwise_gelu_erf; break;
+    case CT_ACTIVATION_GELU_TANH: alg = dnnl::algorithm::eltwise_gelu_tanh; break;
+    case CT_ACTIVATION_SIGMOID: alg = dnnl::algorithm::eltwise_logistic; break;
+    default: alg = dnnl::algorithm::eltwise_tanh; break;
+  }
+  po->append_eltwise(1.f, alg, 0.f, 0.f);
+  return true;
+}
+
+memory::desc any_like(const memory::desc& md) {
+  return memory::desc(md.dims(), md.data_type(), memory::format_tag::any);
+}
+
+void build_matmul(const CTNNCall* c, Plan* p) {
+  const CTensor *A = c->t[0], *B = c->t[1], *bias = c->t[2], *O = c->t[3];
+  const int nd = O->ndim;
+  auto padded = [&](const CTensor* t) {
+    dims d(nd, 1);
+    for (int32_t i = 0; i < t->ndim; ++i) d[nd - t->ndim + i] = t->shape[i];
+    return d;
+  };
+  // A batch dim the caller broadcast with stride 0 is a size-1 dim to
+  // oneDNN, which broadcasts it itself.
+  auto operand = [&](int ti, int darg) {
+    const CTensor* t = c->t[ti];
+    dims d = padded(t), s;
+    if (!view_strides(t, d, &s)) return tensor_arg(c, ti, darg, false, d);  // a dense copy
+    for (int i = 0; i < nd - 2; ++i)
+      if (d[i] > 1 && s[i] == 0) d[i] = 1;
+    if (!describable(d, s)) return tensor_arg(c, ti, darg, false, padded(t));
+    Arg a;
+    a.tensor = ti;
+    a.darg = darg;
+    a.user = a.prim = memory::desc(d, dnnl_dt(dtype_index(t->dtype)), s);
+    return a;
+  };
+  p->args.push_back(operand(0, DNNL_ARG_SRC));
+  p->args.push_back(operand(1, DNNL_ARG_WEIGHTS));
+  if (bias) p->args.push_back(tensor_arg(c, 2, DNNL_ARG_BIAS, false, padded(bias)));
+  p->args.push_back(tensor_arg(c, 3, DNNL_ARG_DST, true, tdims(O)));
+  (void)A;
+  (void)B;
+  dnnl::primitive_attr attr = scratch_attr();
+  dnnl::post_ops po;
+  if (post_op(c->matmul.activation, &po)) attr.set_post_ops(po);
+  Arg& src = p->args[0];
+  Arg& wei = p->args[1];
+  Arg& dst = p->args.back();
+  auto make = [&]() {
+    return bias ? dnnl::matmul::desc(src.prim, wei.prim, p->args[2].prim, dst.prim)
+                : dnnl::matmul::desc(src.prim, wei.prim, dst.prim);
+  };
+  dnnl::matmul::primitive_desc pd;
+  try {
+    pd = dnnl::matmul::primitive_desc(make(), attr, eng());
+  } catch (const dnnl::error&) {
+    // Layouts the fast kernels cannot take: dense copies (reorders) instead.
+    for (Arg& a : p->args) a.prim = memory::desc(a.prim.dims(), a.prim.data_type(), dense_strides(a.prim.dims()));
+    pd = dnnl::matmul::primitive_desc(make(), attr, eng());
+  }
+  finish(p, dnnl::matmul(pd), pd.scratchpad_desc());
+}
+
+struct ConvGeom {
+  dims strides, dilates, pl, pr;
+};
+ConvGeom conv_geom(const CTConv2dDesc& d) {
+  return ConvGeom{{d.stride[0], d.stride[1]},
+                  {d.dilation[0] - 1, d.dilation[1] - 1},
+                  {d.pad_begin[0], d.pad_begin[1]},
+                  {d.pad_end[0], d.pad_end[1]}};
+}
+
+dims weight_dims(const CTensor* w, int64_t g) {
+  if (g == 1) return tdims(w);
+  return dims{g, w->shape[0] / g, w->shape[1], w->shape[2], w->shape[3]};
+}
+
+// conv2d forward (x, w, bias?, y), backward data (dy, w, dx), backward
+// weight (x, dy, dw, dbias?). Data layouts: the caller's when oneDNN has a
+// fast kernel for them, else oneDNN's choice; weights always oneDNN's choice.
+void build_conv(const CTNNCall* c, Plan* p) {
+  const CTConv2dDesc& d = c->conv;
+  const ConvGeom g = conv_geom(d);
+  const auto alg = dnnl::algorithm::convolution_direct;
+  const int64_t G = d.groups;
+  dnnl::primitive_attr attr = scratch_attr();
+  if (c->op == CT_OP_CONV2D) {
+    dnnl::post_ops po;
+    if (post_op(d.activation, &po)) attr.set_post_ops(po);
+    p->args.push_back(tensor_arg(c, 0, DNNL_ARG_SRC, false, tdims(c->t[0])));
+    p->args.push_back(tensor_arg(c, 1, DNNL_ARG_WEIGHTS, false, weight_dims(c->t[1], G)));
+    if (c->t[2]) p->args.push_back(tensor_arg(c, 2, DNNL_ARG_BIAS, false, tdims(c->t[2])));
+    p->args.push_back(tensor_arg(c, 3, DNNL_ARG_DST, true, tdims(c->t[3])));
+    Arg &src = p->args[0], &wei = p->args[1], &dst = p->args.back();
+    Arg* b = c->t[2] ? &p->args[2] : nullptr;
+    auto make = [&](bool any_data) {
+      const memory::desc s = any_data ? any_like(src.user) : src.user, o = any_data ? any_like(dst.user) : dst.user;
+      auto desc = b ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s, any_like(wei.user),
+                                                      b->user, o, g.strides, g.dilates, g.pl, g.pr)
+                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s, any_like(wei.user), o,
+                                                      g.strides, g.dilates, g.pl, g.pr);
+      return dnnl::convolution_forward::primitive_desc(desc, attr, eng());
+    };
+    dnnl::convolution_forward::primitive_desc pd;
+    bool ok = false;
+    if (!src.copy && !dst.copy) try {
+        pd = make(false);
+        ok = !is_slow(pd.impl_info_str());
+      } catch (const dnnl::error&) {
+      }
+    if (!ok) pd = make(true);
+    src.prim = pd.src_desc();
+    wei.prim = pd.weights_desc();
+    dst.prim = pd.dst_desc();
+    finish(p, dnnl::convolution_forward(pd), pd.scratchpad_desc());
+    return;
+  }
+  if (c->op == CT_OP_CONV2D_BACKWARD_DATA) {  // dy, w, dx
+    p->args.push_back(tensor_arg(c, 0, DNNL_ARG_DIFF_DST, false, tdims(c->t[0])));
+    p->args.push_back(tensor_arg(c, 1, DNNL_ARG_WEIGHTS, false, weight_dims(c->t[1], G)));
+    p->args.push_back(tensor_arg(c, 2, DNNL_ARG_DIFF_SRC, true, tdims(c->t[2])));
+    Arg &dy = p->args[0], &wei = p->args[1], &dx = p->args[2];
+    auto make = [&](bool any_data) {
+      const memory::desc s = any_data ? any_like(dx.user) : dx.user, o = any_data ? any_like(dy.user) : dy.user;
+      dnnl::convolution_forward::primitive_desc hint(
+          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, s, any_like(wei.user), o, g.strides,
+                                          g.dilates, g.pl, g.pr),
+          eng());
+      return dnnl::convolution_backward_data::primitive_desc(
+          dnnl::convolution_backward_data::desc(alg, s, any_like(wei.user), o, g.strides, g.dilates, g.pl, g.pr), attr,
+          eng(), hint);
+    };
+    dnnl::convolution_backward_data::primitive_desc pd;
+    bool ok = false;
+    if (!dy.copy && !dx.copy) try {
+        pd = make(false);
+        ok = !is_slow(pd.impl_info_str());
+      } catch (const dnnl::error&) {
+      }
+    if (!ok) pd = make(true);
+    dy.prim = pd.diff_dst_desc();
+    wei.prim = pd.weights_desc();
+    dx.prim = pd.diff_src_desc();
+    finish(p, dnnl::convolution_backward_data(pd), pd.scratchpad_desc());
+    return;
+  }
+  // backward weight: x, dy, dw, dbias?
+  p->args.push_back(tensor_arg(c, 0, DNNL_ARG_SRC, false, tdims(c->t[0])));
+  p->args.push_back(tensor_arg(c, 1, DNNL_ARG_DIFF_DST, false, tdims(c->t[1])));
+  p->args.push_back(tensor_arg(c, 2, DNNL_ARG_DIFF_WEIGHTS, true, weight_dims(c->t[2], G)));
+  if (c->t[3]) p->args.push_back(tensor_arg(c, 3, DNNL_ARG_DIFF_BIAS, true, tdims(c->t[3])));
+  Arg &x = p->args[0], &dy = p->args[1], &dw = p->args[2];
+  Arg* db = c->t[3] ? &p->args[3] : nullptr;
+  auto make = [&](bool any_data) {
+    const memory::desc s = any_data ? any_like(x.user) : x.user, o = any_data ? any_like(dy.user) : dy.user;
+    const memory::desc w = any_like(dw.user);
+    auto fwd = db ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, s, w, db->user, o,
+                                                    g.strides, g.dilates, g.pl, g.pr)
+                  : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, s, w, o, g.strides,
+                                                    g.dilates, g.pl, g.pr);
+    dnnl::convolution_forward::primitive_desc hint(fwd, eng());
+    auto bwd = db ? dnnl::convolution_backward_weights::desc(alg, s, w, db->user, o, g.strides, g.dilates, g.pl, g.pr)
+                  : dnnl::convolution_backward_weights::desc(alg, s, w, o, g.strides, g.dilates, g.pl, g.pr);
+    return dnnl::convolution_backward_weights::primitive_desc(bwd, attr, eng(), hint);
+  };
+  dnnl::convolution_backward_weights::primitive_desc pd;
+  bool ok = false;
+  if (!x.copy && !dy.copy) try {
+      pd = make(false);
+      ok = !is_slow(pd.impl_info_str());
+    } catch (const dnnl::error&) {
+    }
+  if (!ok) pd = make(true);
+  x.prim = pd.src_desc();
+  dy.prim = pd.diff_dst_desc();
+  dw.prim = pd.diff_weights_desc();
+  if (db) db->prim = pd.diff_bias_desc();
+  finish(p, dnnl::convolution_backward_weights(pd), pd.scratchpad_desc());
+}
+
+// Max pooling's oneDNN workspace holds, per output, the offset kh * KW + kw
+// of the max in its window; the caller sees int64 positions h * W + w.
+struct PoolIndex {
+  int64_t N, C, H, W, P, Q, KW, SH, SW, PT, PL, DH, DW;
+};
+PoolIndex pool_index(const CTPool2dDesc& d, const CTensor* x, const CTensor* y) {
+  return PoolIndex{x->shape[0], x->shape[1], x->shape[2], x->shape[3], y->shape[2],     y->shape[3],     d.kernel[1],
+                   d.stride[0], d.stride[1], d.pad_begin[0], d.pad_begin[1], d.dilation[0], d.dilation[1]};
+}
+
+void build_pool(const CTNNCall* c, Plan* p) {
+  const CTPool2dDesc& d = c->pool;
+  const bool maxp = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_MAX_POOL2D_BACKWARD;
+  const bool fwd = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_AVG_POOL2D;
+  const auto alg = maxp ? dnnl::algorithm::pooling_max
+                        : d.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                              : dnnl::algorithm::pooling_avg_exclude_padding;
+  const dims strides{d.stride[0], d.stride[1]}, kernel{d.kernel[0], d.kernel[1]},
+      dil{d.dilation[0] - 1, d.dilation[1] - 1}, pl{d.pad_begin[0], d.pad_begin[1]}, pr{d.pad_end[0], d.pad_end[1]};
+  dnnl::primitive_attr attr = scratch_attr();
+  // Tensor roles: forward (x, y, indices?); max backward (dy, indices, dx); avg backward (dy, dx).
+  const int xi = fwd ? 0 : (maxp ? 2 : 1), yi = fwd ? 1 : 0;
+  const int ii = c->op == CT_OP_MAX_POOL2D ? 2 : c->op == CT_OP_MAX_POOL2D_BACKWARD ? 1 : -1;
+  const bool with_ws = ii >= 0 && c->t[ii];
+  p->args.push_back(tensor_arg(c, xi, fwd ? DNNL_ARG_SRC : DNNL_ARG_DIFF_SRC, !fwd, tdims(c->t[xi])));
+  p->args.push_back(tensor_arg(c, yi, fwd ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST, fwd, tdims(c->t[yi])));
+  const auto prop = fwd && !with_ws ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
+  auto fwd_pd = [&](const memory::desc& s, const memory::desc& o) {
+    return dnnl::pooling_v2_forward::primitive_desc(
+        dnnl::pooling_v2_forward::desc(prop, alg, s, o, strides, kernel, dil, pl, pr), attr, eng());
+  };
+  Arg &X = p->args[0], &Y = p->args[1];
+  memory::desc ws_md;
+  if (fwd) {
+    dnnl::pooling_v2_forward::primitive_desc pd;
+    bool ok = false;
+    if (!X.copy && !Y.copy) try {
+        pd = fwd_pd(X.user, Y.user);
+        ok = std::strstr(pd.impl_info_str(), "ref") == nullptr;
+      } catch (const dnnl::error&) {
+      }
+    if (!ok) pd = fwd_pd(any_like(X.user), any_like(Y.user));
+    X.prim = pd.src_desc();
+    Y.prim = pd.dst_desc();
+    if (with_ws) {
+      ws_md = pd.workspace_desc();
+      // The offsets land in a dense int32 buffer, then become positions.
+      p->args.push_back(internal_arg(DNNL_ARG_WORKSPACE, true,
+                                     memory::desc(tdims(c->t[yi]), mdt::s32, memory::format_tag::abcd)));
+      p->args.back().prim = ws_md;
+      const size_t wi = p->args.size() - 1;
+      const PoolIndex g = pool_index(d, c->t[xi], c->t[yi]);
+      p->post.push_back([g, wi, ii](const Exec& e) {
+        const int32_t* off = reinterpret_cast<const int32_t*>(e.user_ptr(wi));
+        const int64_t PQ = g.P * g.Q;
+        for_each_elem(e.t[ii], [&](int64_t l, char* ptr) {
+          const int64_t pq = l % PQ, pp = pq / g.Q, q = pq % g.Q, o = off[l];
+          const int64_t h = pp * g.SH - g.PT + (o / g.KW) * g.DH, w = q * g.SW - g.PL + (o % g.KW) * g.DW;
+          const int64_t v = h * g.W + w;
+          std::memcpy(ptr, &v, sizeof v);
+        });
+      });
+    }
+    finish(p, dnnl::pooling_v2_forward(pd), pd.scratchpad_desc());
+    return;
+  }
+  auto bwd_pd = [&](const memory::desc& s, const memory::desc& o) {
+    auto hint = fwd_pd(s, o);
+    return std::make_pair(dnnl::pooling_v2_backward::primitive_desc(
+                              dnnl::pooling_v2_backward::desc(alg, s, o, strides, kernel, dil, pl, pr), attr, eng(),
+                              hint),
+                          hint);
+  };
+  std::pair<dnnl::pooling_v2_backward::primitive_desc, dnnl::pooling_v2_forward::primitive_desc> pds;
+  bool ok = false;
+  if (!X.copy && !Y.copy) try {
+      pds = bwd_pd(X.user, Y.user);
+      ok = std::strstr(pds.first.impl_info_str(), "ref") == nullptr;
+    } catch (const dnnl::error&) {
+    }
+  if (!ok) pds = bwd_pd(any_like(X.user), any_like(Y.user));
+  auto& pd = pds.first;
+  X.prim = pd.diff_src_desc();
+  Y.prim = pd.diff_dst_desc();
+  if (maxp) {
+    ws_md = pd.workspace_desc();
+    p->args.push_back(internal_arg(DNNL_ARG_WORKSPACE, false,
+                                   memory::desc(tdims(c->t[yi]), mdt::s32, memory::format_tag::abcd)));
+    p->args.back().prim = ws_md;
+    const size_t wi = p->args.size() - 1;
+    const PoolIndex g = pool_index(d, c->t[xi], c->t[yi]);
+    p->pre.push_back([g, wi, ii](const Exec& e) {
+      int32_t* off = reinterpret_cast<int32_t*>(e.user_ptr(wi));
+      const int64_t PQ = g.P * g.Q;
+      for_each_elem(e.t[ii], [&](int64_t l, char* ptr) {
+        int64_t v;
+        std::memcpy(&v, ptr, sizeof v);
+        const int64_t pq = l % PQ, pp = pq / g.Q, q = pq % g.Q;
+        const int64_t kh = (v / g.W - (pp * g.SH - g.PT)) / g.DH, kw = (v % g.W - (q * g.SW - g.PL)) / g.DW;
+        off[l] = (int32_t)(kh * g.KW + kw);
+      });
+    });
+  }
+  finish(p, dnnl::pooling_v2_backward(pd), pd.scratchpad_desc());
+}
+
+// Per-channel / per-row statistics: oneDNN keeps the variance, the caller
+// the inverse standard deviation.
+Hook var_to_inv(size_t vi, int ti, float eps) {
+  return [vi, ti, eps](const Exec& e) {
+    const float* v = reinterpret_cast<const float*>(e.user_ptr(vi));
+    for_each_elem(e.t[ti], [&](int64_t l, char* ptr) {
+      const float r = 1.0f / std::sqrt(v[l] + eps);
+      std::memcpy(ptr, &r, sizeof r);
+    });
+  };
+}
+Hook inv_to_var(size_t vi, int ti, float eps) {
+  return [vi, ti, eps](const Exec& e) {
+    float* v = reinterpret_cast<float*>(e.user_ptr(vi));
+    for_each_elem(e.t[ti], [&](int64_t l, char* ptr) {
+      float r;
+      std::memcpy(&r, ptr, sizeof r);
+      v[l] = 1.0f / (r * r) - eps;
+    });
+  };
+}
+Hook fill_ones(size_t vi, int64_t n) {
+  return [vi, n](const Exec& e) {
+    float* v = reinterpret_cast<float*>(e.user_ptr(vi));
+    std::fill(v, v + n, 1.0f);
+  };
+}
+
+// batch_norm (x, mean, var, scale?, shift?, y), batch_norm_training
+// (x, scale?, shift?, y, mean, invstd), batch_norm_backward
+// (x, dy, mean, invstd, scale?, dx, dscale?, dshift?); layer_norm
+// (x, scale?, shift?, y, mean?, rstd?), layer_norm_backward
+// (x, dy, mean, rstd, scale?, dx, dscale?, dshift?).
+void build_norm(const CTNNCall* c, Plan* p) {
+  const bool ln = c->op == CT_OP_LAYER_NORM || c->op == CT_OP_LAYER_NORM_BACKWARD;
+  const CTensor* x = c->t[0];
+  const float eps = (float)(ln ? c->ln.epsilon : c->bn.epsilon);
+  // The data view: (M, D) for layer norm, x's own dims for batch norm.
+  dims data_dims = tdims(x), stat_dims;
+  if (ln) {
+    int64_t M = 1, D = 1;
+    const int k = c->ln.normalized_ndim;
+    for (int32_t i = 0; i < x->ndim; ++i) (i < x->ndim - k ? M : D) *= x->shape[i];
+    data_dims = dims{M, D};
+    stat_dims = dims{M};
+  } else {
+    stat_dims = dims{x->shape[1]};
+  }
+  const int64_t C = ln ? data_dims[1] : x->shape[1];
+  const dims ch_dims{C};
+  // Roles per op: indices of x, dy, y, dx, mean, var-or-invstd, scale, shift, dscale, dshift.
+  int ix = 0, idy = -1, iy = -1, idx_ = -1, imean = -1, ivar = -1, iscale = -1, ishift = -1, idsc = -1, idsh = -1;
+  bool inv = false;  // the caller's stats tensor is an inverse std (else a variance)
+  bool training = false, backward = false;
+  switch (c->op) {
+    case CT_OP_BATCH_NORM: imean = 1, ivar = 2, iscale = 3, ishift = 4, iy = 5; break;
+    case CT_OP_BATCH_NORM_TRAINING: iscale = 1, ishift = 2, iy = 3, imean = 4, ivar = 5, inv = training = true; break;
+    case CT_OP_LAYER_NORM:
+      iscale = 1, ishift = 2, iy = 3, imean = 4, ivar = 5, inv = true;
+      training = c->t[4] || c->t[5];
+      break;
+    default:  // the two backward ops share a signature
+      idy = 1, imean = 2, ivar = 3, iscale = 4, idx_ = 5, idsc = 6, idsh = 7, inv = backward = true;
+  }
+  const CTensor* scale = c->t[iscale];
+  const bool use_scale = scale || (idsc >= 0 && c->t[idsc]);
+  const bool use_shift = (ishift >= 0 && c->t[ishift]) || (idsh >= 0 && c->t[idsh]);
+  auto flags = dnnl::normalization_flags::none;
+  if (use_scale) flags = flags | dnnl::normalization_flags::use_scale;
+  if (use_shift) flags = flags | dnnl::normalization_flags::use_shift;
+  if (!ln && c->op == CT_OP_BATCH_NORM) flags = flags | dnnl::normalization_flags::use_global_stats;
+  dnnl::primitive_attr attr = scratch_attr();
+
+  p->args.push_back(tensor_arg(c, ix, DNNL_ARG_SRC, false, data_dims));
+  if (backward) p->args.push_back(tensor_arg(c, idy, DNNL_ARG_DIFF_DST, false, data_dims));
+  const int iout = backward ? idx_ : iy;
+  p->args.push_back(tensor_arg(c, iout, backward ? DNNL_ARG_DIFF_SRC : DNNL_ARG_DST, true, data_dims));
+  const size_t ax = 0, aout = p->args.size() - 1, ady = backward ? 1 : 0;
+  // oneDNN's normalisations use one layout for x, dy, y and dx: x's when it
+  // has a fast kernel, else dense.
+  const memory::desc f32_stat(stat_dims, mdt::f32, memory::format_tag::a);
+  const bool stats = training || backward || c->op == CT_OP_BATCH_NORM;
+  const bool stats_in = backward || c->op == CT_OP_BATCH_NORM;
+  if (stats) {
+    if (imean >= 0 && c->t[imean])
+      p->args.push_back(tensor_arg(c, imean, DNNL_ARG_MEAN, !stats_in, stat_dims));
+    else
+      p->args.push_back(internal_arg(DNNL_ARG_MEAN, !stats_in, f32_stat));
+    if (!inv) {
+      p->args.push_back(tensor_arg(c, ivar, DNNL_ARG_VARIANCE, false, stat_dims));
+    } else {
+      p->args.push_back(internal_arg(DNNL_ARG_VARIANCE, !stats_in, f32_stat));
+      const size_t vi = p->args.size() - 1;
+      if (c->t[ivar]) {
+        if (stats_in) p->pre.push_back(inv_to_var(vi, ivar, eps));
+        else p->post.push_back(var_to_inv(vi, ivar, eps));
+      }
+    }
+  }
+  if (use_scale) {
+    if (scale) {
+      p->args.push_back(tensor_arg(c, iscale, DNNL_ARG_SCALE, false, ch_dims));
+    } else {
+      p->args.push_back(internal_arg(DNNL_ARG_SCALE, false, memory::desc(ch_dims, mdt::f32, memory::format_tag::a)));
+      p->pre.push_back(fill_ones(p->args.size() - 1, C));
+    }
+  }
+  if (use_shift && !backward) p->args.push_back(tensor_arg(c, ishift, DNNL_ARG_SHIFT, false, ch_dims));
+  if (use_shift && backward) {
+    // oneDNN reads the shift's presence from the flags only; nothing to pass.
+  }
+  auto diff_arg = [&](int ti, int darg) {
+    if (ti >= 0 && c->t[ti])
+      p->args.push_back(tensor_arg(c, ti, darg, true, ch_dims));
+    else
+      p->args.push_back(internal_arg(darg, true, memory::desc(ch_dims, mdt::f32, memory::format_tag::a)));
+  };
+  if (backward && use_scale) diff_arg(idsc, DNNL_ARG_DIFF_SCALE);
+  if (backward && use_shift) diff_arg(idsh, DNNL_ARG_DIFF_SHIFT);
+
+  Arg& X = p->args[ax];
+  const dims dense = dense_strides(data_dims);
+  const memory::desc dense_md(data_dims, X.user.data_type(), dense);
+  auto prop = c->op == CT_OP_BATCH_NORM || (!training && !backward) ? dnnl::prop_kind::forward_inference
+                                                                     : dnnl::prop_kind::forward_training;
+  // allow_ref = false rejects oneDNN's reference kernels, so that a layout
+  // with only those falls back to the dense one.
+  auto create = [&](const memory::desc& md, bool allow_ref) -> std::pair<dnnl::primitive, memory::desc> {
+    auto check = [&](const char* impl) {
+      if (!allow_ref && std::strstr(impl, "ref")) throw std::string(impl);
+    };
+    const dnnl::primitive_attr fattr = backward ? dnnl::primitive_attr() : attr;
+    const auto bprop = (use_scale || use_shift) ? dnnl::prop_kind::backward : dnnl::prop_kind::backward_data;
+    if (ln) {
+      dnnl::layer_normalization_forward::primitive_desc fpd(
+          dnnl::layer_normalization_forward::desc(prop, md, f32_stat, eps, flags), fattr, eng());
+      if (!backward) {
+        check(fpd.impl_info_str());
+        return {dnnl::layer_normalization_forward(fpd), fpd.scratchpad_desc()};
+      }
+      dnnl::layer_normalization_backward::primitive_desc bpd(
+          dnnl::layer_normalization_backward::desc(bprop, md, md, f32_stat, eps, flags), attr, eng(), fpd);
+      check(bpd.impl_info_str());
+      return {dnnl::layer_normalization_backward(bpd), bpd.scratchpad_desc()};
+    }
+    dnnl::batch_normalization_forward::primitive_desc fpd(dnnl::batch_normalization_forward::desc(prop, md, eps, flags),
+                                                          fattr, eng());
+    if (!backward) {
+      check(fpd.impl_info_str());
+      return {dnnl::batch_normalization_forward(fpd), fpd.scratchpad_desc()};
+    }
+    dnnl::batch_normalization_backward::primitive_desc bpd(
+        dnnl::batch_normalization_backward::desc(bprop, md, md, eps, flags), attr, eng(), fpd);
+    check(bpd.impl_info_str());
+    return {dnnl::batch_normalization_backward(bpd), bpd.scratchpad_desc()};
+  };
+  std::pair<dnnl::primitive, memory::desc> made;
+  bool ok = false;
+  if (!X.copy) try {
+      made = create(X.user, false);
+      ok = true;
+    } catch (const std::string&) {
+    } catch (const dnnl::error&) {
+    }
+  const memory::desc data_md = ok ? X.user : dense_md;
+  if (!ok) made = create(dense_md, true);
+  X.prim = data_md;
+  p->args[aout].prim = data_md;
+  if (backward) p->args[ady].prim = data_md;
+  // Stats, scale and shift: oneDNN wants them dense float32 (reorders otherwise).
+  for (size_t i = 0; i < p->args.size(); ++i)
+    if (i != ax && i != aout && !(backward && i == ady)) {
+      Arg& a = p->args[i];
+      a.prim = memory::desc(a.user.dims(), mdt::f32, dense_strides(a.user.dims()));
+    }
+  finish(p, made.first, made.second);
+}
+
+// ---- the backend slots ------------------------------------------------------
+
+CTStatus backend_error(const char* fn, const char* what, const dnnl::error& e) {
+  if (e.status == dnnl_unimplemented)
+    return fail(CT_ERR_UNSUPPORTED, "%s: oneDNN %d.%d has no %s implementation for this case on this CPU (%s)", fn,
+                DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, what, e.what());
+  return fail(CT_ERR_BACKEND, "%s: oneDNN failed in %s: %s (status %d)", fn, what, e.what(), (int)e.status);
+}
+
+CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes, int64_t* primitives) {
+  const OpDef* d = op_def(c->op);
+  std::unique_ptr<Plan> p(new Plan);
+  p->op = c->op;
+  p->nthreads = c->num_threads;
+  try {
+    ThreadScope threads(p->nthreads);
+    switch (c->op) {
+      case CT_OP_MATMUL: build_matmul(c, p.get()); break;
+      case CT_OP_CONV2D:
+      case CT_OP_CONV2D_BACKWARD_DATA:
+      case CT_OP_CONV2D_BACKWARD_WEIGHT: build_conv(c, p.get()); break;
+      case CT_OP_MAX_POOL2D:
+      case CT_OP_MAX_POOL2D_BACKWARD:
+      case CT_OP_AVG_POOL2D:
+      case CT_OP_AVG_POOL2D_BACKWARD: build_pool(c, p.get()); break;
+      default: build_norm(c, p.get()); break;
+    }
+  } catch (const dnnl::error& e) {
+    *primitives = p->primitives;
+    return backend_error(c->fn, d->name, e);
+  }
+  *workspace_bytes = p->total;
+  *primitives = p->primitives;
+  *impl = p.release();
+  return CT_OK;
+}
+
+CTStatus nn_plan_execute(void* impl, const CTensor* const* t, void* workspace, size_t) {
+  Plan* p = static_cast<Plan*>(impl);
+  try {
+    return execute(p, t, workspace);
+  } catch (const dnnl::error& e) {
+    return fail(CT_ERR_BACKEND, "%s: oneDNN failed while running: %s (status %d)", op_def(p->op)->name, e.what(),
+                (int)e.status);
+  }
+}
+
+void nn_plan_destroy(void* impl) { delete static_cast<Plan*>(impl); }
+
+// Whether oneDNN runs op for dtype dt here: asked once per pair with a tiny
+// problem, since the answer depends on the CPU's ISA, not on shapes.
+CTStatus nn_supported(const char* fn, int32_t op, int32_t dt) {
+  if (dt == CT_DT_FLOAT32) return CT_OK;
+  static std::once_flag once[CT_OP_END_ - CT_OP_MATMUL][CT_DT_COUNT];
+  static std::string why[CT_OP_END_ - CT_OP_MATMUL][CT_DT_COUNT];
+  static bool ok[CT_OP_END_ - CT_OP_MATMUL][CT_DT_COUNT];
+  const int k = op - CT_OP_MATMUL;
+  std::call_once(once[k][dt], [&] {
+    const CTDataType types[CT_DT_COUNT] = {{CT_BOOL, 8, 1},   {CT_INT, 8, 1},     {CT_INT, 16, 1},   {CT_INT, 32, 1},
+                                           {CT_INT, 64, 1},   {CT_UINT, 8, 1},    {CT_FLOAT, 16, 1}, {CT_BFLOAT, 16, 1},
+                                           {CT_FLOAT, 32, 1}, {CT_FLOAT, 64, 1}};
+    const CTDataType f32 = types[CT_DT_FLOAT32], i64 = types[CT_DT_INT64];
+    int64_t s4[4] = {2, 4, 6, 6}, w4[4] = {4, 4, 3, 3}, o4[4] = {2, 4, 4, 4}, p4[4] = {2, 4, 3, 3}, c1[1] = {4},
+            m2[2] = {8, 8};
+    auto T = [&](int nd, int64_t* shape, CTDataType type) {
+      CTensor t;
+      std::memset(&t, 0, sizeof t);
+      t.device.device_type = CT_CPU;
+      t.ndim = nd;
+      t.shape = shape;
+      t.dtype = type;
+      return t;
+    };
+    const CTDataType x = types[dt];
+    CTensor ts[8];
+    const CTensor* tp[8] = {nullptr};
+    CTNNCall c;
+    std::memset(&c, 0, sizeof c);
+    c.fn = fn;
+    c.op = op;
+    c.dt = dt;
+    c.num_threads = 1;
+    c.conv.groups = 1;
+    c.conv.stride[0] = c.conv.stride[1] = c.conv.dilation[0] = c.conv.dilation[1] = 1;
+    c.pool.kernel[0] = c.pool.kernel[1] = c.pool.stride[0] = c.pool.stride[1] = 2;
+    c.pool.dilation[0] = c.pool.dilation[1] = 1;
+    c.ln.normalized_ndim = 1;
+    c.bn.epsilon = c.ln.epsilon = 1e-5;
+    auto set = [&](int i, CTensor t) {
+      ts[i] = t;
+      tp[i] = &ts[i];
+    };
+    switch (op) {
+      case CT_OP_MATMUL: set(0, T(2, m2, x)), set(1, T(2, m2, x)), set(3, T(2, m2, x)); break;
+      case CT_OP_CONV2D: set(0, T(4, s4, x)), set(1, T(4, w4, x)), set(3, T(4, o4, x)); break;
+      case CT_OP_CONV2D_BACKWARD_DATA: set(0, T(4, o4, x)), set(1, T(4, w4, x)), set(2, T(4, s4, x)); break;
+      case CT_OP_CONV2D_BACKWARD_WEIGHT: set(0, T(4, s4, x)), set(1, T(4, o4, x)), set(2, T(4, w4, x)); break;
+      case CT_OP_MAX_POOL2D: set(0, T(4, s4, x)), set(1, T(4, p4, x)), set(2, T(4, p4, i64)); break;
+      case CT_OP_MAX_POOL2D_BACKWARD: set(0, T(4, p4, x)), set(1, T(4, p4, i64)), set(2, T(4, s4, x)); break;
+      case CT_OP_AVG_POOL2D: set(0, T(4, s4, x)), set(1, T(4, p4, x)); break;
+      case CT_OP_AVG_POOL2D_BACKWARD: set(0, T(4, p4, x)), set(1, T(4, s4, x)); break;
+      case CT_OP_BATCH_NORM:
+        set(0, T(4, s4, x)), set(1, T(1, c1, f32)), set(2, T(1, c1, f32)), set(5, T(4, s4, x));
+        break;
+      case CT_OP_BATCH_NORM_TRAINING:
+        set(0, T(4, s4, x)), set(3, T(4, s4, x)), set(4, T(1, c1, f32)), set(5, T(1, c1, f32));
+        break;
+      case CT_OP_BATCH_NORM_BACKWARD:
+        set(0, T(4, s4, x)), set(1, T(4, s4, x)), set(2, T(1, c1, f32)), set(3, T(1, c1, f32)), set(5, T(4, s4, x));
+        break;
+      case CT_OP_LAYER_NORM: set(0, T(2, m2, x)), set(3, T(2, m2, x)); break;
+      default:  // layer_norm_backward
+        set(0, T(2, m2, x)), set(1, T(2, m2, x)), set(2, T(1, m2, f32)), set(3, T(1, m2, f32)), set(5, T(2, m2, x));
+        break;
+    }
+    for (int i = 0; i < 8; ++i) c.t[i] = tp[i];
+    void* impl = nullptr;
+    size_t bytes = 0;
+    int64_t prims = 0;
+    const CTStatus s = nn_plan_create(&c, &impl, &bytes, &prims);
+    ok[k][dt] = s == CT_OK;
+    if (s != CT_OK) why[k][dt] = ct_last_error();
+    if (impl) nn_plan_destroy(impl);
+    clear_error();
+  });
+  if (ok[k][dt]) return CT_OK;
+  return fail(CT_ERR_UNSUPPORTED, "%s: %s is not available for %s on this CPU: %s", fn, op_def(op)->name,
+              dtype_name(dt), why[k][dt].c_str());
+}
+
+}  // namespace
+
+void fill_nn(CTBackend* b) {
+  for (int op = CT_OP_MATMUL; op < CT_OP_END_; ++op)
+    b->dtypes[op] = (1u << CT_DT_FLOAT32) | (1u << CT_DT_BFLOAT16) | (1u << CT_DT_FLOAT16);
+  b->nn_supported = &nn_supported;
+  b->nn_plan_create = &nn_plan_create;
+  b->nn_plan_execute = &nn_plan_execute;
+  b->nn_plan_destroy = &nn_plan_destroy;
+}
+
+}  // namespace cpu
+}  // namespace ct
