@@ -1,6 +1,7 @@
 /* example.c: the ctensor C ABI on a stack array. Exits 0 on success. */
 #include <ctensor/ctensor.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Print the failing call, its status and the library's message, then fail. */
 #define CHECK(call)                                                  \
@@ -48,6 +49,31 @@ int main(void) {
   s = ct_unary(CT_OP_EXP, &x, &y_flat, NULL);
   printf("expected error: %s: %s\n", ct_status_string(s), ct_last_error());
   if (s != CT_ERR_SHAPE_MISMATCH || ct_last_error()[0] == '\0') bad = 1;
+
+  /* NN ops: ask for the workspace, allocate it, run. A 3x3 box filter over a
+   * 1x1x4x4 image, padded by 1: the centre outputs sum 9 ones. */
+  {
+    float img[16], out[16], box[9];
+    int64_t ishape[4] = {1, 1, 4, 4}, wshape[4] = {1, 1, 3, 3};
+    CTensor xi = {img, {CT_CPU, 0}, 4, {CT_FLOAT, 32, 1}, ishape, NULL, 0};
+    CTensor wi = {box, {CT_CPU, 0}, 4, {CT_FLOAT, 32, 1}, wshape, NULL, 0};
+    CTensor yi = {out, {CT_CPU, 0}, 4, {CT_FLOAT, 32, 1}, ishape, NULL, 0};
+    CTConv2dDesc d;
+    size_t bytes = 0;
+    void* ws = NULL;
+    memset(&d, 0, sizeof d); /* stride 1, no dilation, groups 1 */
+    d.struct_size = sizeof d;
+    d.pad_begin[0] = d.pad_begin[1] = d.pad_end[0] = d.pad_end[1] = 1;
+    for (i = 0; i < 16; ++i) img[i] = 1.0f;
+    for (i = 0; i < 9; ++i) box[i] = 1.0f;
+    CHECK(ct_conv2d_workspace_size(&d, &xi, &wi, NULL, &yi, &bytes));
+    if (bytes) CHECK(ct_malloc(xi.device, bytes, &ws));
+    CHECK(ct_conv2d(&d, &xi, &wi, NULL, &yi, ws, bytes, NULL));
+    ct_free(xi.device, ws);
+    printf("conv2d 3x3 box, pad 1: corner %.0f edge %.0f centre %.0f (workspace %zu bytes)\n", out[0], out[1],
+           out[5], bytes);
+    if (out[0] != 4.0f || out[1] != 6.0f || out[5] != 9.0f) bad = 1;
+  }
 
   if (bad) fprintf(stderr, "example.c: unexpected results\n");
   return bad;

@@ -37,6 +37,12 @@ CTStatus check_op_dtype(const char* fn, const OpDef* d, int32_t op, const CTBack
   if (!(b->dtypes[op] & (1u << dt)))
     return fail(CT_ERR_UNSUPPORTED, "%s: the %s backend has no %s kernel for %s", fn, b->name, d->name,
                 dtype_name(dt));
+  // NN ops: whether the backend's library runs this dtype on this machine.
+  if (d->kind == CT_KIND_NN) {
+    if (!b->nn_supported)
+      return fail(CT_ERR_UNSUPPORTED, "%s: the %s backend has no NN ops", fn, b->name);
+    return b->nn_supported(fn, op, dt);
+  }
   return CT_OK;
 }
 }  // namespace

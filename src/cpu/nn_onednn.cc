@@ -959,7 +959,12 @@ CTStatus nn_supported(const char* fn, int32_t op, int32_t dt) {
     int64_t prims = 0;
     const CTStatus s = nn_plan_create(&c, &impl, &bytes, &prims);
     ok[k][dt] = s == CT_OK;
-    if (s != CT_OK) why[k][dt] = ct_last_error();
+    if (s != CT_OK) {  // keep the reason, without the probe's function name
+      const char* m = ct_last_error();
+      const size_t n = std::strlen(fn);
+      if (std::strncmp(m, fn, n) == 0 && m[n] == ':' && m[n + 1] == ' ') m += n + 2;
+      why[k][dt] = m;
+    }
     if (impl) nn_plan_destroy(impl);
     clear_error();
   });
