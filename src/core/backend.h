@@ -128,7 +128,8 @@ typedef struct {
    * call concurrently; nn_plan_destroy frees it. */
   CTStatus (*nn_supported)(const char* fn, int32_t op, int32_t dt);
   CTStatus (*nn_plan_create)(const CTNNCall* call, void** impl, size_t* workspace_bytes, int64_t* primitives);
-  CTStatus (*nn_plan_execute)(void* impl, const CTensor* const* t, void* workspace, size_t workspace_bytes);
+  CTStatus (*nn_plan_execute)(void* impl, const char* fn, const CTensor* const* t, void* workspace,
+                              size_t workspace_bytes);
   void (*nn_plan_destroy)(void* impl);
 } CTBackend;
 

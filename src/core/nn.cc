@@ -475,7 +475,11 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
     std::memset(&copy, 0, sizeof copy);
     std::memcpy(&copy, st, st->struct_size < sizeof copy ? st->struct_size : sizeof copy);
   }
-  c->num_threads = st && copy.num_threads > 0 ? copy.num_threads : default_threads_of(*backend);
+  // The workspace queries take no stream and answer for the default thread
+  // count, which is therefore also the most a call uses (scratch grows with
+  // threads): a stream may ask for fewer.
+  const int32_t dflt = default_threads_of(*backend);
+  c->num_threads = st && copy.num_threads > 0 && copy.num_threads < dflt ? copy.num_threads : dflt;
   return CT_OK;
 }
 
@@ -636,7 +640,7 @@ CTStatus run_plan(const char* fn, const CTPlan* p, const CTensor* const* t, void
     return fail(CT_ERR_WORKSPACE_TOO_SMALL, "%s: %s needs a workspace of %zu bytes, got %zu bytes at %p (ask %s_workspace_size)",
                 fn, op_def(p->call.op)->name, p->workspace, ws ? ws_bytes : (size_t)0, ws, fn);
   if (!p->impl) return CT_OK;
-  return p->backend->nn_plan_execute(p->impl, t, ws, ws_bytes);
+  return p->backend->nn_plan_execute(p->impl, fn, t, ws, ws_bytes);
 }
 
 CTStatus nn_direct(const char* fn, int32_t op, const void* desc, const CTensor* const* t, int32_t num, void* ws,

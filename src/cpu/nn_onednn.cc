@@ -116,6 +116,21 @@ bool describable(const dims& d, const dims& s) {
   return true;
 }
 
+// No gaps: the elements fill [0, numel) in some order (a permuted dense layout).
+bool is_dense(const memory::desc& md) {
+  const dims d = md.dims();
+  const dims s = md.data.format_kind == dnnl_blocked ? dims(md.data.format_desc.blocking.strides,
+                                                            md.data.format_desc.blocking.strides + d.size())
+                                                     : dims();
+  if (s.empty()) return false;
+  int64_t n = 1, span = 1;
+  for (size_t i = 0; i < d.size(); ++i) {
+    n *= d[i];
+    span += (d[i] - 1) * s[i];
+  }
+  return n == span;
+}
+
 dims dense_strides(const dims& d) {
   dims s(d.size());
   int64_t acc = 1;
@@ -382,6 +397,10 @@ bool post_op(int32_t act, dnnl::post_ops* po) {
   return true;
 }
 
+memory::desc dense_like(const memory::desc& md) {
+  return memory::desc(md.dims(), md.data_type(), dense_strides(md.dims()));
+}
+
 memory::desc any_like(const memory::desc& md) {
   return memory::desc(md.dims(), md.data_type(), memory::format_tag::any);
 }
@@ -595,7 +614,7 @@ void build_pool(const CTNNCall* c, Plan* p) {
         ok = std::strstr(pd.impl_info_str(), "ref") == nullptr;
       } catch (const dnnl::error&) {
       }
-    if (!ok) pd = fwd_pd(any_like(X.user), any_like(Y.user));
+    if (!ok) pd = fwd_pd(dense_like(X.user), dense_like(Y.user));  // pooling takes no "any" source
     X.prim = pd.src_desc();
     Y.prim = pd.dst_desc();
     if (with_ws) {
@@ -634,7 +653,7 @@ void build_pool(const CTNNCall* c, Plan* p) {
       ok = std::strstr(pds.first.impl_info_str(), "ref") == nullptr;
     } catch (const dnnl::error&) {
     }
-  if (!ok) pds = bwd_pd(any_like(X.user), any_like(Y.user));
+  if (!ok) pds = bwd_pd(dense_like(X.user), dense_like(Y.user));
   auto& pd = pds.first;
   X.prim = pd.diff_src_desc();
   Y.prim = pd.diff_dst_desc();
@@ -768,8 +787,13 @@ void build_norm(const CTNNCall* c, Plan* p) {
     }
   }
   if (use_shift && !backward) p->args.push_back(tensor_arg(c, ishift, DNNL_ARG_SHIFT, false, ch_dims));
-  if (use_shift && backward) {
-    // oneDNN reads the shift's presence from the flags only; nothing to pass.
+  if (use_shift && backward) {  // oneDNN 2.6 wants a shift argument, which the gradient does not read
+    p->args.push_back(internal_arg(DNNL_ARG_SHIFT, false, memory::desc(ch_dims, mdt::f32, memory::format_tag::a)));
+    const size_t si = p->args.size() - 1;
+    p->pre.push_back([si, C](const Exec& e) {
+      float* v = reinterpret_cast<float*>(e.user_ptr(si));
+      std::fill(v, v + C, 0.0f);
+    });
   }
   auto diff_arg = [&](int ti, int darg) {
     if (ti >= 0 && c->t[ti])
@@ -818,7 +842,10 @@ void build_norm(const CTNNCall* c, Plan* p) {
   };
   std::pair<dnnl::primitive, memory::desc> made;
   bool ok = false;
-  if (!X.copy) try {
+  // oneDNN 2.6's normalisation kernels assume the data has no gaps (padded
+  // rows give wrong results, not an error): anything else goes dense.
+  const bool user_ok = !X.copy && is_dense(X.user);
+  if (user_ok) try {
       made = create(X.user, false);
       ok = true;
     } catch (const std::string&) {
@@ -875,13 +902,13 @@ CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes,
   return CT_OK;
 }
 
-CTStatus nn_plan_execute(void* impl, const CTensor* const* t, void* workspace, size_t) {
+CTStatus nn_plan_execute(void* impl, const char* fn, const CTensor* const* t, void* workspace, size_t) {
   Plan* p = static_cast<Plan*>(impl);
   try {
     return execute(p, t, workspace);
   } catch (const dnnl::error& e) {
-    return fail(CT_ERR_BACKEND, "%s: oneDNN failed while running: %s (status %d)", op_def(p->op)->name, e.what(),
-                (int)e.status);
+    return fail(CT_ERR_BACKEND, "%s: oneDNN failed while running %s: %s (status %d)", fn, op_def(p->op)->name,
+                e.what(), (int)e.status);
   }
 }
 
