@@ -147,12 +147,16 @@ TEST_CASE("header op ids are the registry's and are dense", "[abi]") {
   CT_ELEMENTWISE_OPS(CTT_CHECK_ID_)
   CHECK(expect == (int)CT_OP_CAST + 1);  // category 2 continues right after category 1
   CT_BROADCAST_REDUCE_OPS(CTT_CHECK_ID_)
+  CHECK(expect == (int)CT_OP_CUMPROD + 1);  // category 3 continues right after category 2
+  CT_NN_OPS(CTT_CHECK_ID_)
 #undef CTT_CHECK_ID_
   CHECK(expect == (int)CT_OP_END_);
   CHECK(ct_op_count() >= (int32_t)CT_OP_END_);
   // a few fixed ids that must never move
   CHECK(CT_OP_NEG == 0);
   CHECK(CT_OP_EXP == 3);
+  CHECK(CT_OP_MATMUL == 88);
+  CHECK(CT_OP_LAYER_NORM_BACKWARD == 100);
   CHECK(CT_OP_WHERE == 39);
   CHECK(CT_OP_CAST == 42);
   CHECK(CT_OP_ADD == 43);

@@ -538,6 +538,7 @@ std::string header_name(int op) {
     return #n;
     CT_ELEMENTWISE_OPS(CTT_NAME_)
     CT_BROADCAST_REDUCE_OPS(CTT_NAME_)
+    CT_NN_OPS(CTT_NAME_)
 #undef CTT_NAME_
   }
   return "";
@@ -549,6 +550,7 @@ int header_kind(int op) {
     return k;
     CT_ELEMENTWISE_OPS(CTT_KIND_)
     CT_BROADCAST_REDUCE_OPS(CTT_KIND_)
+    CT_NN_OPS(CTT_KIND_)
 #undef CTT_KIND_
   }
   return 0;
@@ -560,6 +562,7 @@ int header_nparams(int op) {
     return p;
     CT_ELEMENTWISE_OPS(CTT_NP_)
     CT_BROADCAST_REDUCE_OPS(CTT_NP_)
+    CT_NN_OPS(CTT_NP_)
 #undef CTT_NP_
   }
   return -1;
@@ -603,9 +606,17 @@ TEST_CASE("registry lists every header op with its facts", "[generic]") {
     if (op >= (int)CT_OP_END_) continue;  // appended by a newer library / plugin
     CHECK(name == header_name(op));
     CHECK(info.kind == header_kind(op));
+    CHECK(info.num_params == header_nparams(op));
+    CHECK(std::string(info.param_names) == expected_param_names(name));
+    if (info.kind == CT_KIND_NN) {  // category 3: facts checked here, the ops in test_nn_*.cpp
+      CHECK(info.category == CT_CATEGORY_NN);
+      CHECK(info.output_dtype == CT_OUTPUT_NN);
+      CHECK(info.inplace == 0);
+      continue;
+    }
     CHECK(info.category == (is_category2_kind(header_kind(op)) ? CT_CATEGORY_BROADCAST_REDUCE
                                                                : CT_CATEGORY_ELEMENTWISE));
-    CHECK(info.num_params == header_nparams(op));
+    CHECK(info.num_tensors == info.num_inputs + 1);
     CHECK(info.num_inputs == (info.kind == CT_KIND_TERNARY ? 3 : info.kind == CT_KIND_BINARY ? 2 : 1));
     CHECK(std::string(info.param_names) == expected_param_names(name));
     int want_out = expected_output(name);
@@ -626,6 +637,7 @@ TEST_CASE("ct_op_supported matches SEMANTICS.md, and unsupported runs fail clean
   for (int op = 0; op < count; ++op) {
     CTOpInfo info;
     REQUIRE(get_info(op, info));
+    if (info.kind == CT_KIND_NN) continue;  // dtype support of NN ops: test_nn_plan.cpp
     const OpRef* ref = find_ref(info.name);
     if (!ref) {
       if (op < (int)CT_OP_END_) FAIL("no reference for op " << info.name);
@@ -682,7 +694,7 @@ TEST_CASE("every op x dtype against the double reference", "[generic]") {
     if (info.kind == CT_KIND_CAST) continue;  // own test case
     // Category 2 kinds (binary, reduce, along-axis) have their own suites:
     // test_binary.cpp and test_reduce.cpp.
-    if (is_category2_kind(info.kind)) continue;
+    if (is_category2_kind(info.kind) || info.kind == CT_KIND_NN) continue;  // NN ops: test_nn_*.cpp
     std::string name = info.name;
     const OpRef* ref = find_ref(name);
     if (!ref) {

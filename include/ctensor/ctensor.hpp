@@ -8,6 +8,10 @@
  * op in ctensor.h appears here without an edit: elementwise maps, broadcasting
  * binary ops (also as operators + - * / % & | ^ << >> == != < <= > >= and
  * in-place += ... >>=), reductions over ct::Axes and along-axis ops.
+ * Category 3 (CT_NN_OPS): option structs with chainable setters
+ * (ct::Conv2dOptions().stride(2).padding(1)), ct::matmul, ct::conv2d and the
+ * other NN ops returning new tensors or writing out= views, ct::Workspace
+ * (an owned, growable scratch buffer) and ct::Plan (an owned CTPlan).
  * Everything is inline; only ctensor.h and the standard library are included.
  * Every named function that runs an op takes a trailing `void* stream` (NULL
  * or a CTCpuStream* on the CPU); operators use the library's default.
@@ -1672,6 +1676,1937 @@ CT_HPP_COMPOUND_OPS_(CT_HPP_DEFINE_COMPOUND_)
 #undef CT_HPP_COMPOUND_OPS_
 #undef CT_HPP_DECLARE_COMPOUND_
 #undef CT_HPP_TENSOR_COMPOUND_
+
+/* ======================================================================== */
+/* Category 3: NN ops with a workspace query                                 */
+/* ======================================================================== */
+/*
+ * Option structs (chainable setters over the C descriptors), RAII workspaces
+ * and plans, and one family of functions per entry point of CT_NN_OPS. Every
+ * function takes, in this order: tensors, options, [workspace], stream.
+ *
+ *   ct::Conv2dOptions().stride(2).padding(1).groups(1).activation(ct::Activation::relu)
+ *   ct::Pool2dOptions(3).stride(2).padding(1).count_include_pad(false)
+ *   ct::BatchNormOptions().eps(1e-3)        ct::LayerNormOptions(2).eps(1e-6)
+ *   ct::MatmulOptions().activation(ct::Activation::gelu)
+ *
+ * Options convert to their C descriptor (c(): a reference to the one inside;
+ * or implicitly, by value, so `const CTConv2dDesc& d = ct::Conv2dOptions()...;`
+ * is safe), struct_size set; a default-constructed one is the zeroed
+ * descriptor (stride 1, no padding, ...), except that the normalisations'
+ * epsilon defaults to PyTorch's 1e-5.
+ *
+ * For each op, e.g. conv2d (C tensor arguments x, w, bias?, y):
+ *
+ *   Tensor conv2d(x, w, [&bias | bias | nothing], opts = {}, stream = nullptr)
+ *       new outputs, shapes computed here (conv2d_output_shape,
+ *       pool2d_output_shape, matmul_output_shape); the workspace is
+ *       allocated with ct_malloc for the call and freed on return
+ *   Tensor conv2d(x, w, &bias, opts, Workspace& ws, stream = nullptr)
+ *       the same, with the caller's workspace (grown to the query's size)
+ *   void   conv2d(x, w, &bias, y, opts = {}, stream = nullptr)          (out=)
+ *   void   conv2d(x, w, &bias, y, opts, Workspace& ws, stream = nullptr)
+ *   void   conv2d(x, w, &bias, y, opts, void* workspace, size_t bytes, stream = nullptr)
+ *       exactly the C call (no query: a short buffer is the library's
+ *       CT_ERR_WORKSPACE_TOO_SMALL)
+ *   size_t conv2d_workspace_size(x, w, &bias, y, opts = {})
+ *
+ * The out= and workspace_size forms take exactly ct_<op>'s tensor arguments
+ * in order; an optional ("?") one is a `const TensorView*`, nullptr when
+ * absent (&t of a Tensor or TensorView works). Forms taking an optional
+ * tensor by reference need the options argument (so `ct::matmul(a, b, out)`
+ * does not compile rather than read out as a bias). Ops with several outputs
+ * return a struct (MaxPool2dResult, BatchNormResult, LayerNormResult,
+ * NormGrads, Conv2dWeightGrads). Pool options have no default (the kernel is
+ * required). Backward ops take the forward input's shape (x_shape, w_shape)
+ * where the C call reads it from an output tensor. Data outputs have the
+ * (first) data input's dtype; statistics, dscale and dshift are float32;
+ * indices int64; conv2d_backward_weight's dbias has the data dtype. Every
+ * failure throws ct::Error with the library's message; arguments the
+ * wrapper cannot size an output for are validated by the library's
+ * workspace query first, so the message is still the library's.
+ *
+ * @code
+ *   ct::Tensor y = ct::conv2d(x, w, &b, ct::Conv2dOptions().padding(1));
+ *   ct::Tensor p = ct::max_pool2d(y, ct::Pool2dOptions(2));
+ *   ct::Tensor o = ct::matmul(p.reshape({n, -1}), fc, ct::MatmulOptions());
+ *   ct::Plan plan = ct::Plan::conv2d(x, w, &b, y, opts);  // primitives created once
+ *   ct::Workspace ws;
+ *   plan.execute({&x, &w, &b, &y}, ws);                   // ws grows as needed
+ * @endcode
+ */
+
+/** An activation fused after the bias (matmul, conv2d): the values of CTActivation. */
+enum class Activation : int32_t {
+  none = CT_ACTIVATION_NONE,           /**< identity */
+  relu = CT_ACTIVATION_RELU,           /**< max(x, 0) */
+  gelu = CT_ACTIVATION_GELU,           /**< erf form, as ct::gelu */
+  gelu_tanh = CT_ACTIVATION_GELU_TANH, /**< tanh approximation, as ct::gelu_tanh */
+  sigmoid = CT_ACTIVATION_SIGMOID,     /**< 1 / (1 + e^-x) */
+  tanh = CT_ACTIVATION_TANH            /**< hyperbolic tangent */
+};
+
+/** Options of ct::matmul: a CTMatmulDesc. */
+class MatmulOptions {
+ public:
+  /** No activation. */
+  MatmulOptions() noexcept {
+    std::memset(&d_, 0, sizeof d_);
+    d_.struct_size = sizeof d_;
+  }
+  /** A copy of @p d (struct_size set to this header's size). */
+  explicit MatmulOptions(const CTMatmulDesc& d) noexcept : d_(d) { d_.struct_size = sizeof d_; }
+  /** The activation applied after the bias. */
+  MatmulOptions& activation(Activation a) noexcept {
+    d_.activation = static_cast<int32_t>(a);
+    return *this;
+  }
+  /** The C descriptor. */
+  const CTMatmulDesc& c() const noexcept { return d_; }
+  /** A copy of the C descriptor. */
+  operator CTMatmulDesc() const noexcept { return d_; }  // NOLINT: implicit on purpose
+
+ private:
+  CTMatmulDesc d_;
+};
+
+/** Options of ct::conv2d and its backward ops: a CTConv2dDesc. Padding is
+ *  padding(p) on all sides, padding(ph, pw) per axis, or
+ *  padding(top, bottom, left, right) (pad_begin = {top, left}, pad_end =
+ *  {bottom, right}; note this is not torch.nn.functional.pad's order). */
+class Conv2dOptions {
+ public:
+  /** Stride 1, no padding, dilation 1, groups 1, no activation. */
+  Conv2dOptions() noexcept {
+    std::memset(&d_, 0, sizeof d_);
+    d_.struct_size = sizeof d_;
+  }
+  /** A copy of @p d (struct_size set to this header's size). */
+  explicit Conv2dOptions(const CTConv2dDesc& d) noexcept : d_(d) { d_.struct_size = sizeof d_; }
+  /** The same stride along h and w. */
+  Conv2dOptions& stride(int64_t s) noexcept { return stride(s, s); }
+  /** Stride (h, w). */
+  Conv2dOptions& stride(int64_t sh, int64_t sw) noexcept {
+    d_.stride[0] = sh;
+    d_.stride[1] = sw;
+    return *this;
+  }
+  /** @p p zeros on every side. */
+  Conv2dOptions& padding(int64_t p) noexcept { return padding(p, p, p, p); }
+  /** @p ph zeros above and below, @p pw left and right. */
+  Conv2dOptions& padding(int64_t ph, int64_t pw) noexcept { return padding(ph, ph, pw, pw); }
+  /** Asymmetric padding: pad_begin = {top, left}, pad_end = {bottom, right}. */
+  Conv2dOptions& padding(int64_t top, int64_t bottom, int64_t left, int64_t right) noexcept {
+    d_.pad_begin[0] = top;
+    d_.pad_end[0] = bottom;
+    d_.pad_begin[1] = left;
+    d_.pad_end[1] = right;
+    return *this;
+  }
+  /** The same dilation along h and w (1 is a dense kernel). */
+  Conv2dOptions& dilation(int64_t d) noexcept { return dilation(d, d); }
+  /** Dilation (h, w). */
+  Conv2dOptions& dilation(int64_t dh, int64_t dw) noexcept {
+    d_.dilation[0] = dh;
+    d_.dilation[1] = dw;
+    return *this;
+  }
+  /** Groups (C for depthwise). */
+  Conv2dOptions& groups(int32_t g) noexcept {
+    d_.groups = g;
+    return *this;
+  }
+  /** The activation after the bias (forward only). */
+  Conv2dOptions& activation(Activation a) noexcept {
+    d_.activation = static_cast<int32_t>(a);
+    return *this;
+  }
+  /** The C descriptor. */
+  const CTConv2dDesc& c() const noexcept { return d_; }
+  /** A copy of the C descriptor. */
+  operator CTConv2dDesc() const noexcept { return d_; }  // NOLINT: implicit on purpose
+
+ private:
+  CTConv2dDesc d_;
+};
+
+/** Options of the pooling ops: a CTPool2dDesc. The kernel is required;
+ *  stride defaults to the kernel (PyTorch's default); padding as
+ *  Conv2dOptions::padding; max pooling ignores padding. */
+class Pool2dOptions {
+ public:
+  /** A @p kernel x @p kernel window, stride = kernel, no padding. */
+  explicit Pool2dOptions(int64_t kernel) noexcept {
+    init_();
+    this->kernel(kernel, kernel);
+  }
+  /** A @p kh x @p kw window, stride = kernel, no padding. */
+  Pool2dOptions(int64_t kh, int64_t kw) noexcept {
+    init_();
+    kernel(kh, kw);
+  }
+  /** A copy of @p d (struct_size set to this header's size). */
+  explicit Pool2dOptions(const CTPool2dDesc& d) noexcept : d_(d) { d_.struct_size = sizeof d_; }
+  /** Window (h, w). */
+  Pool2dOptions& kernel(int64_t kh, int64_t kw) noexcept {
+    d_.kernel[0] = kh;
+    d_.kernel[1] = kw;
+    return *this;
+  }
+  /** The same stride along h and w (0: the kernel size). */
+  Pool2dOptions& stride(int64_t s) noexcept { return stride(s, s); }
+  /** Stride (h, w) (0: the kernel size). */
+  Pool2dOptions& stride(int64_t sh, int64_t sw) noexcept {
+    d_.stride[0] = sh;
+    d_.stride[1] = sw;
+    return *this;
+  }
+  /** @p p on every side. */
+  Pool2dOptions& padding(int64_t p) noexcept { return padding(p, p, p, p); }
+  /** @p ph above and below, @p pw left and right. */
+  Pool2dOptions& padding(int64_t ph, int64_t pw) noexcept { return padding(ph, ph, pw, pw); }
+  /** Asymmetric padding: pad_begin = {top, left}, pad_end = {bottom, right}. */
+  Pool2dOptions& padding(int64_t top, int64_t bottom, int64_t left, int64_t right) noexcept {
+    d_.pad_begin[0] = top;
+    d_.pad_end[0] = bottom;
+    d_.pad_begin[1] = left;
+    d_.pad_end[1] = right;
+    return *this;
+  }
+  /** The same dilation along h and w (1 is a dense window). */
+  Pool2dOptions& dilation(int64_t d) noexcept { return dilation(d, d); }
+  /** Dilation (h, w). */
+  Pool2dOptions& dilation(int64_t dh, int64_t dw) noexcept {
+    d_.dilation[0] = dh;
+    d_.dilation[1] = dw;
+    return *this;
+  }
+  /** avg pooling: true divides by the whole window, false by the taps inside x. */
+  Pool2dOptions& count_include_pad(bool on) noexcept {
+    d_.count_include_pad = on ? 1 : 0;
+    return *this;
+  }
+  /** The C descriptor. */
+  const CTPool2dDesc& c() const noexcept { return d_; }
+  /** A copy of the C descriptor. */
+  operator CTPool2dDesc() const noexcept { return d_; }  // NOLINT: implicit on purpose
+
+ private:
+  void init_() noexcept {
+    std::memset(&d_, 0, sizeof d_);
+    d_.struct_size = sizeof d_;
+  }
+  CTPool2dDesc d_;
+};
+
+/** Options of the batch normalisation ops: a CTBatchNormDesc. */
+class BatchNormOptions {
+ public:
+  /** epsilon = 1e-5 (PyTorch's default). */
+  BatchNormOptions() noexcept {
+    std::memset(&d_, 0, sizeof d_);
+    d_.struct_size = sizeof d_;
+    d_.epsilon = 1e-5;
+  }
+  /** A copy of @p d (struct_size set to this header's size). */
+  explicit BatchNormOptions(const CTBatchNormDesc& d) noexcept : d_(d) {
+    d_.struct_size = sizeof d_;
+  }
+  /** Added to the variance. */
+  BatchNormOptions& eps(double epsilon) noexcept {
+    d_.epsilon = epsilon;
+    return *this;
+  }
+  /** The C descriptor. */
+  const CTBatchNormDesc& c() const noexcept { return d_; }
+  /** A copy of the C descriptor. */
+  operator CTBatchNormDesc() const noexcept { return d_; }  // NOLINT: implicit on purpose
+
+ private:
+  CTBatchNormDesc d_;
+};
+
+/** Options of the layer normalisation ops: a CTLayerNormDesc. */
+class LayerNormOptions {
+ public:
+  /** Over the last axis, epsilon = 1e-5 (PyTorch's default). */
+  LayerNormOptions() noexcept { init_(1); }
+  /** Over the last @p normalized_ndim axes, epsilon = 1e-5. */
+  explicit LayerNormOptions(int32_t normalized_ndim) noexcept { init_(normalized_ndim); }
+  /** A copy of @p d (struct_size set to this header's size). */
+  explicit LayerNormOptions(const CTLayerNormDesc& d) noexcept : d_(d) {
+    d_.struct_size = sizeof d_;
+  }
+  /** Normalise over the last @p k axes. */
+  LayerNormOptions& normalized_ndim(int32_t k) noexcept {
+    d_.normalized_ndim = k;
+    return *this;
+  }
+  /** Added to the variance. */
+  LayerNormOptions& eps(double epsilon) noexcept {
+    d_.epsilon = epsilon;
+    return *this;
+  }
+  /** The C descriptor. */
+  const CTLayerNormDesc& c() const noexcept { return d_; }
+  /** A copy of the C descriptor. */
+  operator CTLayerNormDesc() const noexcept { return d_; }  // NOLINT: implicit on purpose
+
+ private:
+  void init_(int32_t k) noexcept {
+    std::memset(&d_, 0, sizeof d_);
+    d_.struct_size = sizeof d_;
+    d_.normalized_ndim = k;
+    d_.epsilon = 1e-5;
+  }
+  CTLayerNormDesc d_;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Workspace: an owned scratch buffer                                        */
+/* ------------------------------------------------------------------------ */
+
+/** A move-only buffer of size() bytes on device(), from ct_malloc, freed
+ *  with ct_free. reserve() grows it (to exactly the bytes asked; the old
+ *  contents are not kept) and never shrinks it, so one Workspace passed to
+ *  many calls ends at the largest size any of them needed. */
+class Workspace {
+ public:
+  /** No buffer, on the CPU. */
+  Workspace() noexcept : device_(cpu()), data_(nullptr), size_(0) {}
+  /** @p bytes on @p device (no buffer when 0). */
+  explicit Workspace(size_t bytes, CTDevice device = cpu())
+      : device_(device), data_(nullptr), size_(0) {
+    reserve(bytes);
+  }
+  /** Frees the buffer. */
+  ~Workspace() { ct_free(device_, data_); }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  /** Takes the buffer; @p o becomes empty. */
+  Workspace(Workspace&& o) noexcept : device_(o.device_), data_(o.data_), size_(o.size_) {
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
+  /** Frees this buffer and takes @p o's; @p o becomes empty. */
+  Workspace& operator=(Workspace&& o) noexcept {
+    if (this != &o) {
+      ct_free(device_, data_);
+      device_ = o.device_;
+      data_ = o.data_;
+      size_ = o.size_;
+      o.data_ = nullptr;
+      o.size_ = 0;
+    }
+    return *this;
+  }
+
+  /** Make size() at least @p bytes: a new buffer when it grows (the old one
+   *  is freed only after the new allocation succeeded). */
+  void reserve(size_t bytes) {
+    if (bytes <= size_) return;
+    void* p = nullptr;
+    check(ct_malloc(device_, bytes, &p));
+    ct_free(device_, data_);
+    data_ = p;
+    size_ = bytes;
+  }
+  /** Free the buffer (size() becomes 0; the device stays). */
+  void clear() noexcept {
+    ct_free(device_, data_);
+    data_ = nullptr;
+    size_ = 0;
+  }
+  /** The buffer (NULL when size() is 0). */
+  void* data() const noexcept { return data_; }
+  /** Its size in bytes. */
+  size_t size() const noexcept { return size_; }
+  /** Its device. */
+  CTDevice device() const noexcept { return device_; }
+
+ private:
+  CTDevice device_;
+  void* data_;
+  size_t size_;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Output shapes                                                             */
+/* ------------------------------------------------------------------------ */
+
+namespace detail {
+inline int64_t floor_div64(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// One spatial output extent, (in + pb + pe - dil * (k - 1) - 1) / stride + 1
+// (floor), clamped at 0; false for parameters no output can be sized for.
+inline bool window_extent(int64_t in, int64_t pb, int64_t pe, int64_t dil, int64_t k,
+                          int64_t stride, int64_t* out) {
+  if (dil == 0) dil = 1;
+  if (stride <= 0 || dil < 0 || k < 1 || pb < 0 || pe < 0 || in < 0) return false;
+  const int64_t p = floor_div64(in + pb + pe - dil * (k - 1) - 1, stride) + 1;
+  *out = p < 0 ? 0 : p;
+  return true;
+}
+
+inline bool conv2d_shape(const std::vector<int64_t>& x, const std::vector<int64_t>& w,
+                         const CTConv2dDesc& d, std::vector<int64_t>& out, std::string* why) {
+  out.assign(4, 0);
+  if (x.size() != 4 || w.size() != 4) {
+    if (why) *why = "x.shape=" + dims_str(x) + " and w.shape=" + dims_str(w) + " must be 4-d";
+    return false;
+  }
+  out[0] = x[0];
+  out[1] = w[0];
+  for (int i = 0; i < 2; ++i) {
+    if (!window_extent(x[2 + i], d.pad_begin[i], d.pad_end[i], d.dilation[i], w[2 + i],
+                       d.stride[i] == 0 ? 1 : d.stride[i], &out[2 + i])) {
+      if (why)
+        *why = "no output extent along dim " + std::to_string(2 + i) + " for x.shape=" +
+               dims_str(x) + ", w.shape=" + dims_str(w);
+      out.assign(4, 0);
+      return false;
+    }
+  }
+  return true;
+}
+
+inline bool pool2d_shape(const std::vector<int64_t>& x, const CTPool2dDesc& d,
+                         std::vector<int64_t>& out, std::string* why) {
+  out.assign(4, 0);
+  if (x.size() != 4) {
+    if (why) *why = "x.shape=" + dims_str(x) + " must be 4-d";
+    return false;
+  }
+  out[0] = x[0];
+  out[1] = x[1];
+  for (int i = 0; i < 2; ++i) {
+    if (!window_extent(x[2 + i], d.pad_begin[i], d.pad_end[i], d.dilation[i], d.kernel[i],
+                       d.stride[i] == 0 ? d.kernel[i] : d.stride[i], &out[2 + i])) {
+      if (why)
+        *why = "no output extent along dim " + std::to_string(2 + i) + " for x.shape=" +
+               dims_str(x) + ", kernel (" + std::to_string(static_cast<long long>(d.kernel[0])) +
+               ", " + std::to_string(static_cast<long long>(d.kernel[1])) + ")";
+      out.assign(4, 0);
+      return false;
+    }
+  }
+  return true;
+}
+
+inline bool matmul_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                         std::vector<int64_t>& out, std::string* why) {
+  out.assign(2, 0);
+  if (a.size() < 2 || b.size() < 2) {
+    if (why) *why = "a.shape=" + dims_str(a) + " and b.shape=" + dims_str(b) + " must be at least 2-d";
+    return false;
+  }
+  std::vector<int64_t> batch;
+  if (!try_broadcast(std::vector<int64_t>(a.begin(), a.end() - 2),
+                     std::vector<int64_t>(b.begin(), b.end() - 2), batch, nullptr)) {
+    if (why)
+      *why = "the batch dims of a.shape=" + dims_str(a) + " and b.shape=" + dims_str(b) +
+             " do not broadcast";
+    return false;
+  }
+  out = batch;
+  out.push_back(a[a.size() - 2]);
+  out.push_back(b[b.size() - 1]);
+  return true;
+}
+
+// layer_norm: x.shape without / with only its last k axes.
+inline bool layer_norm_shapes(const std::vector<int64_t>& x, int32_t normalized_ndim,
+                              std::vector<int64_t>& stats, std::vector<int64_t>& params,
+                              std::string* why) {
+  const int64_t k = normalized_ndim == 0 ? 1 : normalized_ndim;
+  if (k < 1 || k > static_cast<int64_t>(x.size())) {
+    if (why)
+      *why = "normalized_ndim=" + std::to_string(static_cast<long long>(normalized_ndim)) +
+             " is outside [1, x.ndim] for x.shape=" + dims_str(x);
+    stats.assign(1, 0);
+    params.assign(1, 0);
+    return false;
+  }
+  const size_t split = x.size() - static_cast<size_t>(k);
+  stats.assign(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(split));
+  params.assign(x.begin() + static_cast<std::ptrdiff_t>(split), x.end());
+  return true;
+}
+
+// batch_norm: (C,) for x of shape (N, C, ...).
+inline bool channel_shape(const std::vector<int64_t>& x, std::vector<int64_t>& out,
+                          std::string* why) {
+  out.assign(1, 0);
+  if (x.size() < 2) {
+    if (why) *why = "x.shape=" + dims_str(x) + " has no channel dim 1";
+    return false;
+  }
+  out[0] = x[1];
+  return true;
+}
+}  // namespace detail
+
+/** y's shape for conv2d of x (N, C, H, W) with w (K, C/groups, R, S):
+ *  (N, K, P, Q), P = floor((H + pad_begin[0] + pad_end[0] - dilation[0] *
+ *  (R - 1) - 1) / stride[0]) + 1 (clamped at 0), likewise Q. Throws
+ *  CT_ERR_INVALID_ARGUMENT when no shape follows (not 4-d, negative stride
+ *  or padding). */
+inline std::vector<int64_t> conv2d_output_shape(const std::vector<int64_t>& x_shape,
+                                                const std::vector<int64_t>& w_shape,
+                                                const Conv2dOptions& opts = Conv2dOptions()) {
+  std::vector<int64_t> out;
+  std::string why;
+  if (!detail::conv2d_shape(x_shape, w_shape, opts.c(), out, &why))
+    detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::conv2d_output_shape: " + why);
+  return out;
+}
+
+/** y's shape for pooling x (N, C, H, W): (N, C, P, Q) with the formula of
+ *  conv2d_output_shape (stride 0 meaning the kernel). Throws
+ *  CT_ERR_INVALID_ARGUMENT when no shape follows. */
+inline std::vector<int64_t> pool2d_output_shape(const std::vector<int64_t>& x_shape,
+                                                const Pool2dOptions& opts) {
+  std::vector<int64_t> out;
+  std::string why;
+  if (!detail::pool2d_shape(x_shape, opts.c(), out, &why))
+    detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::pool2d_output_shape: " + why);
+  return out;
+}
+
+/** out's shape for matmul of a (..., M, K) and b (..., K, N): the broadcast
+ *  batch dims, then (M, N). Throws CT_ERR_SHAPE_MISMATCH when no shape
+ *  follows (K is not checked here: the library does). */
+inline std::vector<int64_t> matmul_output_shape(const std::vector<int64_t>& a_shape,
+                                                const std::vector<int64_t>& b_shape) {
+  std::vector<int64_t> out;
+  std::string why;
+  if (!detail::matmul_shape(a_shape, b_shape, out, &why))
+    detail::fail(CT_ERR_SHAPE_MISMATCH, "ct::matmul_output_shape: " + why);
+  return out;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running an NN call                                                        */
+/* ------------------------------------------------------------------------ */
+
+namespace detail {
+// Where a call's workspace comes from: allocated for the call, a caller's
+// Workspace grown to the query's size, or a caller's raw buffer (no query).
+struct WsArg {
+  enum Mode { kAllocate, kGrow, kCaller };
+  Mode mode;
+  Workspace* ws;
+  void* ptr;
+  size_t bytes;
+  WsArg() noexcept : mode(kAllocate), ws(nullptr), ptr(nullptr), bytes(0) {}
+  explicit WsArg(Workspace& w) noexcept : mode(kGrow), ws(&w), ptr(nullptr), bytes(0) {}
+  WsArg(void* p, size_t n) noexcept : mode(kCaller), ws(nullptr), ptr(p), bytes(n) {}
+};
+
+inline std::string device_str(CTDevice d) {
+  return "(" + std::to_string(d.device_type) + ", " + std::to_string(d.device_id) + ")";
+}
+
+// Size and run one call. @p unsized non-empty: the wrapper could not size an
+// output (it was given a placeholder); the library's query validates the
+// arguments and throws its own message; if it accepts them, ours is thrown.
+template <class Size, class Run>
+inline void nn_call(const char* who, const std::string& unsized, const WsArg& w, CTDevice device,
+                    const Size& size, const Run& run, void* stream) {
+  if (!unsized.empty()) {
+    size_t ignored = 0;
+    check(size(&ignored));
+    fail(CT_ERR_INVALID_ARGUMENT, std::string(who) + ": " + unsized);
+  }
+  if (w.mode == WsArg::kCaller) {
+    check(run(w.ptr, w.bytes, stream));
+    return;
+  }
+  size_t bytes = 0;
+  check(size(&bytes));
+  if (bytes == 0) {
+    check(run(nullptr, 0, stream));
+    return;
+  }
+  if (w.mode == WsArg::kGrow) {
+    if (!same_device(w.ws->device(), device)) {
+      if (w.ws->size() != 0)
+        fail(CT_ERR_DEVICE_MISMATCH, std::string(who) + ": the workspace is on device " +
+                                         device_str(w.ws->device()) + ", the tensors on " +
+                                         device_str(device));
+      *w.ws = Workspace(bytes, device);
+    }
+    w.ws->reserve(bytes);
+    check(run(w.ws->data(), w.ws->size(), stream));
+    return;
+  }
+  Workspace scratch(bytes, device);
+  check(run(scratch.data(), scratch.size(), stream));
+}
+
+inline const CTensor* opt_c(const TensorView* t) noexcept { return t ? &t->c() : nullptr; }
+
+// A mutable copy of an optional output's CTensor.
+struct OptOut {
+  CTensor c;
+  bool has;
+  explicit OptOut(const TensorView* t) noexcept : has(t != nullptr) {
+    if (t) c = t->c();
+  }
+  CTensor* get() noexcept { return has ? &c : nullptr; }
+};
+
+inline Tensor alloc_out(const std::vector<int64_t>& shape, CTDataType dt, CTDevice device) {
+  return Tensor::empty(shape, dt, device);
+}
+}  // namespace detail
+
+/** Result of ct::max_pool2d_with_indices. */
+struct MaxPool2dResult {
+  Tensor y;       /**< (N, C, P, Q), x's dtype */
+  Tensor indices; /**< (N, C, P, Q) int64: h * W + w of each max within its (n, c) plane */
+};
+
+/** Result of ct::conv2d_backward_weight. */
+struct Conv2dWeightGrads {
+  Tensor dw;    /**< w's shape, x's dtype */
+  Tensor dbias; /**< (K,), x's dtype; empty without with_bias */
+};
+
+/** Result of ct::batch_norm_training. */
+struct BatchNormResult {
+  Tensor y;      /**< x's shape and dtype */
+  Tensor mean;   /**< (C,) float32 batch mean */
+  Tensor invstd; /**< (C,) float32, 1 / sqrt(biased variance + eps) */
+};
+
+/** Result of ct::layer_norm. */
+struct LayerNormResult {
+  Tensor y;    /**< x's shape and dtype */
+  Tensor mean; /**< x.shape without the normalised axes, float32 */
+  Tensor rstd; /**< same shape, float32, 1 / sqrt(biased variance + eps) */
+};
+
+/** Result of ct::batch_norm_backward and ct::layer_norm_backward. */
+struct NormGrads {
+  Tensor dx;     /**< x's shape and dtype */
+  Tensor dscale; /**< scale's shape ((C,) or the normalised axes), float32 */
+  Tensor dshift; /**< same shape, float32 */
+};
+
+/* ---- matmul ------------------------------------------------------------- */
+
+namespace detail {
+inline void matmul_(const TensorView& a, const TensorView& b, const TensorView* bias,
+                    const TensorView& out, const MatmulOptions& opts, const WsArg& w,
+                    void* stream, const std::string& unsized = std::string()) {
+  const CTMatmulDesc* d = &opts.c();
+  const CTensor* bc = opt_c(bias);
+  CTensor oc = out.c();
+  nn_call("ct::matmul", unsized, w, a.device(),
+          [&](size_t* n) { return ct_matmul_workspace_size(d, &a.c(), &b.c(), bc, &oc, n); },
+          [&](void* p, size_t n, void* s) { return ct_matmul(d, &a.c(), &b.c(), bc, &oc, p, n, s); },
+          stream);
+}
+inline Tensor matmul_value_(const TensorView& a, const TensorView& b, const TensorView* bias,
+                            const MatmulOptions& opts, const WsArg& w, void* stream) {
+  std::vector<int64_t> shape;
+  std::string why;
+  matmul_shape(a.shape(), b.shape(), shape, &why);
+  Tensor out = alloc_out(shape, a.dtype(), a.device());
+  matmul_(a, b, bias, out, opts, w, stream, why);
+  return out;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_matmul needs for these tensors (out's data is not read). */
+inline size_t matmul_workspace_size(const TensorView& a, const TensorView& b, const TensorView* bias,
+                                    const TensorView& out, const MatmulOptions& opts = MatmulOptions()) {
+  CTensor oc = out.c();
+  size_t n = 0;
+  check(ct_matmul_workspace_size(&opts.c(), &a.c(), &b.c(), detail::opt_c(bias), &oc, &n));
+  return n;
+}
+/** out = act(a @ b + bias) into @p out (bias nullptr: none). */
+inline void matmul(const TensorView& a, const TensorView& b, const TensorView* bias,
+                   const TensorView& out, const MatmulOptions& opts = MatmulOptions(),
+                   void* stream = nullptr) {
+  detail::matmul_(a, b, bias, out, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace, grown as needed. */
+inline void matmul(const TensorView& a, const TensorView& b, const TensorView* bias,
+                   const TensorView& out, const MatmulOptions& opts, Workspace& ws,
+                   void* stream = nullptr) {
+  detail::matmul_(a, b, bias, out, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_matmul. */
+inline void matmul(const TensorView& a, const TensorView& b, const TensorView* bias,
+                   const TensorView& out, const MatmulOptions& opts, void* workspace,
+                   size_t workspace_bytes, void* stream = nullptr) {
+  detail::matmul_(a, b, bias, out, opts, detail::WsArg(workspace, workspace_bytes), stream);
+}
+/** act(a @ b + bias) into a new tensor of matmul_output_shape, a's dtype and device. */
+inline Tensor matmul(const TensorView& a, const TensorView& b, const TensorView* bias,
+                     const MatmulOptions& opts = MatmulOptions(), void* stream = nullptr) {
+  return detail::matmul_value_(a, b, bias, opts, detail::WsArg(), stream);
+}
+/** The same, with the caller's Workspace. */
+inline Tensor matmul(const TensorView& a, const TensorView& b, const TensorView* bias,
+                     const MatmulOptions& opts, Workspace& ws, void* stream = nullptr) {
+  return detail::matmul_value_(a, b, bias, opts, detail::WsArg(ws), stream);
+}
+/** act(a @ b + bias), bias by reference (the options are required). */
+inline Tensor matmul(const TensorView& a, const TensorView& b, const TensorView& bias,
+                     const MatmulOptions& opts, void* stream = nullptr) {
+  return detail::matmul_value_(a, b, &bias, opts, detail::WsArg(), stream);
+}
+/** act(a @ b): ct::matmul(a, b). */
+inline Tensor matmul(const TensorView& a, const TensorView& b,
+                     const MatmulOptions& opts = MatmulOptions(), void* stream = nullptr) {
+  return detail::matmul_value_(a, b, nullptr, opts, detail::WsArg(), stream);
+}
+
+/* ---- conv2d ------------------------------------------------------------- */
+
+namespace detail {
+inline void conv2d_(const TensorView& x, const TensorView& w, const TensorView* bias,
+                    const TensorView& y, const Conv2dOptions& opts, const WsArg& ws,
+                    void* stream, const std::string& unsized = std::string()) {
+  const CTConv2dDesc* d = &opts.c();
+  const CTensor* bc = opt_c(bias);
+  CTensor yc = y.c();
+  nn_call("ct::conv2d", unsized, ws, x.device(),
+          [&](size_t* n) { return ct_conv2d_workspace_size(d, &x.c(), &w.c(), bc, &yc, n); },
+          [&](void* p, size_t n, void* s) { return ct_conv2d(d, &x.c(), &w.c(), bc, &yc, p, n, s); },
+          stream);
+}
+inline Tensor conv2d_value_(const TensorView& x, const TensorView& w, const TensorView* bias,
+                            const Conv2dOptions& opts, const WsArg& ws, void* stream) {
+  std::vector<int64_t> shape;
+  std::string why;
+  conv2d_shape(x.shape(), w.shape(), opts.c(), shape, &why);
+  Tensor y = alloc_out(shape, x.dtype(), x.device());
+  conv2d_(x, w, bias, y, opts, ws, stream, why);
+  return y;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_conv2d needs for these tensors. */
+inline size_t conv2d_workspace_size(const TensorView& x, const TensorView& w, const TensorView* bias,
+                                    const TensorView& y, const Conv2dOptions& opts = Conv2dOptions()) {
+  CTensor yc = y.c();
+  size_t n = 0;
+  check(ct_conv2d_workspace_size(&opts.c(), &x.c(), &w.c(), detail::opt_c(bias), &yc, &n));
+  return n;
+}
+/** y = act(conv2d(x, w) + bias) into @p y (bias nullptr: none). */
+inline void conv2d(const TensorView& x, const TensorView& w, const TensorView* bias,
+                   const TensorView& y, const Conv2dOptions& opts = Conv2dOptions(),
+                   void* stream = nullptr) {
+  detail::conv2d_(x, w, bias, y, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace, grown as needed. */
+inline void conv2d(const TensorView& x, const TensorView& w, const TensorView* bias,
+                   const TensorView& y, const Conv2dOptions& opts, Workspace& ws,
+                   void* stream = nullptr) {
+  detail::conv2d_(x, w, bias, y, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_conv2d. */
+inline void conv2d(const TensorView& x, const TensorView& w, const TensorView* bias,
+                   const TensorView& y, const Conv2dOptions& opts, void* workspace,
+                   size_t workspace_bytes, void* stream = nullptr) {
+  detail::conv2d_(x, w, bias, y, opts, detail::WsArg(workspace, workspace_bytes), stream);
+}
+/** act(conv2d(x, w) + bias) into a new (N, K, P, Q) tensor of x's dtype and device. */
+inline Tensor conv2d(const TensorView& x, const TensorView& w, const TensorView* bias,
+                     const Conv2dOptions& opts = Conv2dOptions(), void* stream = nullptr) {
+  return detail::conv2d_value_(x, w, bias, opts, detail::WsArg(), stream);
+}
+/** The same, with the caller's Workspace. */
+inline Tensor conv2d(const TensorView& x, const TensorView& w, const TensorView* bias,
+                     const Conv2dOptions& opts, Workspace& ws, void* stream = nullptr) {
+  return detail::conv2d_value_(x, w, bias, opts, detail::WsArg(ws), stream);
+}
+/** With bias by reference (the options are required). */
+inline Tensor conv2d(const TensorView& x, const TensorView& w, const TensorView& bias,
+                     const Conv2dOptions& opts, void* stream = nullptr) {
+  return detail::conv2d_value_(x, w, &bias, opts, detail::WsArg(), stream);
+}
+/** Without bias. */
+inline Tensor conv2d(const TensorView& x, const TensorView& w,
+                     const Conv2dOptions& opts = Conv2dOptions(), void* stream = nullptr) {
+  return detail::conv2d_value_(x, w, nullptr, opts, detail::WsArg(), stream);
+}
+
+/* ---- conv2d_backward_data ----------------------------------------------- */
+
+namespace detail {
+inline void conv2d_backward_data_(const TensorView& dy, const TensorView& w, const TensorView& dx,
+                                  const Conv2dOptions& opts, const WsArg& ws, void* stream) {
+  const CTConv2dDesc* d = &opts.c();
+  CTensor dxc = dx.c();
+  nn_call("ct::conv2d_backward_data", std::string(), ws, dy.device(),
+          [&](size_t* n) { return ct_conv2d_backward_data_workspace_size(d, &dy.c(), &w.c(), &dxc, n); },
+          [&](void* p, size_t n, void* s) {
+            return ct_conv2d_backward_data(d, &dy.c(), &w.c(), &dxc, p, n, s);
+          },
+          stream);
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_conv2d_backward_data needs. */
+inline size_t conv2d_backward_data_workspace_size(const TensorView& dy, const TensorView& w,
+                                                  const TensorView& dx,
+                                                  const Conv2dOptions& opts = Conv2dOptions()) {
+  CTensor dxc = dx.c();
+  size_t n = 0;
+  check(ct_conv2d_backward_data_workspace_size(&opts.c(), &dy.c(), &w.c(), &dxc, &n));
+  return n;
+}
+/** dx (whose shape fixes H, W) from dy and w. */
+inline void conv2d_backward_data(const TensorView& dy, const TensorView& w, const TensorView& dx,
+                                 const Conv2dOptions& opts = Conv2dOptions(), void* stream = nullptr) {
+  detail::conv2d_backward_data_(dy, w, dx, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace. */
+inline void conv2d_backward_data(const TensorView& dy, const TensorView& w, const TensorView& dx,
+                                 const Conv2dOptions& opts, Workspace& ws, void* stream = nullptr) {
+  detail::conv2d_backward_data_(dy, w, dx, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_conv2d_backward_data. */
+inline void conv2d_backward_data(const TensorView& dy, const TensorView& w, const TensorView& dx,
+                                 const Conv2dOptions& opts, void* workspace, size_t workspace_bytes,
+                                 void* stream = nullptr) {
+  detail::conv2d_backward_data_(dy, w, dx, opts, detail::WsArg(workspace, workspace_bytes), stream);
+}
+/** A new dx of shape @p x_shape (the forward's x), dy's dtype and device. */
+inline Tensor conv2d_backward_data(const TensorView& dy, const TensorView& w,
+                                   const std::vector<int64_t>& x_shape,
+                                   const Conv2dOptions& opts = Conv2dOptions(), void* stream = nullptr) {
+  Tensor dx = detail::alloc_out(x_shape, dy.dtype(), dy.device());
+  detail::conv2d_backward_data_(dy, w, dx, opts, detail::WsArg(), stream);
+  return dx;
+}
+/** The same, with the caller's Workspace. */
+inline Tensor conv2d_backward_data(const TensorView& dy, const TensorView& w,
+                                   const std::vector<int64_t>& x_shape, const Conv2dOptions& opts,
+                                   Workspace& ws, void* stream = nullptr) {
+  Tensor dx = detail::alloc_out(x_shape, dy.dtype(), dy.device());
+  detail::conv2d_backward_data_(dy, w, dx, opts, detail::WsArg(ws), stream);
+  return dx;
+}
+
+/* ---- conv2d_backward_weight --------------------------------------------- */
+
+namespace detail {
+inline void conv2d_backward_weight_(const TensorView& x, const TensorView& dy, const TensorView& dw,
+                                    const TensorView* dbias, const Conv2dOptions& opts,
+                                    const WsArg& ws, void* stream,
+                                    const std::string& unsized = std::string()) {
+  const CTConv2dDesc* d = &opts.c();
+  CTensor dwc = dw.c();
+  OptOut db(dbias);
+  nn_call("ct::conv2d_backward_weight", unsized, ws, x.device(),
+          [&](size_t* n) {
+            return ct_conv2d_backward_weight_workspace_size(d, &x.c(), &dy.c(), &dwc, db.get(), n);
+          },
+          [&](void* p, size_t n, void* s) {
+            return ct_conv2d_backward_weight(d, &x.c(), &dy.c(), &dwc, db.get(), p, n, s);
+          },
+          stream);
+}
+inline Conv2dWeightGrads conv2d_backward_weight_value_(const TensorView& x, const TensorView& dy,
+                                                       const std::vector<int64_t>& w_shape,
+                                                       bool with_bias, const Conv2dOptions& opts,
+                                                       const WsArg& ws, void* stream) {
+  Conv2dWeightGrads r;
+  r.dw = alloc_out(w_shape, x.dtype(), x.device());
+  std::string why;
+  if (with_bias) {
+    if (w_shape.empty()) why = "w_shape=[] has no K for dbias";
+    r.dbias = alloc_out(std::vector<int64_t>(1, w_shape.empty() ? 0 : w_shape[0]), x.dtype(),
+                        x.device());
+  }
+  conv2d_backward_weight_(x, dy, r.dw, with_bias ? &r.dbias : nullptr, opts, ws, stream, why);
+  return r;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_conv2d_backward_weight needs. */
+inline size_t conv2d_backward_weight_workspace_size(const TensorView& x, const TensorView& dy,
+                                                    const TensorView& dw, const TensorView* dbias,
+                                                    const Conv2dOptions& opts = Conv2dOptions()) {
+  CTensor dwc = dw.c();
+  detail::OptOut db(dbias);
+  size_t n = 0;
+  check(ct_conv2d_backward_weight_workspace_size(&opts.c(), &x.c(), &dy.c(), &dwc, db.get(), &n));
+  return n;
+}
+/** dw, and dbias (dy summed over N, P, Q) unless nullptr. */
+inline void conv2d_backward_weight(const TensorView& x, const TensorView& dy, const TensorView& dw,
+                                   const TensorView* dbias, const Conv2dOptions& opts = Conv2dOptions(),
+                                   void* stream = nullptr) {
+  detail::conv2d_backward_weight_(x, dy, dw, dbias, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace. */
+inline void conv2d_backward_weight(const TensorView& x, const TensorView& dy, const TensorView& dw,
+                                   const TensorView* dbias, const Conv2dOptions& opts, Workspace& ws,
+                                   void* stream = nullptr) {
+  detail::conv2d_backward_weight_(x, dy, dw, dbias, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_conv2d_backward_weight. */
+inline void conv2d_backward_weight(const TensorView& x, const TensorView& dy, const TensorView& dw,
+                                   const TensorView* dbias, const Conv2dOptions& opts,
+                                   void* workspace, size_t workspace_bytes, void* stream = nullptr) {
+  detail::conv2d_backward_weight_(x, dy, dw, dbias, opts, detail::WsArg(workspace, workspace_bytes),
+                                  stream);
+}
+/** New dw of shape @p w_shape (x's dtype and device), and dbias (K,) when @p with_bias. */
+inline Conv2dWeightGrads conv2d_backward_weight(const TensorView& x, const TensorView& dy,
+                                                const std::vector<int64_t>& w_shape,
+                                                bool with_bias = false,
+                                                const Conv2dOptions& opts = Conv2dOptions(),
+                                                void* stream = nullptr) {
+  return detail::conv2d_backward_weight_value_(x, dy, w_shape, with_bias, opts, detail::WsArg(),
+                                               stream);
+}
+/** The same, with the caller's Workspace. */
+inline Conv2dWeightGrads conv2d_backward_weight(const TensorView& x, const TensorView& dy,
+                                                const std::vector<int64_t>& w_shape, bool with_bias,
+                                                const Conv2dOptions& opts, Workspace& ws,
+                                                void* stream = nullptr) {
+  return detail::conv2d_backward_weight_value_(x, dy, w_shape, with_bias, opts, detail::WsArg(ws),
+                                               stream);
+}
+
+/* ---- max_pool2d --------------------------------------------------------- */
+
+namespace detail {
+inline void max_pool2d_(const TensorView& x, const TensorView& y, const TensorView* indices,
+                        const Pool2dOptions& opts, const WsArg& ws, void* stream,
+                        const std::string& unsized = std::string()) {
+  const CTPool2dDesc* d = &opts.c();
+  CTensor yc = y.c();
+  OptOut ic(indices);
+  nn_call("ct::max_pool2d", unsized, ws, x.device(),
+          [&](size_t* n) { return ct_max_pool2d_workspace_size(d, &x.c(), &yc, ic.get(), n); },
+          [&](void* p, size_t n, void* s) { return ct_max_pool2d(d, &x.c(), &yc, ic.get(), p, n, s); },
+          stream);
+}
+inline MaxPool2dResult max_pool2d_value_(const TensorView& x, bool with_indices,
+                                         const Pool2dOptions& opts, const WsArg& ws, void* stream) {
+  std::vector<int64_t> shape;
+  std::string why;
+  pool2d_shape(x.shape(), opts.c(), shape, &why);
+  MaxPool2dResult r;
+  r.y = alloc_out(shape, x.dtype(), x.device());
+  if (with_indices) r.indices = alloc_out(shape, dtype::int64, x.device());
+  max_pool2d_(x, r.y, with_indices ? &r.indices : nullptr, opts, ws, stream, why);
+  return r;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_max_pool2d needs. */
+inline size_t max_pool2d_workspace_size(const TensorView& x, const TensorView& y,
+                                        const TensorView* indices, const Pool2dOptions& opts) {
+  CTensor yc = y.c();
+  detail::OptOut ic(indices);
+  size_t n = 0;
+  check(ct_max_pool2d_workspace_size(&opts.c(), &x.c(), &yc, ic.get(), &n));
+  return n;
+}
+/** y = window max, and the int64 argmax positions into @p indices unless nullptr. */
+inline void max_pool2d(const TensorView& x, const TensorView& y, const TensorView* indices,
+                       const Pool2dOptions& opts, void* stream = nullptr) {
+  detail::max_pool2d_(x, y, indices, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace. */
+inline void max_pool2d(const TensorView& x, const TensorView& y, const TensorView* indices,
+                       const Pool2dOptions& opts, Workspace& ws, void* stream = nullptr) {
+  detail::max_pool2d_(x, y, indices, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_max_pool2d. */
+inline void max_pool2d(const TensorView& x, const TensorView& y, const TensorView* indices,
+                       const Pool2dOptions& opts, void* workspace, size_t workspace_bytes,
+                       void* stream = nullptr) {
+  detail::max_pool2d_(x, y, indices, opts, detail::WsArg(workspace, workspace_bytes), stream);
+}
+/** Window max into a new (N, C, P, Q) tensor (no indices: inference). */
+inline Tensor max_pool2d(const TensorView& x, const Pool2dOptions& opts, void* stream = nullptr) {
+  return detail::max_pool2d_value_(x, false, opts, detail::WsArg(), stream).y;
+}
+/** The same, with the caller's Workspace. */
+inline Tensor max_pool2d(const TensorView& x, const Pool2dOptions& opts, Workspace& ws,
+                         void* stream = nullptr) {
+  return detail::max_pool2d_value_(x, false, opts, detail::WsArg(ws), stream).y;
+}
+/** Window max and its int64 indices (for max_pool2d_backward), both new. */
+inline MaxPool2dResult max_pool2d_with_indices(const TensorView& x, const Pool2dOptions& opts,
+                                               void* stream = nullptr) {
+  return detail::max_pool2d_value_(x, true, opts, detail::WsArg(), stream);
+}
+/** The same, with the caller's Workspace. */
+inline MaxPool2dResult max_pool2d_with_indices(const TensorView& x, const Pool2dOptions& opts,
+                                               Workspace& ws, void* stream = nullptr) {
+  return detail::max_pool2d_value_(x, true, opts, detail::WsArg(ws), stream);
+}
+
+/* ---- max_pool2d_backward ------------------------------------------------ */
+
+namespace detail {
+inline void max_pool2d_backward_(const TensorView& dy, const TensorView& indices, const TensorView& dx,
+                                 const Pool2dOptions& opts, const WsArg& ws, void* stream) {
+  const CTPool2dDesc* d = &opts.c();
+  CTensor dxc = dx.c();
+  nn_call("ct::max_pool2d_backward", std::string(), ws, dy.device(),
+          [&](size_t* n) {
+            return ct_max_pool2d_backward_workspace_size(d, &dy.c(), &indices.c(), &dxc, n);
+          },
+          [&](void* p, size_t n, void* s) {
+            return ct_max_pool2d_backward(d, &dy.c(), &indices.c(), &dxc, p, n, s);
+          },
+          stream);
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_max_pool2d_backward needs. */
+inline size_t max_pool2d_backward_workspace_size(const TensorView& dy, const TensorView& indices,
+                                                 const TensorView& dx, const Pool2dOptions& opts) {
+  CTensor dxc = dx.c();
+  size_t n = 0;
+  check(ct_max_pool2d_backward_workspace_size(&opts.c(), &dy.c(), &indices.c(), &dxc, &n));
+  return n;
+}
+/** dx (overwritten) = dy routed to @p indices. */
+inline void max_pool2d_backward(const TensorView& dy, const TensorView& indices, const TensorView& dx,
+                                const Pool2dOptions& opts, void* stream = nullptr) {
+  detail::max_pool2d_backward_(dy, indices, dx, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace. */
+inline void max_pool2d_backward(const TensorView& dy, const TensorView& indices, const TensorView& dx,
+                                const Pool2dOptions& opts, Workspace& ws, void* stream = nullptr) {
+  detail::max_pool2d_backward_(dy, indices, dx, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_max_pool2d_backward. */
+inline void max_pool2d_backward(const TensorView& dy, const TensorView& indices, const TensorView& dx,
+                                const Pool2dOptions& opts, void* workspace, size_t workspace_bytes,
+                                void* stream = nullptr) {
+  detail::max_pool2d_backward_(dy, indices, dx, opts, detail::WsArg(workspace, workspace_bytes),
+                               stream);
+}
+/** A new dx of shape @p x_shape, dy's dtype and device. */
+inline Tensor max_pool2d_backward(const TensorView& dy, const TensorView& indices,
+                                  const std::vector<int64_t>& x_shape, const Pool2dOptions& opts,
+                                  void* stream = nullptr) {
+  Tensor dx = detail::alloc_out(x_shape, dy.dtype(), dy.device());
+  detail::max_pool2d_backward_(dy, indices, dx, opts, detail::WsArg(), stream);
+  return dx;
+}
+/** The same, with the caller's Workspace. */
+inline Tensor max_pool2d_backward(const TensorView& dy, const TensorView& indices,
+                                  const std::vector<int64_t>& x_shape, const Pool2dOptions& opts,
+                                  Workspace& ws, void* stream = nullptr) {
+  Tensor dx = detail::alloc_out(x_shape, dy.dtype(), dy.device());
+  detail::max_pool2d_backward_(dy, indices, dx, opts, detail::WsArg(ws), stream);
+  return dx;
+}
+
+/* ---- avg_pool2d --------------------------------------------------------- */
+
+namespace detail {
+inline void avg_pool2d_(const TensorView& x, const TensorView& y, const Pool2dOptions& opts,
+                        const WsArg& ws, void* stream, const std::string& unsized = std::string()) {
+  const CTPool2dDesc* d = &opts.c();
+  CTensor yc = y.c();
+  nn_call("ct::avg_pool2d", unsized, ws, x.device(),
+          [&](size_t* n) { return ct_avg_pool2d_workspace_size(d, &x.c(), &yc, n); },
+          [&](void* p, size_t n, void* s) { return ct_avg_pool2d(d, &x.c(), &yc, p, n, s); }, stream);
+}
+inline Tensor avg_pool2d_value_(const TensorView& x, const Pool2dOptions& opts, const WsArg& ws,
+                                void* stream) {
+  std::vector<int64_t> shape;
+  std::string why;
+  pool2d_shape(x.shape(), opts.c(), shape, &why);
+  Tensor y = alloc_out(shape, x.dtype(), x.device());
+  avg_pool2d_(x, y, opts, ws, stream, why);
+  return y;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_avg_pool2d needs. */
+inline size_t avg_pool2d_workspace_size(const TensorView& x, const TensorView& y,
+                                        const Pool2dOptions& opts) {
+  CTensor yc = y.c();
+  size_t n = 0;
+  check(ct_avg_pool2d_workspace_size(&opts.c(), &x.c(), &yc, &n));
+  return n;
+}
+/** y = window mean (count_include_pad either way). */
+inline void avg_pool2d(const TensorView& x, const TensorView& y, const Pool2dOptions& opts,
+                       void* stream = nullptr) {
+  detail::avg_pool2d_(x, y, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace. */
+inline void avg_pool2d(const TensorView& x, const TensorView& y, const Pool2dOptions& opts,
+                       Workspace& ws, void* stream = nullptr) {
+  detail::avg_pool2d_(x, y, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_avg_pool2d. */
+inline void avg_pool2d(const TensorView& x, const TensorView& y, const Pool2dOptions& opts,
+                       void* workspace, size_t workspace_bytes, void* stream = nullptr) {
+  detail::avg_pool2d_(x, y, opts, detail::WsArg(workspace, workspace_bytes), stream);
+}
+/** Window mean into a new (N, C, P, Q) tensor. */
+inline Tensor avg_pool2d(const TensorView& x, const Pool2dOptions& opts, void* stream = nullptr) {
+  return detail::avg_pool2d_value_(x, opts, detail::WsArg(), stream);
+}
+/** The same, with the caller's Workspace. */
+inline Tensor avg_pool2d(const TensorView& x, const Pool2dOptions& opts, Workspace& ws,
+                         void* stream = nullptr) {
+  return detail::avg_pool2d_value_(x, opts, detail::WsArg(ws), stream);
+}
+
+/* ---- avg_pool2d_backward ------------------------------------------------ */
+
+namespace detail {
+inline void avg_pool2d_backward_(const TensorView& dy, const TensorView& dx, const Pool2dOptions& opts,
+                                 const WsArg& ws, void* stream) {
+  const CTPool2dDesc* d = &opts.c();
+  CTensor dxc = dx.c();
+  nn_call("ct::avg_pool2d_backward", std::string(), ws, dy.device(),
+          [&](size_t* n) { return ct_avg_pool2d_backward_workspace_size(d, &dy.c(), &dxc, n); },
+          [&](void* p, size_t n, void* s) { return ct_avg_pool2d_backward(d, &dy.c(), &dxc, p, n, s); },
+          stream);
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_avg_pool2d_backward needs. */
+inline size_t avg_pool2d_backward_workspace_size(const TensorView& dy, const TensorView& dx,
+                                                 const Pool2dOptions& opts) {
+  CTensor dxc = dx.c();
+  size_t n = 0;
+  check(ct_avg_pool2d_backward_workspace_size(&opts.c(), &dy.c(), &dxc, &n));
+  return n;
+}
+/** dx (overwritten; its shape fixes H, W) from dy. */
+inline void avg_pool2d_backward(const TensorView& dy, const TensorView& dx, const Pool2dOptions& opts,
+                                void* stream = nullptr) {
+  detail::avg_pool2d_backward_(dy, dx, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace. */
+inline void avg_pool2d_backward(const TensorView& dy, const TensorView& dx, const Pool2dOptions& opts,
+                                Workspace& ws, void* stream = nullptr) {
+  detail::avg_pool2d_backward_(dy, dx, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_avg_pool2d_backward. */
+inline void avg_pool2d_backward(const TensorView& dy, const TensorView& dx, const Pool2dOptions& opts,
+                                void* workspace, size_t workspace_bytes, void* stream = nullptr) {
+  detail::avg_pool2d_backward_(dy, dx, opts, detail::WsArg(workspace, workspace_bytes), stream);
+}
+/** A new dx of shape @p x_shape, dy's dtype and device. */
+inline Tensor avg_pool2d_backward(const TensorView& dy, const std::vector<int64_t>& x_shape,
+                                  const Pool2dOptions& opts, void* stream = nullptr) {
+  Tensor dx = detail::alloc_out(x_shape, dy.dtype(), dy.device());
+  detail::avg_pool2d_backward_(dy, dx, opts, detail::WsArg(), stream);
+  return dx;
+}
+/** The same, with the caller's Workspace. */
+inline Tensor avg_pool2d_backward(const TensorView& dy, const std::vector<int64_t>& x_shape,
+                                  const Pool2dOptions& opts, Workspace& ws, void* stream = nullptr) {
+  Tensor dx = detail::alloc_out(x_shape, dy.dtype(), dy.device());
+  detail::avg_pool2d_backward_(dy, dx, opts, detail::WsArg(ws), stream);
+  return dx;
+}
+
+/* ---- batch_norm (inference) --------------------------------------------- */
+
+namespace detail {
+inline void batch_norm_(const TensorView& x, const TensorView& mean, const TensorView& var,
+                        const TensorView* scale, const TensorView* shift, const TensorView& y,
+                        const BatchNormOptions& opts, const WsArg& ws, void* stream) {
+  const CTBatchNormDesc* d = &opts.c();
+  const CTensor* sc = opt_c(scale);
+  const CTensor* sh = opt_c(shift);
+  CTensor yc = y.c();
+  nn_call("ct::batch_norm", std::string(), ws, x.device(),
+          [&](size_t* n) {
+            return ct_batch_norm_workspace_size(d, &x.c(), &mean.c(), &var.c(), sc, sh, &yc, n);
+          },
+          [&](void* p, size_t n, void* s) {
+            return ct_batch_norm(d, &x.c(), &mean.c(), &var.c(), sc, sh, &yc, p, n, s);
+          },
+          stream);
+}
+inline Tensor batch_norm_value_(const TensorView& x, const TensorView& mean, const TensorView& var,
+                                const TensorView* scale, const TensorView* shift,
+                                const BatchNormOptions& opts, const WsArg& ws, void* stream) {
+  Tensor y = alloc_out(x.shape(), x.dtype(), x.device());
+  batch_norm_(x, mean, var, scale, shift, y, opts, ws, stream);
+  return y;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_batch_norm needs. */
+inline size_t batch_norm_workspace_size(const TensorView& x, const TensorView& mean,
+                                        const TensorView& var, const TensorView* scale,
+                                        const TensorView* shift, const TensorView& y,
+                                        const BatchNormOptions& opts = BatchNormOptions()) {
+  CTensor yc = y.c();
+  size_t n = 0;
+  check(ct_batch_norm_workspace_size(&opts.c(), &x.c(), &mean.c(), &var.c(), detail::opt_c(scale),
+                                     detail::opt_c(shift), &yc, &n));
+  return n;
+}
+/** y = (x - mean) / sqrt(var + eps) * scale + shift with running statistics
+ *  (scale, shift nullptr: 1 and 0). */
+inline void batch_norm(const TensorView& x, const TensorView& mean, const TensorView& var,
+                       const TensorView* scale, const TensorView* shift, const TensorView& y,
+                       const BatchNormOptions& opts = BatchNormOptions(), void* stream = nullptr) {
+  detail::batch_norm_(x, mean, var, scale, shift, y, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace. */
+inline void batch_norm(const TensorView& x, const TensorView& mean, const TensorView& var,
+                       const TensorView* scale, const TensorView* shift, const TensorView& y,
+                       const BatchNormOptions& opts, Workspace& ws, void* stream = nullptr) {
+  detail::batch_norm_(x, mean, var, scale, shift, y, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_batch_norm. */
+inline void batch_norm(const TensorView& x, const TensorView& mean, const TensorView& var,
+                       const TensorView* scale, const TensorView* shift, const TensorView& y,
+                       const BatchNormOptions& opts, void* workspace, size_t workspace_bytes,
+                       void* stream = nullptr) {
+  detail::batch_norm_(x, mean, var, scale, shift, y, opts, detail::WsArg(workspace, workspace_bytes),
+                      stream);
+}
+/** Inference batch norm into a new tensor of x's shape, dtype and device. */
+inline Tensor batch_norm(const TensorView& x, const TensorView& mean, const TensorView& var,
+                         const TensorView* scale, const TensorView* shift,
+                         const BatchNormOptions& opts = BatchNormOptions(), void* stream = nullptr) {
+  return detail::batch_norm_value_(x, mean, var, scale, shift, opts, detail::WsArg(), stream);
+}
+/** The same, with the caller's Workspace. */
+inline Tensor batch_norm(const TensorView& x, const TensorView& mean, const TensorView& var,
+                         const TensorView* scale, const TensorView* shift,
+                         const BatchNormOptions& opts, Workspace& ws, void* stream = nullptr) {
+  return detail::batch_norm_value_(x, mean, var, scale, shift, opts, detail::WsArg(ws), stream);
+}
+/** With scale and shift by reference (the options are required). */
+inline Tensor batch_norm(const TensorView& x, const TensorView& mean, const TensorView& var,
+                         const TensorView& scale, const TensorView& shift,
+                         const BatchNormOptions& opts, void* stream = nullptr) {
+  return detail::batch_norm_value_(x, mean, var, &scale, &shift, opts, detail::WsArg(), stream);
+}
+/** Without scale and shift. */
+inline Tensor batch_norm(const TensorView& x, const TensorView& mean, const TensorView& var,
+                         const BatchNormOptions& opts = BatchNormOptions(), void* stream = nullptr) {
+  return detail::batch_norm_value_(x, mean, var, nullptr, nullptr, opts, detail::WsArg(), stream);
+}
+
+/* ---- batch_norm_training ------------------------------------------------ */
+
+namespace detail {
+inline void batch_norm_training_(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                                 const TensorView& y, const TensorView& mean, const TensorView& invstd,
+                                 const BatchNormOptions& opts, const WsArg& ws, void* stream,
+                                 const std::string& unsized = std::string()) {
+  const CTBatchNormDesc* d = &opts.c();
+  const CTensor* sc = opt_c(scale);
+  const CTensor* sh = opt_c(shift);
+  CTensor yc = y.c(), mc = mean.c(), ic = invstd.c();
+  nn_call("ct::batch_norm_training", unsized, ws, x.device(),
+          [&](size_t* n) {
+            return ct_batch_norm_training_workspace_size(d, &x.c(), sc, sh, &yc, &mc, &ic, n);
+          },
+          [&](void* p, size_t n, void* s) {
+            return ct_batch_norm_training(d, &x.c(), sc, sh, &yc, &mc, &ic, p, n, s);
+          },
+          stream);
+}
+inline BatchNormResult batch_norm_training_value_(const TensorView& x, const TensorView* scale,
+                                                  const TensorView* shift, const BatchNormOptions& opts,
+                                                  const WsArg& ws, void* stream) {
+  std::vector<int64_t> c;
+  std::string why;
+  channel_shape(x.shape(), c, &why);
+  BatchNormResult r;
+  r.y = alloc_out(x.shape(), x.dtype(), x.device());
+  r.mean = alloc_out(c, dtype::float32, x.device());
+  r.invstd = alloc_out(c, dtype::float32, x.device());
+  batch_norm_training_(x, scale, shift, r.y, r.mean, r.invstd, opts, ws, stream, why);
+  return r;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_batch_norm_training needs. */
+inline size_t batch_norm_training_workspace_size(const TensorView& x, const TensorView* scale,
+                                                 const TensorView* shift, const TensorView& y,
+                                                 const TensorView& mean, const TensorView& invstd,
+                                                 const BatchNormOptions& opts = BatchNormOptions()) {
+  CTensor yc = y.c(), mc = mean.c(), ic = invstd.c();
+  size_t n = 0;
+  check(ct_batch_norm_training_workspace_size(&opts.c(), &x.c(), detail::opt_c(scale),
+                                              detail::opt_c(shift), &yc, &mc, &ic, &n));
+  return n;
+}
+/** Batch statistics: y, the per-channel mean and invstd = 1 / sqrt(v + eps). */
+inline void batch_norm_training(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                                const TensorView& y, const TensorView& mean, const TensorView& invstd,
+                                const BatchNormOptions& opts = BatchNormOptions(),
+                                void* stream = nullptr) {
+  detail::batch_norm_training_(x, scale, shift, y, mean, invstd, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace. */
+inline void batch_norm_training(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                                const TensorView& y, const TensorView& mean, const TensorView& invstd,
+                                const BatchNormOptions& opts, Workspace& ws, void* stream = nullptr) {
+  detail::batch_norm_training_(x, scale, shift, y, mean, invstd, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_batch_norm_training. */
+inline void batch_norm_training(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                                const TensorView& y, const TensorView& mean, const TensorView& invstd,
+                                const BatchNormOptions& opts, void* workspace,
+                                size_t workspace_bytes, void* stream = nullptr) {
+  detail::batch_norm_training_(x, scale, shift, y, mean, invstd, opts,
+                               detail::WsArg(workspace, workspace_bytes), stream);
+}
+/** New y, mean (C,) and invstd (C,). */
+inline BatchNormResult batch_norm_training(const TensorView& x, const TensorView* scale,
+                                           const TensorView* shift,
+                                           const BatchNormOptions& opts = BatchNormOptions(),
+                                           void* stream = nullptr) {
+  return detail::batch_norm_training_value_(x, scale, shift, opts, detail::WsArg(), stream);
+}
+/** The same, with the caller's Workspace. */
+inline BatchNormResult batch_norm_training(const TensorView& x, const TensorView* scale,
+                                           const TensorView* shift, const BatchNormOptions& opts,
+                                           Workspace& ws, void* stream = nullptr) {
+  return detail::batch_norm_training_value_(x, scale, shift, opts, detail::WsArg(ws), stream);
+}
+/** With scale and shift by reference (the options are required). */
+inline BatchNormResult batch_norm_training(const TensorView& x, const TensorView& scale,
+                                           const TensorView& shift, const BatchNormOptions& opts,
+                                           void* stream = nullptr) {
+  return detail::batch_norm_training_value_(x, &scale, &shift, opts, detail::WsArg(), stream);
+}
+/** Without scale and shift. */
+inline BatchNormResult batch_norm_training(const TensorView& x,
+                                           const BatchNormOptions& opts = BatchNormOptions(),
+                                           void* stream = nullptr) {
+  return detail::batch_norm_training_value_(x, nullptr, nullptr, opts, detail::WsArg(), stream);
+}
+
+/* ---- batch_norm_backward ------------------------------------------------ */
+
+namespace detail {
+inline void batch_norm_backward_(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                 const TensorView& invstd, const TensorView* scale,
+                                 const TensorView& dx, const TensorView* dscale,
+                                 const TensorView* dshift, const BatchNormOptions& opts,
+                                 const WsArg& ws, void* stream,
+                                 const std::string& unsized = std::string()) {
+  const CTBatchNormDesc* d = &opts.c();
+  const CTensor* sc = opt_c(scale);
+  CTensor dxc = dx.c();
+  OptOut ds(dscale), db(dshift);
+  nn_call("ct::batch_norm_backward", unsized, ws, x.device(),
+          [&](size_t* n) {
+            return ct_batch_norm_backward_workspace_size(d, &x.c(), &dy.c(), &mean.c(), &invstd.c(),
+                                                         sc, &dxc, ds.get(), db.get(), n);
+          },
+          [&](void* p, size_t n, void* s) {
+            return ct_batch_norm_backward(d, &x.c(), &dy.c(), &mean.c(), &invstd.c(), sc, &dxc,
+                                          ds.get(), db.get(), p, n, s);
+          },
+          stream);
+}
+inline NormGrads batch_norm_backward_value_(const TensorView& x, const TensorView& dy,
+                                            const TensorView& mean, const TensorView& invstd,
+                                            const TensorView* scale, const BatchNormOptions& opts,
+                                            const WsArg& ws, void* stream) {
+  std::vector<int64_t> c;
+  std::string why;
+  channel_shape(x.shape(), c, &why);
+  NormGrads r;
+  r.dx = alloc_out(x.shape(), x.dtype(), x.device());
+  r.dscale = alloc_out(c, dtype::float32, x.device());
+  r.dshift = alloc_out(c, dtype::float32, x.device());
+  batch_norm_backward_(x, dy, mean, invstd, scale, r.dx, &r.dscale, &r.dshift, opts, ws, stream, why);
+  return r;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_batch_norm_backward needs. */
+inline size_t batch_norm_backward_workspace_size(const TensorView& x, const TensorView& dy,
+                                                 const TensorView& mean, const TensorView& invstd,
+                                                 const TensorView* scale, const TensorView& dx,
+                                                 const TensorView* dscale, const TensorView* dshift,
+                                                 const BatchNormOptions& opts = BatchNormOptions()) {
+  CTensor dxc = dx.c();
+  detail::OptOut ds(dscale), db(dshift);
+  size_t n = 0;
+  check(ct_batch_norm_backward_workspace_size(&opts.c(), &x.c(), &dy.c(), &mean.c(), &invstd.c(),
+                                              detail::opt_c(scale), &dxc, ds.get(), db.get(), &n));
+  return n;
+}
+/** dx, and dscale, dshift unless nullptr (scale nullptr means 1). */
+inline void batch_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                const TensorView& invstd, const TensorView* scale, const TensorView& dx,
+                                const TensorView* dscale, const TensorView* dshift,
+                                const BatchNormOptions& opts = BatchNormOptions(),
+                                void* stream = nullptr) {
+  detail::batch_norm_backward_(x, dy, mean, invstd, scale, dx, dscale, dshift, opts, detail::WsArg(),
+                               stream);
+}
+/** out= form with the caller's Workspace. */
+inline void batch_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                const TensorView& invstd, const TensorView* scale, const TensorView& dx,
+                                const TensorView* dscale, const TensorView* dshift,
+                                const BatchNormOptions& opts, Workspace& ws, void* stream = nullptr) {
+  detail::batch_norm_backward_(x, dy, mean, invstd, scale, dx, dscale, dshift, opts,
+                               detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_batch_norm_backward. */
+inline void batch_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                const TensorView& invstd, const TensorView* scale, const TensorView& dx,
+                                const TensorView* dscale, const TensorView* dshift,
+                                const BatchNormOptions& opts, void* workspace,
+                                size_t workspace_bytes, void* stream = nullptr) {
+  detail::batch_norm_backward_(x, dy, mean, invstd, scale, dx, dscale, dshift, opts,
+                               detail::WsArg(workspace, workspace_bytes), stream);
+}
+/** New dx, dscale (C,) and dshift (C,) (scale nullptr means 1). */
+inline NormGrads batch_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                     const TensorView& invstd, const TensorView* scale,
+                                     const BatchNormOptions& opts = BatchNormOptions(),
+                                     void* stream = nullptr) {
+  return detail::batch_norm_backward_value_(x, dy, mean, invstd, scale, opts, detail::WsArg(),
+                                            stream);
+}
+/** The same, with the caller's Workspace. */
+inline NormGrads batch_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                     const TensorView& invstd, const TensorView* scale,
+                                     const BatchNormOptions& opts, Workspace& ws,
+                                     void* stream = nullptr) {
+  return detail::batch_norm_backward_value_(x, dy, mean, invstd, scale, opts, detail::WsArg(ws),
+                                            stream);
+}
+/** With scale by reference (the options are required). */
+inline NormGrads batch_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                     const TensorView& invstd, const TensorView& scale,
+                                     const BatchNormOptions& opts, void* stream = nullptr) {
+  return detail::batch_norm_backward_value_(x, dy, mean, invstd, &scale, opts, detail::WsArg(),
+                                            stream);
+}
+
+/* ---- layer_norm --------------------------------------------------------- */
+
+namespace detail {
+inline void layer_norm_(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                        const TensorView& y, const TensorView* mean, const TensorView* rstd,
+                        const LayerNormOptions& opts, const WsArg& ws, void* stream,
+                        const std::string& unsized = std::string()) {
+  const CTLayerNormDesc* d = &opts.c();
+  const CTensor* sc = opt_c(scale);
+  const CTensor* sh = opt_c(shift);
+  CTensor yc = y.c();
+  OptOut mc(mean), rc(rstd);
+  nn_call("ct::layer_norm", unsized, ws, x.device(),
+          [&](size_t* n) {
+            return ct_layer_norm_workspace_size(d, &x.c(), sc, sh, &yc, mc.get(), rc.get(), n);
+          },
+          [&](void* p, size_t n, void* s) {
+            return ct_layer_norm(d, &x.c(), sc, sh, &yc, mc.get(), rc.get(), p, n, s);
+          },
+          stream);
+}
+inline LayerNormResult layer_norm_value_(const TensorView& x, const TensorView* scale,
+                                         const TensorView* shift, const LayerNormOptions& opts,
+                                         const WsArg& ws, void* stream) {
+  std::vector<int64_t> stats, params;
+  std::string why;
+  layer_norm_shapes(x.shape(), opts.c().normalized_ndim, stats, params, &why);
+  LayerNormResult r;
+  r.y = alloc_out(x.shape(), x.dtype(), x.device());
+  r.mean = alloc_out(stats, dtype::float32, x.device());
+  r.rstd = alloc_out(stats, dtype::float32, x.device());
+  layer_norm_(x, scale, shift, r.y, &r.mean, &r.rstd, opts, ws, stream, why);
+  return r;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_layer_norm needs. */
+inline size_t layer_norm_workspace_size(const TensorView& x, const TensorView* scale,
+                                        const TensorView* shift, const TensorView& y,
+                                        const TensorView* mean, const TensorView* rstd,
+                                        const LayerNormOptions& opts = LayerNormOptions()) {
+  CTensor yc = y.c();
+  detail::OptOut mc(mean), rc(rstd);
+  size_t n = 0;
+  check(ct_layer_norm_workspace_size(&opts.c(), &x.c(), detail::opt_c(scale), detail::opt_c(shift),
+                                     &yc, mc.get(), rc.get(), &n));
+  return n;
+}
+/** y = (x - mean) * rstd * scale + shift over the last k axes; mean and
+ *  rstd written unless nullptr; scale, shift nullptr: 1 and 0. */
+inline void layer_norm(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                       const TensorView& y, const TensorView* mean, const TensorView* rstd,
+                       const LayerNormOptions& opts = LayerNormOptions(), void* stream = nullptr) {
+  detail::layer_norm_(x, scale, shift, y, mean, rstd, opts, detail::WsArg(), stream);
+}
+/** out= form with the caller's Workspace. */
+inline void layer_norm(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                       const TensorView& y, const TensorView* mean, const TensorView* rstd,
+                       const LayerNormOptions& opts, Workspace& ws, void* stream = nullptr) {
+  detail::layer_norm_(x, scale, shift, y, mean, rstd, opts, detail::WsArg(ws), stream);
+}
+/** out= form with the caller's buffer: exactly ct_layer_norm. */
+inline void layer_norm(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                       const TensorView& y, const TensorView* mean, const TensorView* rstd,
+                       const LayerNormOptions& opts, void* workspace, size_t workspace_bytes,
+                       void* stream = nullptr) {
+  detail::layer_norm_(x, scale, shift, y, mean, rstd, opts, detail::WsArg(workspace, workspace_bytes),
+                      stream);
+}
+/** New y, and mean and rstd of shape x.shape[:-k] (float32). */
+inline LayerNormResult layer_norm(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                                  const LayerNormOptions& opts = LayerNormOptions(),
+                                  void* stream = nullptr) {
+  return detail::layer_norm_value_(x, scale, shift, opts, detail::WsArg(), stream);
+}
+/** The same, with the caller's Workspace. */
+inline LayerNormResult layer_norm(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                                  const LayerNormOptions& opts, Workspace& ws, void* stream = nullptr) {
+  return detail::layer_norm_value_(x, scale, shift, opts, detail::WsArg(ws), stream);
+}
+/** With scale and shift by reference (the options are required). */
+inline LayerNormResult layer_norm(const TensorView& x, const TensorView& scale, const TensorView& shift,
+                                  const LayerNormOptions& opts, void* stream = nullptr) {
+  return detail::layer_norm_value_(x, &scale, &shift, opts, detail::WsArg(), stream);
+}
+/** Without scale and shift. */
+inline LayerNormResult layer_norm(const TensorView& x, const LayerNormOptions& opts = LayerNormOptions(),
+                                  void* stream = nullptr) {
+  return detail::layer_norm_value_(x, nullptr, nullptr, opts, detail::WsArg(), stream);
+}
+
+/* ---- layer_norm_backward ------------------------------------------------ */
+
+namespace detail {
+inline void layer_norm_backward_(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                 const TensorView& rstd, const TensorView* scale, const TensorView& dx,
+                                 const TensorView* dscale, const TensorView* dshift,
+                                 const LayerNormOptions& opts, const WsArg& ws, void* stream,
+                                 const std::string& unsized = std::string()) {
+  const CTLayerNormDesc* d = &opts.c();
+  const CTensor* sc = opt_c(scale);
+  CTensor dxc = dx.c();
+  OptOut ds(dscale), db(dshift);
+  nn_call("ct::layer_norm_backward", unsized, ws, x.device(),
+          [&](size_t* n) {
+            return ct_layer_norm_backward_workspace_size(d, &x.c(), &dy.c(), &mean.c(), &rstd.c(), sc,
+                                                         &dxc, ds.get(), db.get(), n);
+          },
+          [&](void* p, size_t n, void* s) {
+            return ct_layer_norm_backward(d, &x.c(), &dy.c(), &mean.c(), &rstd.c(), sc, &dxc,
+                                          ds.get(), db.get(), p, n, s);
+          },
+          stream);
+}
+inline NormGrads layer_norm_backward_value_(const TensorView& x, const TensorView& dy,
+                                            const TensorView& mean, const TensorView& rstd,
+                                            const TensorView* scale, const LayerNormOptions& opts,
+                                            const WsArg& ws, void* stream) {
+  std::vector<int64_t> stats, params;
+  std::string why;
+  layer_norm_shapes(x.shape(), opts.c().normalized_ndim, stats, params, &why);
+  NormGrads r;
+  r.dx = alloc_out(x.shape(), x.dtype(), x.device());
+  r.dscale = alloc_out(params, dtype::float32, x.device());
+  r.dshift = alloc_out(params, dtype::float32, x.device());
+  layer_norm_backward_(x, dy, mean, rstd, scale, r.dx, &r.dscale, &r.dshift, opts, ws, stream, why);
+  return r;
+}
+}  // namespace detail
+
+/** Bytes of workspace ct_layer_norm_backward needs. */
+inline size_t layer_norm_backward_workspace_size(const TensorView& x, const TensorView& dy,
+                                                 const TensorView& mean, const TensorView& rstd,
+                                                 const TensorView* scale, const TensorView& dx,
+                                                 const TensorView* dscale, const TensorView* dshift,
+                                                 const LayerNormOptions& opts = LayerNormOptions()) {
+  CTensor dxc = dx.c();
+  detail::OptOut ds(dscale), db(dshift);
+  size_t n = 0;
+  check(ct_layer_norm_backward_workspace_size(&opts.c(), &x.c(), &dy.c(), &mean.c(), &rstd.c(),
+                                              detail::opt_c(scale), &dxc, ds.get(), db.get(), &n));
+  return n;
+}
+/** dx, and dscale = sum(dy * xhat), dshift = sum(dy) unless nullptr. */
+inline void layer_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                const TensorView& rstd, const TensorView* scale, const TensorView& dx,
+                                const TensorView* dscale, const TensorView* dshift,
+                                const LayerNormOptions& opts = LayerNormOptions(),
+                                void* stream = nullptr) {
+  detail::layer_norm_backward_(x, dy, mean, rstd, scale, dx, dscale, dshift, opts, detail::WsArg(),
+                               stream);
+}
+/** out= form with the caller's Workspace. */
+inline void layer_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                const TensorView& rstd, const TensorView* scale, const TensorView& dx,
+                                const TensorView* dscale, const TensorView* dshift,
+                                const LayerNormOptions& opts, Workspace& ws, void* stream = nullptr) {
+  detail::layer_norm_backward_(x, dy, mean, rstd, scale, dx, dscale, dshift, opts, detail::WsArg(ws),
+                               stream);
+}
+/** out= form with the caller's buffer: exactly ct_layer_norm_backward. */
+inline void layer_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                const TensorView& rstd, const TensorView* scale, const TensorView& dx,
+                                const TensorView* dscale, const TensorView* dshift,
+                                const LayerNormOptions& opts, void* workspace,
+                                size_t workspace_bytes, void* stream = nullptr) {
+  detail::layer_norm_backward_(x, dy, mean, rstd, scale, dx, dscale, dshift, opts,
+                               detail::WsArg(workspace, workspace_bytes), stream);
+}
+/** New dx, and dscale, dshift of the normalised axes' shape (float32). */
+inline NormGrads layer_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                     const TensorView& rstd, const TensorView* scale,
+                                     const LayerNormOptions& opts = LayerNormOptions(),
+                                     void* stream = nullptr) {
+  return detail::layer_norm_backward_value_(x, dy, mean, rstd, scale, opts, detail::WsArg(), stream);
+}
+/** The same, with the caller's Workspace. */
+inline NormGrads layer_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                     const TensorView& rstd, const TensorView* scale,
+                                     const LayerNormOptions& opts, Workspace& ws,
+                                     void* stream = nullptr) {
+  return detail::layer_norm_backward_value_(x, dy, mean, rstd, scale, opts, detail::WsArg(ws),
+                                            stream);
+}
+/** With scale by reference (the options are required). */
+inline NormGrads layer_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                     const TensorView& rstd, const TensorView& scale,
+                                     const LayerNormOptions& opts, void* stream = nullptr) {
+  return detail::layer_norm_backward_value_(x, dy, mean, rstd, &scale, opts, detail::WsArg(), stream);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Plan: an owned CTPlan                                                     */
+/* ------------------------------------------------------------------------ */
+
+namespace detail {
+// The descriptor type of each NN op, from CT_NN_OPS (an op without a line
+// here is a compile error, on purpose).
+enum NNDescKind { kNoDesc = 0, kMatmulDesc, kConv2dDesc, kPool2dDesc, kBatchNormDesc, kLayerNormDesc };
+#define CT_HPP_NN_DESC_MATMUL kMatmulDesc
+#define CT_HPP_NN_DESC_CONV2D kConv2dDesc
+#define CT_HPP_NN_DESC_CONV2D_BACKWARD_DATA kConv2dDesc
+#define CT_HPP_NN_DESC_CONV2D_BACKWARD_WEIGHT kConv2dDesc
+#define CT_HPP_NN_DESC_MAX_POOL2D kPool2dDesc
+#define CT_HPP_NN_DESC_MAX_POOL2D_BACKWARD kPool2dDesc
+#define CT_HPP_NN_DESC_AVG_POOL2D kPool2dDesc
+#define CT_HPP_NN_DESC_AVG_POOL2D_BACKWARD kPool2dDesc
+#define CT_HPP_NN_DESC_BATCH_NORM kBatchNormDesc
+#define CT_HPP_NN_DESC_BATCH_NORM_TRAINING kBatchNormDesc
+#define CT_HPP_NN_DESC_BATCH_NORM_BACKWARD kBatchNormDesc
+#define CT_HPP_NN_DESC_LAYER_NORM kLayerNormDesc
+#define CT_HPP_NN_DESC_LAYER_NORM_BACKWARD kLayerNormDesc
+#define CT_HPP_NN_DESC_CASE_(ID, name, kind, nparams, summary) \
+  case CT_OP_##ID:                                            \
+    return CT_HPP_NN_DESC_##ID;
+inline NNDescKind nn_desc_kind(int32_t op) {
+  switch (op) {
+    CT_NN_OPS(CT_HPP_NN_DESC_CASE_)
+    default: return kNoDesc;
+  }
+}
+#undef CT_HPP_NN_DESC_CASE_
+#undef CT_HPP_NN_DESC_MATMUL
+#undef CT_HPP_NN_DESC_CONV2D
+#undef CT_HPP_NN_DESC_CONV2D_BACKWARD_DATA
+#undef CT_HPP_NN_DESC_CONV2D_BACKWARD_WEIGHT
+#undef CT_HPP_NN_DESC_MAX_POOL2D
+#undef CT_HPP_NN_DESC_MAX_POOL2D_BACKWARD
+#undef CT_HPP_NN_DESC_AVG_POOL2D
+#undef CT_HPP_NN_DESC_AVG_POOL2D_BACKWARD
+#undef CT_HPP_NN_DESC_BATCH_NORM
+#undef CT_HPP_NN_DESC_BATCH_NORM_TRAINING
+#undef CT_HPP_NN_DESC_BATCH_NORM_BACKWARD
+#undef CT_HPP_NN_DESC_LAYER_NORM
+#undef CT_HPP_NN_DESC_LAYER_NORM_BACKWARD
+
+// @p desc, after checking that op @p op takes a descriptor of kind @p kind.
+inline const void* nn_desc_for(int32_t op, NNDescKind kind, const char* options, const void* desc) {
+  const NNDescKind want = nn_desc_kind(op);
+  if (want != kind) {
+    static const char* const names[] = {"no options (not an NN op)", "ct::MatmulOptions",
+                                        "ct::Conv2dOptions", "ct::Pool2dOptions",
+                                        "ct::BatchNormOptions", "ct::LayerNormOptions"};
+    fail(CT_ERR_INVALID_ARGUMENT, "ct::Plan: op " + std::to_string(op) + " takes " + names[want] +
+                                      ", not " + options);
+  }
+  return desc;
+}
+
+inline std::vector<const CTensor*> c_tensors(const std::vector<const TensorView*>& tensors) {
+  std::vector<const CTensor*> r(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) r[i] = opt_c(tensors[i]);
+  return r;
+}
+
+inline int32_t tensor_count(size_t n) {
+  if (n > static_cast<size_t>(INT32_MAX))
+    fail(CT_ERR_INVALID_ARGUMENT, "ct::Plan: too many tensors");
+  return static_cast<int32_t>(n);
+}
+}  // namespace detail
+
+/** A move-only owner of a CTPlan (ct_plan_destroy in the destructor): one
+ *  NN op for fixed options, shapes, strides, dtypes, device and thread
+ *  count, with its backend primitives created once. Tensor lists are the
+ *  op's ct_<op> tensor arguments in order, nullptr for an absent optional
+ *  one, e.g. {&x, &w, &bias, &y} or {&x, &w, nullptr, &y} for conv2d. The
+ *  static factories (Plan::conv2d(x, w, &bias, y, opts), ...) take them as
+ *  the out= forms do. execute() is const and thread-safe (one workspace per
+ *  thread). */
+class Plan {
+ public:
+  /** No plan. */
+  Plan() noexcept : plan_(nullptr), op_(-1), num_tensors_(0), device_(cpu()) {}
+  /** ct_plan_create(op, desc, tensors, stream); @p desc points at the op's
+   *  C descriptor (CTConv2dDesc for conv2d, ...). */
+  Plan(int32_t op, const void* desc, const std::vector<const TensorView*>& tensors,
+       void* stream = nullptr)
+      : plan_(nullptr), op_(op), num_tensors_(detail::tensor_count(tensors.size())), device_(cpu()) {
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (tensors[i]) {
+        device_ = tensors[i]->device();
+        break;
+      }
+    std::vector<const CTensor*> c = detail::c_tensors(tensors);
+    CTPlan* p = nullptr;
+    check(ct_plan_create(op, desc, c.empty() ? nullptr : c.data(), num_tensors_, stream, &p));
+    plan_ = p;
+  }
+  /** A plan for a matmul op; throws CT_ERR_INVALID_ARGUMENT if @p op takes other options. */
+  Plan(int32_t op, const MatmulOptions& opts, const std::vector<const TensorView*>& tensors,
+       void* stream = nullptr)
+      : Plan(op, detail::nn_desc_for(op, detail::kMatmulDesc, "ct::MatmulOptions", &opts.c()),
+             tensors, stream) {}
+  /** A plan for a conv2d op. */
+  Plan(int32_t op, const Conv2dOptions& opts, const std::vector<const TensorView*>& tensors,
+       void* stream = nullptr)
+      : Plan(op, detail::nn_desc_for(op, detail::kConv2dDesc, "ct::Conv2dOptions", &opts.c()),
+             tensors, stream) {}
+  /** A plan for a pooling op. */
+  Plan(int32_t op, const Pool2dOptions& opts, const std::vector<const TensorView*>& tensors,
+       void* stream = nullptr)
+      : Plan(op, detail::nn_desc_for(op, detail::kPool2dDesc, "ct::Pool2dOptions", &opts.c()),
+             tensors, stream) {}
+  /** A plan for a batch normalisation op. */
+  Plan(int32_t op, const BatchNormOptions& opts, const std::vector<const TensorView*>& tensors,
+       void* stream = nullptr)
+      : Plan(op, detail::nn_desc_for(op, detail::kBatchNormDesc, "ct::BatchNormOptions", &opts.c()),
+             tensors, stream) {}
+  /** A plan for a layer normalisation op. */
+  Plan(int32_t op, const LayerNormOptions& opts, const std::vector<const TensorView*>& tensors,
+       void* stream = nullptr)
+      : Plan(op, detail::nn_desc_for(op, detail::kLayerNormDesc, "ct::LayerNormOptions", &opts.c()),
+             tensors, stream) {}
+  /** Take ownership of @p plan, created for @p op with @p num_tensors tensors on @p device. */
+  Plan(CTPlan* plan, int32_t op, int32_t num_tensors, CTDevice device = cpu()) noexcept
+      : plan_(plan), op_(op), num_tensors_(num_tensors), device_(device) {}
+  /** ct_plan_destroy. */
+  ~Plan() { ct_plan_destroy(plan_); }
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  /** Takes the plan; @p o becomes empty. */
+  Plan(Plan&& o) noexcept
+      : plan_(o.plan_), op_(o.op_), num_tensors_(o.num_tensors_), device_(o.device_) {
+    o.plan_ = nullptr;
+  }
+  /** Destroys this plan and takes @p o's; @p o becomes empty. */
+  Plan& operator=(Plan&& o) noexcept {
+    if (this != &o) {
+      ct_plan_destroy(plan_);
+      plan_ = o.plan_;
+      op_ = o.op_;
+      num_tensors_ = o.num_tensors_;
+      device_ = o.device_;
+      o.plan_ = nullptr;
+    }
+    return *this;
+  }
+
+  /** The CTPlan (NULL when empty). */
+  CTPlan* get() const noexcept { return plan_; }
+  /** Give up ownership: returns the CTPlan (the caller destroys it) and becomes empty. */
+  CTPlan* release() noexcept {
+    CTPlan* p = plan_;
+    plan_ = nullptr;
+    return p;
+  }
+  /** Destroy the plan now (empty afterwards). */
+  void reset() noexcept {
+    ct_plan_destroy(plan_);
+    plan_ = nullptr;
+  }
+  /** True unless empty. */
+  explicit operator bool() const noexcept { return plan_ != nullptr; }
+  /** The op id it was created for. */
+  int32_t op() const noexcept { return op_; }
+  /** The number of tensor arguments of its op. */
+  int32_t num_tensors() const noexcept { return num_tensors_; }
+  /** The device of its tensors (where execute() allocates a workspace). */
+  CTDevice device() const noexcept { return device_; }
+
+  /** Bytes of workspace every execute() needs (ct_plan_workspace_size). */
+  size_t workspace_size() const {
+    size_t n = 0;
+    check(ct_plan_workspace_size(plan_, &n));
+    return n;
+  }
+  /** Run on new data with the caller's buffer: exactly ct_plan_execute. */
+  void execute(const std::vector<const TensorView*>& tensors, void* workspace, size_t workspace_bytes,
+               void* stream = nullptr) const {
+    std::vector<const CTensor*> c = detail::c_tensors(tensors);
+    check(ct_plan_execute(plan_, c.empty() ? nullptr : c.data(), detail::tensor_count(c.size()),
+                          workspace, workspace_bytes, stream));
+  }
+  /** Run on new data with the caller's Workspace, grown to workspace_size(). */
+  void execute(const std::vector<const TensorView*>& tensors, Workspace& ws,
+               void* stream = nullptr) const {
+    const size_t n = workspace_size();
+    if (n == 0) {
+      execute(tensors, nullptr, 0, stream);
+      return;
+    }
+    if (!same_device(ws.device(), device_)) {
+      if (ws.size() != 0)
+        detail::fail(CT_ERR_DEVICE_MISMATCH, "ct::Plan::execute: the workspace is on device " +
+                                                 detail::device_str(ws.device()) +
+                                                 ", the plan on " + detail::device_str(device_));
+      ws = Workspace(n, device_);
+    }
+    ws.reserve(n);
+    execute(tensors, ws.data(), ws.size(), stream);
+  }
+  /** Run on new data with a workspace allocated for the call. */
+  void execute(const std::vector<const TensorView*>& tensors, void* stream = nullptr) const {
+    Workspace ws(workspace_size(), device_);
+    execute(tensors, ws.data(), ws.size(), stream);
+  }
+
+  /** Plans for each op, tensors as in its out= form. */
+  static Plan matmul(const TensorView& a, const TensorView& b, const TensorView* bias,
+                     const TensorView& out, const MatmulOptions& opts = MatmulOptions(),
+                     void* stream = nullptr) {
+    return Plan(CT_OP_MATMUL, opts, {&a, &b, bias, &out}, stream);
+  }
+  /** See matmul. */
+  static Plan conv2d(const TensorView& x, const TensorView& w, const TensorView* bias,
+                     const TensorView& y, const Conv2dOptions& opts = Conv2dOptions(),
+                     void* stream = nullptr) {
+    return Plan(CT_OP_CONV2D, opts, {&x, &w, bias, &y}, stream);
+  }
+  /** See matmul. */
+  static Plan conv2d_backward_data(const TensorView& dy, const TensorView& w, const TensorView& dx,
+                                   const Conv2dOptions& opts = Conv2dOptions(),
+                                   void* stream = nullptr) {
+    return Plan(CT_OP_CONV2D_BACKWARD_DATA, opts, {&dy, &w, &dx}, stream);
+  }
+  /** See matmul. */
+  static Plan conv2d_backward_weight(const TensorView& x, const TensorView& dy, const TensorView& dw,
+                                     const TensorView* dbias,
+                                     const Conv2dOptions& opts = Conv2dOptions(),
+                                     void* stream = nullptr) {
+    return Plan(CT_OP_CONV2D_BACKWARD_WEIGHT, opts, {&x, &dy, &dw, dbias}, stream);
+  }
+  /** See matmul. */
+  static Plan max_pool2d(const TensorView& x, const TensorView& y, const TensorView* indices,
+                         const Pool2dOptions& opts, void* stream = nullptr) {
+    return Plan(CT_OP_MAX_POOL2D, opts, {&x, &y, indices}, stream);
+  }
+  /** See matmul. */
+  static Plan max_pool2d_backward(const TensorView& dy, const TensorView& indices,
+                                  const TensorView& dx, const Pool2dOptions& opts,
+                                  void* stream = nullptr) {
+    return Plan(CT_OP_MAX_POOL2D_BACKWARD, opts, {&dy, &indices, &dx}, stream);
+  }
+  /** See matmul. */
+  static Plan avg_pool2d(const TensorView& x, const TensorView& y, const Pool2dOptions& opts,
+                         void* stream = nullptr) {
+    return Plan(CT_OP_AVG_POOL2D, opts, {&x, &y}, stream);
+  }
+  /** See matmul. */
+  static Plan avg_pool2d_backward(const TensorView& dy, const TensorView& dx,
+                                  const Pool2dOptions& opts, void* stream = nullptr) {
+    return Plan(CT_OP_AVG_POOL2D_BACKWARD, opts, {&dy, &dx}, stream);
+  }
+  /** See matmul. */
+  static Plan batch_norm(const TensorView& x, const TensorView& mean, const TensorView& var,
+                         const TensorView* scale, const TensorView* shift, const TensorView& y,
+                         const BatchNormOptions& opts = BatchNormOptions(), void* stream = nullptr) {
+    return Plan(CT_OP_BATCH_NORM, opts, {&x, &mean, &var, scale, shift, &y}, stream);
+  }
+  /** See matmul. */
+  static Plan batch_norm_training(const TensorView& x, const TensorView* scale,
+                                  const TensorView* shift, const TensorView& y,
+                                  const TensorView& mean, const TensorView& invstd,
+                                  const BatchNormOptions& opts = BatchNormOptions(),
+                                  void* stream = nullptr) {
+    return Plan(CT_OP_BATCH_NORM_TRAINING, opts, {&x, scale, shift, &y, &mean, &invstd}, stream);
+  }
+  /** See matmul. */
+  static Plan batch_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                  const TensorView& invstd, const TensorView* scale,
+                                  const TensorView& dx, const TensorView* dscale,
+                                  const TensorView* dshift,
+                                  const BatchNormOptions& opts = BatchNormOptions(),
+                                  void* stream = nullptr) {
+    return Plan(CT_OP_BATCH_NORM_BACKWARD, opts,
+                {&x, &dy, &mean, &invstd, scale, &dx, dscale, dshift}, stream);
+  }
+  /** See matmul. */
+  static Plan layer_norm(const TensorView& x, const TensorView* scale, const TensorView* shift,
+                         const TensorView& y, const TensorView* mean, const TensorView* rstd,
+                         const LayerNormOptions& opts = LayerNormOptions(), void* stream = nullptr) {
+    return Plan(CT_OP_LAYER_NORM, opts, {&x, scale, shift, &y, mean, rstd}, stream);
+  }
+  /** See matmul. */
+  static Plan layer_norm_backward(const TensorView& x, const TensorView& dy, const TensorView& mean,
+                                  const TensorView& rstd, const TensorView* scale,
+                                  const TensorView& dx, const TensorView* dscale,
+                                  const TensorView* dshift,
+                                  const LayerNormOptions& opts = LayerNormOptions(),
+                                  void* stream = nullptr) {
+    return Plan(CT_OP_LAYER_NORM_BACKWARD, opts,
+                {&x, &dy, &mean, &rstd, scale, &dx, dscale, dshift}, stream);
+  }
+
+ private:
+  CTPlan* plan_;
+  int32_t op_;
+  int32_t num_tensors_;
+  CTDevice device_;
+};
+
+/** Process-wide counters of the plan cache behind the direct calls
+ *  (ct_plan_cache_info). */
+inline CTPlanCacheInfo plan_cache_info() {
+  CTPlanCacheInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  check(ct_plan_cache_info(&info));
+  return info;
+}
+
+/** Keep at most @p capacity cached plans (0 disables the cache). */
+inline void plan_cache_set_capacity(int64_t capacity) {
+  check(ct_plan_cache_set_capacity(capacity));
+}
 
 }  // namespace ct
 
