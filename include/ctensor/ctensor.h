@@ -583,8 +583,9 @@ CT_API CTStatus ct_along_axis(int32_t op, const CTensor* x, int32_t axis, CTenso
  * backend primitives. Callers that want to own that state use a CTPlan.
  *
  * Threads on the CPU: oneDNN in this build runs on OpenMP threads; a
- * CTCpuStream's num_threads caps them (0 = the library default). A
- * CTCpuStream's parallel_for is not used by NN ops.
+ * CTCpuStream's num_threads caps them (0 = the library default, which is
+ * also the most an NN op uses, since the workspace queries answer for it).
+ * A CTCpuStream's parallel_for is not used by NN ops.
  *
  * Descriptors start with struct_size (set it to sizeof the struct): a
  * caller built against an older, smaller struct keeps working. In every
