@@ -5,9 +5,11 @@
                          [--quick] [--json FILE] [-- extra Google Benchmark flags]
     python3 bench/run.py --suite broadcast_reduce [path/to/ct_bench_broadcast_reduce]
                          [--quick] [--json FILE] [-- ...]
+    python3 bench/run.py --suite nn [path/to/ct_bench_nn] [--quick] [--json FILE] [-- ...]
 
-Suites: elementwise (this file, the default) and broadcast_reduce
-(bench/suite_broadcast_reduce.py); both share bench/common.py.
+Suites: elementwise (this file, the default), broadcast_reduce
+(bench/suite_broadcast_reduce.py) and nn (bench/suite_nn.py: conv and matmul
+against oneDNN called directly and NumPy's matmul); all share bench/common.py.
 
 What runs, in this order, in one process tree (the host is shared and its
 bandwidth drifts, so every comparison is against a figure measured in the
@@ -33,7 +35,7 @@ from common import (ROOT, Targets, add_common_args, fmt_n, fmt_r, fmt_t, header_
                     import_numpy_single_threaded, load_bench, run_binary, seconds,
                     stream_figures, stream_line, time_numpy)
 
-SUITES = ("elementwise", "broadcast_reduce")
+SUITES = ("elementwise", "broadcast_reduce", "nn")
 BINARY = "ct_bench_elementwise"
 
 SIZES = [10**3, 10**4, 10**5, 10**6, 10**7, 10**8]
@@ -119,6 +121,9 @@ def main(argv=None):
     if ns.suite == "broadcast_reduce":
         import suite_broadcast_reduce
         return suite_broadcast_reduce.main(rest)
+    if ns.suite == "nn":
+        import suite_nn
+        return suite_nn.main(rest)
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--suite", choices=SUITES, default="elementwise",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: build ctensor (Release), run the examples, then the
-# benchmarks (elementwise; broadcast/reduce) with NumPy measured in the same run.
+# benchmarks (elementwise; broadcast/reduce; NN against oneDNN) with NumPy
+# measured in the same run.
 #   scripts/run.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,3 +16,5 @@ echo "== elementwise benchmark"
 python3 bench/run.py build/bench/ct_bench_elementwise "$@"
 echo "== broadcast / reduce benchmark"
 python3 bench/run.py --suite broadcast_reduce build/bench/ct_bench_broadcast_reduce "$@"
+echo "== NN benchmark (conv, matmul vs oneDNN and NumPy)"
+python3 bench/run.py --suite nn build/bench/ct_bench_nn "$@"

@@ -47,7 +47,7 @@ struct Names {
   bool optional[kMaxTensors];
 };
 // Filled in place: name[] points into buf.
-void nn_names(int32_t op, Names* out) {
+void parse_names(int32_t op, Names* out) {
   Names& n = *out;
   std::snprintf(n.buf, sizeof n.buf, "%s", nn_tensor_names(op, &n.count, &n.inputs));
   char* p = n.buf;
@@ -60,6 +60,16 @@ void nn_names(int32_t op, Names* out) {
     if (n.optional[i]) p[len - 1] = '\0';
     p = e ? e + 1 : p + len;
   }
+}
+// Parsed once per op.
+const Names& names_of(int32_t op) {
+  static const struct Table {
+    Names n[CT_OP_END_ - CT_OP_MATMUL];
+    Table() {
+      for (int32_t op = CT_OP_MATMUL; op < CT_OP_END_; ++op) parse_names(op, &n[op - CT_OP_MATMUL]);
+    }
+  } table;
+  return table.n[op - CT_OP_MATMUL];
 }
 
 enum Role { DATA, STAT, BIAS, INDEX };
@@ -381,8 +391,7 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
   const OpDef* def = op_def(op);
   if (!def || def->kind != CT_KIND_NN)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d is not an NN op (CT_OP_MATMUL..%d)", fn, op, CT_OP_END_ - 1);
-  Names n;
-  nn_names(op, &n);
+  const Names& n = names_of(op);
   if (num != n.count)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s takes %d tensors (%s), got num_tensors=%d", fn, def->name, n.count,
                 nn_tensor_names(op, &c->num_tensors, &c->dt), num);
@@ -486,8 +495,7 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
 // Nothing to compute when every output is empty; inputs that are empty with
 // outputs that are not (a matmul with K = 0) would need a fill: not yet.
 CTStatus empty_case(const char* fn, const CTNNCall* c, bool* all_empty) {
-  Names n;
-  nn_names(c->op, &n);
+  const Names& n = names_of(c->op);
   bool any_in = false, all_out = true;
   for (int i = 0; i < n.count; ++i) {
     if (!c->t[i]) continue;
@@ -935,8 +943,7 @@ CT_API CTStatus ct_plan_execute(const CTPlan* plan, const CTensor* const* tensor
     default: desc = &pc.ln; break;
   }
   if (CTStatus s = ct::validate(ct_fn_name_, pc.op, desc, tensors, num_tensors, stream, true, &c, &b)) return s;
-  ct::Names n;
-  ct::nn_names(pc.op, &n);
+  const ct::Names& n = ct::names_of(pc.op);
   for (int i = 0; i < num_tensors; ++i) {
     const CTPlan::Sig& sg = plan->sig[i];
     const CTensor* t = tensors[i];
