@@ -677,161 +677,114 @@ CTStatus nn_query(const char* fn, int32_t op, const void* desc, const CTensor* c
 
 extern "C" {
 
+// The two entry points of every NN op differ only in their tensor arguments.
+#define CT_NN_QUERY(op, ...)                                                           \
+  CT_API_BEGIN(__func__)                                                               \
+  const CTensor* t[] = {__VA_ARGS__};                                                  \
+  return ct::nn_query(__func__, op, desc, t, (int32_t)(sizeof t / sizeof t[0]), bytes); \
+  CT_API_END()
+#define CT_NN_RUN(op, ...)                                                                 \
+  CT_API_BEGIN(__func__)                                                                   \
+  const CTensor* t[] = {__VA_ARGS__};                                                      \
+  return ct::nn_direct(__func__, op, desc, t, (int32_t)(sizeof t / sizeof t[0]), workspace, \
+                       workspace_bytes, stream);                                           \
+  CT_API_END()
+
 CT_API CTStatus ct_matmul_workspace_size(const CTMatmulDesc* desc, const CTensor* a, const CTensor* b,
                                          const CTensor* bias, const CTensor* out, size_t* bytes) {
-  CT_API_BEGIN("ct_matmul_workspace_size")
-  const CTensor* t[4] = {a, b, bias, out};
-  return ct::nn_query(ct_fn_name_, CT_OP_MATMUL, desc, t, 4, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_MATMUL, a, b, bias, out)
 }
 CT_API CTStatus ct_matmul(const CTMatmulDesc* desc, const CTensor* a, const CTensor* b, const CTensor* bias,
                           CTensor* out, void* workspace, size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_matmul")
-  const CTensor* t[4] = {a, b, bias, out};
-  return ct::nn_direct(ct_fn_name_, CT_OP_MATMUL, desc, t, 4, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_MATMUL, a, b, bias, out)
 }
 
 CT_API CTStatus ct_conv2d_workspace_size(const CTConv2dDesc* desc, const CTensor* x, const CTensor* w,
                                          const CTensor* bias, const CTensor* y, size_t* bytes) {
-  CT_API_BEGIN("ct_conv2d_workspace_size")
-  const CTensor* t[4] = {x, w, bias, y};
-  return ct::nn_query(ct_fn_name_, CT_OP_CONV2D, desc, t, 4, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_CONV2D, x, w, bias, y)
 }
 CT_API CTStatus ct_conv2d(const CTConv2dDesc* desc, const CTensor* x, const CTensor* w, const CTensor* bias,
                           CTensor* y, void* workspace, size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_conv2d")
-  const CTensor* t[4] = {x, w, bias, y};
-  return ct::nn_direct(ct_fn_name_, CT_OP_CONV2D, desc, t, 4, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_CONV2D, x, w, bias, y)
 }
 
 CT_API CTStatus ct_conv2d_backward_data_workspace_size(const CTConv2dDesc* desc, const CTensor* dy,
                                                        const CTensor* w, const CTensor* dx, size_t* bytes) {
-  CT_API_BEGIN("ct_conv2d_backward_data_workspace_size")
-  const CTensor* t[3] = {dy, w, dx};
-  return ct::nn_query(ct_fn_name_, CT_OP_CONV2D_BACKWARD_DATA, desc, t, 3, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_CONV2D_BACKWARD_DATA, dy, w, dx)
 }
 CT_API CTStatus ct_conv2d_backward_data(const CTConv2dDesc* desc, const CTensor* dy, const CTensor* w,
                                         CTensor* dx, void* workspace, size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_conv2d_backward_data")
-  const CTensor* t[3] = {dy, w, dx};
-  return ct::nn_direct(ct_fn_name_, CT_OP_CONV2D_BACKWARD_DATA, desc, t, 3, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_CONV2D_BACKWARD_DATA, dy, w, dx)
 }
 
 CT_API CTStatus ct_conv2d_backward_weight_workspace_size(const CTConv2dDesc* desc, const CTensor* x,
                                                          const CTensor* dy, const CTensor* dw,
                                                          const CTensor* dbias, size_t* bytes) {
-  CT_API_BEGIN("ct_conv2d_backward_weight_workspace_size")
-  const CTensor* t[4] = {x, dy, dw, dbias};
-  return ct::nn_query(ct_fn_name_, CT_OP_CONV2D_BACKWARD_WEIGHT, desc, t, 4, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_CONV2D_BACKWARD_WEIGHT, x, dy, dw, dbias)
 }
 CT_API CTStatus ct_conv2d_backward_weight(const CTConv2dDesc* desc, const CTensor* x, const CTensor* dy,
                                           CTensor* dw, CTensor* dbias, void* workspace, size_t workspace_bytes,
                                           void* stream) {
-  CT_API_BEGIN("ct_conv2d_backward_weight")
-  const CTensor* t[4] = {x, dy, dw, dbias};
-  return ct::nn_direct(ct_fn_name_, CT_OP_CONV2D_BACKWARD_WEIGHT, desc, t, 4, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_CONV2D_BACKWARD_WEIGHT, x, dy, dw, dbias)
 }
 
 CT_API CTStatus ct_max_pool2d_workspace_size(const CTPool2dDesc* desc, const CTensor* x, const CTensor* y,
                                              const CTensor* indices, size_t* bytes) {
-  CT_API_BEGIN("ct_max_pool2d_workspace_size")
-  const CTensor* t[3] = {x, y, indices};
-  return ct::nn_query(ct_fn_name_, CT_OP_MAX_POOL2D, desc, t, 3, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_MAX_POOL2D, x, y, indices)
 }
 CT_API CTStatus ct_max_pool2d(const CTPool2dDesc* desc, const CTensor* x, CTensor* y, CTensor* indices,
                               void* workspace, size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_max_pool2d")
-  const CTensor* t[3] = {x, y, indices};
-  return ct::nn_direct(ct_fn_name_, CT_OP_MAX_POOL2D, desc, t, 3, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_MAX_POOL2D, x, y, indices)
 }
 
 CT_API CTStatus ct_max_pool2d_backward_workspace_size(const CTPool2dDesc* desc, const CTensor* dy,
                                                       const CTensor* indices, const CTensor* dx, size_t* bytes) {
-  CT_API_BEGIN("ct_max_pool2d_backward_workspace_size")
-  const CTensor* t[3] = {dy, indices, dx};
-  return ct::nn_query(ct_fn_name_, CT_OP_MAX_POOL2D_BACKWARD, desc, t, 3, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_MAX_POOL2D_BACKWARD, dy, indices, dx)
 }
 CT_API CTStatus ct_max_pool2d_backward(const CTPool2dDesc* desc, const CTensor* dy, const CTensor* indices,
                                        CTensor* dx, void* workspace, size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_max_pool2d_backward")
-  const CTensor* t[3] = {dy, indices, dx};
-  return ct::nn_direct(ct_fn_name_, CT_OP_MAX_POOL2D_BACKWARD, desc, t, 3, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_MAX_POOL2D_BACKWARD, dy, indices, dx)
 }
 
 CT_API CTStatus ct_avg_pool2d_workspace_size(const CTPool2dDesc* desc, const CTensor* x, const CTensor* y,
                                              size_t* bytes) {
-  CT_API_BEGIN("ct_avg_pool2d_workspace_size")
-  const CTensor* t[2] = {x, y};
-  return ct::nn_query(ct_fn_name_, CT_OP_AVG_POOL2D, desc, t, 2, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_AVG_POOL2D, x, y)
 }
 CT_API CTStatus ct_avg_pool2d(const CTPool2dDesc* desc, const CTensor* x, CTensor* y, void* workspace,
                               size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_avg_pool2d")
-  const CTensor* t[2] = {x, y};
-  return ct::nn_direct(ct_fn_name_, CT_OP_AVG_POOL2D, desc, t, 2, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_AVG_POOL2D, x, y)
 }
 
 CT_API CTStatus ct_avg_pool2d_backward_workspace_size(const CTPool2dDesc* desc, const CTensor* dy,
                                                       const CTensor* dx, size_t* bytes) {
-  CT_API_BEGIN("ct_avg_pool2d_backward_workspace_size")
-  const CTensor* t[2] = {dy, dx};
-  return ct::nn_query(ct_fn_name_, CT_OP_AVG_POOL2D_BACKWARD, desc, t, 2, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_AVG_POOL2D_BACKWARD, dy, dx)
 }
 CT_API CTStatus ct_avg_pool2d_backward(const CTPool2dDesc* desc, const CTensor* dy, CTensor* dx, void* workspace,
                                        size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_avg_pool2d_backward")
-  const CTensor* t[2] = {dy, dx};
-  return ct::nn_direct(ct_fn_name_, CT_OP_AVG_POOL2D_BACKWARD, desc, t, 2, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_AVG_POOL2D_BACKWARD, dy, dx)
 }
 
 CT_API CTStatus ct_batch_norm_workspace_size(const CTBatchNormDesc* desc, const CTensor* x, const CTensor* mean,
                                              const CTensor* var, const CTensor* scale, const CTensor* shift,
                                              const CTensor* y, size_t* bytes) {
-  CT_API_BEGIN("ct_batch_norm_workspace_size")
-  const CTensor* t[6] = {x, mean, var, scale, shift, y};
-  return ct::nn_query(ct_fn_name_, CT_OP_BATCH_NORM, desc, t, 6, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_BATCH_NORM, x, mean, var, scale, shift, y)
 }
 CT_API CTStatus ct_batch_norm(const CTBatchNormDesc* desc, const CTensor* x, const CTensor* mean,
                               const CTensor* var, const CTensor* scale, const CTensor* shift, CTensor* y,
                               void* workspace, size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_batch_norm")
-  const CTensor* t[6] = {x, mean, var, scale, shift, y};
-  return ct::nn_direct(ct_fn_name_, CT_OP_BATCH_NORM, desc, t, 6, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_BATCH_NORM, x, mean, var, scale, shift, y)
 }
 
 CT_API CTStatus ct_batch_norm_training_workspace_size(const CTBatchNormDesc* desc, const CTensor* x,
                                                       const CTensor* scale, const CTensor* shift,
                                                       const CTensor* y, const CTensor* mean,
                                                       const CTensor* invstd, size_t* bytes) {
-  CT_API_BEGIN("ct_batch_norm_training_workspace_size")
-  const CTensor* t[6] = {x, scale, shift, y, mean, invstd};
-  return ct::nn_query(ct_fn_name_, CT_OP_BATCH_NORM_TRAINING, desc, t, 6, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_BATCH_NORM_TRAINING, x, scale, shift, y, mean, invstd)
 }
 CT_API CTStatus ct_batch_norm_training(const CTBatchNormDesc* desc, const CTensor* x, const CTensor* scale,
                                        const CTensor* shift, CTensor* y, CTensor* mean, CTensor* invstd,
                                        void* workspace, size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_batch_norm_training")
-  const CTensor* t[6] = {x, scale, shift, y, mean, invstd};
-  return ct::nn_direct(ct_fn_name_, CT_OP_BATCH_NORM_TRAINING, desc, t, 6, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_BATCH_NORM_TRAINING, x, scale, shift, y, mean, invstd)
 }
 
 CT_API CTStatus ct_batch_norm_backward_workspace_size(const CTBatchNormDesc* desc, const CTensor* x,
@@ -839,36 +792,24 @@ CT_API CTStatus ct_batch_norm_backward_workspace_size(const CTBatchNormDesc* des
                                                       const CTensor* invstd, const CTensor* scale,
                                                       const CTensor* dx, const CTensor* dscale,
                                                       const CTensor* dshift, size_t* bytes) {
-  CT_API_BEGIN("ct_batch_norm_backward_workspace_size")
-  const CTensor* t[8] = {x, dy, mean, invstd, scale, dx, dscale, dshift};
-  return ct::nn_query(ct_fn_name_, CT_OP_BATCH_NORM_BACKWARD, desc, t, 8, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_BATCH_NORM_BACKWARD, x, dy, mean, invstd, scale, dx, dscale, dshift)
 }
 CT_API CTStatus ct_batch_norm_backward(const CTBatchNormDesc* desc, const CTensor* x, const CTensor* dy,
                                        const CTensor* mean, const CTensor* invstd, const CTensor* scale,
                                        CTensor* dx, CTensor* dscale, CTensor* dshift, void* workspace,
                                        size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_batch_norm_backward")
-  const CTensor* t[8] = {x, dy, mean, invstd, scale, dx, dscale, dshift};
-  return ct::nn_direct(ct_fn_name_, CT_OP_BATCH_NORM_BACKWARD, desc, t, 8, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_BATCH_NORM_BACKWARD, x, dy, mean, invstd, scale, dx, dscale, dshift)
 }
 
 CT_API CTStatus ct_layer_norm_workspace_size(const CTLayerNormDesc* desc, const CTensor* x, const CTensor* scale,
                                              const CTensor* shift, const CTensor* y, const CTensor* mean,
                                              const CTensor* rstd, size_t* bytes) {
-  CT_API_BEGIN("ct_layer_norm_workspace_size")
-  const CTensor* t[6] = {x, scale, shift, y, mean, rstd};
-  return ct::nn_query(ct_fn_name_, CT_OP_LAYER_NORM, desc, t, 6, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_LAYER_NORM, x, scale, shift, y, mean, rstd)
 }
 CT_API CTStatus ct_layer_norm(const CTLayerNormDesc* desc, const CTensor* x, const CTensor* scale,
                               const CTensor* shift, CTensor* y, CTensor* mean, CTensor* rstd, void* workspace,
                               size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_layer_norm")
-  const CTensor* t[6] = {x, scale, shift, y, mean, rstd};
-  return ct::nn_direct(ct_fn_name_, CT_OP_LAYER_NORM, desc, t, 6, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_LAYER_NORM, x, scale, shift, y, mean, rstd)
 }
 
 CT_API CTStatus ct_layer_norm_backward_workspace_size(const CTLayerNormDesc* desc, const CTensor* x,
@@ -876,19 +817,13 @@ CT_API CTStatus ct_layer_norm_backward_workspace_size(const CTLayerNormDesc* des
                                                       const CTensor* rstd, const CTensor* scale,
                                                       const CTensor* dx, const CTensor* dscale,
                                                       const CTensor* dshift, size_t* bytes) {
-  CT_API_BEGIN("ct_layer_norm_backward_workspace_size")
-  const CTensor* t[8] = {x, dy, mean, rstd, scale, dx, dscale, dshift};
-  return ct::nn_query(ct_fn_name_, CT_OP_LAYER_NORM_BACKWARD, desc, t, 8, bytes);
-  CT_API_END()
+  CT_NN_QUERY(CT_OP_LAYER_NORM_BACKWARD, x, dy, mean, rstd, scale, dx, dscale, dshift)
 }
 CT_API CTStatus ct_layer_norm_backward(const CTLayerNormDesc* desc, const CTensor* x, const CTensor* dy,
                                        const CTensor* mean, const CTensor* rstd, const CTensor* scale,
                                        CTensor* dx, CTensor* dscale, CTensor* dshift, void* workspace,
                                        size_t workspace_bytes, void* stream) {
-  CT_API_BEGIN("ct_layer_norm_backward")
-  const CTensor* t[8] = {x, dy, mean, rstd, scale, dx, dscale, dshift};
-  return ct::nn_direct(ct_fn_name_, CT_OP_LAYER_NORM_BACKWARD, desc, t, 8, workspace, workspace_bytes, stream);
-  CT_API_END()
+  CT_NN_RUN(CT_OP_LAYER_NORM_BACKWARD, x, dy, mean, rstd, scale, dx, dscale, dshift)
 }
 
 // ---- plans ------------------------------------------------------------------
