@@ -2020,3 +2020,33 @@ TEST_CASE("nn: CTCpuStream with 1 and 2 threads gives the same results; a bad st
     }
   }
 }
+
+// A matmul with K = 0 sums nothing: out = act(bias) or act(0) (NumPy, PyTorch).
+TEST_CASE("matmul with K = 0 gives act(bias) or zeros", "[nn]") {
+  using namespace ctt;
+  for (int act : {(int)CT_ACTIVATION_NONE, (int)CT_ACTIVATION_RELU, (int)CT_ACTIVATION_SIGMOID}) {
+    for (bool with_bias : {false, true}) {
+      INFO("activation " << act << (with_bias ? " with bias" : " without bias"));
+      HostTensor a = HostTensor::compact(DT_F32, {2, 3, 0}), b = HostTensor::compact(DT_F32, {0, 4});
+      HostTensor bias = HostTensor::compact(DT_F32, {4});
+      for (int j = 0; j < 4; ++j) bias.set(j, j - 1.5);
+      HostTensor out = HostTensor::compact(DT_F32, {2, 3, 4});
+      out.fill_bytes(0xAB);
+      CTensor av = a.view(), bv = b.view(), biasv = bias.view(), ov = out.view();
+      CTMatmulDesc d;
+      std::memset(&d, 0, sizeof d);
+      d.struct_size = sizeof d;
+      d.activation = act;
+      size_t bytes = 1;
+      REQUIRE(ct_matmul_workspace_size(&d, &av, &bv, with_bias ? &biasv : nullptr, &ov, &bytes) == CT_OK);
+      CHECK(bytes == 0);
+      REQUIRE(ct_matmul(&d, &av, &bv, with_bias ? &biasv : nullptr, &ov, nullptr, 0, nullptr) == CT_OK);
+      for (int64_t i = 0; i < out.numel(); ++i) {
+        double v = with_bias ? (double)(i % 4) - 1.5 : 0.0;
+        if (act == CT_ACTIVATION_RELU) v = v > 0 ? v : 0;
+        if (act == CT_ACTIVATION_SIGMOID) v = 1.0 / (1.0 + std::exp(-v));
+        CHECK(out.get(i) == Approx(v).epsilon(1e-6).margin(1e-7));
+      }
+    }
+  }
+}

@@ -607,7 +607,8 @@ typedef enum {
  *  Batch dims (all but the last two) broadcast as in NumPy, and out has the
  *  broadcast batch shape. A transposed operand is a strided view (swap the
  *  last two extents and strides): no flag. bias, when given, broadcasts to
- *  out's shape (typically (N,) or (M, N)). a, b and at least 2-d. */
+ *  out's shape (typically (N,) or (M, N)). a and b are at least 2-d. K = 0
+ *  sums nothing: out = act(bias), or act(0). */
 typedef struct {
   uint32_t struct_size; /**< sizeof(CTMatmulDesc) */
   int32_t activation;   /**< CTActivation */

@@ -21,6 +21,7 @@
 struct CTPlan {
   const CTBackend* backend = nullptr;
   void* impl = nullptr;  // nullptr when every output is empty: nothing to run
+  bool k_zero = false;   // a matmul with K = 0: out = act(bias or 0), no backend plan
   CTNNCall call;         // descriptors; t[] point into sig below
   size_t workspace = 0;
   struct Sig {
@@ -492,9 +493,11 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
   return CT_OK;
 }
 
-// Nothing to compute when every output is empty; inputs that are empty with
-// outputs that are not (a matmul with K = 0) would need a fill: not yet.
-CTStatus empty_case(const char* fn, const CTNNCall* c, bool* all_empty) {
+// Nothing to compute when every output is empty. A matmul with K = 0 (its
+// only empty-input case with a non-empty out) sums nothing: out = act(bias)
+// or act(0), filled by k_zero_matmul below. Any other empty input with a
+// non-empty output is refused.
+CTStatus empty_case(const char* fn, const CTNNCall* c, bool* all_empty, bool* k_zero) {
   const Names& n = names_of(c->op);
   bool any_in = false, all_out = true;
   for (int i = 0; i < n.count; ++i) {
@@ -504,7 +507,8 @@ CTStatus empty_case(const char* fn, const CTNNCall* c, bool* all_empty) {
     else all_out = all_out && e;
   }
   *all_empty = all_out;
-  if (any_in && !all_out)
+  *k_zero = c->op == CT_OP_MATMUL && any_in && !all_out;
+  if (any_in && !all_out && !*k_zero)
     return fail(CT_ERR_UNSUPPORTED, "%s: %s with an empty input but a non-empty output is not supported yet", fn,
                 op_def(c->op)->name);
   return CT_OK;
@@ -536,8 +540,8 @@ CTStatus make_plan(const CTNNCall& c, const CTBackend* b, std::unique_ptr<CTPlan
     p->call.t[i] = &s.view;
   }
   bool empty = false;
-  if (CTStatus s = empty_case(c.fn, &p->call, &empty)) return s;
-  if (!empty) {
+  if (CTStatus s = empty_case(c.fn, &p->call, &empty, &p->k_zero)) return s;
+  if (!empty && !p->k_zero) {
     int64_t prims = 0;
     CTStatus s = b->nn_plan_create(&p->call, &p->impl, &p->workspace, &prims);
     g_primitives += prims;
@@ -643,10 +647,38 @@ CTStatus cached_plan(const CTNNCall& c, const CTBackend* b, std::shared_ptr<CTPl
   return CT_OK;
 }
 
+// out = act(bias broadcast to out), or act(0), through the library's own
+// elementwise ops: a cast from a stride-0 view, then the activation in place.
+CTStatus k_zero_matmul(const CTPlan* p, const CTensor* const* t) {
+  const CTensor* bias = t[2];
+  CTensor* out = const_cast<CTensor*>(t[3]);
+  const int32_t nd = out->ndim;
+  int64_t strides[CT_MAX_NDIM] = {0};
+  uint64_t zero = 0;
+  CTensor src = *out;
+  src.byte_offset = 0;
+  src.strides = strides;
+  if (bias) {
+    src.data = static_cast<char*>(bias->data) + bias->byte_offset;
+    src.dtype = bias->dtype;
+    for (int32_t i = 0; i < nd; ++i) {
+      const int32_t j = i - (nd - bias->ndim);
+      strides[i] = j < 0 || bias->shape[j] == 1 ? 0 : ct_stride_of(bias, j);
+    }
+  } else {
+    src.data = &zero;
+  }
+  if (CTStatus s = ct_cast(&src, out, nullptr)) return s;
+  static const int32_t act_op[] = {-1, CT_OP_RELU, CT_OP_GELU, CT_OP_GELU_TANH, CT_OP_SIGMOID, CT_OP_TANH};
+  const int32_t a = p->call.matmul.activation;
+  return a == CT_ACTIVATION_NONE ? CT_OK : ct_unary(act_op[a], out, out, nullptr);
+}
+
 CTStatus run_plan(const char* fn, const CTPlan* p, const CTensor* const* t, void* ws, size_t ws_bytes) {
   if (ws_bytes < p->workspace || (p->workspace && !ws))
     return fail(CT_ERR_WORKSPACE_TOO_SMALL, "%s: %s needs a workspace of %zu bytes, got %zu bytes at %p (ask %s_workspace_size)",
                 fn, op_def(p->call.op)->name, p->workspace, ws ? ws_bytes : (size_t)0, ws, fn);
+  if (p->k_zero) return k_zero_matmul(p, t);
   if (!p->impl) return CT_OK;
   return p->backend->nn_plan_execute(p->impl, fn, t, ws, ws_bytes);
 }
