@@ -506,6 +506,19 @@ void build_matmul(const CTNNCall* c, Plan* p) {
 struct ConvGeom {
   dims strides, dilates, pl, pr;
 };
+// make(false) builds the primitive desc on the caller's data layout,
+// make(true) lets oneDNN choose (blocked); the first is kept when allowed and
+// keep_user_layout approves of the kernel oneDNN picked for it.
+template <class PD, class Make>
+PD user_layout_or_blocked(bool try_user, const Make& make, const CTConv2dDesc& d, const CTensor* w) {
+  if (try_user) try {
+      PD pd = make(false);
+      if (keep_user_layout(pd.impl_info_str(), d, w)) return pd;
+    } catch (const dnnl::error&) {
+    }
+  return make(true);
+}
+
 ConvGeom conv_geom(const CTConv2dDesc& d) {
   return ConvGeom{{d.stride[0], d.stride[1]},
                   {d.dilation[0] - 1, d.dilation[1] - 1},
@@ -544,16 +557,10 @@ void build_conv(const CTNNCall* c, Plan* p) {
                                                       g.strides, g.dilates, g.pl, g.pr);
       return dnnl::convolution_forward::primitive_desc(desc, attr, eng());
     };
-    dnnl::convolution_forward::primitive_desc pd;
-    bool ok = false;
     // A first layer (few input channels) runs faster blocked whatever the
     // caller's layout (ResNet's C3 7x7 NHWC: 1.28 ms blocked, 1.41 ms NHWC).
-    if (!src.copy && !dst.copy && c->t[1]->shape[1] >= 8) try {
-        pd = make(false);
-        ok = keep_user_layout(pd.impl_info_str(), d, c->t[1]);
-      } catch (const dnnl::error&) {
-      }
-    if (!ok) pd = make(true);
+    auto pd = user_layout_or_blocked<dnnl::convolution_forward::primitive_desc>(
+        !src.copy && !dst.copy && c->t[1]->shape[1] >= 8, make, d, c->t[1]);
     src.prim = pd.src_desc();
     wei.prim = pd.weights_desc();
     dst.prim = pd.dst_desc();
@@ -575,14 +582,8 @@ void build_conv(const CTNNCall* c, Plan* p) {
           dnnl::convolution_backward_data::desc(alg, s, any_like(wei.user), o, g.strides, g.dilates, g.pl, g.pr), attr,
           eng(), hint);
     };
-    dnnl::convolution_backward_data::primitive_desc pd;
-    bool ok = false;
-    if (!dy.copy && !dx.copy) try {
-        pd = make(false);
-        ok = keep_user_layout(pd.impl_info_str(), d, c->t[1]);
-      } catch (const dnnl::error&) {
-      }
-    if (!ok) pd = make(true);
+    auto pd = user_layout_or_blocked<dnnl::convolution_backward_data::primitive_desc>(!dy.copy && !dx.copy, make,
+                                                                                        d, c->t[1]);
     dy.prim = pd.diff_dst_desc();
     wei.prim = pd.weights_desc();
     dx.prim = pd.diff_src_desc();
@@ -608,14 +609,8 @@ void build_conv(const CTNNCall* c, Plan* p) {
                   : dnnl::convolution_backward_weights::desc(alg, s, w, o, g.strides, g.dilates, g.pl, g.pr);
     return dnnl::convolution_backward_weights::primitive_desc(bwd, attr, eng(), hint);
   };
-  dnnl::convolution_backward_weights::primitive_desc pd;
-  bool ok = false;
-  if (!x.copy && !dy.copy) try {
-      pd = make(false);
-      ok = keep_user_layout(pd.impl_info_str(), d, c->t[2]);
-    } catch (const dnnl::error&) {
-    }
-  if (!ok) pd = make(true);
+  auto pd = user_layout_or_blocked<dnnl::convolution_backward_weights::primitive_desc>(!x.copy && !dy.copy, make, d,
+                                                                                        c->t[2]);
   x.prim = pd.src_desc();
   dy.prim = pd.diff_dst_desc();
   dw.prim = pd.diff_weights_desc();
@@ -750,10 +745,10 @@ Hook inv_to_var(size_t vi, int ti, float eps) {
     });
   };
 }
-Hook fill_ones(size_t vi, int64_t n) {
-  return [vi, n](const Exec& e) {
+Hook fill(size_t vi, int64_t n, float value) {
+  return [vi, n, value](const Exec& e) {
     float* v = reinterpret_cast<float*>(e.user_ptr(vi));
-    std::fill(v, v + n, 1.0f);
+    std::fill(v, v + n, value);
   };
 }
 
@@ -833,17 +828,13 @@ void build_norm(const CTNNCall* c, Plan* p) {
       p->args.push_back(tensor_arg(c, iscale, DNNL_ARG_SCALE, false, ch_dims));
     } else {
       p->args.push_back(internal_arg(DNNL_ARG_SCALE, false, memory::desc(ch_dims, mdt::f32, memory::format_tag::a)));
-      p->pre.push_back(fill_ones(p->args.size() - 1, C));
+      p->pre.push_back(fill(p->args.size() - 1, C, 1.0f));  // scale NULL means 1
     }
   }
   if (use_shift && !backward) p->args.push_back(tensor_arg(c, ishift, DNNL_ARG_SHIFT, false, ch_dims));
   if (use_shift && backward) {  // oneDNN 2.6 wants a shift argument, which the gradient does not read
     p->args.push_back(internal_arg(DNNL_ARG_SHIFT, false, memory::desc(ch_dims, mdt::f32, memory::format_tag::a)));
-    const size_t si = p->args.size() - 1;
-    p->pre.push_back([si, C](const Exec& e) {
-      float* v = reinterpret_cast<float*>(e.user_ptr(si));
-      std::fill(v, v + C, 0.0f);
-    });
+    p->pre.push_back(fill(p->args.size() - 1, C, 0.0f));
   }
   auto diff_arg = [&](int ti, int darg) {
     if (ti >= 0 && c->t[ti])
