@@ -2,7 +2,7 @@
 # Installs what building, testing and benchmarking ctensor needs, if missing.
 # Debian/Ubuntu packages plus NumPy from PyPI (the benchmark's baseline).
 set -euo pipefail
-pkgs=(cmake ninja-build g++ make ccache pkg-config libhwy-dev catch2 libdlpack-dev libbenchmark-dev libdnnl-dev libomp-dev python3 python3-pip)
+pkgs=(cmake ninja-build g++ make ccache pkg-config libhwy-dev catch2 libdlpack-dev libbenchmark-dev libdnnl-dev libomp-dev python3 python3-pip python3-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -13,7 +13,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-if ! python3 -c "import numpy" 2>/dev/null; then
-  echo "deps: installing numpy"
-  python3 -m pip install -q numpy || python3 -m pip install -q --break-system-packages numpy
+# Python: NumPy (the benchmarks' baseline), nanobind and scikit-build-core (the
+# bindings), pytest and onnx (the bindings' tests and ONNX's node test data).
+py_missing=()
+for m in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest onnx:onnx; do
+  python3 -c "import ${m%%:*}" 2>/dev/null || py_missing+=("${m#*:}")
+done
+if [ ${#py_missing[@]} -gt 0 ]; then
+  echo "deps: installing ${py_missing[*]} (PyPI)"
+  python3 -m pip install -q "${py_missing[@]}" || python3 -m pip install -q --break-system-packages "${py_missing[@]}"
 fi

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CCACHE_BASEDIR="$PWD"  # cache hits across checkouts in different folders
 scripts/deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCT_BUILD_PYTHON=ON \
+      -DPython_EXECUTABLE="$(command -v python3)" >/dev/null
 cmake --build build -j"$(nproc)"
 echo "== examples"
 build/examples/ctensor_example_c

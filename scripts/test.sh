@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every test: the Release build with all CTest tests (Catch2 suites, header,
-# symbol and install checks), then the Catch2 suites again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# symbol and install checks, the Python bindings' pytest suite with ONNX's
+# node tests), then the Catch2 suites again under AddressSanitizer +
+# UndefinedBehaviorSanitizer, then `pip install .` and an import of the
+# installed package from another directory.
 #   scripts/test.sh            (both)
 #   CT_SKIP_SANITIZERS=1 scripts/test.sh
 set -euo pipefail
@@ -12,7 +14,8 @@ scripts/deps.sh
 jobs=$(nproc)
 
 echo "== Release build + ctest"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCT_BUILD_PYTHON=ON \
+      -DPython_EXECUTABLE="$(command -v python3)" >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
@@ -24,4 +27,13 @@ if [ "${CT_SKIP_SANITIZERS:-0}" != "1" ]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs"
 fi
+echo "== pip install . (the Python package), then import it from elsewhere"
+python3 -m pip install -q --root-user-action=ignore . || python3 -m pip install -q --break-system-packages .
+(cd "$(mktemp -d)" && python3 -c "
+import numpy as np, ctensor
+a = np.arange(6, dtype=np.float32).reshape(2, 3)
+r = ctensor.add(a, a.T.T)
+assert (np.from_dlpack(r) == 2 * a).all() and ctensor.__file__.find('site-packages') >= 0, ctensor.__file__
+print('installed ctensor', ctensor.__version__, 'at', ctensor.__file__)
+")
 echo "== all tests passed"
