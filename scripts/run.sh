@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The main job: build ctensor (Release), run the examples, then the
+# The main job: build ctensor (Release) and its Python module, run the examples, then the
 # benchmarks (elementwise; broadcast/reduce; NN against oneDNN) with NumPy
-# measured in the same run.
+# measured in the same run, then the Python bindings against NumPy and the C benchmark.
 #   scripts/run.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,3 +19,5 @@ echo "== broadcast / reduce benchmark"
 python3 bench/run.py --suite broadcast_reduce build/bench/ct_bench_broadcast_reduce "$@"
 echo "== NN benchmark (conv, matmul vs oneDNN and NumPy)"
 python3 bench/run.py --suite nn build/bench/ct_bench_nn "$@"
+echo "== Python bindings: per-call overhead vs NumPy, large-array cost vs the C benchmark"
+PYTHONPATH=build/python python3 bench/bench_python.py "$@"

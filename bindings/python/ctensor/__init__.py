@@ -157,10 +157,24 @@ def supported(op: str, dtype, device: str | tuple[int, int] = "cpu") -> bool:
     return _ctensor._op_supported(ids[op], dt, di, dtype)[0]
 
 
+def _numpy_view(t):
+    """A NumPy array over t's memory; bfloat16 as ml_dtypes.bfloat16 (NumPy has no bfloat16 of its own)."""
+    import numpy as np
+
+    if t.dtype == "bfloat16":
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise TypeError("ctensor.Tensor: NumPy has no bfloat16; install ml_dtypes for a bfloat16 view, or use "
+                            "torch.from_dlpack") from None
+        return np.from_dlpack(_ctensor._reinterpret(t, "int16")).view(ml_dtypes.bfloat16)
+    return np.from_dlpack(t)
+
+
 def _tensor_array(self, dtype=None, copy=None):
     import numpy as np
 
-    a = np.from_dlpack(self)
+    a = _numpy_view(self)
     if dtype is not None and np.dtype(dtype) != a.dtype:
         return a.astype(dtype)
     return a.copy() if copy else a
@@ -168,16 +182,14 @@ def _tensor_array(self, dtype=None, copy=None):
 
 def _tensor_numpy(self):
     """A NumPy array over this tensor's memory (no copy)."""
-    import numpy as np
-
-    return np.from_dlpack(self)
+    return _numpy_view(self)
 
 
 def _tensor_repr(self) -> str:
     try:
         import numpy as np
 
-        body = np.array2string(np.from_dlpack(self), separator=", ", prefix="ctensor.Tensor(")
+        body = np.array2string(_numpy_view(self), separator=", ", prefix="ctensor.Tensor(")
         return f"ctensor.Tensor({body}, dtype={self.dtype})"
     except Exception:  # bfloat16, a device NumPy cannot read, or no NumPy
         return f"ctensor.Tensor(shape={self.shape}, dtype={self.dtype}, device={self.device!r})"

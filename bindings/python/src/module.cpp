@@ -425,7 +425,11 @@ void import_arg(Arg& a, PyObject* o, bool is_out, bool allow_scalar, const char*
     const NpArray* arr = (const NpArray*)o;
     const NpDescr* descr = (const NpDescr*)arr->descr;
     CTDataType dt;
-    if (!numpy_dtype(descr->type_num, &dt))
+    const char* tn = descr->typeobj ? descr->typeobj->tp_name : "";
+    const size_t tl = std::strlen(tn);
+    if (descr->type_num >= 256 && tl >= 8 && std::strcmp(tn + tl - 8, "bfloat16") == 0)
+      dt = {CT_BFLOAT, 16, 1};  // ml_dtypes.bfloat16, NumPy's usual bfloat16
+    else if (!numpy_dtype(descr->type_num, &dt))
       raise(PyExc_TypeError, "%s: %s has NumPy dtype kind '%c' (type number %d), which ctensor does not support", fn,
             name, descr->kind, descr->type_num);
     if (descr->byteorder == '>')
@@ -489,6 +493,17 @@ void import_arg(Arg& a, PyObject* o, bool is_out, bool allow_scalar, const char*
       cap = m();  // a producer from before DLPack 1.0
     }
     import_capsule(a, cap.ptr(), is_out, fn, name);
+    if (is_out && a.legacy && PyObject_CheckBuffer(o)) {
+      // A legacy capsule carries no read-only flag; a producer that also has
+      // the buffer protocol (JAX) says there whether its memory is writable.
+      Py_buffer v;
+      if (PyObject_GetBuffer(o, &v, PyBUF_WRITABLE) != 0) {
+        PyErr_Clear();
+        a.readonly = true;
+      } else {
+        PyBuffer_Release(&v);
+      }
+    }
     return;
   }
   PyErr_Clear();
@@ -767,7 +782,7 @@ nb::object call_binary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle ou
   const char* names[2] = {"x1", "x2"};
   if (const Arg* like = first_array(args, 2)) fill_scalars(args, names, 2, like, c.name);
   else scalars_only(args, names, 2, c.name);
-  int nd;
+  int nd = 0;
   int64_t shape[CT_MAX_NDIM];
   const Arg* both[2] = {&aa, &ba};
   Out o;
@@ -1552,6 +1567,24 @@ NB_MODULE(_ctensor, m) {
   m.def("_nn", &nn_call, nb::arg("op"), nb::arg("tensors"), nb::arg("ints"), nb::arg("floats"),
         "Run NN op `op` on tensors (None for an absent optional one; outputs preallocated) with the descriptor "
         "fields in ints and floats (see ctensor/_nn.py).");
+  m.def("_reinterpret", [](nb::handle x, nb::handle dtype) {
+    Tensor* t = nb::inst_ptr<Tensor>(x);
+    CTDataType dt = parse_dtype(dtype, "_reinterpret", "dtype");
+    if (itemsize(dt) != itemsize(t->t.dtype))
+      raise(PyExc_ValueError, "_reinterpret: %s and %s differ in size", dtype_name(dt).c_str(),
+            dtype_name(t->t.dtype).c_str());
+    auto* r = new Tensor();
+    nb::object obj = nb::cast(r, nb::rv_policy::take_ownership);
+    r->storage = t->storage;
+    r->storage->refs.fetch_add(1, std::memory_order_relaxed);
+    r->t = t->t;
+    r->t.dtype = dt;
+    std::memcpy(r->shape, t->shape, sizeof r->shape);
+    std::memcpy(r->strides, t->strides, sizeof r->strides);
+    r->t.shape = r->shape;
+    r->t.strides = r->strides;
+    return obj;
+  }, nb::arg("x"), nb::arg("dtype"), "The same memory as a Tensor of another dtype of the same size.");
   m.def("_arg_info", &arg_info, nb::arg("x"), "(shape, dtype name, (device_type, device_id)) of an array argument");
   m.def("empty", &empty, nb::arg("shape"), nb::arg("dtype") = "float32", nb::arg("device") = nb::none(),
         nb::sig("def empty(shape: int | tuple[int, ...], dtype: object = 'float32', device: object | None = None) -> "
