@@ -180,11 +180,6 @@ def _tensor_array(self, dtype=None, copy=None):
     return a.copy() if copy else a
 
 
-def _tensor_numpy(self):
-    """A NumPy array over this tensor's memory (no copy)."""
-    return _numpy_view(self)
-
-
 def _tensor_repr(self) -> str:
     try:
         import numpy as np
@@ -195,7 +190,3 @@ def _tensor_repr(self) -> str:
         return f"ctensor.Tensor(shape={self.shape}, dtype={self.dtype}, device={self.device!r})"
 
 
-Tensor.__array__ = _tensor_array
-Tensor.numpy = _tensor_numpy
-Tensor.__repr__ = _tensor_repr
-Tensor.__str__ = _tensor_repr

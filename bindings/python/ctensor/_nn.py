@@ -252,29 +252,31 @@ def _avg_mode(fn: str, padding, ceil_mode: bool, count_include_pad: bool, diviso
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override=None, *, out=None):
+               divisor_override=None, *, dilation=1, out=None):
     """Average pooling over (H, W) windows, as torch.nn.functional.avg_pool2d.
 
     count_include_pad=True divides by the whole window, False by the cells
-    inside the input.
+    inside the input. dilation (keyword only, not in PyTorch; ONNX has it)
+    spreads the window as in max_pool2d.
     """
     fn = "avg_pool2d"
     shape, dt, dev = _info(input)
     cip = _avg_mode(fn, padding, ceil_mode, count_include_pad, divisor_override)
-    kh, kw, sh, sw, dh, dw, pads, (p, q) = _pool_geometry(fn, shape, kernel_size, stride, padding, 1, ceil_mode)
+    kh, kw, sh, sw, dh, dw, pads, (p, q) = _pool_geometry(fn, shape, kernel_size, stride, padding, dilation,
+                                                          ceil_mode)
     y = _new(out, (shape[0], shape[1], p, q), dt, dev)
     _ctensor._nn(_op(fn), [input, y], [cip, kh, kw, sh, sw, *pads, dh, dw], [])
     return y
 
 
 def avg_pool2d_backward(grad_output, input_shape: Sequence[int], kernel_size, stride=None, padding=0,
-                        ceil_mode: bool = False, count_include_pad: bool = True, *, out=None):
+                        ceil_mode: bool = False, count_include_pad: bool = True, *, dilation=1, out=None):
     """The gradient of avg_pool2d with respect to its input (shape input_shape)."""
     fn = "avg_pool2d_backward"
     _, dt, dev = _info(grad_output)
     cip = _avg_mode(fn, padding, ceil_mode, count_include_pad, None)
-    kh, kw, sh, sw, dh, dw, pads, _ = _pool_geometry(fn, tuple(input_shape), kernel_size, stride, padding, 1,
-                                                     ceil_mode)
+    kh, kw, sh, sw, dh, dw, pads, _ = _pool_geometry(fn, tuple(input_shape), kernel_size, stride, padding,
+                                                     dilation, ceil_mode)
     dx = _new(out, tuple(input_shape), dt, dev)
     _ctensor._nn(_op(fn), [grad_output, dx], [cip, kh, kw, sh, sw, *pads, dh, dw], [])
     return dx

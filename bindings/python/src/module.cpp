@@ -1537,6 +1537,15 @@ NB_MODULE(_ctensor, m) {
       .def("__dlpack__", &tensor_dlpack, nb::kw_only(), nb::arg("stream") = nb::none(),
            nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
            "Export as a DLPack capsule (versioned when max_version >= (1, 0)), sharing memory.")
+      .def("numpy", [](nb::handle self) { return nb::module_::import_("ctensor").attr("_numpy_view")(self); },
+           nb::sig("def numpy(self) -> numpy.ndarray"),
+           "A NumPy array over this tensor's memory, no copy (bfloat16 as ml_dtypes.bfloat16).")
+      .def("__array__", [](nb::handle self, nb::handle dtype, nb::handle copy) {
+        return nb::module_::import_("ctensor").attr("_tensor_array")(self, dtype, copy);
+      }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none(),
+         nb::sig("def __array__(self, dtype: object | None = None, copy: bool | None = None) -> numpy.ndarray"),
+         "NumPy's conversion protocol: a view, or a copy when dtype differs or copy=True.")
+      .def("__repr__", [](nb::handle self) { return nb::module_::import_("ctensor").attr("_tensor_repr")(self); })
       .def("__dlpack_device__", [](const Tensor& t) {
         return nb::make_tuple(t.t.device.device_type, t.t.device.device_id);
       });
