@@ -51,19 +51,6 @@ class Unsupported(Exception):
     """The node uses a feature ctensor does not have (the message names it)."""
 
 
-class NeedsTorch(Exception):
-    """bfloat16 data crosses into/out of ctensor through torch, not installed."""
-
-
-def _torch():
-    try:
-        import torch
-    except ImportError as e:
-        raise NeedsTorch("bfloat16 NumPy (ml_dtypes) arrays reach ctensor through "
-                         "torch views; torch is not installed") from e
-    return torch
-
-
 # --------------------------------------------------------------------------
 # Data generation
 # --------------------------------------------------------------------------
@@ -266,32 +253,16 @@ def dtname(a) -> str:
 
 
 def to_ct(a):
-    """NumPy array -> something ctensor accepts (bfloat16: a zero-copy torch view)."""
-    if isinstance(a, np.ndarray) and a.dtype.name == "bfloat16":
-        # ml_dtypes' bfloat16 has neither a buffer format nor a DLPack code
-        torch = _torch()
-        with warnings.catch_warnings():  # read-only arrays: ctensor only reads
-            warnings.simplefilter("ignore", UserWarning)
-            return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    """NumPy array -> what ctensor takes: the array itself (ml_dtypes bfloat16 included)."""
     return a
 
 
 def to_np(t) -> np.ndarray:
-    """ctensor.Tensor (or ndarray) -> NumPy array sharing its memory."""
+    """ctensor.Tensor (or ndarray) -> NumPy array sharing its memory (bfloat16 as ml_dtypes.bfloat16)."""
     if isinstance(t, np.ndarray):
         return t
-    if dtname(t) == "bfloat16":
-        import ml_dtypes
-
-        try:
-            a = np.asarray(t)
-            if a.dtype.name == "bfloat16":
-                return a
-        except Exception:
-            pass
-        torch = _torch()
-        tt = t if isinstance(t, torch.Tensor) else torch.from_dlpack(t)
-        return tt.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    if hasattr(t, "numpy"):
+        return t.numpy()
     return np.asarray(t)
 
 
