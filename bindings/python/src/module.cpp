@@ -25,6 +25,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -168,17 +169,45 @@ CTDataType parse_dtype(nb::handle h, const char* fn, const char* arg) {
 
 // Reference-counted device memory, shared by a Tensor and the DLPack
 // capsules it exports; freed without the GIL (DLPack deleters may run anywhere).
+// On the CPU the block and the data are one allocation (the data 64 bytes in).
 struct Storage {
   std::atomic<int64_t> refs{1};
   void* ptr = nullptr;
   CTDevice device{CT_CPU, 0};
+  bool inline_data = false;
 };
+constexpr size_t kInlineHeader = 64;
+static_assert(sizeof(Storage) <= kInlineHeader, "Storage must fit in front of the data");
 
 void storage_release(Storage* s) {
   if (s && s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    ct_free(s->device, s->ptr);
-    delete s;
+    if (s->inline_data) {
+      const CTDevice dev = s->device;
+      s->~Storage();
+      ct_free(dev, s);
+    } else {
+      ct_free(s->device, s->ptr);
+      delete s;
+    }
   }
+}
+
+Storage* storage_alloc(CTDevice dev, size_t bytes) {
+  if (dev.device_type == CT_CPU) {
+    void* base = nullptr;
+    check(ct_malloc(dev, kInlineHeader + bytes, &base));
+    Storage* s = new (base) Storage();
+    s->ptr = (char*)base + kInlineHeader;
+    s->device = dev;
+    s->inline_data = true;
+    return s;
+  }
+  void* p = nullptr;
+  check(ct_malloc(dev, bytes, &p));
+  Storage* s = new Storage();
+  s->ptr = p;
+  s->device = dev;
+  return s;
 }
 
 struct Tensor {
@@ -203,8 +232,10 @@ PyTypeObject* g_tensor_type = nullptr;
 // points at its C++ half.
 nb::object new_tensor(int ndim, const int64_t* shape, CTDataType dt, CTDevice dev, Tensor** out) {
   if (ndim < 0 || ndim > CT_MAX_NDIM) raise(PyExc_ValueError, "ctensor: ndim=%d is outside 0..%d", ndim, CT_MAX_NDIM);
-  auto* t = new Tensor();
-  nb::object obj = nb::cast(t, nb::rv_policy::take_ownership);
+  // The Tensor lives inside the Python object: one allocation, no pointer registration.
+  nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
+  auto* t = new (nb::inst_ptr<Tensor>(obj)) Tensor();
+  nb::inst_mark_ready(obj);
   t->t.ndim = ndim;
   t->t.dtype = dt;
   t->t.device = dev;
@@ -219,10 +250,7 @@ nb::object new_tensor(int ndim, const int64_t* shape, CTDataType dt, CTDevice de
   }
   int64_t numel = 1;
   for (int i = 0; i < ndim; ++i) numel *= shape[i];
-  t->storage = new Storage();
-  t->storage->device = dev;
-  const size_t bytes = std::max<size_t>(size_t(numel) * itemsize(dt), 1);
-  check(ct_malloc(dev, bytes, &t->storage->ptr));
+  t->storage = storage_alloc(dev, std::max<size_t>(size_t(numel) * itemsize(dt), 1));
   t->t.data = t->storage->ptr;
   *out = t;
   return obj;
@@ -1582,8 +1610,9 @@ NB_MODULE(_ctensor, m) {
     if (itemsize(dt) != itemsize(t->t.dtype))
       raise(PyExc_ValueError, "_reinterpret: %s and %s differ in size", dtype_name(dt).c_str(),
             dtype_name(t->t.dtype).c_str());
-    auto* r = new Tensor();
-    nb::object obj = nb::cast(r, nb::rv_policy::take_ownership);
+    nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
+    auto* r = new (nb::inst_ptr<Tensor>(obj)) Tensor();
+    nb::inst_mark_ready(obj);
     r->storage = t->storage;
     r->storage->refs.fetch_add(1, std::memory_order_relaxed);
     r->t = t->t;
