@@ -14,9 +14,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # Python: NumPy (the benchmarks' baseline), nanobind and scikit-build-core (the
-# bindings), pytest and onnx (the bindings' tests and ONNX's node test data).
+# bindings), pytest and onnx (the tests, ONNX's node test data), matplotlib (the bench plot).
 py_missing=()
-for m in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest onnx:onnx; do
+for m in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest onnx:onnx matplotlib:matplotlib; do
   python3 -c "import ${m%%:*}" 2>/dev/null || py_missing+=("${m#*:}")
 done
 if [ ${#py_missing[@]} -gt 0 ]; then

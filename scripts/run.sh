@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
-# The main job: build ctensor (Release) and its Python module, run the examples, then the
-# benchmarks (elementwise; broadcast/reduce; NN against oneDNN) with NumPy
-# measured in the same run, then the Python bindings against NumPy and the C benchmark.
-#   scripts/run.sh [--quick]
+# The main job: build ctensor (library, Python module, the `ctensor` tool),
+# run the examples, then on every device present:
+#   ctensor info                       versions, devices, measured limits
+#   ctensor check                      every op x dtype against the reference
+#   ctensor bench --quick --compare    every op: time, GB/s or GFLOP/s, % of the limit,
+#                                      NumPy and oneDNN side by side, and a plot
+#   scripts/run.sh [--full] [--suites]
+#     --full    the full bench (more sizes/repeats) instead of --quick
+#     --suites  also the detailed benchmark suites (bench/run.py: elementwise,
+#               broadcast/reduce, NN against oneDNN; the Python bindings' overhead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CCACHE_BASEDIR="$PWD"  # cache hits across checkouts in different folders
+full=0; suites=0
+for a in "$@"; do
+  case "$a" in
+    --full) full=1 ;;
+    --suites) suites=1 ;;
+    --quick) ;;  # the default
+    *) echo "usage: scripts/run.sh [--full] [--suites]" >&2; exit 2 ;;
+  esac
+done
 scripts/deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCT_BUILD_PYTHON=ON \
       -DPython_EXECUTABLE="$(command -v python3)" >/dev/null
@@ -13,11 +28,23 @@ cmake --build build -j"$(nproc)"
 echo "== examples"
 build/examples/ctensor_example_c
 build/examples/ctensor_example_cpp
-echo "== elementwise benchmark"
-python3 bench/run.py build/bench/ct_bench_elementwise "$@"
-echo "== broadcast / reduce benchmark"
-python3 bench/run.py --suite broadcast_reduce build/bench/ct_bench_broadcast_reduce "$@"
-echo "== NN benchmark (conv, matmul vs oneDNN and NumPy)"
-python3 bench/run.py --suite nn build/bench/ct_bench_nn "$@"
-echo "== Python bindings: per-call overhead vs NumPy, large-array cost vs the C benchmark"
-PYTHONPATH=build/python python3 bench/bench_python.py "$@"
+echo "== ctensor info"
+build/tools/ctensor info
+echo "== ctensor check"
+build/tools/ctensor check --json build/check.json
+echo "== ctensor bench"
+quick=--quick; [ "$full" = 1 ] && quick=""
+export PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}"
+build/tools/ctensor bench $quick --compare --json build/bench.json --csv build/bench.csv --plot build/bench.png
+echo "bench results: build/bench.json, build/bench.csv, plot build/bench.png"
+if [ "$suites" = 1 ]; then
+  q=""; [ "$full" = 1 ] || q=--quick
+  echo "== elementwise suite"
+  python3 bench/run.py build/bench/ct_bench_elementwise $q
+  echo "== broadcast / reduce suite"
+  python3 bench/run.py --suite broadcast_reduce build/bench/ct_bench_broadcast_reduce $q
+  echo "== NN suite (conv, matmul vs oneDNN and NumPy)"
+  python3 bench/run.py --suite nn build/bench/ct_bench_nn $q
+  echo "== Python bindings: per-call overhead vs NumPy, large-array cost vs the C benchmark"
+  python3 bench/bench_python.py $q
+fi

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/debug.h"
 #include "core/dispatch.h"
 #include "core/error.h"
 #include "core/registry.h"
@@ -417,20 +418,20 @@ extern "C" {
 
 CT_API CTStatus ct_binary(int32_t op, const CTensor* a, const CTensor* b, CTensor* out, void* stream) {
   CT_API_BEGIN("ct_binary")
-  return ct::run_binary(op, a, b, out, stream);
+  return ct::debug_perturb(op, out, ct::run_binary(op, a, b, out, stream));
   CT_API_END()
 }
 
 CT_API CTStatus ct_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
                           const double* params, int32_t num_params, CTensor* out, void* stream) {
   CT_API_BEGIN("ct_reduce")
-  return ct::run_reduce(op, x, axes, num_axes, keepdims, params, num_params, out, stream);
+  return ct::debug_perturb(op, out, ct::run_reduce(op, x, axes, num_axes, keepdims, params, num_params, out, stream));
   CT_API_END()
 }
 
 CT_API CTStatus ct_along_axis(int32_t op, const CTensor* x, int32_t axis, CTensor* out, void* stream) {
   CT_API_BEGIN("ct_along_axis")
-  return ct::run_along_axis(op, x, axis, out, stream);
+  return ct::debug_perturb(op, out, ct::run_along_axis(op, x, axis, out, stream));
   CT_API_END()
 }
 
@@ -439,7 +440,7 @@ CT_API CTStatus ct_unary(int32_t op, const CTensor* x, CTensor* out, void* strea
   CT_API_BEGIN("ct_unary")
   if (CTStatus s = ct::check_op_kind("ct_unary", op, CT_KIND_UNARY, "unary")) return s;
   static const char* const names[] = {"x"};
-  return ct::run_elementwise("ct_unary", op, &x, names, 1, nullptr, 0, out, "out", stream);
+  return ct::debug_perturb(op, out, ct::run_elementwise("ct_unary", op, &x, names, 1, nullptr, 0, out, "out", stream));
   CT_API_END()
 }
 
@@ -448,7 +449,8 @@ CT_API CTStatus ct_unary_param(int32_t op, const CTensor* x, const double* param
   CT_API_BEGIN("ct_unary_param")
   if (CTStatus s = ct::check_op_kind("ct_unary_param", op, CT_KIND_UNARY_PARAM, "parametrised unary")) return s;
   static const char* const names[] = {"x"};
-  return ct::run_elementwise("ct_unary_param", op, &x, names, 1, params, num_params, out, "out", stream);
+  return ct::debug_perturb(op, out,
+                           ct::run_elementwise("ct_unary_param", op, &x, names, 1, params, num_params, out, "out", stream));
   CT_API_END()
 }
 
@@ -459,15 +461,15 @@ CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const
   static const char* const where_names[] = {"cond", "a", "b"};
   static const char* const names[] = {"a", "b", "c"};
   const CTensor* in[3] = {a, b, c};
-  return ct::run_elementwise("ct_ternary", op, in, op == CT_OP_WHERE ? where_names : names, 3, nullptr, 0, out,
-                             "out", stream);
+  return ct::debug_perturb(op, out, ct::run_elementwise("ct_ternary", op, in, op == CT_OP_WHERE ? where_names : names, 3, nullptr, 0, out,
+                             "out", stream));
   CT_API_END()
 }
 
 CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream) {
   CT_API_BEGIN("ct_cast")
   static const char* const names[] = {"x"};
-  return ct::run_elementwise("ct_cast", CT_OP_CAST, &x, names, 1, nullptr, 0, out, "out", stream);
+  return ct::debug_perturb(CT_OP_CAST, out, ct::run_elementwise("ct_cast", CT_OP_CAST, &x, names, 1, nullptr, 0, out, "out", stream));
   CT_API_END()
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/debug.h"
 #include "core/dispatch.h"
 #include "core/error.h"
 #include "core/registry.h"
@@ -718,8 +719,9 @@ extern "C" {
 #define CT_NN_RUN(op, ...)                                                                 \
   CT_API_BEGIN(__func__)                                                                   \
   const CTensor* t[] = {__VA_ARGS__};                                                      \
-  return ct::nn_direct(__func__, op, desc, t, (int32_t)(sizeof t / sizeof t[0]), workspace, \
-                       workspace_bytes, stream);                                           \
+  return ct::debug_perturb_nn(op, t, (int32_t)(sizeof t / sizeof t[0]),                    \
+                              ct::nn_direct(__func__, op, desc, t, (int32_t)(sizeof t / sizeof t[0]), \
+                                            workspace, workspace_bytes, stream));            \
   CT_API_END()
 
 CT_API CTStatus ct_matmul_workspace_size(const CTMatmulDesc* desc, const CTensor* a, const CTensor* b,

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""NumPy baselines for `ctensor bench --compare`.
+
+    python3 bench_compare.py < cases.json > times.json
+
+stdin: a JSON list of cases, as `ctensor bench` writes them:
+    {"key": "12", "op": "exp", "kind": "unary", "dtype": "float32",
+     "out_dtype": "float32", "shape": [4194304], "n": 4194304,
+     "params": [], "axis": null, "target_s": 0.25}
+(reductions reduce every axis of `shape`; along-axis ops run along `axis`).
+
+stdout: {"numpy_version": "2.x", "times": {key: median seconds per call},
+         "min_times": {key: best batch}, "skipped": {key: why}}
+Ops NumPy has no function for (gelu, erf, leaky_relu, bfloat16, ...) are
+left out of "times". Timing follows the tool: 2 warm-up calls, k calls per
+batch so that a batch takes about target_s / 5, 5 batches, the median.
+NumPy runs as it does by default: ufuncs on one thread, out= where it takes
+one; a few ops are the usual NumPy idiom of several calls (rsqrt, sigmoid,
+silu, fma, lerp, logsumexp, softmax, log_softmax).
+
+Exit status 3 when NumPy is not installed.
+"""
+import json
+import sys
+import time
+import warnings
+
+try:
+    import numpy as np
+except ImportError:
+    sys.stderr.write("bench_compare.py: NumPy is not installed for %s\n" % sys.executable)
+    sys.exit(3)
+
+DTYPES = {"bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
+          "uint8": np.uint8, "float16": np.float16, "float32": np.float32, "float64": np.float64}
+
+UNARY = {"neg": np.negative, "abs": np.absolute, "sign": np.sign, "exp": np.exp, "expm1": np.expm1,
+         "exp2": np.exp2, "log": np.log, "log1p": np.log1p, "log2": np.log2, "sqrt": np.sqrt,
+         "reciprocal": np.reciprocal, "square": np.square, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+         "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc,
+         "logical_not": np.logical_not, "bitwise_not": np.invert, "isnan": np.isnan, "isinf": np.isinf,
+         "isfinite": np.isfinite}
+
+BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+          "floor_div": np.floor_divide, "mod": np.remainder, "pow": np.power, "maximum": np.maximum,
+          "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin, "atan2": np.arctan2, "hypot": np.hypot,
+          "copysign": np.copysign, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+          "bitwise_xor": np.bitwise_xor, "left_shift": np.left_shift, "right_shift": np.right_shift,
+          "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+          "equal": np.equal, "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
+          "greater": np.greater, "greater_equal": np.greater_equal}
+
+REDUCE = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
+          "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
+          "norm2": np.linalg.norm}
+
+
+def values(shape, dtype, salt, near_one=False, domain=None):
+    """Inputs in the tool's domain: floats in [0.5, 2), near 1 for products,
+    integers 1..7, bools half true; zeros for any, nonzero for all (so that
+    neither can stop early)."""
+    if domain == "zeros":
+        return np.zeros(shape, dtype)
+    rng = np.random.default_rng(salt)
+    u = rng.random(shape, dtype=np.float64)
+    if dtype == np.bool_:
+        return u >= 0.5 if domain != "nonzero" else np.ones(shape, np.bool_)
+    if not np.issubdtype(dtype, np.floating):
+        return (1 + np.floor(7 * u)).astype(dtype)
+    return ((0.995 + 0.01 * u) if near_one else (0.5 + 1.5 * u)).astype(dtype)
+
+
+def make_call(c):
+    """A no-argument function running the case once, or None."""
+    op, kind, shape = c["op"], c["kind"], tuple(c["shape"])
+    dt, odt = DTYPES.get(c["dtype"]), DTYPES.get(c["out_dtype"])
+    if dt is None or odt is None:
+        return None
+    p = c.get("params") or []
+    near_one = op in ("prod", "cumprod")
+    x = values(shape, dt, 1, near_one, {"any": "zeros", "all": "nonzero"}.get(op))
+    if kind == "unary":
+        o = np.empty(shape, odt)
+        if op in UNARY:
+            f = UNARY[op]
+            return lambda: f(x, out=o)
+        if op == "rsqrt":
+            return lambda: (np.sqrt(x, out=o), np.reciprocal(o, out=o))
+        if op == "relu":
+            return lambda: np.maximum(x, 0, out=o)
+        if op == "sigmoid":
+            return lambda: (np.negative(x, out=o), np.exp(o, out=o), np.add(o, 1, out=o), np.reciprocal(o, out=o))
+        if op == "silu":
+            return lambda: (np.negative(x, out=o), np.exp(o, out=o), np.add(o, 1, out=o), np.divide(x, o, out=o))
+        if op == "softplus":
+            return lambda: np.logaddexp(0, x, out=o)
+        return None  # gelu, gelu_tanh, erf: not in NumPy
+    if kind == "unary_param":
+        o = np.empty(shape, odt)
+        if op == "clamp":
+            lo, hi = (dt(v) for v in p)
+            return lambda: np.clip(x, lo, hi, out=o)
+        ufunc = {"pow_scalar": np.power, "add_scalar": np.add, "mul_scalar": np.multiply}.get(op)
+        if ufunc is None:
+            return None  # leaky_relu, elu
+        s = dt(p[0]) if not np.issubdtype(dt, np.floating) else p[0]
+        return lambda: ufunc(x, s, out=o)
+    if kind == "ternary":
+        b, w = values(shape, dt, 2), values(shape, dt, 3)
+        o = np.empty(shape, odt)
+        if op == "where":
+            cond = values(shape, np.bool_, 4)
+            return lambda: np.where(cond, b, w)  # NumPy's where takes no out=
+        if op == "fma":
+            return lambda: (np.multiply(x, b, out=o), np.add(o, w, out=o))
+        if op == "lerp":
+            return lambda: (np.subtract(b, x, out=o), np.multiply(o, w, out=o), np.add(o, x, out=o))
+        return None
+    if kind == "cast":
+        o = np.empty(shape, odt)
+        return lambda: np.copyto(o, x, casting="unsafe")
+    if kind == "binary":
+        f = BINARY.get(op)
+        if f is None:
+            return None
+        b = values(shape, dt, 2)
+        o = np.empty(shape, odt)
+        return lambda: f(x, b, out=o)
+    if kind == "reduce":
+        if op in REDUCE:
+            f = REDUCE[op]
+            return lambda: f(x)
+        ddof = p[0] if p else 0
+        if op == "var":
+            return lambda: np.var(x, ddof=ddof)
+        if op == "std":
+            return lambda: np.std(x, ddof=ddof)
+        if op == "logsumexp":
+            def lse():
+                m = np.max(x)
+                return m + np.log(np.sum(np.exp(x - m)))
+            return lse
+        return None
+    if kind == "along_axis":
+        axis = c.get("axis")
+        axis = -1 if axis is None else axis
+        o = np.empty(shape, odt)
+        if op == "cumsum":
+            return lambda: np.cumsum(x, axis=axis, out=o)
+        if op == "cumprod":
+            return lambda: np.cumprod(x, axis=axis, out=o)
+        if op == "softmax":
+            def softmax():
+                np.subtract(x, np.max(x, axis=axis, keepdims=True), out=o)
+                np.exp(o, out=o)
+                np.divide(o, np.sum(o, axis=axis, keepdims=True), out=o)
+            return softmax
+        if op == "log_softmax":
+            def log_softmax():
+                np.subtract(x, np.max(x, axis=axis, keepdims=True), out=o)
+                np.subtract(o, np.log(np.sum(np.exp(o), axis=axis, keepdims=True)), out=o)
+            return log_softmax
+        return None
+    return None
+
+
+def time_call(f, target):
+    """2 warm-ups, k calls per batch (~target / 5 each), 5 batches: (median, min)."""
+    one = 0.0
+    for _ in range(2):
+        t0 = time.perf_counter()
+        f()
+        one = time.perf_counter() - t0
+    k = max(1, min(1000000, round(target / 5 / max(one, 1e-9))))
+    per = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            f()
+        per.append((time.perf_counter() - t0) / k)
+    per.sort()
+    return per[len(per) // 2], per[0]
+
+
+def main():
+    cases = json.load(sys.stdin)
+    if isinstance(cases, dict):
+        cases = cases.get("cases", [])
+    times, mins, skipped = {}, {}, {}
+    warnings.simplefilter("ignore")
+    with np.errstate(all="ignore"):
+        for c in cases:
+            key = str(c.get("key", c["op"]))
+            try:
+                f = make_call(c)
+                if f is None:
+                    skipped[key] = "no NumPy equivalent for %s %s" % (c["op"], c["dtype"])
+                    continue
+                times[key], mins[key] = time_call(f, float(c.get("target_s", 0.25)))
+            except Exception as e:  # a dtype NumPy's function does not take, ...
+                skipped[key] = "%s: %s" % (type(e).__name__, e)
+    json.dump({"numpy_version": np.__version__, "times": times, "min_times": mins, "skipped": skipped},
+              sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,700 @@
+// ctensor check: every op x dtype x device on random inputs, in several
+// layouts (dense, strided with a reversed dim, broadcast, 0-d), against the
+// double-precision references of tools/reference*.cc under per-dtype
+// tolerances. Values cross between the reference domain (double / int64) and
+// a tensor of any dtype with ct_cast, so inputs of half types are exactly
+// the values the op sees.
+#include <ctensor/ctensor.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "probes.h"
+#include "reference.h"
+#include "reference_internal.h"
+#include "tool.h"
+
+namespace ctool {
+namespace {
+
+using ctref::Array;
+
+// ---- device tensors -------------------------------------------------------
+
+struct Memory {
+  void* p = nullptr;
+  CTDevice dev{};
+  Memory(CTDevice d, size_t bytes) : dev(d) {
+    if (ct_malloc(d, std::max<size_t>(bytes, 1), &p) != CT_OK) p = nullptr;
+  }
+  ~Memory() { ct_free(dev, p); }
+  Memory(const Memory&) = delete;
+  Memory& operator=(const Memory&) = delete;
+};
+
+size_t itemsize(CTDataType d) { return (d.bits * d.lanes + 7) / 8; }
+
+struct Tensor {
+  CTensor t{};
+  std::vector<int64_t> shape, strides;
+  std::shared_ptr<Memory> mem;
+  std::string layout = "dense";
+};
+
+enum Layout { kDense, kStrided };
+
+// A tensor of `shape` in memory order `perm` (empty: row-major), or with
+// every other element along the last dim and dim 0 reversed (kStrided).
+Tensor make_tensor(CTDevice dev, CTDataType dt, const std::vector<int64_t>& shape, Layout layout,
+                   const std::vector<int64_t>& perm = {}) {
+  Tensor r;
+  r.shape = shape;
+  const int nd = (int)shape.size();
+  r.strides.assign(nd, 0);
+  int64_t elems = 1;
+  for (int64_t s : shape) elems *= s;
+  uint64_t offset = 0;
+  if (layout == kStrided && nd > 0) {
+    r.layout = "strided";
+    int64_t st = 2;
+    for (int d = nd - 1; d >= 0; --d) {
+      r.strides[d] = st;
+      st *= std::max<int64_t>(shape[d], 1);
+    }
+    elems = st;
+    if (shape[0] > 1) {  // reverse dim 0
+      offset = uint64_t((shape[0] - 1) * r.strides[0]) * itemsize(dt);
+      r.strides[0] = -r.strides[0];
+    }
+  } else if (!perm.empty()) {
+    r.layout = "perm";
+    int64_t st = 1;
+    for (int k = nd - 1; k >= 0; --k) {
+      r.strides[perm[k]] = st;
+      st *= std::max<int64_t>(shape[perm[k]], 1);
+    }
+  } else {
+    int64_t st = 1;
+    for (int d = nd - 1; d >= 0; --d) {
+      r.strides[d] = st;
+      st *= std::max<int64_t>(shape[d], 1);
+    }
+  }
+  r.mem = std::make_shared<Memory>(dev, size_t(std::max<int64_t>(elems, 1)) * itemsize(dt));
+  r.t.data = r.mem->p;
+  r.t.device = dev;
+  r.t.ndim = nd;
+  r.t.dtype = dt;
+  r.t.shape = r.shape.data();
+  r.t.strides = r.strides.data();
+  r.t.byte_offset = offset;
+  return r;
+}
+
+CTensor host_view(Array& a) {
+  CTensor h{};
+  h.device = {CT_CPU, 0};
+  h.ndim = (int32_t)a.shape.size();
+  h.shape = a.shape.data();
+  h.strides = nullptr;
+  if (a.is_float()) {
+    h.dtype = {CT_FLOAT, 64, 1};
+    h.data = a.f.data();
+  } else {
+    h.dtype = {CT_INT, 64, 1};
+    h.data = a.i.data();
+  }
+  return h;
+}
+
+// Host values -> the device tensor (rounded to its dtype by ct_cast).
+CTStatus upload(Array& a, Tensor& t) {
+  CTensor h = host_view(a);
+  return ct_cast(&h, &t.t, nullptr);
+}
+
+// The device tensor -> exact host values.
+CTStatus download(const Tensor& t, Array& a) {
+  a.reset(t.t.dtype, t.shape);
+  CTensor h = host_view(a);
+  return ct_cast(&t.t, &h, nullptr);
+}
+
+// ---- inputs -----------------------------------------------------------------
+
+int64_t dtype_min(CTDataType d) {
+  if (d.code == CT_BOOL) return 0;
+  if (d.code == CT_UINT) return 0;
+  return d.bits >= 64 ? INT64_MIN : -(int64_t(1) << (d.bits - 1));
+}
+int64_t dtype_max(CTDataType d) {
+  if (d.code == CT_BOOL) return 1;
+  if (d.code == CT_UINT) return d.bits >= 64 ? INT64_MAX : (int64_t(1) << d.bits) - 1;
+  return d.bits >= 64 ? INT64_MAX : (int64_t(1) << (d.bits - 1)) - 1;
+}
+
+// Random values of `dt` for input `k` of op `name`.
+void fill_random(Array& a, const std::string& name, int k, CTDataType dt, std::mt19937_64& rng) {
+  const ctref::Domain dom = ctref::domain(name, k, dt);
+  if (a.is_float()) {
+    std::uniform_real_distribution<double> u(dom.lo, dom.hi);
+    for (double& v : a.f) {
+      do v = u(rng);
+      while (dom.nonzero && std::fabs(v) < 1e-3 * std::max(1.0, std::fabs(dom.hi - dom.lo)));
+    }
+  } else if (dt.code == CT_BOOL) {
+    for (int64_t& v : a.i) v = (int64_t)(rng() & 1);
+  } else {
+    const int64_t lo = std::max(dom.ilo, dtype_min(dt)), hi = std::min(dom.ihi, dtype_max(dt));
+    std::uniform_int_distribution<int64_t> u(lo, std::max(lo, hi));
+    for (int64_t& v : a.i) {
+      do v = u(rng);
+      while (dom.nonzero && v == 0 && (lo != 0 || hi != 0));
+    }
+  }
+}
+
+// ---- comparison ---------------------------------------------------------------
+
+struct Verdict {
+  double worst = 0;      // worst |got - ref| as a fraction of the tolerance (<= 1 passes)
+  double worst_abs = 0;  // worst |got - ref|
+  bool ok = true;
+  std::string detail;    // the first failure
+};
+
+void compare(const Array& got, const Array& ref, const ctref::Tolerance& tol, const std::string& what, Verdict& v) {
+  const int64_t n = ref.numel();
+  for (int64_t k = 0; k < n; ++k) {
+    double frac = 0, diff = 0;
+    if (ref.is_float()) {
+      const double g = got.get(k), r = ref.f[k];
+      if (std::isnan(r) || std::isnan(g)) frac = (std::isnan(r) && std::isnan(g)) ? 0 : INFINITY;
+      else if (std::isinf(r) || std::isinf(g)) frac = (g == r) ? 0 : INFINITY;
+      else {
+        diff = std::fabs(g - r);
+        const double lim = tol.atol + tol.rtol * std::fabs(r);
+        frac = diff == 0 ? 0 : (lim > 0 ? diff / lim : INFINITY);
+      }
+    } else {
+      const int64_t g = got.i[k], r = ref.i[k];
+      diff = g == r ? 0 : std::fabs((double)g - (double)r);
+      frac = g == r ? 0 : INFINITY;
+    }
+    v.worst = std::max(v.worst, frac);
+    v.worst_abs = std::max(v.worst_abs, diff);
+    if (frac > 1 && v.ok) {
+      v.ok = false;
+      std::ostringstream s;
+      s.precision(9);
+      s << what << ": element " << k << " is " << got.get(k) << ", the reference " << ref.get(k);
+      v.detail = s.str();
+    }
+  }
+}
+
+// ---- one op's cases ------------------------------------------------------------
+
+struct Result {
+  std::string device, op, dtype;
+  int cases = 0;
+  Verdict v;
+  std::string status;  // PASS, FAIL, ERROR, SKIP
+  std::string message;
+};
+
+CTDataType output_dtype(int rule, CTDataType in) {
+  const bool fl = in.code == CT_FLOAT || in.code == CT_BFLOAT;
+  switch (rule) {
+    case CT_OUTPUT_BOOL: return {CT_BOOL, 8, 1};
+    case CT_OUTPUT_INT64: return {CT_INT, 64, 1};
+    case CT_OUTPUT_ACCUM: return fl ? in : CTDataType{CT_INT, 64, 1};
+    case CT_OUTPUT_FLOAT: return fl ? in : CTDataType{CT_FLOAT, 64, 1};
+    default: return in;
+  }
+}
+
+std::vector<double> params_for(const std::string& name, CTDataType dt) {
+  const bool fl = dt.code == CT_FLOAT || dt.code == CT_BFLOAT;
+  const bool u8 = dt.code == CT_UINT;
+  if (name == "leaky_relu") return {0.125};
+  if (name == "elu") return {1.0};
+  if (name == "clamp") return fl ? std::vector<double>{-1.0, 1.5} : (u8 ? std::vector<double>{2, 12} : std::vector<double>{-3, 7});
+  if (name == "pow_scalar") return {fl ? 1.5 : 2.0};
+  if (name == "add_scalar") return {3.0};
+  if (name == "mul_scalar") return {2.0};
+  if (name == "var" || name == "std") return {1.0};
+  return {};
+}
+
+// Runs one call on the device and the reference, compares the outputs.
+class Checker {
+ public:
+  Checker(const Device& dev, const CTOpInfo& info, CTDataType dt, uint64_t seed, bool quick)
+      : dev_(dev), info_(info), dt_(dt), rng_(seed * 1000003u + (uint64_t)info.op * 131u + dt.code * 17u + dt.bits),
+        quick_(quick) {}
+
+  Result run() {
+    Result r;
+    r.device = dev_.label;
+    r.op = info_.name;
+    r.dtype = dtype_name(dt_);
+    switch (info_.kind) {
+      case CT_KIND_UNARY:
+      case CT_KIND_UNARY_PARAM:
+        // small shapes (vector tails), a 0-d one, and one big enough for the
+        // SIMD main loops and the threaded path
+        for (Layout l : {kDense, kStrided}) elementwise(r, {{7, 13}}, l, {7, 13});
+        elementwise(r, {{}}, kDense, {});
+        elementwise(r, {{quick_ ? 64 : 100, 1001}}, kDense, {quick_ ? 64 : 100, 1001});
+        break;
+      case CT_KIND_CAST:
+        for (const auto& target : kDtypes) {
+          cast_target_ = target.dt;
+          for (Layout l : {kDense, kStrided}) elementwise(r, {{5, 11}}, l, {5, 11});
+          if (!quick_) elementwise(r, {{50, 1001}}, kDense, {50, 1001});
+        }
+        break;
+      case CT_KIND_TERNARY:
+        for (Layout l : {kDense, kStrided}) elementwise(r, {{7, 13}, {7, 13}, {7, 13}}, l, {7, 13});
+        if (!quick_) elementwise(r, {{100, 1001}, {100, 1001}, {100, 1001}}, kDense, {100, 1001});
+        break;
+      case CT_KIND_BINARY:
+        for (Layout l : {kDense, kStrided}) elementwise(r, {{7, 13}, {7, 13}}, l, {7, 13});
+        elementwise(r, {{7, 1}, {1, 13}}, kDense, {7, 13});       // broadcast both ways
+        elementwise(r, {{3, 4, 5}, {}}, kStrided, {3, 4, 5});     // a 0-d operand
+        if (!quick_) {
+          elementwise(r, {{2, 1, 6}, {5, 1}}, kDense, {2, 5, 6});  // rank extension
+          elementwise(r, {{100, 1001}, {100, 1001}}, kStrided, {100, 1001});
+          elementwise(r, {{100, 1001}, {1, 1001}}, kDense, {100, 1001});
+        }
+        break;
+      case CT_KIND_REDUCE: {
+        struct AxisCase { std::vector<int32_t> axes; bool all, keep; };
+        std::vector<AxisCase> cases = {{{}, true, false}, {{1}, false, false}, {{0, 2}, false, true}, {{-1}, false, true}};
+        if (quick_) cases.resize(3);
+        for (const AxisCase& c : cases)
+          for (Layout l : {kDense, kStrided}) reduce(r, {5, 6, 7}, c.axes, c.all, c.keep, l);
+        if (!quick_)
+          for (const AxisCase& c : cases) reduce(r, {32, 65, 33}, c.axes, c.all, c.keep, kDense);
+        break;
+      }
+      case CT_KIND_ALONG_AXIS:
+        for (int32_t axis : {0, -1})
+          for (Layout l : {kDense, kStrided}) along_axis(r, {6, 9}, axis, l);
+        if (!quick_) along_axis(r, {129, 513}, -1, kDense);
+        break;
+      case CT_KIND_NN:
+        nn(r);
+        break;
+      default:
+        r.status = "SKIP";
+        r.message = "no checker for this kind of op";
+        return r;
+    }
+    r.status = !error_.empty() ? (error_.rfind("no reference", 0) == 0 ? "SKIP" : "ERROR") : (r.v.ok ? "PASS" : "FAIL");
+    r.message = !error_.empty() ? error_ : r.v.detail;
+    return r;
+  }
+
+ private:
+  // Input k's dtype: where's condition is bool.
+  CTDataType input_dtype(int k) const {
+    if (info_.op == CT_OP_WHERE && k == 0) return {CT_BOOL, 8, 1};
+    return dt_;
+  }
+
+  bool prepare_input(const std::vector<int64_t>& shape, int k, Layout l, Tensor& t, Array& ref_in) {
+    const CTDataType dt = input_dtype(k);
+    t = make_tensor(dev_.info.device, dt, shape, shape.empty() ? kDense : l);
+    if (!t.mem->p) return fail("ct_malloc failed");
+    Array gen;
+    gen.reset(dt, shape);
+    fill_random(gen, info_.name, k, dt, rng_);
+    if (CTStatus s = upload(gen, t)) return fail(std::string("ct_cast (upload) failed: ") + ct_last_error(), s);
+    if (CTStatus s = download(t, ref_in)) return fail(std::string("ct_cast (download) failed: ") + ct_last_error(), s);
+    return true;
+  }
+
+  bool fail(const std::string& m, CTStatus = CT_OK) {
+    if (error_.empty()) error_ = m;
+    return false;
+  }
+
+  void finish(Result& r, Tensor& out, std::vector<const Array*> ins, ctref::Call& call, const std::string& what) {
+    Array got, ref;
+    if (CTStatus s = download(out, got)) {
+      fail(std::string("ct_cast (download) failed: ") + ct_last_error(), s);
+      return;
+    }
+    ref.dtype = out.t.dtype;
+    ref.shape = out.shape;
+    call.inputs = ins;
+    std::string why;
+    std::vector<Array*> outs = {&ref};
+    if (!ctref::run(call, outs, &why)) {
+      fail("no reference: " + why);
+      return;
+    }
+    ++r.cases;
+    compare(got, ref, ctref::tolerance(info_.name, out.t.dtype), what, r.v);
+  }
+
+  std::string describe(const std::vector<std::vector<int64_t>>& shapes, Layout l) const {
+    std::string s = dtype_name(dt_) + " ";
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      s += k ? "," : "";
+      s += "(";
+      for (size_t d = 0; d < shapes[k].size(); ++d) s += (d ? "," : "") + std::to_string(shapes[k][d]);
+      s += ")";
+    }
+    return s + (l == kStrided ? " strided" : " dense");
+  }
+
+  void elementwise(Result& r, const std::vector<std::vector<int64_t>>& shapes, Layout l,
+                   const std::vector<int64_t>& out_shape) {
+    if (!error_.empty()) return;
+    std::vector<Tensor> in(shapes.size());
+    std::vector<Array> ref_in(shapes.size());
+    for (size_t k = 0; k < shapes.size(); ++k)
+      if (!prepare_input(shapes[k], (int)k, l, in[k], ref_in[k])) return;
+    const CTDataType odt =
+        info_.kind == CT_KIND_CAST ? cast_target_ : output_dtype(info_.output_dtype, info_.op == CT_OP_WHERE ? dt_ : dt_);
+    Tensor out = make_tensor(dev_.info.device, odt, out_shape, kDense);
+    const std::vector<double> params = params_for(info_.name, dt_);
+    CTStatus s = CT_OK;
+    switch (info_.kind) {
+      case CT_KIND_UNARY: s = ct_unary(info_.op, &in[0].t, &out.t, nullptr); break;
+      case CT_KIND_UNARY_PARAM:
+        s = ct_unary_param(info_.op, &in[0].t, params.data(), (int32_t)params.size(), &out.t, nullptr);
+        break;
+      case CT_KIND_CAST: s = ct_cast(&in[0].t, &out.t, nullptr); break;
+      case CT_KIND_TERNARY: s = ct_ternary(info_.op, &in[0].t, &in[1].t, &in[2].t, &out.t, nullptr); break;
+      case CT_KIND_BINARY: s = ct_binary(info_.op, &in[0].t, &in[1].t, &out.t, nullptr); break;
+    }
+    std::string what = describe(shapes, l) + (info_.kind == CT_KIND_CAST ? " -> " + dtype_name(odt) : "");
+    if (s != CT_OK) {
+      fail(what + ": " + ct_status_string(s) + ": " + ct_last_error(), s);
+      return;
+    }
+    ctref::Call call;
+    call.op = info_.op;
+    call.name = info_.name;
+    call.params = params;
+    std::vector<const Array*> ins;
+    for (Array& a : ref_in) ins.push_back(&a);
+    finish(r, out, ins, call, what);
+  }
+
+  void reduce(Result& r, const std::vector<int64_t>& shape, const std::vector<int32_t>& axes, bool all, bool keep,
+              Layout l) {
+    if (!error_.empty()) return;
+    Tensor in;
+    Array ref_in;
+    if (!prepare_input(shape, 0, l, in, ref_in)) return;
+    const int nd = (int)shape.size();
+    std::vector<bool> red(nd, all);
+    for (int32_t a : axes) red[a < 0 ? a + nd : a] = true;
+    std::vector<int64_t> oshape;
+    for (int d = 0; d < nd; ++d)
+      if (!red[d]) oshape.push_back(shape[d]);
+      else if (keep) oshape.push_back(1);
+    Tensor out = make_tensor(dev_.info.device, output_dtype(info_.output_dtype, dt_), oshape, kDense);
+    const std::vector<double> params = params_for(info_.name, dt_);
+    CTStatus s = ct_reduce(info_.op, &in.t, all ? nullptr : axes.data(), all ? 0 : (int32_t)axes.size(), keep,
+                           params.empty() ? nullptr : params.data(), (int32_t)params.size(), &out.t, nullptr);
+    std::string what = describe({shape}, l) + " axes=";
+    if (all) what += "all";
+    for (size_t k = 0; k < axes.size(); ++k) what += (k ? "," : "") + std::to_string(axes[k]);
+    what += keep ? " keepdims" : "";
+    if (s != CT_OK) {
+      fail(what + ": " + ct_status_string(s) + ": " + ct_last_error(), s);
+      return;
+    }
+    ctref::Call call;
+    call.op = info_.op;
+    call.name = info_.name;
+    call.params = params;
+    call.axes = axes;
+    call.all_axes = all;
+    call.keepdims = keep;
+    finish(r, out, {&ref_in}, call, what);
+  }
+
+  void along_axis(Result& r, const std::vector<int64_t>& shape, int32_t axis, Layout l) {
+    if (!error_.empty()) return;
+    Tensor in;
+    Array ref_in;
+    if (!prepare_input(shape, 0, l, in, ref_in)) return;
+    Tensor out = make_tensor(dev_.info.device, output_dtype(info_.output_dtype, dt_), shape, kDense);
+    CTStatus s = ct_along_axis(info_.op, &in.t, axis, &out.t, nullptr);
+    const std::string what = describe({shape}, l) + " axis=" + std::to_string(axis);
+    if (s != CT_OK) {
+      fail(what + ": " + ct_status_string(s) + ": " + ct_last_error(), s);
+      return;
+    }
+    ctref::Call call;
+    call.op = info_.op;
+    call.name = info_.name;
+    call.axis = axis;
+    finish(r, out, {&ref_in}, call, what);
+  }
+
+  void nn(Result& r) {
+    const std::vector<ctref::NNCase> cases = ctref::nn_cases(info_.name, quick_);
+    if (cases.empty()) {
+      fail(std::string("no reference: no NN cases for ") + info_.name);
+      return;
+    }
+    for (const ctref::NNCase& c : cases) {
+      if (!error_.empty()) return;
+      const size_t n = c.shapes.size();
+      std::vector<Tensor> t(n);
+      std::vector<Array> ref_in(n);
+      std::vector<const CTensor*> ptr(n, nullptr);
+      for (size_t k = 0; k < n; ++k) {
+        if (c.absent[k]) continue;
+        const int kind = c.dtype_kind[k];
+        const CTDataType dt = kind == 1 ? CTDataType{CT_FLOAT, 32, 1} : kind == 2 ? CTDataType{CT_INT, 64, 1} : dt_;
+        const std::vector<int64_t> perm = k < c.perm.size() ? c.perm[k] : std::vector<int64_t>{};
+        t[k] = make_tensor(dev_.info.device, dt, c.shapes[k], kDense, perm);
+        if (!t[k].mem->p) return (void)fail("ct_malloc failed");
+        ptr[k] = &t[k].t;
+        if ((int)k < c.num_inputs) {
+          Array gen;
+          gen.reset(dt, c.shapes[k]);
+          if (kind == 2) {
+            ctref::fill_pool_indices(c, gen.i, rng_());
+          } else {
+            const ctref::Domain dom = ctref::nn_domain(info_.name, (int)k);
+            std::uniform_real_distribution<double> u(dom.lo, dom.hi);
+            for (double& v : gen.f) v = u(rng_);
+          }
+          CTensor h = host_view(gen);
+          if (CTStatus s = ct_cast(&h, &t[k].t, nullptr)) return (void)fail(std::string("upload: ") + ct_last_error(), s);
+          if (CTStatus s = download(t[k], ref_in[k])) return (void)fail(std::string("download: ") + ct_last_error(), s);
+        }
+      }
+      size_t bytes = 0;
+      CTStatus s = nn_query(c, ptr, &bytes);
+      std::shared_ptr<Memory> ws;
+      if (s == CT_OK && bytes) {
+        ws = std::make_shared<Memory>(dev_.info.device, bytes);
+        if (!ws->p) return (void)fail("ct_malloc (workspace) failed");
+      }
+      if (s == CT_OK) s = nn_run(c, ptr, ws ? ws->p : nullptr, bytes);
+      const std::string what = dtype_name(dt_) + " " + c.label;
+      if (s != CT_OK) return (void)fail(what + ": " + ct_status_string(s) + ": " + ct_last_error(), s);
+      ctref::Call call;
+      call.op = info_.op;
+      call.name = info_.name;
+      call.desc = c.desc.data();
+      std::vector<const Array*> ins;
+      for (int k = 0; k < c.num_inputs; ++k) ins.push_back(c.absent[k] ? nullptr : &ref_in[k]);
+      call.inputs = ins;
+      std::vector<Array> ref_out(n);
+      std::vector<Array*> outs;
+      for (size_t k = c.num_inputs; k < n; ++k) {
+        if (c.absent[k]) {
+          outs.push_back(nullptr);
+          continue;
+        }
+        ref_out[k].dtype = t[k].t.dtype;
+        ref_out[k].shape = t[k].shape;
+        outs.push_back(&ref_out[k]);
+      }
+      std::string why;
+      if (!ctref::run(call, outs, &why)) return (void)fail("no reference: " + why);
+      ++r.cases;
+      for (size_t k = c.num_inputs; k < n; ++k) {
+        if (c.absent[k]) continue;
+        Array got;
+        if (CTStatus st = download(t[k], got)) return (void)fail(std::string("download: ") + ct_last_error(), st);
+        const std::string nm = arg_name(k);
+        compare(got, ref_out[k], ctref::tolerance(info_.name, t[k].t.dtype), what + " " + nm, r.v);
+      }
+    }
+  }
+
+  // The name of tensor argument k of the entry point ("x", "w", "bias", ...), from the registry.
+  std::string arg_name(size_t k) const {
+    std::stringstream ss(info_.tensor_names ? info_.tensor_names : "");
+    std::string name;
+    for (size_t i = 0; std::getline(ss, name, ','); ++i)
+      if (i == k) return name.empty() || name.back() != '?' ? name : name.substr(0, name.size() - 1);
+    return std::to_string(k);
+  }
+
+  CTStatus nn_query(const ctref::NNCase& c, const std::vector<const CTensor*>& T, size_t* bytes) {
+    const void* d = c.desc.data();
+    switch (info_.op) {
+      case CT_OP_MATMUL: return ct_matmul_workspace_size((const CTMatmulDesc*)d, T[0], T[1], T[2], T[3], bytes);
+      case CT_OP_CONV2D: return ct_conv2d_workspace_size((const CTConv2dDesc*)d, T[0], T[1], T[2], T[3], bytes);
+      case CT_OP_CONV2D_BACKWARD_DATA:
+        return ct_conv2d_backward_data_workspace_size((const CTConv2dDesc*)d, T[0], T[1], T[2], bytes);
+      case CT_OP_CONV2D_BACKWARD_WEIGHT:
+        return ct_conv2d_backward_weight_workspace_size((const CTConv2dDesc*)d, T[0], T[1], T[2], T[3], bytes);
+      case CT_OP_MAX_POOL2D: return ct_max_pool2d_workspace_size((const CTPool2dDesc*)d, T[0], T[1], T[2], bytes);
+      case CT_OP_MAX_POOL2D_BACKWARD:
+        return ct_max_pool2d_backward_workspace_size((const CTPool2dDesc*)d, T[0], T[1], T[2], bytes);
+      case CT_OP_AVG_POOL2D: return ct_avg_pool2d_workspace_size((const CTPool2dDesc*)d, T[0], T[1], bytes);
+      case CT_OP_AVG_POOL2D_BACKWARD:
+        return ct_avg_pool2d_backward_workspace_size((const CTPool2dDesc*)d, T[0], T[1], bytes);
+      case CT_OP_BATCH_NORM:
+        return ct_batch_norm_workspace_size((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], bytes);
+      case CT_OP_BATCH_NORM_TRAINING:
+        return ct_batch_norm_training_workspace_size((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5],
+                                                     bytes);
+      case CT_OP_BATCH_NORM_BACKWARD:
+        return ct_batch_norm_backward_workspace_size((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5],
+                                                     T[6], T[7], bytes);
+      case CT_OP_LAYER_NORM:
+        return ct_layer_norm_workspace_size((const CTLayerNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], bytes);
+      case CT_OP_LAYER_NORM_BACKWARD:
+        return ct_layer_norm_backward_workspace_size((const CTLayerNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5],
+                                                     T[6], T[7], bytes);
+      default: return CT_ERR_NOT_FOUND;
+    }
+  }
+
+  CTStatus nn_run(const ctref::NNCase& c, const std::vector<const CTensor*>& Tc, void* ws, size_t bytes) {
+    const void* d = c.desc.data();
+    std::vector<CTensor*> T(Tc.size());
+    for (size_t k = 0; k < Tc.size(); ++k) T[k] = const_cast<CTensor*>(Tc[k]);
+    switch (info_.op) {
+      case CT_OP_MATMUL: return ct_matmul((const CTMatmulDesc*)d, T[0], T[1], T[2], T[3], ws, bytes, nullptr);
+      case CT_OP_CONV2D: return ct_conv2d((const CTConv2dDesc*)d, T[0], T[1], T[2], T[3], ws, bytes, nullptr);
+      case CT_OP_CONV2D_BACKWARD_DATA:
+        return ct_conv2d_backward_data((const CTConv2dDesc*)d, T[0], T[1], T[2], ws, bytes, nullptr);
+      case CT_OP_CONV2D_BACKWARD_WEIGHT:
+        return ct_conv2d_backward_weight((const CTConv2dDesc*)d, T[0], T[1], T[2], T[3], ws, bytes, nullptr);
+      case CT_OP_MAX_POOL2D: return ct_max_pool2d((const CTPool2dDesc*)d, T[0], T[1], T[2], ws, bytes, nullptr);
+      case CT_OP_MAX_POOL2D_BACKWARD:
+        return ct_max_pool2d_backward((const CTPool2dDesc*)d, T[0], T[1], T[2], ws, bytes, nullptr);
+      case CT_OP_AVG_POOL2D: return ct_avg_pool2d((const CTPool2dDesc*)d, T[0], T[1], ws, bytes, nullptr);
+      case CT_OP_AVG_POOL2D_BACKWARD:
+        return ct_avg_pool2d_backward((const CTPool2dDesc*)d, T[0], T[1], ws, bytes, nullptr);
+      case CT_OP_BATCH_NORM:
+        return ct_batch_norm((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], ws, bytes, nullptr);
+      case CT_OP_BATCH_NORM_TRAINING:
+        return ct_batch_norm_training((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], ws, bytes,
+                                      nullptr);
+      case CT_OP_BATCH_NORM_BACKWARD:
+        return ct_batch_norm_backward((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7], ws,
+                                      bytes, nullptr);
+      case CT_OP_LAYER_NORM:
+        return ct_layer_norm((const CTLayerNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], ws, bytes, nullptr);
+      case CT_OP_LAYER_NORM_BACKWARD:
+        return ct_layer_norm_backward((const CTLayerNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7], ws,
+                                      bytes, nullptr);
+      default: return CT_ERR_NOT_FOUND;
+    }
+  }
+
+  const Device& dev_;
+  const CTOpInfo& info_;
+  CTDataType dt_;
+  std::mt19937_64 rng_;
+  bool quick_;
+  CTDataType cast_target_{};
+  std::string error_;
+};
+
+}  // namespace
+
+int cmd_check(const Options& o) {
+  const std::vector<Device> devs = select_devices(o);
+  const std::vector<CTOpInfo> reg = registry();
+  CTDataType only{};
+  const bool one_dtype = !o.dtype.empty() && dtype_from_name(o.dtype, &only);
+  const auto t0 = ctprobe::Clock::now();
+
+  // the work list, for the progress bar
+  struct Item { const Device* dev; const CTOpInfo* info; std::vector<CTDataType> dts; };
+  std::vector<Item> items;
+  size_t total = 0;
+  for (const Device& d : devs)
+    for (const CTOpInfo& info : reg) {
+      if (!selected_op(o, info)) continue;
+      Item it{&d, &info, {}};
+      for (const auto& e : kDtypes)
+        if ((!one_dtype || (e.dt.code == only.code && e.dt.bits == only.bits)) &&
+            ct_op_supported(info.op, d.info.device, e.dt) == CT_OK)
+          it.dts.push_back(e.dt);
+      total += it.dts.size();
+      items.push_back(it);
+    }
+
+  std::printf("%-24s %-8s %-60s %6s %10s  %s\n", "op", "device", "dtypes", "cases", "worst/tol", "status");
+  Progress progress(total);
+  std::vector<Result> results;
+  std::map<std::string, int> ops_checked;
+  int failed = 0, passed = 0, skipped = 0;
+  for (const Item& it : items) {
+    std::vector<Result> rows;
+    for (CTDataType dt : it.dts) {
+      Checker c(*it.dev, *it.info, dt, o.seed, o.quick);
+      rows.push_back(c.run());
+      progress.step(std::string(it.info->name) + " " + dtype_name(dt));
+    }
+    progress.finish();
+    // one line per op and device; failures in detail below it
+    std::string dts, status = "PASS";
+    int cases = 0;
+    double worst = 0;
+    for (const Result& r : rows) {
+      dts += (dts.empty() ? "" : " ") + r.dtype;
+      cases += r.cases;
+      worst = std::max(worst, r.v.worst);
+      if (r.status == "FAIL" || r.status == "ERROR") status = "FAIL";
+      else if (r.status == "SKIP" && status == "PASS") status = "SKIP";
+    }
+    if (rows.empty()) {
+      dts = "(no dtype runs here)";
+      status = "SKIP";
+    }
+    std::printf("%-24s %-8s %-60s %6d %10.3g  %s\n", it.info->name, it.dev->label.c_str(), dts.c_str(), cases, worst,
+                status.c_str());
+    for (const Result& r : rows)
+      if (r.status != "PASS") std::printf("    %s %s: %s\n", r.dtype.c_str(), r.status.c_str(), r.message.c_str());
+    std::fflush(stdout);
+    if (status == "FAIL") ++failed;
+    else if (status == "SKIP") ++skipped;
+    else ++passed;
+    ops_checked[it.info->name] = 1;
+    for (Result& r : rows) results.push_back(std::move(r));
+  }
+  size_t pairs = results.size(), pairs_failed = 0;
+  for (const Result& r : results) pairs_failed += r.status == "FAIL" || r.status == "ERROR";
+  const double secs = ctprobe::since(t0);
+  std::printf("\nchecked %zu ops of ct_op_count() = %d on %zu device(s): %zu op x dtype pairs, %zu failed; "
+              "%d ops passed, %d failed, %d skipped (%.1f s)\n",
+              ops_checked.size(), ct_op_count(), devs.size(), pairs, pairs_failed, passed, failed, skipped, secs);
+  if (!o.json.empty()) {
+    std::ostringstream js;
+    js << "{\n  \"tool\": \"ctensor check\",\n  \"version\": \"" << ct_version_string() << "\",\n  \"seed\": "
+       << o.seed << ",\n  \"quick\": " << (o.quick ? "true" : "false") << ",\n  \"op_count\": " << ct_op_count()
+       << ",\n  \"ops_checked\": " << ops_checked.size() << ",\n  \"pairs\": " << pairs << ",\n  \"pairs_failed\": "
+       << pairs_failed << ",\n  \"seconds\": " << json_num(secs) << ",\n  \"results\": [";
+    for (size_t k = 0; k < results.size(); ++k) {
+      const Result& r = results[k];
+      js << (k ? "," : "") << "\n    {\"device\": \"" << json_escape(r.device) << "\", \"op\": \"" << json_escape(r.op)
+         << "\", \"dtype\": \"" << r.dtype << "\", \"cases\": " << r.cases << ", \"worst_over_tolerance\": "
+         << json_num(r.v.worst) << ", \"worst_abs_error\": " << json_num(r.v.worst_abs) << ", \"status\": \""
+         << r.status << "\", \"message\": \"" << json_escape(r.message) << "\"}";
+    }
+    js << "\n  ]\n}\n";
+    if (!write_file(o.json, js.str())) return 1;
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace ctool

@@ -1,0 +1,527 @@
+// ctensor — list, check and benchmark every op on every device.
+//
+//   ctensor info  [--json FILE] [--remeasure] [--quick]
+//   ctensor ops   [--category C] [--device D] [--json FILE]
+//   ctensor check [--device D] [--op OP] [--dtype T] [--seed S] [--quick] [--json FILE]
+//   ctensor bench [--device D] [--op OP] [--dtype T] [--size S] [--quick] [--json FILE] [--csv FILE]
+//                 [--compare] [--plot FILE.png] [--remeasure]
+//
+// Everything is discovered through the registry (ct_op_count, ct_op_info,
+// ct_op_supported) and ct_device_count/ct_device_info, so new ops, backends
+// and plugins appear here with no change to the tool. Exit status: 0 success,
+// 1 a check failed or a run failed, 2 bad arguments (with the usage).
+#include <ctensor/ctensor.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "probes.h"
+#include "reference.h"
+#include "reference_internal.h"
+#include "tool.h"
+
+namespace ctool {
+
+// ---------------------------------------------------------------------------
+// Arguments
+// ---------------------------------------------------------------------------
+
+const char* kUsage =
+    "usage: ctensor <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  info     version, ABI, backends, devices and their measured limits\n"
+    "  ops      the op registry by category, with the dtypes each device runs\n"
+    "  check    every op x dtype x device against the reference; non-zero exit on a failure\n"
+    "  bench    time per call, GB/s or GFLOP/s, and the fraction of the device's measured limit\n"
+    "\n"
+    "options:\n"
+    "  --device D     cpu, cpu:0, cuda:1, or a device index (default: every device)\n"
+    "  --op OP        one op by registry name (default: every op)\n"
+    "  --category C   elementwise | broadcast_reduce | nn (or 1, 2, 3)\n"
+    "  --dtype T      bool int8 int16 int32 int64 uint8 float16 bfloat16 float32 float64\n"
+    "  --seed S       random seed for check's inputs (default 1)\n"
+    "  --size S       bench: elements of the category 1/2 operands (default 4194304)\n"
+    "  --quick        fewer cases, sizes and repeats\n"
+    "  --json FILE    also write the results as JSON\n"
+    "  --csv FILE     bench: also write the rows as CSV\n"
+    "  --compare      bench: also time NumPy (through Python) and oneDNN directly, and print the ratios\n"
+    "  --plot FILE    bench: draw the fraction of the limit per op and device (matplotlib)\n"
+    "  --remeasure    measure the device limits again instead of reading the cache\n"
+    "  -h, --help     this text\n";
+
+[[noreturn]] void usage_error(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::fprintf(stderr, "ctensor: ");
+  std::vfprintf(stderr, fmt, ap);
+  std::fprintf(stderr, "\n\n%s", kUsage);
+  va_end(ap);
+  std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& list);
+
+Options parse(int argc, char** argv) {
+  Options o;
+  if (argc < 2) usage_error("no command given");
+  o.command = argv[1];
+  if (o.command == "-h" || o.command == "--help" || o.command == "help") {
+    std::fputs(kUsage, stdout);
+    std::exit(0);
+  }
+  if (o.command != "info" && o.command != "ops" && o.command != "check" && o.command != "bench")
+    usage_error("unknown command '%s'", o.command.c_str());
+  auto value = [&](int& i, const char* name) -> std::string {
+    if (i + 1 >= argc) usage_error("%s needs a value", name);
+    return argv[++i];
+  };
+  auto number = [&](const std::string& s, const char* name) -> int64_t {
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), &end, 0);
+    if (s.empty() || *end || errno || v < 0) usage_error("%s=%s is not a non-negative integer", name, s.c_str());
+    return v;
+  };
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string v;
+    const size_t eq = a.find('=');
+    const bool has_eq = a.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (has_eq) v = a.substr(eq + 1), a = a.substr(0, eq);
+    auto val = [&](const char* n) { return has_eq ? v : value(i, n); };
+    if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--device") o.device = val("--device");
+    else if (a == "--op") o.op += (o.op.empty() ? "" : ",") + val("--op");  // repeatable, or a,b,c
+    else if (a == "--category") o.category = val("--category");
+    else if (a == "--dtype") o.dtype = val("--dtype");
+    else if (a == "--seed") o.seed = (uint64_t)number(val("--seed"), "--seed");
+    else if (a == "--size") {
+      o.size = number(val("--size"), "--size");
+      if (o.size < 1) usage_error("--size must be at least 1");
+    } else if (a == "--json") o.json = val("--json");
+    else if (a == "--csv") o.csv = val("--csv");
+    else if (a == "--plot") o.plot = val("--plot");
+    else if (a == "--quick" && !has_eq) o.quick = true;
+    else if (a == "--compare" && !has_eq) o.compare = true;
+    else if (a == "--remeasure" && !has_eq) o.remeasure = true;
+    else usage_error("unknown option '%s' for '%s'", argv[i], o.command.c_str());
+  }
+  // Options that only some commands take.
+  auto only = [&](bool given, const char* opt, std::initializer_list<const char*> cmds) {
+    if (!given) return;
+    for (const char* c : cmds)
+      if (o.command == c) return;
+    usage_error("%s does not apply to '%s'", opt, o.command.c_str());
+  };
+  only(!o.op.empty(), "--op", {"check", "bench"});
+  only(!o.dtype.empty(), "--dtype", {"check", "bench"});
+  only(!o.category.empty(), "--category", {"ops", "check", "bench"});
+  only(o.size != 0, "--size", {"bench"});
+  only(!o.csv.empty(), "--csv", {"bench"});
+  only(!o.plot.empty(), "--plot", {"bench"});
+  only(o.compare, "--compare", {"bench"});
+  only(o.seed != 1, "--seed", {"check"});
+  only(!o.device.empty(), "--device", {"ops", "check", "bench"});
+  if (!o.dtype.empty() && !dtype_from_name(o.dtype, nullptr)) usage_error("unknown dtype '%s'", o.dtype.c_str());
+  for (const std::string& name : split(o.op)) {
+    int32_t id;
+    if (ct_op_find(name.c_str(), &id) != CT_OK) usage_error("no op named '%s' (see `ctensor ops`)", name.c_str());
+  }
+  if (!o.category.empty() && category_from_name(o.category) < 0)
+    usage_error("unknown category '%s' (elementwise, broadcast_reduce, nn)", o.category.c_str());
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// Shared helpers
+// ---------------------------------------------------------------------------
+
+const DtypeName kDtypes[10] = {
+    {"bool", {CT_BOOL, 8, 1}},      {"int8", {CT_INT, 8, 1}},         {"int16", {CT_INT, 16, 1}},
+    {"int32", {CT_INT, 32, 1}},     {"int64", {CT_INT, 64, 1}},       {"uint8", {CT_UINT, 8, 1}},
+    {"float16", {CT_FLOAT, 16, 1}}, {"bfloat16", {CT_BFLOAT, 16, 1}}, {"float32", {CT_FLOAT, 32, 1}},
+    {"float64", {CT_FLOAT, 64, 1}},
+};
+
+bool dtype_from_name(const std::string& n, CTDataType* out) {
+  for (const auto& d : kDtypes)
+    if (n == d.name) {
+      if (out) *out = d.dt;
+      return true;
+    }
+  return false;
+}
+
+std::string dtype_name(CTDataType d) {
+  for (const auto& e : kDtypes)
+    if (e.dt.code == d.code && e.dt.bits == d.bits) return e.name;
+  return "code" + std::to_string(d.code) + "x" + std::to_string(d.bits);
+}
+
+int category_from_name(const std::string& c) {
+  if (c == "elementwise" || c == "1") return CT_CATEGORY_ELEMENTWISE;
+  if (c == "broadcast_reduce" || c == "2") return CT_CATEGORY_BROADCAST_REDUCE;
+  if (c == "nn" || c == "3") return CT_CATEGORY_NN;
+  return -1;
+}
+
+const char* category_name(int c) {
+  return c == CT_CATEGORY_ELEMENTWISE ? "elementwise"
+       : c == CT_CATEGORY_BROADCAST_REDUCE ? "broadcast_reduce"
+       : c == CT_CATEGORY_NN ? "nn" : "other";
+}
+
+const char* kind_name(int k) {
+  switch (k) {
+    case CT_KIND_UNARY: return "unary";
+    case CT_KIND_UNARY_PARAM: return "unary_param";
+    case CT_KIND_TERNARY: return "ternary";
+    case CT_KIND_CAST: return "cast";
+    case CT_KIND_BINARY: return "binary";
+    case CT_KIND_REDUCE: return "reduce";
+    case CT_KIND_ALONG_AXIS: return "along_axis";
+    case CT_KIND_NN: return "nn";
+    default: return "other";
+  }
+}
+
+std::vector<CTOpInfo> registry() {
+  std::vector<CTOpInfo> v;
+  for (int32_t i = 0; i < ct_op_count(); ++i) {
+    CTOpInfo info{};
+    info.struct_size = sizeof info;
+    if (ct_op_info(i, &info) == CT_OK) v.push_back(info);
+  }
+  return v;
+}
+
+std::vector<Device> devices() {
+  std::vector<Device> v;
+  for (int32_t i = 0; i < ct_device_count(); ++i) {
+    Device d;
+    d.index = i;
+    d.info.struct_size = sizeof d.info;
+    if (ct_device_info(i, &d.info) != CT_OK) continue;
+    d.label = std::string(d.info.backend) + ":" + std::to_string(d.info.device.device_id);
+    if (d.info.device.device_type == CT_CPU) d.label = "cpu:" + std::to_string(d.info.device.device_id);
+    v.push_back(d);
+  }
+  return v;
+}
+
+std::vector<Device> select_devices(const Options& o) {
+  std::vector<Device> all = devices(), out;
+  for (const Device& d : all) {
+    if (o.device.empty() || o.device == d.label || o.device == std::to_string(d.index) ||
+        (o.device.find(':') == std::string::npos && d.label.rfind(o.device + ":", 0) == 0))
+      out.push_back(d);
+  }
+  if (out.empty()) {
+    std::string names;
+    for (const Device& d : all) names += (names.empty() ? "" : ", ") + d.label;
+    usage_error("no device '%s' (devices: %s)", o.device.c_str(), names.c_str());
+  }
+  return out;
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> v;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) v.push_back(item);
+  return v;
+}
+
+bool selected_op(const Options& o, const CTOpInfo& info) {
+  if (!o.op.empty()) {
+    const std::vector<std::string> names = split(o.op);
+    if (std::find(names.begin(), names.end(), info.name) == names.end()) return false;
+  }
+  if (!o.category.empty() && category_from_name(o.category) != info.category) return false;
+  return true;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\', r += c;
+    else if ((unsigned char)c < 0x20) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", c);
+      r += b;
+    } else r += c;
+  }
+  return r;
+}
+
+std::string json_num(double v) {
+  if (!std::isfinite(v)) return "null";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  if (!f) {
+    std::fprintf(stderr, "ctensor: cannot write %s\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string now_string() {
+  char b[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M", std::localtime(&t));
+  return b;
+}
+
+// ---------------------------------------------------------------------------
+// Device limits: measured, cached per machine
+// ---------------------------------------------------------------------------
+
+std::string cache_path() {
+  const char* dir = std::getenv("CT_CACHE_DIR");
+  std::string d;
+  if (dir && *dir) d = dir;
+  else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) d = std::string(x) + "/ctensor";
+  else if (const char* h = std::getenv("HOME"); h && *h) d = std::string(h) + "/.cache/ctensor";
+  else d = "/tmp/ctensor-cache";
+  return d + "/limits.tsv";
+}
+
+std::string host_name() {
+  char b[256] = {};
+  gethostname(b, sizeof b - 1);
+  return b;
+}
+
+uint64_t host_memory_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  while (f >> key >> kb) {
+    if (key == "MemTotal:") return kb * 1024;
+    f.ignore(256, '\n');
+  }
+  return 0;
+}
+
+Limits measure_limits(const Device& d, bool quick) {
+  Limits l;
+  if (d.info.device.device_type != CT_CPU) {
+    l.note = "not measured: no probe for this backend yet";
+    return l;
+  }
+  const int threads = std::max(1, (int)d.info.default_threads);
+  l.bandwidth = ctprobe::stream_triad(threads, quick ? (int64_t(1) << 25) : (int64_t(1) << 26), quick ? 4 : 8);
+  l.peak_flops = ctprobe::fma_peak(threads, quick ? 2 : 4);
+  l.measured = now_string();
+  l.note = "STREAM triad with non-temporal stores and float32 FMA, " + std::to_string(threads) + " threads";
+  return l;
+}
+
+Limits device_limits(const Device& d, bool remeasure, bool quick) {
+  const std::string path = cache_path();
+  const std::string key = host_name() + "|" + d.info.name + "|" + std::to_string(d.info.default_threads);
+  std::vector<std::string> lines;
+  Limits old;
+  {
+    std::ifstream f(path);
+    std::string line;
+    while (std::getline(f, line)) {
+      if (line.empty()) continue;
+      std::vector<std::string> col;
+      std::stringstream ss(line);
+      std::string c;
+      while (std::getline(ss, c, '\t')) col.push_back(c);
+      if (col.size() >= 5 && col[0] == key) {
+        Limits l;
+        l.bandwidth = std::atof(col[1].c_str());
+        l.peak_flops = std::atof(col[2].c_str());
+        l.measured = col[3];
+        l.note = col[4];
+        l.cached = true;
+        l.cache_file = path;
+        if (!remeasure) return l;
+        old = l;
+      }
+      if (col.empty() || col[0] != key) lines.push_back(line);
+    }
+  }
+  std::fprintf(stderr, "ctensor: measuring the limits of %s (STREAM triad, FMA peak) ...\n", d.label.c_str());
+  Limits l = measure_limits(d, quick);
+  // Other load only ever makes a probe slower: keep the best figure this
+  // machine has shown (a --remeasure on a quiet machine raises it).
+  if (old.bandwidth > l.bandwidth || old.peak_flops > l.peak_flops) {
+    l.bandwidth = std::max(l.bandwidth, old.bandwidth);
+    l.peak_flops = std::max(l.peak_flops, old.peak_flops);
+    l.note += "; the best of this and earlier measurements";
+  }
+  l.cache_file = path;
+  if (l.bandwidth > 0) {
+    const std::string dir = path.substr(0, path.rfind('/'));
+    std::string cmd = "mkdir -p '" + dir + "'";
+    if (std::system(cmd.c_str()) == 0) {
+      std::ostringstream out;
+      for (const std::string& s : lines) out << s << "\n";
+      out << key << "\t" << json_num(l.bandwidth) << "\t" << json_num(l.peak_flops) << "\t" << l.measured << "\t"
+          << l.note << "\n";
+      write_file(path, out.str());
+    }
+  }
+  return l;
+}
+
+// ---------------------------------------------------------------------------
+// info
+// ---------------------------------------------------------------------------
+
+int cmd_info(const Options& o) {
+  const uint32_t v = ct_version();
+  std::printf("ctensor %s (library), built against header %d.%d.%d; ABI major %u%s\n", ct_version_string(),
+              CT_VERSION_MAJOR, CT_VERSION_MINOR, CT_VERSION_PATCH, (unsigned)(v / 10000),
+              (v / 10000) == CT_VERSION_MAJOR ? "" : "  <- MISMATCH with this tool's header");
+  std::vector<Device> devs = devices();
+  std::vector<std::string> backends;
+  for (const Device& d : devs)
+    if (std::find(backends.begin(), backends.end(), d.info.backend) == backends.end())
+      backends.push_back(d.info.backend);
+  std::string bl;
+  for (const std::string& b : backends) bl += (bl.empty() ? "" : ", ") + b;
+  std::printf("backends with devices: %s\n", bl.c_str());
+  std::printf("ops in the registry: %d\n", ct_op_count());
+  std::printf("devices: %zu\n", devs.size());
+  std::ostringstream js;
+  js << "{\n  \"tool\": \"ctensor info\",\n  \"version\": \"" << ct_version_string() << "\",\n  \"abi_major\": "
+     << v / 10000 << ",\n  \"op_count\": " << ct_op_count() << ",\n  \"backends\": [";
+  for (size_t i = 0; i < backends.size(); ++i) js << (i ? ", " : "") << "\"" << json_escape(backends[i]) << "\"";
+  js << "],\n  \"devices\": [";
+  for (size_t i = 0; i < devs.size(); ++i) {
+    const Device& d = devs[i];
+    const bool cpu = d.info.device.device_type == CT_CPU;
+    const uint64_t mem = d.info.memory_bytes ? d.info.memory_bytes : (cpu ? host_memory_bytes() : 0);
+    Limits l = device_limits(d, o.remeasure, o.quick);
+    std::printf("  [%d] %-8s %s (backend %s)\n", d.index, d.label.c_str(), d.info.name, d.info.backend);
+    std::printf("       compute units %d, default threads %d, memory %.1f GiB%s%s\n", d.info.compute_units,
+                d.info.default_threads, mem / 1073741824.0, cpu ? ", SIMD " : "", cpu ? ctprobe::simd_level() : "");
+    if (l.bandwidth > 0)
+      std::printf("       limits: memory %.1f GB/s, compute %.0f GFLOP/s float32 (%s; measured %s%s)\n",
+                  l.bandwidth / 1e9, l.peak_flops / 1e9, l.note.c_str(), l.measured.c_str(),
+                  l.cached ? (", cached in " + l.cache_file).c_str() : "");
+    else
+      std::printf("       limits: %s\n", l.note.c_str());
+    js << (i ? "," : "") << "\n    {\"index\": " << d.index << ", \"label\": \"" << json_escape(d.label)
+       << "\", \"name\": \"" << json_escape(d.info.name) << "\", \"backend\": \"" << json_escape(d.info.backend)
+       << "\", \"device_type\": " << d.info.device.device_type << ", \"device_id\": " << d.info.device.device_id
+       << ", \"compute_units\": " << d.info.compute_units << ", \"default_threads\": " << d.info.default_threads
+       << ", \"memory_bytes\": " << mem << ", \"simd\": " << (cpu ? "\"" + std::string(ctprobe::simd_level()) + "\"" : "null")
+       << ", \"limits\": {\"bandwidth_Bps\": " << json_num(l.bandwidth) << ", \"peak_flops\": "
+       << json_num(l.peak_flops) << ", \"measured\": \"" << json_escape(l.measured) << "\", \"cached\": "
+       << (l.cached ? "true" : "false") << ", \"note\": \"" << json_escape(l.note) << "\"}}";
+  }
+  js << "\n  ]\n}\n";
+  if (!o.json.empty() && !write_file(o.json, js.str())) return 1;
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// ops
+// ---------------------------------------------------------------------------
+
+std::vector<std::string> supported_dtypes(const CTOpInfo& info, const Device& d) {
+  std::vector<std::string> v;
+  for (const auto& dt : kDtypes)
+    if (ct_op_supported(info.op, d.info.device, dt.dt) == CT_OK) v.push_back(dt.name);
+  return v;
+}
+
+int cmd_ops(const Options& o) {
+  std::vector<Device> devs = select_devices(o);
+  std::vector<CTOpInfo> reg = registry();
+  std::ostringstream js;
+  js << "{\n  \"tool\": \"ctensor ops\",\n  \"op_count\": " << ct_op_count() << ",\n  \"ops\": [";
+  bool first = true;
+  size_t listed = 0;
+  for (int cat = 1; cat <= 3; ++cat) {
+    if (!o.category.empty() && category_from_name(o.category) != cat) continue;
+    size_t n = 0;
+    for (const CTOpInfo& i : reg) n += i.category == cat;
+    std::printf("category %d: %s (%zu ops)\n", cat, category_name(cat), n);
+    for (const CTOpInfo& info : reg) {
+      if (info.category != cat) continue;
+      ++listed;
+      std::printf("  %-24s %-11s %s\n", info.name, kind_name(info.kind), info.summary);
+      js << (first ? "" : ",") << "\n    {\"id\": " << info.op << ", \"name\": \"" << json_escape(info.name)
+         << "\", \"category\": \"" << category_name(cat) << "\", \"kind\": \"" << kind_name(info.kind)
+         << "\", \"summary\": \"" << json_escape(info.summary) << "\", \"dtypes\": {";
+      first = false;
+      for (size_t k = 0; k < devs.size(); ++k) {
+        std::vector<std::string> dts = supported_dtypes(info, devs[k]);
+        std::string line;
+        for (const std::string& s : dts) line += " " + s;
+        std::printf("  %-24s %-11s   %s:%s\n", "", "", devs[k].label.c_str(), dts.empty() ? " (none)" : line.c_str());
+        js << (k ? ", " : "") << "\"" << json_escape(devs[k].label) << "\": [";
+        for (size_t j = 0; j < dts.size(); ++j) js << (j ? ", " : "") << "\"" << dts[j] << "\"";
+        js << "]";
+      }
+      js << "}}";
+    }
+  }
+  js << "\n  ]\n}\n";
+  std::printf("%zu ops listed (ct_op_count() = %d)\n", listed, ct_op_count());
+  if (!o.json.empty() && !write_file(o.json, js.str())) return 1;
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// Progress on a terminal: a bar once a run has taken more than a second.
+// ---------------------------------------------------------------------------
+
+Progress::Progress(size_t total) : total_(total), tty_(isatty(2) != 0), t0_(ctprobe::Clock::now()) {}
+
+void Progress::step(const std::string& what) {
+  ++done_;
+  if (!tty_ || ctprobe::since(t0_) < 1.0) return;
+  const int width = 30;
+  const int fill = total_ ? int(width * done_ / total_) : width;
+  std::fprintf(stderr, "\r[%s%s] %zu/%zu %-28.28s", std::string(fill, '#').c_str(),
+               std::string(width - fill, ' ').c_str(), done_, total_, what.c_str());
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void Progress::finish() {
+  if (shown_) std::fprintf(stderr, "\r%-80s\r", "");
+  shown_ = false;
+}
+
+}  // namespace ctool
+
+int main(int argc, char** argv) {
+  using namespace ctool;
+  Options o = parse(argc, argv);
+  if (o.command == "info") return cmd_info(o);
+  if (o.command == "ops") return cmd_ops(o);
+  if (o.command == "check") return cmd_check(o);
+  return cmd_bench(o);
+}

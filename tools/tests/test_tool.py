@@ -1,0 +1,189 @@
+"""Tests of the `ctensor` tool: exit codes, output formats (JSON schema, CSV),
+that `check` covers every registered op and catches a deliberately broken
+kernel, and usage errors (exit 2).
+
+Run by ctest (tool_pytest) with CT_TOOL=<build>/tools/ctensor and
+CT_LIBRARY=<build>/src/libctensor.so; CT_CACHE_DIR points the limits cache at
+a scratch folder so the tests never touch the user's cache.
+"""
+import csv
+import ctypes
+import json
+import os
+import subprocess
+
+import pytest
+
+TOOL = os.environ.get("CT_TOOL", "")
+LIB = os.environ.get("CT_LIBRARY", "")
+pytestmark = pytest.mark.skipif(not os.path.exists(TOOL), reason=f"CT_TOOL={TOOL!r} is not a built ctensor tool")
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    e = dict(os.environ)
+    e["CT_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    e.pop("CT_DEBUG_PERTURB", None)
+    return e
+
+
+def run(args, env, check_rc=None):
+    p = subprocess.run([TOOL, *args], env=env, capture_output=True, text=True, timeout=600)
+    if check_rc is not None:
+        assert p.returncode == check_rc, f"ctensor {' '.join(args)}: rc {p.returncode}\n{p.stdout}\n{p.stderr}"
+    return p
+
+
+def op_count():
+    lib = ctypes.CDLL(LIB)
+    lib.ct_op_count.restype = ctypes.c_int32
+    return lib.ct_op_count()
+
+
+def require(obj, schema, where="$"):
+    """A small JSON schema: {key: type or (type, subschema)}; lists check every element."""
+    for key, want in schema.items():
+        assert key in obj, f"{where}: missing key {key!r}"
+        typ, sub = want if isinstance(want, tuple) and len(want) == 2 and isinstance(want[1], dict) else (want, None)
+        assert isinstance(obj[key], typ), f"{where}.{key}: {type(obj[key]).__name__}, expected {typ}"
+        if sub is not None:
+            items = obj[key] if isinstance(obj[key], list) else [obj[key]]
+            for k, it in enumerate(items):
+                require(it, sub, f"{where}.{key}[{k}]")
+
+
+NUM = (int, float)
+NUM_OR_NULL = (int, float, type(None))
+
+
+# ---- usage errors: exit 2 and the usage text ---------------------------------
+
+@pytest.mark.parametrize("args", [
+    [], ["frobnicate"], ["check", "--bogus"], ["bench", "--size", "abc"], ["bench", "--size"],
+    ["check", "--op", "no_such_op"], ["check", "--dtype", "float128"], ["info", "--op", "exp"],
+    ["ops", "--category", "nope"], ["check", "--device", "tpu:7"], ["bench", "--quick=1"],
+])
+def test_bad_arguments_exit_2_with_usage(args, env):
+    p = run(args, env, check_rc=2)
+    assert "usage: ctensor" in p.stderr
+    assert p.stderr.startswith("ctensor: "), p.stderr[:200]
+
+
+def test_help_exits_0(env):
+    p = run(["--help"], env, check_rc=0)
+    assert "usage: ctensor" in p.stdout and "check" in p.stdout
+
+
+# ---- info --------------------------------------------------------------------
+
+def test_info_json_and_limits_cache(env, tmp_path):
+    out = tmp_path / "info.json"
+    p = run(["info", "--quick", "--json", str(out)], env, check_rc=0)
+    assert "ctensor " in p.stdout and "limits:" in p.stdout
+    info = json.loads(out.read_text())
+    require(info, {"tool": str, "version": str, "abi_major": int, "op_count": int, "backends": list,
+                   "devices": (list, {"index": int, "label": str, "name": str, "backend": str,
+                                      "compute_units": int, "default_threads": int, "memory_bytes": int,
+                                      "limits": (dict, {"bandwidth_Bps": NUM_OR_NULL, "peak_flops": NUM_OR_NULL,
+                                                        "cached": bool})})})
+    assert info["op_count"] == op_count()
+    cpu = [d for d in info["devices"] if d["label"].startswith("cpu")]
+    assert cpu and cpu[0]["limits"]["bandwidth_Bps"] > 1e8 and cpu[0]["limits"]["peak_flops"] > 1e9
+    # the second run reads the cache; --remeasure measures again
+    again = tmp_path / "again.json"
+    run(["info", "--json", str(again)], env, check_rc=0)
+    assert json.loads(again.read_text())["devices"][0]["limits"]["cached"] is True
+    assert os.path.exists(os.path.join(env["CT_CACHE_DIR"], "limits.tsv"))
+    fresh = tmp_path / "fresh.json"
+    run(["info", "--quick", "--remeasure", "--json", str(fresh)], env, check_rc=0)
+    assert json.loads(fresh.read_text())["devices"][0]["limits"]["cached"] is False
+
+
+# ---- ops ---------------------------------------------------------------------
+
+def test_ops_lists_the_whole_registry(env, tmp_path):
+    out = tmp_path / "ops.json"
+    p = run(["ops", "--json", str(out)], env, check_rc=0)
+    ops = json.loads(out.read_text())
+    require(ops, {"tool": str, "op_count": int,
+                  "ops": (list, {"id": int, "name": str, "category": str, "kind": str, "summary": str,
+                                 "dtypes": dict})})
+    assert len(ops["ops"]) == ops["op_count"] == op_count()
+    assert f"{op_count()} ops listed" in p.stdout
+    exp = next(o for o in ops["ops"] if o["name"] == "exp")
+    assert "float32" in exp["dtypes"]["cpu:0"] and "int8" not in exp["dtypes"]["cpu:0"]
+    nn = tmp_path / "nn.json"
+    run(["ops", "--category", "nn", "--json", str(nn)], env, check_rc=0)
+    assert {o["category"] for o in json.loads(nn.read_text())["ops"]} == {"nn"}
+
+
+# ---- check -------------------------------------------------------------------
+
+CHECK_SCHEMA = {"tool": str, "version": str, "seed": int, "op_count": int, "ops_checked": int, "pairs": int,
+                "pairs_failed": int,
+                "results": (list, {"device": str, "op": str, "dtype": str, "cases": int,
+                                   "worst_over_tolerance": NUM_OR_NULL, "status": str, "message": str})}
+
+
+def test_check_covers_every_op_and_passes(env, tmp_path):
+    out = tmp_path / "check.json"
+    p = run(["check", "--quick", "--json", str(out)], env, check_rc=0)
+    res = json.loads(out.read_text())
+    require(res, CHECK_SCHEMA)
+    n = op_count()
+    assert res["ops_checked"] == n == res["op_count"]
+    assert f"checked {n} ops of ct_op_count() = {n}" in p.stdout
+    assert res["pairs_failed"] == 0
+    assert {r["status"] for r in res["results"]} == {"PASS"}
+    assert all(r["cases"] > 0 for r in res["results"])
+    assert len({r["op"] for r in res["results"]}) == n  # every op ran for at least one dtype
+
+
+@pytest.mark.parametrize("op,extra", [("exp", []), ("add", ["--dtype", "int32"]), ("sum", []),
+                                      ("conv2d", ["--quick"]), ("layer_norm", ["--quick"])])
+def test_check_catches_a_broken_kernel(op, extra, env, tmp_path):
+    bad = dict(env, CT_DEBUG_PERTURB=op)
+    out = tmp_path / "bad.json"
+    p = run(["check", "--op", op, "--json", str(out), *extra], bad, check_rc=1)
+    res = json.loads(out.read_text())
+    assert res["pairs_failed"] >= 1
+    assert any(r["op"] == op and r["status"] == "FAIL" for r in res["results"])
+    assert "FAIL" in p.stdout
+    # and the same op passes without the fault
+    run(["check", "--op", op, *extra], env, check_rc=0)
+
+
+def test_check_one_dtype_and_seed(env, tmp_path):
+    out = tmp_path / "c.json"
+    run(["check", "--op", "div", "--dtype", "float16", "--seed", "7", "--json", str(out)], env, check_rc=0)
+    res = json.loads(out.read_text())
+    assert res["seed"] == 7 and [r["dtype"] for r in res["results"]] == ["float16"]
+
+
+# ---- bench -------------------------------------------------------------------
+
+BENCH_ROW = {"device": str, "op": str, "dtype": str, "shape": str, "time_s": NUM_OR_NULL, "bytes": NUM,
+             "gbps": NUM_OR_NULL, "fraction": NUM_OR_NULL, "bound": str, "status": str}
+
+
+def test_bench_json_csv_and_plain_output(env, tmp_path):
+    js, cs = tmp_path / "b.json", tmp_path / "b.csv"
+    p = run(["bench", "--quick", "--op", "add", "--size", "65536", "--json", str(js), "--csv", str(cs)], env,
+            check_rc=0)
+    res = json.loads(js.read_text())
+    require(res, {"tool": str, "version": str, "quick": bool,
+                  "devices": (list, {"label": str, "limits": dict}), "rows": (list, BENCH_ROW)})
+    rows = [r for r in res["rows"] if r["op"] == "add"]
+    assert rows and rows[0]["status"] == "ok" and rows[0]["time_s"] > 0 and 0 < rows[0]["fraction"] < 10
+    with open(cs) as f:
+        table = list(csv.DictReader(f))
+    assert table and table[0]["op"] == "add"
+    assert "\r" not in p.stderr  # not a terminal: no progress bar
+    assert "add" in p.stdout
+
+
+def test_bench_matmul_is_compute_bound(env, tmp_path):
+    js = tmp_path / "m.json"
+    run(["bench", "--quick", "--op", "matmul", "--json", str(js)], env, check_rc=0)
+    row = json.loads(js.read_text())["rows"][0]
+    assert row["bound"] == "compute" and row["flops"] > 0 and row["gflops"] > 0

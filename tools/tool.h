@@ -1,0 +1,75 @@
+// Shared pieces of the `ctensor` tool (tools/ctensor.cpp: arguments, info,
+// ops, limits; tools/check.cpp; tools/bench.cpp).
+#pragma once
+#include <ctensor/ctensor.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ctool {
+
+struct Options {
+  std::string command;
+  std::string device, op, category, dtype, json, csv, plot;
+  uint64_t seed = 1;
+  int64_t size = 0;  // 0: the default
+  bool quick = false, compare = false, remeasure = false;
+};
+
+struct DtypeName {
+  const char* name;
+  CTDataType dt;
+};
+extern const DtypeName kDtypes[10];
+
+struct Device {
+  int32_t index = 0;
+  CTDeviceInfo info{};
+  std::string label;  // "cpu:0", "cuda:1"
+};
+
+// A device's measured limits (0 when not measured).
+struct Limits {
+  double bandwidth = 0;   // bytes/s, STREAM triad
+  double peak_flops = 0;  // float32 FLOP/s
+  std::string measured, note, cache_file;
+  bool cached = false;
+};
+
+[[noreturn]] void usage_error(const char* fmt, ...);
+bool dtype_from_name(const std::string& n, CTDataType* out);
+std::string dtype_name(CTDataType d);
+int category_from_name(const std::string& c);
+const char* category_name(int c);
+const char* kind_name(int k);
+std::vector<CTOpInfo> registry();
+std::vector<Device> devices();
+std::vector<Device> select_devices(const Options& o);
+bool selected_op(const Options& o, const CTOpInfo& info);
+std::vector<std::string> split(const std::string& list);  // "a,b" -> {a, b}
+std::string json_escape(const std::string& s);
+std::string json_num(double v);
+bool write_file(const std::string& path, const std::string& text);
+std::string now_string();
+Limits device_limits(const Device& d, bool remeasure, bool quick);
+
+// A progress bar on stderr when it is a terminal and the run has taken more
+// than a second; nothing otherwise (the rows themselves are the plain lines).
+class Progress {
+ public:
+  explicit Progress(size_t total);
+  void step(const std::string& what);
+  void finish();
+
+ private:
+  size_t total_, done_ = 0;
+  bool tty_, shown_ = false;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+int cmd_check(const Options& o);
+int cmd_bench(const Options& o);
+
+}  // namespace ctool
