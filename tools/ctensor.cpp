@@ -299,6 +299,8 @@ std::string now_string() {
 // Device limits: measured, cached per machine
 // ---------------------------------------------------------------------------
 
+constexpr const char* kProbeVersion = "probe2";  // bump when tools/probes.h changes what it measures
+
 std::string cache_path() {
   const char* dir = std::getenv("CT_CACHE_DIR");
   std::string d;
@@ -342,7 +344,9 @@ Limits measure_limits(const Device& d, bool quick) {
 
 Limits device_limits(const Device& d, bool remeasure, bool quick) {
   const std::string path = cache_path();
-  const std::string key = host_name() + "|" + d.info.name + "|" + std::to_string(d.info.default_threads);
+  // The probe's version is part of the key: a changed probe measures afresh.
+  const std::string key = std::string(kProbeVersion) + "|" + host_name() + "|" + d.info.name + "|" +
+                          std::to_string(d.info.default_threads);
   std::vector<std::string> lines;
   Limits old;
   {
