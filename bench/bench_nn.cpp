@@ -71,6 +71,7 @@
 #include <omp.h>
 
 #include "bench_common.h"
+#include "probes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -181,57 +182,11 @@ std::string impl_name(const dnnl::primitive_desc_base& pd) {
 // value finite (the fixed point is 1).
 // ---------------------------------------------------------------------------
 
-constexpr int kFmaAcc = 12;
-
-#define CT_FMA12(OP, M, C)                                                                             \
-  a0 = OP(a0, M, C); a1 = OP(a1, M, C); a2 = OP(a2, M, C); a3 = OP(a3, M, C); a4 = OP(a4, M, C);      \
-  a5 = OP(a5, M, C); a6 = OP(a6, M, C); a7 = OP(a7, M, C); a8 = OP(a8, M, C); a9 = OP(a9, M, C);      \
-  a10 = OP(a10, M, C); a11 = OP(a11, M, C)
-
-__attribute__((target("avx512f,fma"), noinline)) float fma_kernel_avx512(int64_t iters) {
-  __m512 a0 = _mm512_set1_ps(1.01f), a1 = _mm512_set1_ps(1.02f), a2 = _mm512_set1_ps(1.03f),
-         a3 = _mm512_set1_ps(1.04f), a4 = _mm512_set1_ps(1.05f), a5 = _mm512_set1_ps(1.06f),
-         a6 = _mm512_set1_ps(1.07f), a7 = _mm512_set1_ps(1.08f), a8 = _mm512_set1_ps(1.09f),
-         a9 = _mm512_set1_ps(1.10f), a10 = _mm512_set1_ps(1.11f), a11 = _mm512_set1_ps(1.12f);
-  const __m512 m = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
-  for (int64_t i = 0; i < iters; ++i) {
-    CT_FMA12(_mm512_fmadd_ps, m, c);
-  }
-  __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                           _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
-  s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
-  float lanes[16];
-  _mm512_storeu_ps(lanes, s);
-  float r = 0.0f;
-  for (float v : lanes) r += v;
-  return r;
-}
-
-__attribute__((target("avx2,fma"), noinline)) float fma_kernel_avx2(int64_t iters) {
-  __m256 a0 = _mm256_set1_ps(1.01f), a1 = _mm256_set1_ps(1.02f), a2 = _mm256_set1_ps(1.03f),
-         a3 = _mm256_set1_ps(1.04f), a4 = _mm256_set1_ps(1.05f), a5 = _mm256_set1_ps(1.06f),
-         a6 = _mm256_set1_ps(1.07f), a7 = _mm256_set1_ps(1.08f), a8 = _mm256_set1_ps(1.09f),
-         a9 = _mm256_set1_ps(1.10f), a10 = _mm256_set1_ps(1.11f), a11 = _mm256_set1_ps(1.12f);
-  const __m256 m = _mm256_set1_ps(0.9999999f), c = _mm256_set1_ps(1e-7f);
-  for (int64_t i = 0; i < iters; ++i) {
-    CT_FMA12(_mm256_fmadd_ps, m, c);
-  }
-  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                           _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
-  s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
-  float lanes[8];
-  _mm256_storeu_ps(lanes, s);
-  float r = 0.0f;
-  for (float v : lanes) r += v;
-  return r;
-}
-
-#undef CT_FMA12
-
-bool fma_has_avx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-}
+// The kernels are the tool's (tools/probes.h): one FMA probe for both.
+constexpr int kFmaAcc = ctprobe::kFmaChains;
+inline float fma_kernel_avx512(int64_t iters) { return ctprobe::fma_avx512(iters); }
+inline float fma_kernel_avx2(int64_t iters) { return ctprobe::fma_avx2(iters); }
+inline bool fma_has_avx512() { return ctprobe::has_avx512(); }
 
 int fma_lanes() { return fma_has_avx512() ? 16 : 8; }
 
