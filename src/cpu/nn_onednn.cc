@@ -188,6 +188,10 @@ struct Exec {
   char* user_ptr(size_t i) const;                  // where arg i's user-layout bytes are
 };
 using Hook = std::function<void(const Exec&)>;
+// A step that may refuse the call (bad data the validation could not see,
+// such as max-pool indices outside their windows); runs first, before
+// anything the caller sees is written.
+using Check = std::function<CTStatus(const Exec&)>;
 
 // Memory objects for one execution at a time; a plan keeps a pool of them so
 // concurrent executions never share one and repeated ones allocate nothing.
@@ -208,6 +212,7 @@ struct Plan {
   memory::desc prim_scratch;
   std::vector<Arg> args;
   size_t scratch_off = 0, total = 0;
+  std::vector<Check> checks;
   std::vector<Hook> pre, post;
   int64_t primitives = 0;
   std::mutex mu;
@@ -361,6 +366,12 @@ CTStatus execute(Plan* p, const CTensor* const* t, void* workspace) {
   }
   if (p->prim_scratch.get_size() && e.base + p->scratch_off != c->scratch_at)
     c->scratch.set_data_handle(c->scratch_at = e.base + p->scratch_off);
+  for (const Check& k : p->checks)
+    if (CTStatus s = k(e)) {
+      std::lock_guard<std::mutex> lock(p->mu);
+      p->pool.push_back(std::move(c));
+      return s;
+    }
   for (const Hook& h : p->pre) h(e);
   for (size_t i = 0; i < n; ++i) {
     const Arg& a = p->args[i];
@@ -621,11 +632,11 @@ void build_conv(const CTNNCall* c, Plan* p) {
 // Max pooling's oneDNN workspace holds, per output, the offset kh * KW + kw
 // of the max in its window; the caller sees int64 positions h * W + w.
 struct PoolIndex {
-  int64_t N, C, H, W, P, Q, KW, SH, SW, PT, PL, DH, DW;
+  int64_t N, C, H, W, P, Q, KH, KW, SH, SW, PT, PL, DH, DW;
 };
 PoolIndex pool_index(const CTPool2dDesc& d, const CTensor* x, const CTensor* y) {
-  return PoolIndex{x->shape[0], x->shape[1], x->shape[2], x->shape[3], y->shape[2],     y->shape[3],     d.kernel[1],
-                   d.stride[0], d.stride[1], d.pad_begin[0], d.pad_begin[1], d.dilation[0], d.dilation[1]};
+  return PoolIndex{x->shape[0], x->shape[1], x->shape[2],   x->shape[3],   y->shape[2],     y->shape[3],     d.kernel[0],
+                   d.kernel[1], d.stride[0], d.stride[1], d.pad_begin[0], d.pad_begin[1], d.dilation[0], d.dilation[1]};
 }
 
 void build_pool(const CTNNCall* c, Plan* p) {
@@ -709,16 +720,33 @@ void build_pool(const CTNNCall* c, Plan* p) {
     p->args.back().prim = ws_md;
     const size_t wi = p->args.size() - 1;
     const PoolIndex g = pool_index(d, c->t[xi], c->t[yi]);
-    p->pre.push_back([g, wi, ii](const Exec& e) {
+    // Positions -> window offsets, refusing a position outside its own
+    // window (oneDNN would route that gradient elsewhere or drop it).
+    p->checks.push_back([g, wi, ii](const Exec& e) -> CTStatus {
       int32_t* off = reinterpret_cast<int32_t*>(e.user_ptr(wi));
       const int64_t PQ = g.P * g.Q;
+      int64_t bad = -1, bad_v = 0;
       for_each_elem(e.t[ii], [&](int64_t l, char* ptr) {
         int64_t v;
         std::memcpy(&v, ptr, sizeof v);
         const int64_t pq = l % PQ, pp = pq / g.Q, q = pq % g.Q;
-        const int64_t kh = (v / g.W - (pp * g.SH - g.PT)) / g.DH, kw = (v % g.W - (q * g.SW - g.PL)) / g.DW;
-        off[l] = (int32_t)(kh * g.KW + kw);
+        const int64_t dh = v / g.W - (pp * g.SH - g.PT), dw = v % g.W - (q * g.SW - g.PL);
+        const bool inside = v >= 0 && v < g.H * g.W && dh >= 0 && dw >= 0 && dh % g.DH == 0 && dw % g.DW == 0 &&
+                            dh / g.DH < g.KH && dw / g.DW < g.KW;
+        if (!inside) {
+          if (bad < 0) bad = l, bad_v = v;
+          off[l] = 0;
+          return;
+        }
+        off[l] = (int32_t)((dh / g.DH) * g.KW + dw / g.DW);
       });
+      if (bad < 0) return CT_OK;
+      const int64_t pq = bad % PQ;
+      return fail(CT_ERR_INVALID_ARGUMENT,
+                  "ct_max_pool2d_backward: indices element %" PRId64 " (output row %" PRId64 ", column %" PRId64
+                  " of its plane) is %" PRId64 ", which is not a position h * W + w inside that output's window "
+                  "(W=%" PRId64 "); max_pool2d writes only such positions",
+                  bad, pq / g.Q, pq % g.Q, bad_v, g.W);
     });
   }
   finish(p, dnnl::pooling_v2_backward(pd), pd.scratchpad_desc());

@@ -898,3 +898,29 @@ def test_empty_operands(rng):
     assert tuple(y.shape) == (0, 3, 3, 3)
     assert tuple(ct.max_pool2d(np.zeros((0, 2, 4, 4), np.float32), 2).shape) == (0, 2, 2, 2)
     assert tuple(ct.matmul(np.zeros((0, 4), np.float32), np.zeros((4, 3), np.float32)).shape) == (0, 3)
+
+
+# ---------------------------------------------------------------------------
+# max_pool2d_backward refuses indices outside their windows (they would be
+# routed elsewhere or dropped), before writing anything
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [10, 3, 1000, -1])
+def test_max_pool2d_backward_rejects_out_of_window_indices(bad):
+    # x (1,1,4,4), 2x2 windows: output (0,1) covers positions 2,3,6,7
+    dy = np.array([[[[1, 2], [3, 4]]]], np.float32)
+    good = np.array([[[[0, 2], [8, 10]]]], np.int64)
+    dx = np.full((1, 1, 4, 4), 7.0, np.float32)
+    ct.max_pool2d_backward(dy, good, (1, 1, 4, 4), 2, out=dx)
+    want = np.zeros(16, np.float32)
+    want[[0, 2, 8, 10]] = [1, 2, 3, 4]
+    np.testing.assert_array_equal(dx.reshape(-1), want)
+    idx = good.copy()
+    idx[0, 0, 1, 1] = bad  # output (1,1) covers 10,11,14,15
+    if bad in (10,):
+        idx[0, 0, 0, 0] = bad  # output (0,0) covers 0,1,4,5: 10 is outside
+    before = np.full((1, 1, 4, 4), 7.0, np.float32)
+    dx2 = before.copy()
+    with pytest.raises(ValueError, match="max_pool2d_backward: indices element"):
+        ct.max_pool2d_backward(dy, idx, (1, 1, 4, 4), 2, out=dx2)
+    np.testing.assert_array_equal(dx2, before)
