@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "nn_call.h"
 #include "probes.h"
 #include "reference.h"
 #include "reference_internal.h"
@@ -484,13 +485,15 @@ class Checker {
         }
       }
       size_t bytes = 0;
-      CTStatus s = nn_query(c, ptr, &bytes);
+      std::vector<CTensor*> T(8, nullptr);
+      for (size_t k = 0; k < n && k < T.size(); ++k) T[k] = const_cast<CTensor*>(ptr[k]);
+      CTStatus s = ctnn::call(info_.op, c.desc.data(), T.data(), true, &bytes, nullptr, nullptr);
       std::shared_ptr<Memory> ws;
       if (s == CT_OK && bytes) {
         ws = std::make_shared<Memory>(dev_.info.device, bytes);
         if (!ws->p) return (void)fail("ct_malloc (workspace) failed");
       }
-      if (s == CT_OK) s = nn_run(c, ptr, ws ? ws->p : nullptr, bytes);
+      if (s == CT_OK) s = ctnn::call(info_.op, c.desc.data(), T.data(), false, &bytes, ws ? ws->p : nullptr, nullptr);
       const std::string what = dtype_name(dt_) + " " + c.label;
       if (s != CT_OK) return (void)fail(what + ": " + ct_status_string(s) + ": " + ct_last_error(), s);
       ctref::Call call;
@@ -531,72 +534,6 @@ class Checker {
     for (size_t i = 0; std::getline(ss, name, ','); ++i)
       if (i == k) return name.empty() || name.back() != '?' ? name : name.substr(0, name.size() - 1);
     return std::to_string(k);
-  }
-
-  CTStatus nn_query(const ctref::NNCase& c, const std::vector<const CTensor*>& T, size_t* bytes) {
-    const void* d = c.desc.data();
-    switch (info_.op) {
-      case CT_OP_MATMUL: return ct_matmul_workspace_size((const CTMatmulDesc*)d, T[0], T[1], T[2], T[3], bytes);
-      case CT_OP_CONV2D: return ct_conv2d_workspace_size((const CTConv2dDesc*)d, T[0], T[1], T[2], T[3], bytes);
-      case CT_OP_CONV2D_BACKWARD_DATA:
-        return ct_conv2d_backward_data_workspace_size((const CTConv2dDesc*)d, T[0], T[1], T[2], bytes);
-      case CT_OP_CONV2D_BACKWARD_WEIGHT:
-        return ct_conv2d_backward_weight_workspace_size((const CTConv2dDesc*)d, T[0], T[1], T[2], T[3], bytes);
-      case CT_OP_MAX_POOL2D: return ct_max_pool2d_workspace_size((const CTPool2dDesc*)d, T[0], T[1], T[2], bytes);
-      case CT_OP_MAX_POOL2D_BACKWARD:
-        return ct_max_pool2d_backward_workspace_size((const CTPool2dDesc*)d, T[0], T[1], T[2], bytes);
-      case CT_OP_AVG_POOL2D: return ct_avg_pool2d_workspace_size((const CTPool2dDesc*)d, T[0], T[1], bytes);
-      case CT_OP_AVG_POOL2D_BACKWARD:
-        return ct_avg_pool2d_backward_workspace_size((const CTPool2dDesc*)d, T[0], T[1], bytes);
-      case CT_OP_BATCH_NORM:
-        return ct_batch_norm_workspace_size((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], bytes);
-      case CT_OP_BATCH_NORM_TRAINING:
-        return ct_batch_norm_training_workspace_size((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5],
-                                                     bytes);
-      case CT_OP_BATCH_NORM_BACKWARD:
-        return ct_batch_norm_backward_workspace_size((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5],
-                                                     T[6], T[7], bytes);
-      case CT_OP_LAYER_NORM:
-        return ct_layer_norm_workspace_size((const CTLayerNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], bytes);
-      case CT_OP_LAYER_NORM_BACKWARD:
-        return ct_layer_norm_backward_workspace_size((const CTLayerNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5],
-                                                     T[6], T[7], bytes);
-      default: return CT_ERR_NOT_FOUND;
-    }
-  }
-
-  CTStatus nn_run(const ctref::NNCase& c, const std::vector<const CTensor*>& Tc, void* ws, size_t bytes) {
-    const void* d = c.desc.data();
-    std::vector<CTensor*> T(Tc.size());
-    for (size_t k = 0; k < Tc.size(); ++k) T[k] = const_cast<CTensor*>(Tc[k]);
-    switch (info_.op) {
-      case CT_OP_MATMUL: return ct_matmul((const CTMatmulDesc*)d, T[0], T[1], T[2], T[3], ws, bytes, nullptr);
-      case CT_OP_CONV2D: return ct_conv2d((const CTConv2dDesc*)d, T[0], T[1], T[2], T[3], ws, bytes, nullptr);
-      case CT_OP_CONV2D_BACKWARD_DATA:
-        return ct_conv2d_backward_data((const CTConv2dDesc*)d, T[0], T[1], T[2], ws, bytes, nullptr);
-      case CT_OP_CONV2D_BACKWARD_WEIGHT:
-        return ct_conv2d_backward_weight((const CTConv2dDesc*)d, T[0], T[1], T[2], T[3], ws, bytes, nullptr);
-      case CT_OP_MAX_POOL2D: return ct_max_pool2d((const CTPool2dDesc*)d, T[0], T[1], T[2], ws, bytes, nullptr);
-      case CT_OP_MAX_POOL2D_BACKWARD:
-        return ct_max_pool2d_backward((const CTPool2dDesc*)d, T[0], T[1], T[2], ws, bytes, nullptr);
-      case CT_OP_AVG_POOL2D: return ct_avg_pool2d((const CTPool2dDesc*)d, T[0], T[1], ws, bytes, nullptr);
-      case CT_OP_AVG_POOL2D_BACKWARD:
-        return ct_avg_pool2d_backward((const CTPool2dDesc*)d, T[0], T[1], ws, bytes, nullptr);
-      case CT_OP_BATCH_NORM:
-        return ct_batch_norm((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], ws, bytes, nullptr);
-      case CT_OP_BATCH_NORM_TRAINING:
-        return ct_batch_norm_training((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], ws, bytes,
-                                      nullptr);
-      case CT_OP_BATCH_NORM_BACKWARD:
-        return ct_batch_norm_backward((const CTBatchNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7], ws,
-                                      bytes, nullptr);
-      case CT_OP_LAYER_NORM:
-        return ct_layer_norm((const CTLayerNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], ws, bytes, nullptr);
-      case CT_OP_LAYER_NORM_BACKWARD:
-        return ct_layer_norm_backward((const CTLayerNormDesc*)d, T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7], ws,
-                                      bytes, nullptr);
-      default: return CT_ERR_NOT_FOUND;
-    }
   }
 
   const Device& dev_;

@@ -33,6 +33,7 @@
 #include <ctensor/ctensor.h>
 
 #include "dlpack_abi.h"
+#include "nn_call.h"
 
 namespace nb = nanobind;
 using namespace ctpy;
@@ -1070,54 +1071,14 @@ void nn_call(int32_t op, nb::list tensors, std::vector<int64_t> ints, std::vecto
   void* stream = stream_for(dev);
   size_t bytes = 0;
   CTStatus s;
-  // query(bytes) then run(ws): one switch, the two entry points of each op.
-  auto dispatch = [&](bool query, void* ws) -> CTStatus {
-    switch (op) {
-      case CT_OP_MATMUL:
-        return query ? ct_matmul_workspace_size(&md, T[0], T[1], T[2], T[3], &bytes)
-                     : ct_matmul(&md, T[0], T[1], T[2], T[3], ws, bytes, stream);
-      case CT_OP_CONV2D:
-        return query ? ct_conv2d_workspace_size(&cd, T[0], T[1], T[2], T[3], &bytes)
-                     : ct_conv2d(&cd, T[0], T[1], T[2], T[3], ws, bytes, stream);
-      case CT_OP_CONV2D_BACKWARD_DATA:
-        return query ? ct_conv2d_backward_data_workspace_size(&cd, T[0], T[1], T[2], &bytes)
-                     : ct_conv2d_backward_data(&cd, T[0], T[1], T[2], ws, bytes, stream);
-      case CT_OP_CONV2D_BACKWARD_WEIGHT:
-        return query ? ct_conv2d_backward_weight_workspace_size(&cd, T[0], T[1], T[2], T[3], &bytes)
-                     : ct_conv2d_backward_weight(&cd, T[0], T[1], T[2], T[3], ws, bytes, stream);
-      case CT_OP_MAX_POOL2D:
-        return query ? ct_max_pool2d_workspace_size(&pd, T[0], T[1], T[2], &bytes)
-                     : ct_max_pool2d(&pd, T[0], T[1], T[2], ws, bytes, stream);
-      case CT_OP_MAX_POOL2D_BACKWARD:
-        return query ? ct_max_pool2d_backward_workspace_size(&pd, T[0], T[1], T[2], &bytes)
-                     : ct_max_pool2d_backward(&pd, T[0], T[1], T[2], ws, bytes, stream);
-      case CT_OP_AVG_POOL2D:
-        return query ? ct_avg_pool2d_workspace_size(&pd, T[0], T[1], &bytes)
-                     : ct_avg_pool2d(&pd, T[0], T[1], ws, bytes, stream);
-      case CT_OP_AVG_POOL2D_BACKWARD:
-        return query ? ct_avg_pool2d_backward_workspace_size(&pd, T[0], T[1], &bytes)
-                     : ct_avg_pool2d_backward(&pd, T[0], T[1], ws, bytes, stream);
-      case CT_OP_BATCH_NORM:
-        return query ? ct_batch_norm_workspace_size(&bd, T[0], T[1], T[2], T[3], T[4], T[5], &bytes)
-                     : ct_batch_norm(&bd, T[0], T[1], T[2], T[3], T[4], T[5], ws, bytes, stream);
-      case CT_OP_BATCH_NORM_TRAINING:
-        return query ? ct_batch_norm_training_workspace_size(&bd, T[0], T[1], T[2], T[3], T[4], T[5], &bytes)
-                     : ct_batch_norm_training(&bd, T[0], T[1], T[2], T[3], T[4], T[5], ws, bytes, stream);
-      case CT_OP_BATCH_NORM_BACKWARD:
-        return query ? ct_batch_norm_backward_workspace_size(&bd, T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7],
-                                                              &bytes)
-                     : ct_batch_norm_backward(&bd, T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7], ws, bytes, stream);
-      case CT_OP_LAYER_NORM:
-        return query ? ct_layer_norm_workspace_size(&ld, T[0], T[1], T[2], T[3], T[4], T[5], &bytes)
-                     : ct_layer_norm(&ld, T[0], T[1], T[2], T[3], T[4], T[5], ws, bytes, stream);
-      case CT_OP_LAYER_NORM_BACKWARD:
-        return query ? ct_layer_norm_backward_workspace_size(&ld, T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7],
-                                                              &bytes)
-                     : ct_layer_norm_backward(&ld, T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7], ws, bytes, stream);
-      default:
-        return CT_ERR_NOT_FOUND;
-    }
-  };
+  const void* desc = op == CT_OP_MATMUL ? (const void*)&md
+                   : (op == CT_OP_CONV2D || op == CT_OP_CONV2D_BACKWARD_DATA || op == CT_OP_CONV2D_BACKWARD_WEIGHT)
+                       ? (const void*)&cd
+                   : (op == CT_OP_BATCH_NORM || op == CT_OP_BATCH_NORM_TRAINING || op == CT_OP_BATCH_NORM_BACKWARD)
+                       ? (const void*)&bd
+                   : (op == CT_OP_LAYER_NORM || op == CT_OP_LAYER_NORM_BACKWARD) ? (const void*)&ld
+                                                                                  : (const void*)&pd;
+  auto dispatch = [&](bool query, void* ws) { return ctnn::call(op, desc, T, query, &bytes, ws, stream); };
   s = dispatch(true, nullptr);
   if (s == CT_ERR_NOT_FOUND && ct_last_error()[0] == 0)
     raise(PyExc_NotImplementedError, "_nn: the bindings do not know NN op %s yet", info.name);
