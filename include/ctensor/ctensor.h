@@ -403,7 +403,51 @@ typedef struct {
   int32_t inplace;             /**< out: 1 if out may be exactly an input */
   int32_t num_tensors;         /**< out: tensor arguments of the entry point, outputs included (NN ops: the plan's num_tensors) */
   const char* tensor_names;    /**< out: those arguments in order, e.g. "x,w,bias?,y"; "?" marks an optional (NULL-able) one */
+  /* ---- since 0.2 (callers built against 0.1 pass a smaller struct_size) ---- */
+  int32_t num_outputs;         /**< out: tensor arguments that are written (the last num_outputs of them) */
+  uint32_t optional_mask;      /**< out: bit i set if tensor argument i may be NULL */
+  const int32_t* tensor_roles; /**< out: num_tensors CTTensorRole values, one per tensor argument */
+  int32_t desc_type;           /**< out: CTDescType of the op's descriptor (NN ops), CT_DESC_NONE otherwise */
+  int32_t desc_size;           /**< out: sizeof that descriptor in this library, 0 if none */
+  uint32_t dtype_mask;         /**< out: the dtypes the op is defined for, bit (1u << CTDtypeIndex) each (the op's rule; a device may run fewer) */
+  const char* dtype_rule;      /**< out: that rule in words ("float dtypes only, as in NumPy") */
 } CTOpInfo;
+
+/** What a tensor argument of an op is for (CTOpInfo.tensor_roles). Data
+ *  tensors share the call's dtype; the others follow their own rule. */
+typedef enum {
+  CT_ROLE_DATA = 0,  /**< data in the op's dtype */
+  CT_ROLE_COND = 1,  /**< a bool condition (where) */
+  CT_ROLE_STAT = 2,  /**< float32 statistics, scale or shift (norms) */
+  CT_ROLE_BIAS = 3,  /**< the data dtype or float32 (matmul, conv2d) */
+  CT_ROLE_INDEX = 4, /**< int64 indices (max-pool) */
+  CT_ROLE_ANY = 5    /**< any dtype (cast's output) */
+} CTTensorRole;
+
+/** The descriptor an NN op takes (CTOpInfo.desc_type). */
+typedef enum {
+  CT_DESC_NONE = 0,
+  CT_DESC_MATMUL = 1,     /**< CTMatmulDesc */
+  CT_DESC_CONV2D = 2,     /**< CTConv2dDesc */
+  CT_DESC_POOL2D = 3,     /**< CTPool2dDesc */
+  CT_DESC_BATCH_NORM = 4, /**< CTBatchNormDesc */
+  CT_DESC_LAYER_NORM = 5  /**< CTLayerNormDesc */
+} CTDescType;
+
+/** Dense dtype indices: bit (1u << i) of CTOpInfo.dtype_mask is dtype i. */
+typedef enum {
+  CT_DT_BOOL = 0,
+  CT_DT_INT8 = 1,
+  CT_DT_INT16 = 2,
+  CT_DT_INT32 = 3,
+  CT_DT_INT64 = 4,
+  CT_DT_UINT8 = 5,
+  CT_DT_FLOAT16 = 6,
+  CT_DT_BFLOAT16 = 7,
+  CT_DT_FLOAT32 = 8,
+  CT_DT_FLOAT64 = 9,
+  CT_DT_COUNT /**< one past the last index of this header */
+} CTDtypeIndex;
 
 /** Number of ops the runtime library knows (>= CT_OP_END_ of an older header). */
 CT_API int32_t ct_op_count(void);
@@ -766,6 +810,54 @@ CT_API CTStatus ct_layer_norm_backward(const CTLayerNormDesc* desc, const CTenso
                                        const CTensor* mean, const CTensor* rstd, const CTensor* scale,
                                        CTensor* dx, CTensor* dscale, CTensor* dshift, void* workspace,
                                        size_t workspace_bytes, void* stream);
+
+/* ---- any op by id: output shapes, and the generic NN pair ------------- */
+
+/** The arguments of an op besides its tensors, for ct_op_output_info.
+ *  Zero-initialise it, set struct_size, and set what the op's kind takes. */
+typedef struct {
+  uint32_t struct_size;  /**< sizeof(CTOpArgs) */
+  int32_t keepdims;      /**< reduce: as ct_reduce */
+  const int32_t* axes;   /**< reduce: as ct_reduce (NULL with num_axes = 0: every axis) */
+  int32_t num_axes;      /**< reduce */
+  int32_t axis;          /**< along-axis: as ct_along_axis */
+  CTDataType dtype;      /**< cast: the target dtype */
+  int32_t reserved;      /**< 0 */
+  const void* desc;      /**< NN ops: the op's descriptor (CTConv2dDesc*, ...) */
+} CTOpArgs;
+
+/** One output's shape and dtype, as ct_op_output_info fills it. */
+typedef struct {
+  int32_t ndim;                /**< 0 .. CT_MAX_NDIM */
+  CTDataType dtype;            /**< the dtype the op writes there */
+  int64_t shape[CT_MAX_NDIM];  /**< ndim extents */
+} CTOutputInfo;
+
+/** What @p op writes for these inputs, so that a caller can allocate its
+ *  outputs without knowing the op's rules (the C++ wrapper, the Python
+ *  module and framework adapters all use it).
+ *  @param[in]  args        the op's other arguments (NULL: all zero)
+ *  @param[in]  inputs      the op's input tensor arguments in order: the
+ *                          first CTOpInfo.num_inputs of its tensor_names
+ *                          (NULL for an absent optional one); only ndim,
+ *                          shape and dtype are read
+ *  @param[out] outputs     CTOpInfo.num_outputs entries, one per output
+ *                          tensor argument in order (optional ones too)
+ *  The ops whose input extent the output does not fix (conv2d_backward_data,
+ *  the pooling backwards: stride leftovers) give the smallest consistent one.
+ *  @return CT_OK; otherwise the status the op would return for these inputs
+ *          (shape, dtype, argument errors), outputs untouched. */
+CT_API CTStatus ct_op_output_info(int32_t op, const CTOpArgs* args, const CTensor* const* inputs,
+                                  int32_t num_inputs, CTOutputInfo* outputs, int32_t num_outputs);
+
+/** Any NN op by id: the workspace query and the run of ct_<op>, with the
+ *  op's tensor arguments in the order of ct_<op> (CTOpInfo.tensor_names;
+ *  NULL for an absent optional one). Same statuses and plan cache as the
+ *  per-op entry points. */
+CT_API CTStatus ct_nn_workspace_size(int32_t op, const void* desc, const CTensor* const* tensors,
+                                     int32_t num_tensors, size_t* bytes);
+CT_API CTStatus ct_nn(int32_t op, const void* desc, const CTensor* const* tensors, int32_t num_tensors,
+                      void* workspace, size_t workspace_bytes, void* stream);
 
 /* ---- plans: the state of one call shape, owned by the caller ------------ */
 

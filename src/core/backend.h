@@ -11,21 +11,6 @@
 extern "C" {
 #endif
 
-/* Dense index of the dtypes ops support; bit i of a dtype mask is dtype i. */
-enum {
-  CT_DT_BOOL = 0,
-  CT_DT_INT8,
-  CT_DT_INT16,
-  CT_DT_INT32,
-  CT_DT_INT64,
-  CT_DT_UINT8,
-  CT_DT_FLOAT16,
-  CT_DT_BFLOAT16,
-  CT_DT_FLOAT32,
-  CT_DT_FLOAT64,
-  CT_DT_COUNT
-};
-
 /* A validated elementwise call. All tensors have the same shape (out's);
  * in[0..num_inputs) are the inputs in the op's order; params holds the op's
  * scalar parameters. dtype indices are CT_DT_*. */
