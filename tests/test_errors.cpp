@@ -247,7 +247,8 @@ TEST_CASE("errors: devices", "[errors]") {
   HostTensor fo = HostTensor::compact(DT_F32, {2, 3});
   CTensor fov = fo.view();
   expect_fail(ct_ternary(CT_OP_FMA, &x, &x, &c, &fov, nullptr), CT_ERR_DEVICE_MISMATCH, "ct_ternary", {});
-  expect_fail(ct_copy(&x, &ob, nullptr), CT_ERR_DEVICE_MISMATCH, "ct_copy", {});
+  // ct_copy crosses devices: the CUDA side fails only for want of a backend in this process
+  expect_fail(ct_copy(&x, &ob, nullptr), CT_ERR_UNSUPPORTED, "ct_copy", {"dst.device.device_type=2"});
 }
 
 // ---------------------------------------------------------------------------

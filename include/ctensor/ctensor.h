@@ -218,9 +218,31 @@ CT_API CTStatus ct_malloc(CTDevice device, size_t bytes, void** ptr);
 CT_API void ct_free(CTDevice device, void* ptr);
 
 /** Copy @p src into @p dst: same shape and dtype, any strides on both sides
- *  (dst must not overlap src except exactly, nor overlap itself).
+ *  (dst must not overlap src except exactly, nor overlap itself), between
+ *  any two devices: within a device and between a device and the host
+ *  through the device's own copy (asynchronous on @p stream, the stream of
+ *  the device that is not the CPU: keep host memory alive until it is
+ *  synchronised); between two non-CPU devices staged through host memory,
+ *  synchronously.
  *  @return CT_OK or a validation error; dst untouched on failure. */
 CT_API CTStatus ct_copy(const CTensor* src, CTensor* dst, void* stream);
+
+/** An allocator for a device type's temporary memory: what a backend needs
+ *  beyond the caller's workspace (GPU reduction partials, library scratch)
+ *  comes from here, so an op never allocates behind a framework's back.
+ *  Memory is stream-ordered: freed on `stream` after the work that uses it. */
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTAllocator) */
+  int32_t reserved;     /**< 0 */
+  CTStatus (*alloc)(void* user, CTDevice device, size_t bytes, void* stream, void** ptr);
+  void (*free)(void* user, CTDevice device, void* ptr, void* stream);
+  void* user;           /**< passed back to alloc and free */
+} CTAllocator;
+
+/** Install @p allocator for @p device_type's temporary memory (copied);
+ *  NULL restores the backend's default (CUDA: its stream-ordered pool).
+ *  @return CT_OK, CT_ERR_INVALID_ARGUMENT (struct_size, NULL slots). */
+CT_API CTStatus ct_set_allocator(int32_t device_type, const CTAllocator* allocator);
 
 /** Wait until all work queued on @p stream of @p device has finished.
  *  CPU ops are synchronous, so on the CPU this returns CT_OK at once. */
@@ -260,128 +282,178 @@ enum {
   CT_OUTPUT_NN = 6     /**< NN ops: data outputs have the data dtype; statistics, scale and shift are float32; indices int64 */
 };
 
-/* The op table, append-only: an op's position here is its id in the ABI.
- * X(ID, name, kind, num_params, summary). Expand it with your own X to
- * generate adapters, e.g. `#define X(ID, n, k, p, s) case CT_OP_##ID: ...`. */
-#define CT_ELEMENTWISE_OPS(X)                                                  \
-  X(NEG, neg, CT_KIND_UNARY, 0, "-x")                                          \
-  X(ABS, abs, CT_KIND_UNARY, 0, "|x|")                                         \
-  X(SIGN, sign, CT_KIND_UNARY, 0, "-1, 0 or 1 (NaN stays NaN)")                \
-  X(EXP, exp, CT_KIND_UNARY, 0, "e^x")                                         \
-  X(EXPM1, expm1, CT_KIND_UNARY, 0, "e^x - 1")                                 \
-  X(EXP2, exp2, CT_KIND_UNARY, 0, "2^x")                                       \
-  X(LOG, log, CT_KIND_UNARY, 0, "natural logarithm")                           \
-  X(LOG1P, log1p, CT_KIND_UNARY, 0, "log(1 + x)")                              \
-  X(LOG2, log2, CT_KIND_UNARY, 0, "base-2 logarithm")                          \
-  X(SQRT, sqrt, CT_KIND_UNARY, 0, "square root")                               \
-  X(RSQRT, rsqrt, CT_KIND_UNARY, 0, "1 / sqrt(x)")                             \
-  X(RECIPROCAL, reciprocal, CT_KIND_UNARY, 0, "1 / x")                         \
-  X(SQUARE, square, CT_KIND_UNARY, 0, "x * x")                                 \
-  X(SIN, sin, CT_KIND_UNARY, 0, "sine")                                        \
-  X(COS, cos, CT_KIND_UNARY, 0, "cosine")                                      \
-  X(TAN, tan, CT_KIND_UNARY, 0, "tangent")                                     \
-  X(TANH, tanh, CT_KIND_UNARY, 0, "hyperbolic tangent")                        \
-  X(SIGMOID, sigmoid, CT_KIND_UNARY, 0, "1 / (1 + e^-x)")                      \
-  X(RELU, relu, CT_KIND_UNARY, 0, "max(x, 0); NaN stays NaN")                  \
-  X(GELU, gelu, CT_KIND_UNARY, 0, "x * Phi(x), erf form")                      \
-  X(GELU_TANH, gelu_tanh, CT_KIND_UNARY, 0, "gelu, tanh approximation")        \
-  X(SILU, silu, CT_KIND_UNARY, 0, "x * sigmoid(x)")                            \
-  X(SOFTPLUS, softplus, CT_KIND_UNARY, 0, "log(1 + e^x)")                      \
-  X(ERF, erf, CT_KIND_UNARY, 0, "error function")                              \
-  X(FLOOR, floor, CT_KIND_UNARY, 0, "round toward -inf")                       \
-  X(CEIL, ceil, CT_KIND_UNARY, 0, "round toward +inf")                         \
-  X(ROUND, round, CT_KIND_UNARY, 0, "round half to even")                      \
-  X(TRUNC, trunc, CT_KIND_UNARY, 0, "round toward zero")                       \
-  X(LOGICAL_NOT, logical_not, CT_KIND_UNARY, 0, "x == 0, as bool")             \
-  X(BITWISE_NOT, bitwise_not, CT_KIND_UNARY, 0, "~x (bool: logical not)")      \
-  X(ISNAN, isnan, CT_KIND_UNARY, 0, "x is NaN, as bool")                       \
-  X(ISINF, isinf, CT_KIND_UNARY, 0, "x is +-inf, as bool")                     \
-  X(ISFINITE, isfinite, CT_KIND_UNARY, 0, "x is neither inf nor NaN, as bool") \
-  X(LEAKY_RELU, leaky_relu, CT_KIND_UNARY_PARAM, 1, "x >= 0 ? x : alpha * x")  \
-  X(ELU, elu, CT_KIND_UNARY_PARAM, 1, "x > 0 ? x : alpha * (e^x - 1)")         \
-  X(CLAMP, clamp, CT_KIND_UNARY_PARAM, 2, "min(max(x, lo), hi)")               \
-  X(POW_SCALAR, pow_scalar, CT_KIND_UNARY_PARAM, 1, "x ^ p")                   \
-  X(ADD_SCALAR, add_scalar, CT_KIND_UNARY_PARAM, 1, "x + s")                   \
-  X(MUL_SCALAR, mul_scalar, CT_KIND_UNARY_PARAM, 1, "x * s")                   \
-  X(WHERE, where, CT_KIND_TERNARY, 0, "cond ? a : b (cond is bool)")           \
-  X(FMA, fma, CT_KIND_TERNARY, 0, "a * b + c, one rounding for floats")        \
-  X(LERP, lerp, CT_KIND_TERNARY, 0, "a + w * (b - a)")                         \
-  X(CAST, cast, CT_KIND_CAST, 0, "convert to the output's dtype")
+/* ---- the op description: one row per op ---------------------------------
+ *
+ * Every fact about an op is one row below; the enum, the registry
+ * (ct_op_info), the core's validation and shape rules, the C++ wrapper,
+ * the Python module and the tool all derive from it. Rows are append-only:
+ * an op's id is explicit and never changes.
+ *
+ * R(X, ID, id, name, kind, num_params, "param,names", "tensors",
+ *   dtypes, output_dtype, inplace, shape_rule, desc_type, "summary")
+ *
+ *  - tensors: the op's tensor arguments in order, inputs then '|' then
+ *    outputs; "name?" may be NULL; ":role" gives a CTTensorRole other than
+ *    data (c cond, s statistics, p scale/shift, b bias, i indices, a any);
+ *  - dtypes: a CT_DTS_* mask of the dtypes the op is defined for (NumPy's
+ *    rule; a device may run fewer); output_dtype: CT_OUTPUT_*;
+ *  - inplace: 1 if the output may be exactly an input;
+ *  - shape_rule: CTShapeRule, how outputs follow from inputs;
+ *  - desc_type: CTDescType, the descriptor of an NN op.
+ *
+ * To generate your own adapter over every op, expand CT_OP_TABLE(X) with
+ * X taking those 13 columns (without R). The narrower lists
+ * CT_ELEMENTWISE_OPS(X), CT_BROADCAST_REDUCE_OPS(X) and CT_NN_OPS(X) give
+ * X(ID, name, kind, num_params, summary) per op, as in version 0.1. */
 
-/* Category 2, appended after category 1 (ids continue from CT_OP_CAST + 1).
- * Same X(ID, name, kind, num_params, summary) columns. */
-#define CT_BROADCAST_REDUCE_OPS(X)                                                         \
-  X(ADD, add, CT_KIND_BINARY, 0, "a + b (bool: or)")                                       \
-  X(SUB, sub, CT_KIND_BINARY, 0, "a - b")                                                  \
-  X(MUL, mul, CT_KIND_BINARY, 0, "a * b (bool: and)")                                      \
-  X(DIV, div, CT_KIND_BINARY, 0, "a / b, true division (integers give float64)")          \
-  X(FLOOR_DIV, floor_div, CT_KIND_BINARY, 0, "floor(a / b); integer x // 0 = 0")           \
-  X(MOD, mod, CT_KIND_BINARY, 0, "a - floor(a / b) * b, sign of b (Python); integer x % 0 = 0") \
-  X(POW, pow, CT_KIND_BINARY, 0, "a ^ b")                                                  \
-  X(MAXIMUM, maximum, CT_KIND_BINARY, 0, "larger of a, b; NaN if either is NaN")           \
-  X(MINIMUM, minimum, CT_KIND_BINARY, 0, "smaller of a, b; NaN if either is NaN")          \
-  X(FMAX, fmax, CT_KIND_BINARY, 0, "larger of a, b; ignores one NaN")                      \
-  X(FMIN, fmin, CT_KIND_BINARY, 0, "smaller of a, b; ignores one NaN")                     \
-  X(ATAN2, atan2, CT_KIND_BINARY, 0, "angle of (b, a), as atan2(a, b)")                    \
-  X(HYPOT, hypot, CT_KIND_BINARY, 0, "sqrt(a^2 + b^2) without overflow")                   \
-  X(COPYSIGN, copysign, CT_KIND_BINARY, 0, "|a| with the sign of b")                       \
-  X(BITWISE_AND, bitwise_and, CT_KIND_BINARY, 0, "a & b")                                  \
-  X(BITWISE_OR, bitwise_or, CT_KIND_BINARY, 0, "a | b")                                    \
-  X(BITWISE_XOR, bitwise_xor, CT_KIND_BINARY, 0, "a ^ b (bitwise)")                        \
-  X(LEFT_SHIFT, left_shift, CT_KIND_BINARY, 0, "a << b; 0 when b is negative or >= bits")  \
-  X(RIGHT_SHIFT, right_shift, CT_KIND_BINARY, 0, "a >> b, arithmetic; sign fill when b is negative or >= bits") \
-  X(LOGICAL_AND, logical_and, CT_KIND_BINARY, 0, "a != 0 and b != 0, as bool")            \
-  X(LOGICAL_OR, logical_or, CT_KIND_BINARY, 0, "a != 0 or b != 0, as bool")               \
-  X(LOGICAL_XOR, logical_xor, CT_KIND_BINARY, 0, "(a != 0) != (b != 0), as bool")         \
-  X(EQUAL, equal, CT_KIND_BINARY, 0, "a == b, as bool")                                   \
-  X(NOT_EQUAL, not_equal, CT_KIND_BINARY, 0, "a != b, as bool")                           \
-  X(LESS, less, CT_KIND_BINARY, 0, "a < b, as bool")                                      \
-  X(LESS_EQUAL, less_equal, CT_KIND_BINARY, 0, "a <= b, as bool")                         \
-  X(GREATER, greater, CT_KIND_BINARY, 0, "a > b, as bool")                                \
-  X(GREATER_EQUAL, greater_equal, CT_KIND_BINARY, 0, "a >= b, as bool")                   \
-  X(SUM, sum, CT_KIND_REDUCE, 0, "sum; of nothing is 0")                                   \
-  X(MEAN, mean, CT_KIND_REDUCE, 0, "sum / count; of nothing is NaN")                       \
-  X(PROD, prod, CT_KIND_REDUCE, 0, "product; of nothing is 1")                             \
-  X(MAX, max, CT_KIND_REDUCE, 0, "largest; NaN if any is NaN; of nothing is an error")     \
-  X(MIN, min, CT_KIND_REDUCE, 0, "smallest; NaN if any is NaN; of nothing is an error")    \
-  X(ARGMAX, argmax, CT_KIND_REDUCE, 0, "int64 index of the first largest (first NaN wins)") \
-  X(ARGMIN, argmin, CT_KIND_REDUCE, 0, "int64 index of the first smallest (first NaN wins)") \
-  X(ANY, any, CT_KIND_REDUCE, 0, "some x != 0, as bool; of nothing is false")              \
-  X(ALL, all, CT_KIND_REDUCE, 0, "every x != 0, as bool; of nothing is true")              \
-  X(NORM2, norm2, CT_KIND_REDUCE, 0, "sqrt(sum(x^2))")                                     \
-  X(LOGSUMEXP, logsumexp, CT_KIND_REDUCE, 0, "log(sum(e^x)) without overflow; of nothing is -inf") \
-  X(VAR, var, CT_KIND_REDUCE, 1, "sum((x - mean)^2) / max(count - correction, 0)")         \
-  X(STD, std, CT_KIND_REDUCE, 1, "sqrt(var)")                                              \
-  X(SOFTMAX, softmax, CT_KIND_ALONG_AXIS, 0, "e^(x - max) / sum(e^(x - max)) along axis") \
-  X(LOG_SOFTMAX, log_softmax, CT_KIND_ALONG_AXIS, 0, "x - max - log(sum(e^(x - max))) along axis") \
-  X(CUMSUM, cumsum, CT_KIND_ALONG_AXIS, 0, "running sum along axis")                       \
-  X(CUMPROD, cumprod, CT_KIND_ALONG_AXIS, 0, "running product along axis")
+/** Dtype masks of the op description (bit i is CTDtypeIndex i). */
+#define CT_DTS_BOOL 0x001u
+#define CT_DTS_INT 0x03eu      /**< int8/16/32/64, uint8 */
+#define CT_DTS_FLOAT 0x3c0u    /**< float16, bfloat16, float32, float64 */
+#define CT_DTS_NN 0x1c0u       /**< float16, bfloat16, float32 */
+#define CT_DTS_INTEGRAL (CT_DTS_BOOL | CT_DTS_INT)
+#define CT_DTS_NUMERIC (CT_DTS_INT | CT_DTS_FLOAT)
+#define CT_DTS_ALL (CT_DTS_BOOL | CT_DTS_INT | CT_DTS_FLOAT)
 
-/** Category 3, NN ops with a workspace query (append-only; ids follow
- *  category 2). Each has its own entry point pair and a descriptor; the
- *  tensors of a plan are the entry point's tensor arguments, in order
- *  (NULL for an optional one that is absent). */
-#define CT_NN_OPS(X)                                                                                      \
-  X(MATMUL, matmul, CT_KIND_NN, 0, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \
-  X(CONV2D, conv2d, CT_KIND_NN, 0, "y = act(conv2d(x, w) + bias); NCHW or NHWC by strides")            \
-  X(CONV2D_BACKWARD_DATA, conv2d_backward_data, CT_KIND_NN, 0, "dx = gradient of conv2d wrt x, from dy and w") \
-  X(CONV2D_BACKWARD_WEIGHT, conv2d_backward_weight, CT_KIND_NN, 0, "dw (and dbias) from x and dy")       \
-  X(MAX_POOL2D, max_pool2d, CT_KIND_NN, 0, "y = window max; optional int64 indices for the backward")   \
-  X(MAX_POOL2D_BACKWARD, max_pool2d_backward, CT_KIND_NN, 0, "dx from dy and the forward's indices")   \
-  X(AVG_POOL2D, avg_pool2d, CT_KIND_NN, 0, "y = window mean (count_include_pad either way)")           \
-  X(AVG_POOL2D_BACKWARD, avg_pool2d_backward, CT_KIND_NN, 0, "dx from dy")                             \
-  X(BATCH_NORM, batch_norm, CT_KIND_NN, 0, "inference: (x - mean) / sqrt(var + eps) * scale + shift per channel") \
-  X(BATCH_NORM_TRAINING, batch_norm_training, CT_KIND_NN, 0, "batch statistics: y, mean, invstd")      \
-  X(BATCH_NORM_BACKWARD, batch_norm_backward, CT_KIND_NN, 0, "dx, dscale, dshift from x, dy, mean, invstd") \
-  X(LAYER_NORM, layer_norm, CT_KIND_NN, 0, "over the last k axes: y, and mean and rstd for the backward") \
-  X(LAYER_NORM_BACKWARD, layer_norm_backward, CT_KIND_NN, 0, "dx, dscale, dshift from x, dy, mean, rstd")
+/** How an op's outputs follow from its inputs (the output-shape rule). */
+typedef enum {
+  CT_SHAPE_SAME = 0,                   /**< every tensor has the first input's shape */
+  CT_SHAPE_BROADCAST = 1,              /**< NumPy broadcasting of the inputs */
+  CT_SHAPE_REDUCE = 2,                 /**< x without (or with 1 for) the reduced axes */
+  CT_SHAPE_MATMUL = 3,                 /**< (..., M, K) @ (..., K, N) -> (broadcast batch..., M, N) */
+  CT_SHAPE_CONV2D = 4,                 /**< (N, C, H, W) * (K, C/g, R, S) -> (N, K, P, Q) */
+  CT_SHAPE_CONV2D_BACKWARD_DATA = 5,   /**< dy (N, K, P, Q), w -> dx (N, C, H, W) */
+  CT_SHAPE_CONV2D_BACKWARD_WEIGHT = 6, /**< x, dy -> dw (K, C/g, R, S), dbias (K,) */
+  CT_SHAPE_POOL2D = 7,                 /**< x (N, C, H, W) -> y, indices (N, C, P, Q) */
+  CT_SHAPE_POOL2D_BACKWARD = 8,        /**< dy (N, C, P, Q) -> dx (N, C, H, W) */
+  CT_SHAPE_NORM = 9                    /**< data like x; statistics and scale/shift by the norm */
+} CTShapeRule;
+
+#define CT_ELEMENTWISE_OP_ROWS(R, X) \
+  R(X, NEG, 0, neg, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "-x") \
+  R(X, ABS, 1, abs, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "|x|") \
+  R(X, SIGN, 2, sign, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "-1, 0 or 1 (NaN stays NaN)") \
+  R(X, EXP, 3, exp, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "e^x") \
+  R(X, EXPM1, 4, expm1, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "e^x - 1") \
+  R(X, EXP2, 5, exp2, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "2^x") \
+  R(X, LOG, 6, log, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "natural logarithm") \
+  R(X, LOG1P, 7, log1p, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "log(1 + x)") \
+  R(X, LOG2, 8, log2, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "base-2 logarithm") \
+  R(X, SQRT, 9, sqrt, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "square root") \
+  R(X, RSQRT, 10, rsqrt, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "1 / sqrt(x)") \
+  R(X, RECIPROCAL, 11, reciprocal, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "1 / x") \
+  R(X, SQUARE, 12, square, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * x") \
+  R(X, SIN, 13, sin, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "sine") \
+  R(X, COS, 14, cos, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "cosine") \
+  R(X, TAN, 15, tan, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "tangent") \
+  R(X, TANH, 16, tanh, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "hyperbolic tangent") \
+  R(X, SIGMOID, 17, sigmoid, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "1 / (1 + e^-x)") \
+  R(X, RELU, 18, relu, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "max(x, 0); NaN stays NaN") \
+  R(X, GELU, 19, gelu, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * Phi(x), erf form") \
+  R(X, GELU_TANH, 20, gelu_tanh, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "gelu, tanh approximation") \
+  R(X, SILU, 21, silu, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * sigmoid(x)") \
+  R(X, SOFTPLUS, 22, softplus, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "log(1 + e^x)") \
+  R(X, ERF, 23, erf, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "error function") \
+  R(X, FLOOR, 24, floor, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "round toward -inf") \
+  R(X, CEIL, 25, ceil, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "round toward +inf") \
+  R(X, ROUND, 26, round, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "round half to even") \
+  R(X, TRUNC, 27, trunc, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "round toward zero") \
+  R(X, LOGICAL_NOT, 28, logical_not, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x == 0, as bool") \
+  R(X, BITWISE_NOT, 29, bitwise_not, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_INTEGRAL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "~x (bool: logical not)") \
+  R(X, ISNAN, 30, isnan, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x is NaN, as bool") \
+  R(X, ISINF, 31, isinf, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x is +-inf, as bool") \
+  R(X, ISFINITE, 32, isfinite, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x is neither inf nor NaN, as bool") \
+  R(X, LEAKY_RELU, 33, leaky_relu, CT_KIND_UNARY_PARAM, 1, "alpha", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x >= 0 ? x : alpha * x") \
+  R(X, ELU, 34, elu, CT_KIND_UNARY_PARAM, 1, "alpha", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x > 0 ? x : alpha * (e^x - 1)") \
+  R(X, CLAMP, 35, clamp, CT_KIND_UNARY_PARAM, 2, "lo,hi", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "min(max(x, lo), hi)") \
+  R(X, POW_SCALAR, 36, pow_scalar, CT_KIND_UNARY_PARAM, 1, "p", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x ^ p") \
+  R(X, ADD_SCALAR, 37, add_scalar, CT_KIND_UNARY_PARAM, 1, "s", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x + s") \
+  R(X, MUL_SCALAR, 38, mul_scalar, CT_KIND_UNARY_PARAM, 1, "s", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * s") \
+  R(X, WHERE, 39, where, CT_KIND_TERNARY, 0, "", "cond:c,a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "cond ? a : b (cond is bool)") \
+  R(X, FMA, 40, fma, CT_KIND_TERNARY, 0, "", "a,b,c|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * b + c, one rounding for floats") \
+  R(X, LERP, 41, lerp, CT_KIND_TERNARY, 0, "", "a,b,c|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + w * (b - a)") \
+  R(X, CAST, 42, cast, CT_KIND_CAST, 0, "", "x|out:a", CT_DTS_ALL, CT_OUTPUT_ANY, 0, CT_SHAPE_SAME, CT_DESC_NONE, "convert to the output's dtype") \
+
+#define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
+  R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \
+  R(X, SUB, 44, sub, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a - b") \
+  R(X, MUL, 45, mul, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * b (bool: and)") \
+  R(X, DIV, 46, div, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_FLOAT, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a / b, true division (integers give float64)") \
+  R(X, FLOOR_DIV, 47, floor_div, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "floor(a / b); integer x // 0 = 0") \
+  R(X, MOD, 48, mod, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a - floor(a / b) * b, sign of b (Python); integer x % 0 = 0") \
+  R(X, POW, 49, pow, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a ^ b") \
+  R(X, MAXIMUM, 50, maximum, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "larger of a, b; NaN if either is NaN") \
+  R(X, MINIMUM, 51, minimum, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "smaller of a, b; NaN if either is NaN") \
+  R(X, FMAX, 52, fmax, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "larger of a, b; ignores one NaN") \
+  R(X, FMIN, 53, fmin, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "smaller of a, b; ignores one NaN") \
+  R(X, ATAN2, 54, atan2, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "angle of (b, a), as atan2(a, b)") \
+  R(X, HYPOT, 55, hypot, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "sqrt(a^2 + b^2) without overflow") \
+  R(X, COPYSIGN, 56, copysign, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "|a| with the sign of b") \
+  R(X, BITWISE_AND, 57, bitwise_and, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_INTEGRAL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a & b") \
+  R(X, BITWISE_OR, 58, bitwise_or, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_INTEGRAL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a | b") \
+  R(X, BITWISE_XOR, 59, bitwise_xor, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_INTEGRAL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a ^ b (bitwise)") \
+  R(X, LEFT_SHIFT, 60, left_shift, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_INT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a << b; 0 when b is negative or >= bits") \
+  R(X, RIGHT_SHIFT, 61, right_shift, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_INT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a >> b, arithmetic; sign fill when b is negative or >= bits") \
+  R(X, LOGICAL_AND, 62, logical_and, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a != 0 and b != 0, as bool") \
+  R(X, LOGICAL_OR, 63, logical_or, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a != 0 or b != 0, as bool") \
+  R(X, LOGICAL_XOR, 64, logical_xor, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "(a != 0) != (b != 0), as bool") \
+  R(X, EQUAL, 65, equal, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a == b, as bool") \
+  R(X, NOT_EQUAL, 66, not_equal, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a != b, as bool") \
+  R(X, LESS, 67, less, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a < b, as bool") \
+  R(X, LESS_EQUAL, 68, less_equal, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a <= b, as bool") \
+  R(X, GREATER, 69, greater, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a > b, as bool") \
+  R(X, GREATER_EQUAL, 70, greater_equal, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a >= b, as bool") \
+  R(X, SUM, 71, sum, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_ACCUM, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "sum; of nothing is 0") \
+  R(X, MEAN, 72, mean, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "sum / count; of nothing is NaN") \
+  R(X, PROD, 73, prod, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_ACCUM, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "product; of nothing is 1") \
+  R(X, MAX, 74, max, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "largest; NaN if any is NaN; of nothing is an error") \
+  R(X, MIN, 75, min, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "smallest; NaN if any is NaN; of nothing is an error") \
+  R(X, ARGMAX, 76, argmax, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_INT64, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "int64 index of the first largest (first NaN wins)") \
+  R(X, ARGMIN, 77, argmin, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_INT64, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "int64 index of the first smallest (first NaN wins)") \
+  R(X, ANY, 78, any, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "some x != 0, as bool; of nothing is false") \
+  R(X, ALL, 79, all, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "every x != 0, as bool; of nothing is true") \
+  R(X, NORM2, 80, norm2, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "sqrt(sum(x^2))") \
+  R(X, LOGSUMEXP, 81, logsumexp, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "log(sum(e^x)) without overflow; of nothing is -inf") \
+  R(X, VAR, 82, var, CT_KIND_REDUCE, 1, "correction", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "sum((x - mean)^2) / max(count - correction, 0)") \
+  R(X, STD, 83, std, CT_KIND_REDUCE, 1, "correction", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "sqrt(var)") \
+  R(X, SOFTMAX, 84, softmax, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "e^(x - max) / sum(e^(x - max)) along axis") \
+  R(X, LOG_SOFTMAX, 85, log_softmax, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x - max - log(sum(e^(x - max))) along axis") \
+  R(X, CUMSUM, 86, cumsum, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_ACCUM, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running sum along axis") \
+  R(X, CUMPROD, 87, cumprod, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_ACCUM, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running product along axis") \
+
+#define CT_NN_OP_ROWS(R, X) \
+  R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \
+  R(X, CONV2D, 89, conv2d, CT_KIND_NN, 0, "", "x,w,bias?:b|y", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_CONV2D, CT_DESC_CONV2D, "y = act(conv2d(x, w) + bias); NCHW or NHWC by strides") \
+  R(X, CONV2D_BACKWARD_DATA, 90, conv2d_backward_data, CT_KIND_NN, 0, "", "dy,w|dx", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_CONV2D_BACKWARD_DATA, CT_DESC_CONV2D, "dx = gradient of conv2d wrt x, from dy and w") \
+  R(X, CONV2D_BACKWARD_WEIGHT, 91, conv2d_backward_weight, CT_KIND_NN, 0, "", "x,dy|dw,dbias?:b", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_CONV2D_BACKWARD_WEIGHT, CT_DESC_CONV2D, "dw (and dbias) from x and dy") \
+  R(X, MAX_POOL2D, 92, max_pool2d, CT_KIND_NN, 0, "", "x|y,indices?:i", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_POOL2D, CT_DESC_POOL2D, "y = window max; optional int64 indices for the backward") \
+  R(X, MAX_POOL2D_BACKWARD, 93, max_pool2d_backward, CT_KIND_NN, 0, "", "dy,indices:i|dx", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_POOL2D_BACKWARD, CT_DESC_POOL2D, "dx from dy and the forward's indices") \
+  R(X, AVG_POOL2D, 94, avg_pool2d, CT_KIND_NN, 0, "", "x|y", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_POOL2D, CT_DESC_POOL2D, "y = window mean (count_include_pad either way)") \
+  R(X, AVG_POOL2D_BACKWARD, 95, avg_pool2d_backward, CT_KIND_NN, 0, "", "dy|dx", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_POOL2D_BACKWARD, CT_DESC_POOL2D, "dx from dy") \
+  R(X, BATCH_NORM, 96, batch_norm, CT_KIND_NN, 0, "", "x,mean:s,var:s,scale?:p,shift?:p|y", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_BATCH_NORM, "inference: (x - mean) / sqrt(var + eps) * scale + shift per channel") \
+  R(X, BATCH_NORM_TRAINING, 97, batch_norm_training, CT_KIND_NN, 0, "", "x,scale?:p,shift?:p|y,mean:s,invstd:s", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_BATCH_NORM, "batch statistics: y, mean, invstd") \
+  R(X, BATCH_NORM_BACKWARD, 98, batch_norm_backward, CT_KIND_NN, 0, "", "x,dy,mean:s,invstd:s,scale?:p|dx,dscale?:p,dshift?:p", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_BATCH_NORM, "dx, dscale, dshift from x, dy, mean, invstd") \
+  R(X, LAYER_NORM, 99, layer_norm, CT_KIND_NN, 0, "", "x,scale?:p,shift?:p|y,mean?:s,rstd?:s", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_LAYER_NORM, "over the last k axes: y, and mean and rstd for the backward") \
+  R(X, LAYER_NORM_BACKWARD, 100, layer_norm_backward, CT_KIND_NN, 0, "", "x,dy,mean:s,rstd:s,scale?:p|dx,dscale?:p,dshift?:p", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_LAYER_NORM, "dx, dscale, dshift from x, dy, mean, rstd") \
+
+/** Every op, in id order, with all 13 columns. */
+#define CT_OP_WIDE_(X, ...) X(__VA_ARGS__)
+#define CT_OP_TABLE(X)                    \
+  CT_ELEMENTWISE_OP_ROWS(CT_OP_WIDE_, X)     \
+  CT_BROADCAST_REDUCE_OP_ROWS(CT_OP_WIDE_, X) \
+  CT_NN_OP_ROWS(CT_OP_WIDE_, X)
+
+/* The narrow lists of version 0.1: X(ID, name, kind, num_params, summary). */
+#define CT_OP_NARROW_(X, ID, id, name, kind, np, pn, tn, dts, out, inpl, shp, dsc, summary) \
+  X(ID, name, kind, np, summary)
+#define CT_ELEMENTWISE_OPS(X) CT_ELEMENTWISE_OP_ROWS(CT_OP_NARROW_, X)
+#define CT_BROADCAST_REDUCE_OPS(X) CT_BROADCAST_REDUCE_OP_ROWS(CT_OP_NARROW_, X)
+#define CT_NN_OPS(X) CT_NN_OP_ROWS(CT_OP_NARROW_, X)
 
 /** Op ids. Stable across versions: ops are only appended. */
 typedef enum {
-#define CT_OP_ENUM_(ID, name, kind, nparams, summary) CT_OP_##ID,
-  CT_ELEMENTWISE_OPS(CT_OP_ENUM_)
-  CT_BROADCAST_REDUCE_OPS(CT_OP_ENUM_)
-  CT_NN_OPS(CT_OP_ENUM_)
+#define CT_OP_ENUM_(ID, id, name, kind, np, pn, tn, dts, out, inpl, shp, dsc, summary) CT_OP_##ID = id,
+  CT_OP_TABLE(CT_OP_ENUM_)
 #undef CT_OP_ENUM_
   CT_OP_END_ /**< one past the last op id of this header (use ct_op_count() at run time) */
 } CTOp;
@@ -409,6 +481,7 @@ typedef struct {
   const int32_t* tensor_roles; /**< out: num_tensors CTTensorRole values, one per tensor argument */
   int32_t desc_type;           /**< out: CTDescType of the op's descriptor (NN ops), CT_DESC_NONE otherwise */
   int32_t desc_size;           /**< out: sizeof that descriptor in this library, 0 if none */
+  int32_t shape_rule;          /**< out: CTShapeRule */
   uint32_t dtype_mask;         /**< out: the dtypes the op is defined for, bit (1u << CTDtypeIndex) each (the op's rule; a device may run fewer) */
   const char* dtype_rule;      /**< out: that rule in words ("float dtypes only, as in NumPy") */
 } CTOpInfo;
@@ -416,12 +489,13 @@ typedef struct {
 /** What a tensor argument of an op is for (CTOpInfo.tensor_roles). Data
  *  tensors share the call's dtype; the others follow their own rule. */
 typedef enum {
-  CT_ROLE_DATA = 0,  /**< data in the op's dtype */
+  CT_ROLE_DATA = 0,  /**< data: the op's dtype (outputs: as CTOpInfo.output_dtype says) */
   CT_ROLE_COND = 1,  /**< a bool condition (where) */
-  CT_ROLE_STAT = 2,  /**< float32 statistics, scale or shift (norms) */
-  CT_ROLE_BIAS = 3,  /**< the data dtype or float32 (matmul, conv2d) */
-  CT_ROLE_INDEX = 4, /**< int64 indices (max-pool) */
-  CT_ROLE_ANY = 5    /**< any dtype (cast's output) */
+  CT_ROLE_STAT = 2,  /**< float32 per-row statistics: mean, var, invstd, rstd (norms) */
+  CT_ROLE_PARAM = 3, /**< float32 scale, shift and their gradients (norms) */
+  CT_ROLE_BIAS = 4,  /**< the data dtype or float32 (matmul, conv2d) */
+  CT_ROLE_INDEX = 5, /**< int64 indices (max-pool) */
+  CT_ROLE_ANY = 6    /**< any dtype (cast's output) */
 } CTTensorRole;
 
 /** The descriptor an NN op takes (CTOpInfo.desc_type). */

@@ -1,75 +1,93 @@
-// api.cc — the C entry points: validate once, then call the backend's slot.
+// api.cc — the C entry points of categories 1 and 2: validate once, then
+// call the slot of the first kernel table (plugin.h) that runs the op.
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
+#include "core/api_internal.h"
+#include "core/backends.h"
 #include "core/debug.h"
-#include "core/dispatch.h"
 #include "core/error.h"
 #include "core/registry.h"
 #include "core/validate.h"
 
 namespace ct {
 
-const CTBackend* backend_for(int32_t device_type) {
-  // Built-in backends only for now; plugins will append here.
-  return device_type == CT_CPU ? cpu::backend() : nullptr;
-}
-
-CTStatus check_device(const char* fn, const char* arg, CTDevice device, const CTBackend** out) {
-  const CTBackend* b = backend_for(device.device_type);
-  if (!b)
-    return fail(CT_ERR_UNSUPPORTED, "%s: %s.device.device_type=%d has no backend in this build of ctensor", fn, arg,
-                device.device_type);
-  const int32_t n = b->device_count();
-  if (device.device_id < 0 || device.device_id >= n)
-    return fail(CT_ERR_NOT_FOUND, "%s: %s.device.device_id=%d but the %s backend has %d device(s)", fn, arg,
-                device.device_id, b->name, n);
-  *out = b;
-  return CT_OK;
-}
-
-namespace {
-// The op's own rule (NumPy's), then the backend's kernel table.
-CTStatus check_op_dtype(const char* fn, const OpDef* d, int32_t op, const CTBackend* b, int32_t dt) {
+// The op's own rule (NumPy's), then the device's kernel tables.
+CTStatus find_op_kernels(const char* fn, const OpDef* d, int32_t op, const Backend* b, int32_t device_id, int32_t dt,
+                         int32_t out_dt, const CTKernelInterface** k) {
   if (!(d->dtypes & (1u << dt)))
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
-  if (!(b->dtypes[op] & (1u << dt)))
-    return fail(CT_ERR_UNSUPPORTED, "%s: the %s backend has no %s kernel for %s", fn, b->name, d->name,
-                dtype_name(dt));
-  // NN ops: whether the backend's library runs this dtype on this machine.
-  if (d->kind == CT_KIND_NN) {
-    if (!b->nn_supported)
-      return fail(CT_ERR_UNSUPPORTED, "%s: the %s backend has no NN ops", fn, b->name);
-    return b->nn_supported(fn, op, dt);
-  }
-  return CT_OK;
-}
-}  // namespace
-
-CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype) {
-  const OpDef* d = op_def(op);
-  if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, CT_OP_END_ - 1);
-  char dbuf[64];
-  const int32_t dt = dtype_index(dtype);
-  if (dt < 0)
-    return fail(CT_ERR_UNSUPPORTED, "%s: dtype %s is not supported by ctensor", fn,
-                describe_dtype(dbuf, sizeof dbuf, dtype));
-  if (!(d->dtypes & (1u << dt)))  // the op's rule first: it holds on every device
-    return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
-  const CTBackend* b = backend_for(device.device_type);
-  if (!b)
-    return fail(CT_ERR_NOT_FOUND, "%s: device type %d has no backend in this build of ctensor", fn,
-                device.device_type);
-  if (device.device_id < 0 || device.device_id >= b->device_count())
-    return fail(CT_ERR_NOT_FOUND, "%s: %s device %d does not exist", fn, b->name, device.device_id);
-  return check_op_dtype(fn, d, op, b, dt);
+  const CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, d->kind, dt, out_dt, device_id};
+  return find_kernels(b, q, k);
 }
 
 namespace {
 
 bool same_device(CTDevice a, CTDevice b) { return a.device_type == b.device_type && a.device_id == b.device_id; }
+
+// NumPy broadcasting of n tensors: aligned at the last dim, extents equal or
+// 1. Fills shape[*nd]; a message naming both offending arguments otherwise.
+CTStatus broadcast(const char* fn, const CTensor* const* t, const char* const* names, int32_t n, int64_t* shape,
+                   int32_t* nd) {
+  int32_t r = 0;
+  for (int32_t k = 0; k < n; ++k) r = t[k]->ndim > r ? t[k]->ndim : r;
+  for (int32_t i = 0; i < r; ++i) {
+    shape[i] = 1;
+    int32_t from = -1;
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t j = i - (r - t[k]->ndim);
+      const int64_t e = j >= 0 ? t[k]->shape[j] : 1;
+      if (e == 1 || e == shape[i]) continue;
+      if (shape[i] != 1) {
+        char sa[24 * CT_MAX_NDIM + 4], sb[24 * CT_MAX_NDIM + 4];
+        const int32_t jf = i - (r - t[from]->ndim);
+        return fail(CT_ERR_SHAPE_MISMATCH,
+                    "%s: %s.shape=%s does not broadcast with %s.shape=%s (%s.shape[%d]=%" PRId64 " vs %s.shape[%d]=%" PRId64 ")",
+                    fn, names[k], format_shape(sb, sizeof sb, t[k]->ndim, t[k]->shape), names[from],
+                    format_shape(sa, sizeof sa, t[from]->ndim, t[from]->shape), names[k], j, e, names[from], jf,
+                    shape[i]);
+      }
+      shape[i] = e;
+      from = k;
+    }
+  }
+  *nd = r;
+  return CT_OK;
+}
+
+// out.shape must be exactly `shape`.
+CTStatus want_out_shape(const char* fn, const char* out_name, const CTensor* out, const int64_t* shape, int32_t nd,
+                        const CTensor* const* t, const char* const* names, int32_t n) {
+  bool same = out->ndim == nd;
+  for (int32_t i = 0; same && i < nd; ++i) same = out->shape[i] == shape[i];
+  if (same) return CT_OK;
+  char so[24 * CT_MAX_NDIM + 4], sx[24 * CT_MAX_NDIM + 4], ins[3 * (24 * CT_MAX_NDIM + 16)];
+  size_t used = 0;
+  for (int32_t k = 0; k < n; ++k) {
+    char sk[24 * CT_MAX_NDIM + 4];
+    used += std::snprintf(ins + used, sizeof ins - used, "%s%s.shape=%s", k ? (k + 1 == n ? " and " : ", ") : "",
+                          names[k], format_shape(sk, sizeof sk, t[k]->ndim, t[k]->shape));
+    if (used >= sizeof ins) break;
+  }
+  return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s but %s broadcast to %s", fn, out_name,
+              format_shape(so, sizeof so, out->ndim, out->shape), ins, format_shape(sx, sizeof sx, nd, shape));
+}
+
+// A view of t with out's rank and shape: missing leading dims and extents of
+// 1 that out does not have become stride 0.
+void broadcast_view(const CTensor* t, const CTensor* out, int64_t* strides, CTensor* view) {
+  const int32_t lead = out->ndim - t->ndim;
+  for (int32_t d = 0; d < out->ndim; ++d) {
+    const int32_t td = d - lead;
+    strides[d] = td < 0 || (t->shape[td] == 1 && out->shape[d] != 1) ? 0 : ct_stride_of(t, td);
+  }
+  *view = *t;
+  view->ndim = out->ndim;
+  view->shape = out->shape;
+  view->strides = strides;
+}
 
 // An integer op's scalar must be exactly representable in the dtype.
 CTStatus check_int_param(const char* fn, const char* what, double v, int32_t dt) {
@@ -82,6 +100,8 @@ CTStatus check_int_param(const char* fn, const char* what, double v, int32_t dt)
   return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s=%.17g is not an integer representable in %s", fn, what, v,
               dtype_name(dt));
 }
+
+}  // namespace
 
 // The elementwise path shared by ct_unary, ct_unary_param, ct_ternary,
 // ct_cast and ct_copy. `op` is already known to exist.
@@ -98,10 +118,21 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
       return fail(CT_ERR_DEVICE_MISMATCH, "%s: %s.device=(%d,%d) differs from %s.device=(%d,%d)", fn, names[i],
                   in[i]->device.device_type, in[i]->device.device_id, out_name, out->device.device_type,
                   out->device.device_id);
-  const CTBackend* backend = nullptr;
-  if (CTStatus s = check_device(fn, out_name, out->device, &backend)) return s;
-  for (int32_t i = 0; i < nin; ++i)
-    if (CTStatus s = check_same_shape(fn, out_name, out, names[i], in[i])) return s;
+  const Backend* backend = nullptr;
+  char out_device[40];
+  std::snprintf(out_device, sizeof out_device, "%s.device", out_name);
+  if (CTStatus s = check_device(fn, out_device, out->device, &backend)) return s;
+  // Ternary ops broadcast as binary ops do; the others take out's shape.
+  const bool bcast = d->shape_rule == CT_SHAPE_BROADCAST;
+  if (bcast) {
+    int64_t shape[CT_MAX_NDIM];
+    int32_t nd = 0;
+    if (CTStatus s = broadcast(fn, in, names, nin, shape, &nd)) return s;
+    if (CTStatus s = want_out_shape(fn, out_name, out, shape, nd, in, names, nin)) return s;
+  } else {
+    for (int32_t i = 0; i < nin; ++i)
+      if (CTStatus s = check_same_shape(fn, out_name, out, names[i], in[i])) return s;
+  }
 
   // dtypes: the data dtype is the first input's, or a's for where.
   const bool is_where = op == CT_OP_WHERE;
@@ -119,7 +150,8 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
       return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s but %s of %s gives %s", fn, out_name, dtype_name(of.dt),
                   d->name, dtype_name(data_dt), dtype_name(want));
   }
-  if (CTStatus s = check_op_dtype(fn, d, op, backend, data_dt)) return s;
+  const CTKernelInterface* kern = nullptr;
+  if (CTStatus s = find_op_kernels(fn, d, op, backend, out->device.device_id, data_dt, of.dt, &kern)) return s;
 
   CTElementwiseCall call;  // every field is set below: no memset on the hot path
   call.params[0] = call.params[1] = 0.0;
@@ -141,30 +173,37 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
   if (CTStatus s = check_output_layout(fn, out_name, out)) return s;
   for (int32_t i = 0; i < nin; ++i)
     if (CTStatus s = check_overlap(fn, out_name, out, of, names[i], in[i], inf[i])) return s;
+  if (CTStatus s = check_stream(backend, fn, out->device.device_id, stream)) return s;
   if (of.numel == 0) return CT_OK;
 
+  CTensor views[3];
+  int64_t vstrides[3][CT_MAX_NDIM];
+  call.struct_size = sizeof call;
   call.fn = fn;
   call.op = op;
   call.num_inputs = nin;
   for (int32_t i = 0; i < 3; ++i) {
     call.in[i] = i < nin ? in[i] : nullptr;
     call.in_dt[i] = i < nin ? inf[i].dt : -1;
+    if (bcast && i < nin) {  // kernels see out's shape: broadcast dims have stride 0
+      broadcast_view(in[i], out, vstrides[i], &views[i]);
+      call.in[i] = &views[i];
+    }
   }
   call.out = out;
   call.out_dt = of.dt;
   call.stream = stream;
-  return backend->elementwise(&call);
+  return kern->elementwise(&call);
 }
+
+namespace {
 
 CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* entry) {
   const OpDef* d = op_def(op);
-  if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, CT_OP_END_ - 1);
-  if (d->kind != kind) {
-    static const char* const entries[] = {"",          "ct_unary",  "ct_unary_param", "ct_ternary",
-                                          "ct_cast",   "ct_binary", "ct_reduce",      "ct_along_axis"};
+  if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
+  if (d->kind != kind)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call %s", fn, op, d->name, entry,
-                entries[d->kind]);
-  }
+                kind_entry(d->kind));
   return CT_OK;
 }
 
@@ -198,7 +237,7 @@ CTStatus check_same_device(const char* fn, const char* arg, const CTensor* t, co
 
 // Out overlapping x at all (reductions read many elements per output).
 CTStatus check_disjoint(const char* fn, const TensorFacts& of, const TensorFacts& xf) {
-  if (of.numel == 0 || xf.numel == 0 || of.hi <= xf.lo || xf.hi <= of.lo) return CT_OK;
+  if (!ranges_meet(of, xf)) return CT_OK;
   return fail(CT_ERR_INVALID_ARGUMENT, "%s: out (bytes [%p, %p)) overlaps x (bytes [%p, %p)); a reduction's output must not share memory with its input",
               fn, (void*)of.lo, (void*)of.hi, (void*)xf.lo, (void*)xf.hi);
 }
@@ -213,40 +252,27 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   if (CTStatus s = check_tensor(fn, "out", out, &of)) return s;
   if (CTStatus s = check_same_device(fn, "a", a, out)) return s;
   if (CTStatus s = check_same_device(fn, "b", b, out)) return s;
-  const CTBackend* backend = nullptr;
-  if (CTStatus s = check_device(fn, "out", out->device, &backend)) return s;
-  // NumPy broadcasting: align at the last dim; extents equal or one is 1.
-  const int32_t nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+  const Backend* backend = nullptr;
+  if (CTStatus s = check_device(fn, "out.device", out->device, &backend)) return s;
+  const CTensor* ab[2] = {a, b};
+  static const char* const ab_names[2] = {"a", "b"};
   int64_t shape[CT_MAX_NDIM];
-  char sa[24 * CT_MAX_NDIM + 4], sb[24 * CT_MAX_NDIM + 4], so[24 * CT_MAX_NDIM + 4];
-  for (int32_t i = 0; i < nd; ++i) {
-    const int32_t ia = i - (nd - a->ndim), ib = i - (nd - b->ndim);
-    const int64_t ea = ia >= 0 ? a->shape[ia] : 1, eb = ib >= 0 ? b->shape[ib] : 1;
-    if (ea != eb && ea != 1 && eb != 1)
-      return fail(CT_ERR_SHAPE_MISMATCH,
-                  "%s: b.shape=%s does not broadcast with a.shape=%s (b.shape[%d]=%" PRId64 " vs a.shape[%d]=%" PRId64 ")",
-                  fn, format_shape(sb, sizeof sb, b->ndim, b->shape), format_shape(sa, sizeof sa, a->ndim, a->shape), ib,
-                  eb, ia, ea);
-    shape[i] = ea == 1 ? eb : ea;
-  }
-  bool same = out->ndim == nd;
-  for (int32_t i = 0; same && i < nd; ++i) same = out->shape[i] == shape[i];
-  if (!same) {
-    char sx[24 * CT_MAX_NDIM + 4];
-    return fail(CT_ERR_SHAPE_MISMATCH, "%s: out.shape=%s but a.shape=%s and b.shape=%s broadcast to %s", fn,
-                format_shape(so, sizeof so, out->ndim, out->shape), format_shape(sa, sizeof sa, a->ndim, a->shape),
-                format_shape(sb, sizeof sb, b->ndim, b->shape), format_shape(sx, sizeof sx, nd, shape));
-  }
+  int32_t nd = 0;
+  if (CTStatus s = broadcast(fn, ab, ab_names, 2, shape, &nd)) return s;
+  if (CTStatus s = want_out_shape(fn, "out", out, shape, nd, ab, ab_names, 2)) return s;
   if (bf.dt != af.dt)
     return fail(CT_ERR_DTYPE_MISMATCH, "%s: b.dtype=%s differs from a.dtype=%s", fn, dtype_name(bf.dt),
                 dtype_name(af.dt));
   if (CTStatus s = check_out_dtype(fn, d, af.dt, of.dt)) return s;
-  if (CTStatus s = check_op_dtype(fn, d, op, backend, af.dt)) return s;
+  const CTKernelInterface* kern = nullptr;
+  if (CTStatus s = find_op_kernels(fn, d, op, backend, out->device.device_id, af.dt, of.dt, &kern)) return s;
   if (CTStatus s = check_output_layout(fn, "out", out)) return s;
   if (CTStatus s = check_overlap(fn, "out", out, of, "a", a, af)) return s;
   if (CTStatus s = check_overlap(fn, "out", out, of, "b", b, bf)) return s;
+  if (CTStatus s = check_stream(backend, fn, out->device.device_id, stream)) return s;
   if (of.numel == 0) return CT_OK;
   CTElementwiseCall call;
+  call.struct_size = sizeof call;
   call.fn = fn;
   call.op = op;
   call.num_inputs = 2;
@@ -260,25 +286,25 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   call.out_dt = of.dt;
   call.params[0] = call.params[1] = 0.0;
   call.stream = stream;
-  return backend->binary(&call);
+  return kern->binary(&call);
 }
 
 // The checks every one-input category-2 call starts with: the op's kind,
 // both tensors, and their device.
 CTStatus check_unary_call(const char* fn, int32_t op, int32_t kind, const char* entry, const CTensor* x,
-                          const CTensor* out, TensorFacts* xf, TensorFacts* of, const CTBackend** backend) {
+                          const CTensor* out, TensorFacts* xf, TensorFacts* of, const Backend** backend) {
   if (CTStatus s = check_op_kind(fn, op, kind, entry)) return s;
   if (CTStatus s = check_tensor(fn, "x", x, xf)) return s;
   if (CTStatus s = check_tensor(fn, "out", out, of)) return s;
   if (CTStatus s = check_same_device(fn, "x", x, out)) return s;
-  return check_device(fn, "out", out->device, backend);
+  return check_device(fn, "out.device", out->device, backend);
 }
 
 CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
                     const double* params, int32_t num_params, const CTensor* out, void* stream) {
   const char* fn = "ct_reduce";
   TensorFacts xf, of;
-  const CTBackend* backend = nullptr;
+  const Backend* backend = nullptr;
   if (CTStatus s = check_unary_call(fn, op, CT_KIND_REDUCE, "reduce", x, out, &xf, &of, &backend)) return s;
   const OpDef* d = op_def(op);
   // Axes: NULL = all; each in [-ndim, ndim), no repeats.
@@ -322,7 +348,8 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
                 fn, format_shape(so, sizeof so, out->ndim, out->shape), d->name,
                 format_shape(sx, sizeof sx, x->ndim, x->shape), keepdims ? 1 : 0, format_shape(sw, sizeof sw, wn, want));
   if (CTStatus s = check_out_dtype(fn, d, xf.dt, of.dt)) return s;
-  if (CTStatus s = check_op_dtype(fn, d, op, backend, xf.dt)) return s;
+  const CTKernelInterface* kern = nullptr;
+  if (CTStatus s = find_op_kernels(fn, d, op, backend, out->device.device_id, xf.dt, of.dt, &kern)) return s;
   if (num_params != d->num_params)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s takes %d parameter(s)%s%s, got num_params=%d", fn, d->name,
                 d->num_params, d->num_params ? " " : "", d->param_names, num_params);
@@ -348,8 +375,11 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
   }
   if (CTStatus s = check_output_layout(fn, "out", out)) return s;
   if (CTStatus s = check_disjoint(fn, of, xf)) return s;
+  if (CTStatus s = check_stream(backend, fn, out->device.device_id, stream)) return s;
   if (of.numel == 0) return CT_OK;
   CTReduceCall call;
+  call.struct_size = sizeof call;
+  call.reserved = 0;
   call.fn = fn;
   call.op = op;
   call.x = x;
@@ -368,13 +398,13 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
   }
   call.params[0] = num_params > 0 ? params[0] : 0.0;
   call.stream = stream;
-  return backend->reduce(&call);
+  return kern->reduce(&call);
 }
 
 CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTensor* out, void* stream) {
   const char* fn = "ct_along_axis";
   TensorFacts xf, of;
-  const CTBackend* backend = nullptr;
+  const Backend* backend = nullptr;
   if (CTStatus s = check_unary_call(fn, op, CT_KIND_ALONG_AXIS, "along-axis", x, out, &xf, &of, &backend)) return s;
   const OpDef* d = op_def(op);
   const int32_t nd = x->ndim > 0 ? x->ndim : 1;  // a 0-d x is one line of one element
@@ -383,9 +413,11 @@ CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTenso
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: axis=%d is outside [-%d, %d) for x.ndim=%d", fn, axis, nd, nd, x->ndim);
   if (CTStatus s = check_same_shape(fn, "x", x, "out", out)) return s;
   if (CTStatus s = check_out_dtype(fn, d, xf.dt, of.dt)) return s;
-  if (CTStatus s = check_op_dtype(fn, d, op, backend, xf.dt)) return s;
+  const CTKernelInterface* kern = nullptr;
+  if (CTStatus s = find_op_kernels(fn, d, op, backend, out->device.device_id, xf.dt, of.dt, &kern)) return s;
   if (CTStatus s = check_output_layout(fn, "out", out)) return s;
   if (CTStatus s = check_overlap(fn, "out", out, of, "x", x, xf)) return s;
+  if (CTStatus s = check_stream(backend, fn, out->device.device_id, stream)) return s;
   if (of.numel == 0) return CT_OK;
   // A 0-d tensor runs as a 1-d view of one element.
   static int64_t one = 1;
@@ -400,6 +432,8 @@ CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTenso
     out = &o1;
   }
   CTAlongAxisCall call;
+  call.struct_size = sizeof call;
+  call.reserved = 0;
   call.fn = fn;
   call.op = op;
   call.x = x;
@@ -408,7 +442,7 @@ CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTenso
   call.out_dt = of.dt;
   call.axis = ax;
   call.stream = stream;
-  return backend->along_axis(&call);
+  return kern->along_axis(&call);
 }
 
 }  // namespace
@@ -468,62 +502,10 @@ CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const
 
 CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream) {
   CT_API_BEGIN("ct_cast")
+  if (x && out && (x->device.device_type != out->device.device_type || x->device.device_id != out->device.device_id))
+    return ct::debug_perturb(CT_OP_CAST, out, ct::cast_across_devices(x, out, stream));
   static const char* const names[] = {"x"};
   return ct::debug_perturb(CT_OP_CAST, out, ct::run_elementwise("ct_cast", CT_OP_CAST, &x, names, 1, nullptr, 0, out, "out", stream));
-  CT_API_END()
-}
-
-CT_API CTStatus ct_copy(const CTensor* src, CTensor* dst, void* stream) {
-  CT_API_BEGIN("ct_copy")
-  if (src && dst &&
-      (src->dtype.code != dst->dtype.code || src->dtype.bits != dst->dtype.bits || src->dtype.lanes != dst->dtype.lanes)) {
-    char a[64], b[64];
-    return ct::fail(CT_ERR_DTYPE_MISMATCH, "ct_copy: dst.dtype=%s differs from src.dtype=%s (use ct_cast to convert)",
-                    ct::describe_dtype(b, sizeof b, dst->dtype), ct::describe_dtype(a, sizeof a, src->dtype));
-  }
-  static const char* const names[] = {"src"};
-  return ct::run_elementwise("ct_copy", CT_OP_CAST, &src, names, 1, nullptr, 0, dst, "dst", stream);
-  CT_API_END()
-}
-
-CT_API int32_t ct_device_count(void) { return ct::cpu::backend()->device_count(); }
-
-CT_API CTStatus ct_device_info(int32_t index, CTDeviceInfo* info) {
-  CT_API_BEGIN("ct_device_info")
-  if (CTStatus s = ct::check_struct_size("ct_device_info", "info", info, offsetof(CTDeviceInfo, name))) return s;
-  const CTBackend* b = ct::cpu::backend();
-  if (index < 0 || index >= b->device_count())
-    return ct::fail(CT_ERR_NOT_FOUND, "ct_device_info: index=%d but there are %d device(s)", index, ct_device_count());
-  CTDeviceInfo full;
-  std::memset(&full, 0, sizeof full);
-  full.struct_size = (uint32_t)sizeof full;
-  if (CTStatus s = b->device_info(index, &full)) return s;
-  ct::copy_struct_out(info, full);
-  return CT_OK;
-  CT_API_END()
-}
-
-CT_API CTStatus ct_malloc(CTDevice device, size_t bytes, void** ptr) {
-  CT_API_BEGIN("ct_malloc")
-  if (!ptr) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_malloc: ptr is NULL");
-  const CTBackend* b = nullptr;
-  if (CTStatus s = ct::check_device("ct_malloc", "device", device, &b)) return s;
-  return b->malloc_fn(device.device_id, bytes, ptr);
-  CT_API_END()
-}
-
-CT_API void ct_free(CTDevice device, void* ptr) {
-  ct::clear_error();
-  if (!ptr) return;
-  const CTBackend* b = ct::backend_for(device.device_type);
-  if (b) b->free_fn(device.device_id, ptr);
-}
-
-CT_API CTStatus ct_synchronize(CTDevice device, void* stream) {
-  CT_API_BEGIN("ct_synchronize")
-  const CTBackend* b = nullptr;
-  if (CTStatus s = ct::check_device("ct_synchronize", "device", device, &b)) return s;
-  return b->synchronize(device.device_id, stream);
   CT_API_END()
 }
 

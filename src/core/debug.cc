@@ -67,8 +67,8 @@ CTStatus debug_perturb(int32_t op, const CTensor* out, CTStatus s) {
 
 CTStatus debug_perturb_nn(int32_t op, const CTensor* const* t, int32_t num, CTStatus s) {
   if (s != CT_OK || op != perturbed_op()) return s;
-  int32_t count = 0, inputs = 0;
-  nn_tensor_names(op, &count, &inputs);
+  const OpDef* d = op_def(op);
+  const int32_t inputs = d ? d->num_inputs : num;
   for (int32_t i = inputs; i < num; ++i)
     if (t[i]) {
       bump_first(t[i]);

@@ -17,6 +17,11 @@ CTStatus fail(CTStatus status, const char* fmt, ...) {
   return status;
 }
 
+CTStatus vfail(CTStatus status, const char* fmt, va_list args) {
+  std::vsnprintf(g_message, sizeof g_message, fmt ? fmt : "(no message)", args);
+  return status;
+}
+
 void clear_error() { g_message[0] = '\0'; }
 
 const char* format_shape(char* buf, size_t n, int32_t ndim, const int64_t* shape) {

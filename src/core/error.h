@@ -17,6 +17,9 @@ __attribute__((format(printf, 2, 3)))
 #endif
 CTStatus fail(CTStatus status, const char* fmt, ...);
 
+// fail() with a va_list (the host table's set_error).
+CTStatus vfail(CTStatus status, const char* fmt, va_list args);
+
 // Clears this thread's message: every entry point calls it first.
 void clear_error();
 

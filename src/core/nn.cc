@@ -14,16 +14,35 @@
 #include <unordered_map>
 
 #include "core/debug.h"
-#include "core/dispatch.h"
+#include "core/backends.h"
 #include "core/error.h"
 #include "core/registry.h"
 #include "core/validate.h"
 
+namespace ct {
+// A validated NN call inside core: the plugin.h call plus storage for the
+// descriptor it points to (copied at full size, defaults applied).
+struct NNCall {
+  const char* fn;
+  int32_t op;
+  int32_t dt;
+  int64_t variant;
+  int32_t device_id;
+  int32_t num_tensors;
+  const CTensor* t[CT_NN_MAX_TENSORS];
+  CTMatmulDesc matmul;
+  CTConv2dDesc conv;
+  CTPool2dDesc pool;
+  CTBatchNormDesc bn;
+  CTLayerNormDesc ln;
+};
+}  // namespace ct
+
 struct CTPlan {
-  const CTBackend* backend = nullptr;
+  const CTKernelInterface* kern = nullptr;
   void* impl = nullptr;  // nullptr when every output is empty: nothing to run
   bool k_zero = false;   // a matmul with K = 0: out = act(bias or 0), no backend plan
-  CTNNCall call;         // descriptors; t[] point into sig below
+  ct::NNCall call;       // descriptors; t[] point into sig below
   size_t workspace = 0;
   struct Sig {
     bool present;
@@ -32,7 +51,7 @@ struct CTPlan {
     int64_t strides[CT_MAX_NDIM];
   } sig[8];
   ~CTPlan() {
-    if (impl) backend->nn_plan_destroy(impl);
+    if (impl) kern->nn_plan_destroy(impl);
   }
 };
 
@@ -42,46 +61,32 @@ namespace {
 constexpr int kMaxTensors = 8;
 using Shape = char[24 * CT_MAX_NDIM + 4];
 
+// An NN op's tensor arguments, from its description row.
 struct Names {
   int32_t count = 0, inputs = 0;
-  char buf[96];
   const char* name[kMaxTensors];
   bool optional[kMaxTensors];
+  int32_t role[kMaxTensors];
 };
-// Filled in place: name[] points into buf.
-void parse_names(int32_t op, Names* out) {
-  Names& n = *out;
-  std::snprintf(n.buf, sizeof n.buf, "%s", nn_tensor_names(op, &n.count, &n.inputs));
-  char* p = n.buf;
+Names names_from(const OpDef* d) {
+  Names n;
+  n.count = d->num_tensors;
+  n.inputs = d->num_inputs;
   for (int i = 0; i < n.count; ++i) {
-    n.name[i] = p;
-    char* e = std::strchr(p, ',');
-    if (e) *e = '\0';
-    const size_t len = std::strlen(p);
-    n.optional[i] = len && p[len - 1] == '?';
-    if (n.optional[i]) p[len - 1] = '\0';
-    p = e ? e + 1 : p + len;
+    n.name[i] = d->tensor[i];
+    n.optional[i] = (d->optional_mask >> i) & 1u;
+    n.role[i] = d->role[i];
   }
+  return n;
 }
-// Parsed once per op.
 const Names& names_of(int32_t op) {
   static const struct Table {
-    Names n[CT_OP_END_ - CT_OP_MATMUL];
+    Names n[CT_OP_END_];
     Table() {
-      for (int32_t op = CT_OP_MATMUL; op < CT_OP_END_; ++op) parse_names(op, &n[op - CT_OP_MATMUL]);
+      for (int32_t op = 0; op < CT_OP_END_; ++op) n[op] = names_from(op_def(op));
     }
   } table;
-  return table.n[op - CT_OP_MATMUL];
-}
-
-enum Role { DATA, STAT, BIAS, INDEX };
-Role role_of(const char* name) {
-  static const char* const stats[] = {"mean", "var", "invstd", "rstd", "scale", "shift", "dscale", "dshift"};
-  for (const char* s : stats)
-    if (std::strcmp(name, s) == 0) return STAT;
-  if (std::strcmp(name, "bias") == 0 || std::strcmp(name, "dbias") == 0) return BIAS;
-  if (std::strcmp(name, "indices") == 0) return INDEX;
-  return DATA;
+  return table.n[op];
 }
 
 int64_t numel(const CTensor* t) {
@@ -125,15 +130,13 @@ CTStatus check_epsilon(const char* fn, double e) {
   return CT_OK;
 }
 
-CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, CTNNCall* c) {
-  switch (op) {
-    case CT_OP_MATMUL: {
+CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c) {
+  switch (op_def(op)->desc_type) {
+    case CT_DESC_MATMUL: {
       if (CTStatus s = load_desc(fn, desc, &c->matmul)) return s;
       return check_activation(fn, c->matmul.activation);
     }
-    case CT_OP_CONV2D:
-    case CT_OP_CONV2D_BACKWARD_DATA:
-    case CT_OP_CONV2D_BACKWARD_WEIGHT: {
+    case CT_DESC_CONV2D: {
       CTConv2dDesc& d = c->conv;
       if (CTStatus s = load_desc(fn, desc, &d)) return s;
       if (d.groups < 0) return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->groups=%d is negative", fn, d.groups);
@@ -153,10 +156,7 @@ CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, CTNNCall* c)
                     fn, d.activation);
       return CT_OK;
     }
-    case CT_OP_MAX_POOL2D:
-    case CT_OP_MAX_POOL2D_BACKWARD:
-    case CT_OP_AVG_POOL2D:
-    case CT_OP_AVG_POOL2D_BACKWARD: {
+    case CT_DESC_POOL2D: {
       CTPool2dDesc& d = c->pool;
       if (CTStatus s = load_desc(fn, desc, &d)) return s;
       for (int i = 0; i < 2; ++i) {
@@ -178,21 +178,50 @@ CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, CTNNCall* c)
       d.count_include_pad = d.count_include_pad != 0;
       return CT_OK;
     }
-    case CT_OP_BATCH_NORM:
-    case CT_OP_BATCH_NORM_TRAINING:
-    case CT_OP_BATCH_NORM_BACKWARD: {
+    case CT_DESC_BATCH_NORM: {
       if (CTStatus s = load_desc(fn, desc, &c->bn)) return s;
       c->bn.reserved = 0;
       return check_epsilon(fn, c->bn.epsilon);
     }
-    default: {
+    case CT_DESC_LAYER_NORM: {
       if (CTStatus s = load_desc(fn, desc, &c->ln)) return s;
       if (c->ln.normalized_ndim < 0)
         return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->normalized_ndim=%d is negative", fn, c->ln.normalized_ndim);
       if (c->ln.normalized_ndim == 0) c->ln.normalized_ndim = 1;
       return check_epsilon(fn, c->ln.epsilon);
     }
+    default:
+      return fail(CT_ERR_INTERNAL, "%s: %s has descriptor type %d, which core does not know", fn, op_def(op)->name,
+                  op_def(op)->desc_type);
   }
+}
+
+// The descriptor inside c for c's op (what backends and the plan cache see).
+const void* desc_of(const NNCall& c, size_t* size) {
+  switch (op_def(c.op)->desc_type) {
+    case CT_DESC_MATMUL: *size = sizeof c.matmul; return &c.matmul;
+    case CT_DESC_CONV2D: *size = sizeof c.conv; return &c.conv;
+    case CT_DESC_POOL2D: *size = sizeof c.pool; return &c.pool;
+    case CT_DESC_BATCH_NORM: *size = sizeof c.bn; return &c.bn;
+    case CT_DESC_LAYER_NORM: *size = sizeof c.ln; return &c.ln;
+    default: *size = 0; return nullptr;
+  }
+}
+
+// The plugin.h view of a core call, for the backend.
+CTNNCall backend_call(const NNCall& c, const CTensor* const* t, void* stream) {
+  CTNNCall k;
+  std::memset(&k, 0, sizeof k);
+  k.struct_size = sizeof k;
+  k.op = c.op;
+  k.fn = c.fn;
+  k.dt = c.dt;
+  k.num_tensors = c.num_tensors;
+  k.variant = c.variant;
+  for (int i = 0; i < c.num_tensors; ++i) k.t[i] = t[i];
+  k.desc = desc_of(c, &k.desc_size);
+  k.stream = stream;
+  return k;
 }
 
 // ---- shapes -----------------------------------------------------------------
@@ -220,7 +249,7 @@ int64_t out_extent(int64_t in, int64_t pb, int64_t pe, int64_t dil, int64_t k, i
   return span < 0 ? 0 : span / stride + 1;
 }
 
-CTStatus check_matmul(const char* fn, const CTNNCall* c, const Names& n) {
+CTStatus check_matmul(const char* fn, const NNCall* c, const Names& n) {
   const CTensor *a = c->t[0], *b = c->t[1], *bias = c->t[2], *o = c->t[3];
   const char* need2 = "matmul needs at least 2 dims (view a vector as (1, K) or (K, 1))";
   if (CTStatus s = want_ndim(fn, n.name[0], a, 2, CT_MAX_NDIM, need2)) return s;
@@ -260,7 +289,7 @@ CTStatus check_matmul(const char* fn, const CTNNCall* c, const Names& n) {
   return CT_OK;
 }
 
-CTStatus check_conv(const char* fn, const CTNNCall* c, const Names& n) {
+CTStatus check_conv(const char* fn, const NNCall* c, const Names& n) {
   const CTConv2dDesc& d = c->conv;
   // The roles: x (N,C,H,W), w (K,C/g,R,S), y (N,K,P,Q), whichever is given.
   int ix, iw, iy;
@@ -306,7 +335,7 @@ CTStatus check_conv(const char* fn, const CTNNCall* c, const Names& n) {
   return CT_OK;
 }
 
-CTStatus check_pool(const char* fn, const CTNNCall* c, const Names& n) {
+CTStatus check_pool(const char* fn, const NNCall* c, const Names& n) {
   const CTPool2dDesc& d = c->pool;
   const bool fwd = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_AVG_POOL2D;
   const int ix = fwd ? 0 : n.count - 1, iy = fwd ? 1 : 0;
@@ -330,7 +359,7 @@ CTStatus check_pool(const char* fn, const CTNNCall* c, const Names& n) {
   return CT_OK;
 }
 
-CTStatus check_norm(const char* fn, const CTNNCall* c, const Names& n) {
+CTStatus check_norm(const char* fn, const NNCall* c, const Names& n) {
   const bool ln = c->op == CT_OP_LAYER_NORM || c->op == CT_OP_LAYER_NORM_BACKWARD;
   const CTensor* x = c->t[0];
   int64_t stat_shape[CT_MAX_NDIM], ch_shape[CT_MAX_NDIM];
@@ -351,12 +380,11 @@ CTStatus check_norm(const char* fn, const CTNNCall* c, const Names& n) {
     const CTensor* t = c->t[i];
     if (!t) continue;
     const char* nm = n.name[i];
-    if (role_of(nm) == DATA) {
+    if (n.role[i] == CT_ROLE_DATA) {
       if (CTStatus s = check_same_shape(fn, n.name[0], x, nm, t)) return s;
       continue;
     }
-    const bool per_row = std::strcmp(nm, "mean") == 0 || std::strcmp(nm, "var") == 0 || std::strcmp(nm, "invstd") == 0 ||
-                         std::strcmp(nm, "rstd") == 0;
+    const bool per_row = n.role[i] == CT_ROLE_STAT;
     const int32_t nd = per_row ? stat_nd : ch_nd;
     const int64_t* want = per_row ? stat_shape : ch_shape;
     if (ln && per_row && t->ndim == x->ndim) {  // the keep-dims form: (..., 1, ..., 1)
@@ -376,27 +404,19 @@ CTStatus check_norm(const char* fn, const CTNNCall* c, const Names& n) {
 
 bool same_device(CTDevice a, CTDevice b) { return a.device_type == b.device_type && a.device_id == b.device_id; }
 
-int32_t default_threads_of(const CTBackend* b) {
-  static int32_t n = [b] {
-    CTDeviceInfo info;
-    std::memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    return b->device_info(0, &info) == CT_OK && info.default_threads > 0 ? info.default_threads : 1;
-  }();
-  return n;
-}
-
 // Everything about a call except the data: the tensors' facts, the
 // descriptor, the backend. With data = false, data pointers are not read.
 CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* const* t, int32_t num, void* stream,
-                  bool data, CTNNCall* c, const CTBackend** backend) {
+                  bool data, NNCall* c, const CTKernelInterface** kern) {
   const OpDef* def = op_def(op);
-  if (!def || def->kind != CT_KIND_NN)
-    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d is not an NN op (CT_OP_MATMUL..%d)", fn, op, CT_OP_END_ - 1);
+  if (!def) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
+  if (def->kind != CT_KIND_NN)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not an NN op: call %s", fn, op, def->name,
+                kind_entry(def->kind));
   const Names& n = names_of(op);
   if (num != n.count)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s takes %d tensors (%s), got num_tensors=%d", fn, def->name, n.count,
-                nn_tensor_names(op, &c->num_tensors, &c->dt), num);
+                def->tensor_names, num);
   std::memset(c, 0, sizeof *c);
   c->fn = fn;
   c->op = op;
@@ -423,44 +443,50 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
       return fail(CT_ERR_DEVICE_MISMATCH, "%s: %s.device=(%d,%d) differs from %s.device=(%d,%d)", fn, n.name[i],
                   t[i]->device.device_type, t[i]->device.device_id, n.name[0], t[0]->device.device_type,
                   t[0]->device.device_id);
-  if (CTStatus s = check_device(fn, n.name[0], t[0]->device, backend)) return s;
+  const Backend* backend = nullptr;
+  char what[40];
+  std::snprintf(what, sizeof what, "%s.device", n.name[0]);
+  if (CTStatus s = check_device(fn, what, t[0]->device, &backend)) return s;
+  c->device_id = t[0]->device.device_id;
   // dtypes
   const int32_t dt = f[0].dt;
   c->dt = dt;
   for (int i = 1; i < num; ++i) {
     if (!t[i]) continue;
-    const Role r = role_of(n.name[i]);
+    const int32_t r = n.role[i];
     const int32_t got = f[i].dt;
-    if (r == DATA && got != dt)
+    if (r == CT_ROLE_DATA && got != dt)
       return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s differs from %s.dtype=%s", fn, n.name[i], dtype_name(got),
                   n.name[0], dtype_name(dt));
-    if (r == STAT && got != CT_DT_FLOAT32)
+    if ((r == CT_ROLE_STAT || r == CT_ROLE_PARAM) && got != CT_DT_FLOAT32)
       return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s but statistics, scale and shift are float32 for every data dtype",
                   fn, n.name[i], dtype_name(got));
-    if (r == BIAS && got != dt && got != CT_DT_FLOAT32)
+    if (r == CT_ROLE_BIAS && got != dt && got != CT_DT_FLOAT32)
       return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s but a bias has the data dtype (%s) or float32", fn, n.name[i],
                   dtype_name(got), dtype_name(dt));
-    if (r == INDEX && got != CT_DT_INT64)
+    if (r == CT_ROLE_INDEX && got != CT_DT_INT64)
       return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s but max-pool indices are int64", fn, n.name[i], dtype_name(got));
   }
   if (!(def->dtypes & (1u << dt)))
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, def->name, dtype_name(dt), def->dtype_rule);
-  if (!((*backend)->dtypes[op] & (1u << dt)) || !(*backend)->nn_supported)
-    return fail(CT_ERR_UNSUPPORTED, "%s: the %s backend has no %s kernel for %s", fn, (*backend)->name, def->name,
-                dtype_name(dt));
-  if (CTStatus s = (*backend)->nn_supported(fn, op, dt)) return s;
-  // shapes
+  {
+    const CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, CT_KIND_NN, dt, dt, c->device_id};
+    if (CTStatus s = find_kernels(backend, q, kern)) return s;
+  }
+  // shapes, by the op's shape rule
   CTStatus s;
-  switch (op) {
-    case CT_OP_MATMUL: s = check_matmul(fn, c, n); break;
-    case CT_OP_CONV2D:
-    case CT_OP_CONV2D_BACKWARD_DATA:
-    case CT_OP_CONV2D_BACKWARD_WEIGHT: s = check_conv(fn, c, n); break;
-    case CT_OP_MAX_POOL2D:
-    case CT_OP_MAX_POOL2D_BACKWARD:
-    case CT_OP_AVG_POOL2D:
-    case CT_OP_AVG_POOL2D_BACKWARD: s = check_pool(fn, c, n); break;
-    default: s = check_norm(fn, c, n); break;
+  switch (def->shape_rule) {
+    case CT_SHAPE_MATMUL: s = check_matmul(fn, c, n); break;
+    case CT_SHAPE_CONV2D:
+    case CT_SHAPE_CONV2D_BACKWARD_DATA:
+    case CT_SHAPE_CONV2D_BACKWARD_WEIGHT: s = check_conv(fn, c, n); break;
+    case CT_SHAPE_POOL2D:
+    case CT_SHAPE_POOL2D_BACKWARD: s = check_pool(fn, c, n); break;
+    case CT_SHAPE_NORM: s = check_norm(fn, c, n); break;
+    default:
+      s = fail(CT_ERR_INTERNAL, "%s: %s has shape rule %d, which core's NN validation does not know", fn, def->name,
+               def->shape_rule);
+      break;
   }
   if (s) return s;
   // outputs: a layout that can be written, apart from every other tensor
@@ -469,28 +495,17 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
     if (CTStatus s2 = check_output_layout(fn, n.name[i], t[i])) return s2;
     if (!data) continue;
     for (int j = 0; j < num; ++j) {
-      if (j == i || !t[j] || f[i].numel == 0 || f[j].numel == 0) continue;
-      if (f[i].hi <= f[j].lo || f[j].hi <= f[i].lo) continue;
+      if (j == i || !t[j] || !ranges_meet(f[i], f[j])) continue;
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s (bytes [%p, %p)) overlaps %s (bytes [%p, %p)); NN ops do not run in place",
                   fn, n.name[i], (void*)f[i].lo, (void*)f[i].hi, n.name[j], (void*)f[j].lo, (void*)f[j].hi);
     }
   }
-  // threads
-  CTCpuStream copy;
-  const CTCpuStream* st = static_cast<const CTCpuStream*>(stream);
-  if (st) {
-    if (st->struct_size < offsetof(CTCpuStream, parallel_for) || st->struct_size > 4096)
-      return fail(CT_ERR_INVALID_ARGUMENT,
-                  "%s: stream->struct_size=%u is not that of a CTCpuStream (%zu): a CPU op's stream must be NULL or a CTCpuStream*",
-                  fn, st->struct_size, sizeof(CTCpuStream));
-    std::memset(&copy, 0, sizeof copy);
-    std::memcpy(&copy, st, st->struct_size < sizeof copy ? st->struct_size : sizeof copy);
-  }
-  // The workspace queries take no stream and answer for the default thread
-  // count, which is therefore also the most a call uses (scratch grows with
-  // threads): a stream may ask for fewer.
-  const int32_t dflt = default_threads_of(*backend);
-  c->num_threads = st && copy.num_threads > 0 && copy.num_threads < dflt ? copy.num_threads : dflt;
+  // The stream is the device's to judge; what distinguishes plans for it
+  // (the CPU: its thread count) is the kernels' to say.
+  if (CTStatus s2 = check_stream(backend, fn, c->device_id, stream)) return s2;
+  c->variant = 0;
+  if ((*kern)->nn_variant)
+    if (CTStatus s2 = (*kern)->nn_variant(fn, c->device_id, stream, &c->variant)) return s2;
   return CT_OK;
 }
 
@@ -498,7 +513,7 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
 // only empty-input case with a non-empty out) sums nothing: out = act(bias)
 // or act(0), filled by k_zero_matmul below. Any other empty input with a
 // non-empty output is refused.
-CTStatus empty_case(const char* fn, const CTNNCall* c, bool* all_empty, bool* k_zero) {
+CTStatus empty_case(const char* fn, const NNCall* c, bool* all_empty, bool* k_zero) {
   const Names& n = names_of(c->op);
   bool any_in = false, all_out = true;
   for (int i = 0; i < n.count; ++i) {
@@ -519,9 +534,9 @@ CTStatus empty_case(const char* fn, const CTNNCall* c, bool* all_empty, bool* k_
 
 std::atomic<int64_t> g_primitives{0}, g_hits{0}, g_misses{0};
 
-CTStatus make_plan(const CTNNCall& c, const CTBackend* b, std::unique_ptr<CTPlan>* out) {
+CTStatus make_plan(const NNCall& c, const CTKernelInterface* k, void* stream, std::unique_ptr<CTPlan>* out) {
   std::unique_ptr<CTPlan> p(new CTPlan);
-  p->backend = b;
+  p->kern = k;
   p->call = c;
   for (int i = 0; i < kMaxTensors; ++i) {
     CTPlan::Sig& s = p->sig[i];
@@ -544,7 +559,8 @@ CTStatus make_plan(const CTNNCall& c, const CTBackend* b, std::unique_ptr<CTPlan
   if (CTStatus s = empty_case(c.fn, &p->call, &empty, &p->k_zero)) return s;
   if (!empty && !p->k_zero) {
     int64_t prims = 0;
-    CTStatus s = b->nn_plan_create(&p->call, &p->impl, &p->workspace, &prims);
+    const CTNNCall kc = backend_call(p->call, p->call.t, stream);
+    CTStatus s = k->nn_plan_create(&kc, &p->impl, &p->workspace, &prims);
     g_primitives += prims;
     if (s) return s;
   }
@@ -554,24 +570,13 @@ CTStatus make_plan(const CTNNCall& c, const CTBackend* b, std::unique_ptr<CTPlan
 
 // The cache key: everything a plan depends on, as bytes.
 void append(std::string* k, const void* p, size_t n) { k->append(static_cast<const char*>(p), n); }
-void make_key(const CTNNCall& c, std::string* k) {
+void make_key(const NNCall& c, std::string* k) {
   k->clear();
   append(k, &c.op, sizeof c.op);
-  append(k, &c.num_threads, sizeof c.num_threads);
-  switch (c.op) {
-    case CT_OP_MATMUL: append(k, &c.matmul, sizeof c.matmul); break;
-    case CT_OP_CONV2D:
-    case CT_OP_CONV2D_BACKWARD_DATA:
-    case CT_OP_CONV2D_BACKWARD_WEIGHT: append(k, &c.conv, sizeof c.conv); break;
-    case CT_OP_MAX_POOL2D:
-    case CT_OP_MAX_POOL2D_BACKWARD:
-    case CT_OP_AVG_POOL2D:
-    case CT_OP_AVG_POOL2D_BACKWARD: append(k, &c.pool, sizeof c.pool); break;
-    case CT_OP_BATCH_NORM:
-    case CT_OP_BATCH_NORM_TRAINING:
-    case CT_OP_BATCH_NORM_BACKWARD: append(k, &c.bn, sizeof c.bn); break;
-    default: append(k, &c.ln, sizeof c.ln); break;
-  }
+  append(k, &c.variant, sizeof c.variant);
+  size_t dsize = 0;
+  const void* d = desc_of(c, &dsize);
+  if (d) append(k, d, dsize);
   for (int i = 0; i < c.num_tensors; ++i) {
     const CTensor* t = c.t[i];
     const int32_t nd = t ? t->ndim : -1;
@@ -634,7 +639,7 @@ PlanCache& cache() {
   return *c;
 }
 
-CTStatus cached_plan(const CTNNCall& c, const CTBackend* b, std::shared_ptr<CTPlan>* out) {
+CTStatus cached_plan(const NNCall& c, const CTKernelInterface* b, std::shared_ptr<CTPlan>* out) {
   thread_local std::string key;
   make_key(c, &key);
   if ((*out = cache().find(key))) {
@@ -643,61 +648,71 @@ CTStatus cached_plan(const CTNNCall& c, const CTBackend* b, std::shared_ptr<CTPl
   }
   ++g_misses;
   std::unique_ptr<CTPlan> p;
-  if (CTStatus s = make_plan(c, b, &p)) return s;
+  if (CTStatus s = make_plan(c, b, nullptr, &p)) return s;
   *out = cache().insert(key, std::shared_ptr<CTPlan>(std::move(p)));
   return CT_OK;
 }
 
 // out = act(bias broadcast to out), or act(0), through the library's own
-// elementwise ops: a cast from a stride-0 view, then the activation in place.
-CTStatus k_zero_matmul(const CTPlan* p, const CTensor* const* t) {
+// ops on out's device: a cast from a stride-0 view of bias (or a copy from a
+// host zero viewed with stride 0), then the activation in place.
+CTStatus k_zero_matmul(const CTPlan* p, const CTensor* const* t, void* stream) {
   const CTensor* bias = t[2];
   CTensor* out = const_cast<CTensor*>(t[3]);
   const int32_t nd = out->ndim;
   int64_t strides[CT_MAX_NDIM] = {0};
-  uint64_t zero = 0;
+  static const uint64_t kZero = 0;  // static: an asynchronous copy may read it after we return
   CTensor src = *out;
   src.byte_offset = 0;
   src.strides = strides;
+  CTStatus s;
   if (bias) {
-    src.data = static_cast<char*>(bias->data) + bias->byte_offset;
+    src.data = bias->data;
+    src.byte_offset = bias->byte_offset;
+    src.device = bias->device;
     src.dtype = bias->dtype;
     for (int32_t i = 0; i < nd; ++i) {
       const int32_t j = i - (nd - bias->ndim);
       strides[i] = j < 0 || bias->shape[j] == 1 ? 0 : ct_stride_of(bias, j);
     }
+    s = ct_cast(&src, out, stream);
   } else {
-    src.data = &zero;
+    src.data = const_cast<uint64_t*>(&kZero);  // zero bits are 0 in every dtype
+    src.device.device_type = CT_CPU;
+    src.device.device_id = 0;
+    s = ct_copy(&src, out, stream);
   }
-  if (CTStatus s = ct_cast(&src, out, nullptr)) return s;
+  if (s) return s;
   static const int32_t act_op[] = {-1, CT_OP_RELU, CT_OP_GELU, CT_OP_GELU_TANH, CT_OP_SIGMOID, CT_OP_TANH};
   const int32_t a = p->call.matmul.activation;
-  return a == CT_ACTIVATION_NONE ? CT_OK : ct_unary(act_op[a], out, out, nullptr);
+  return a == CT_ACTIVATION_NONE ? CT_OK : ct_unary(act_op[a], out, out, stream);
 }
 
-CTStatus run_plan(const char* fn, const CTPlan* p, const CTensor* const* t, void* ws, size_t ws_bytes) {
+CTStatus run_plan(const char* fn, const CTPlan* p, const CTensor* const* t, void* ws, size_t ws_bytes, void* stream) {
   if (ws_bytes < p->workspace || (p->workspace && !ws))
     return fail(CT_ERR_WORKSPACE_TOO_SMALL, "%s: %s needs a workspace of %zu bytes, got %zu bytes at %p (ask %s_workspace_size)",
                 fn, op_def(p->call.op)->name, p->workspace, ws ? ws_bytes : (size_t)0, ws, fn);
-  if (p->k_zero) return k_zero_matmul(p, t);
+  if (p->k_zero) return k_zero_matmul(p, t, stream);
   if (!p->impl) return CT_OK;
-  return p->backend->nn_plan_execute(p->impl, fn, t, ws, ws_bytes);
+  CTNNCall kc = backend_call(p->call, t, stream);
+  kc.fn = fn;
+  return p->kern->nn_plan_execute(p->impl, &kc, ws, ws_bytes);
 }
 
 CTStatus nn_direct(const char* fn, int32_t op, const void* desc, const CTensor* const* t, int32_t num, void* ws,
                    size_t ws_bytes, void* stream) {
-  CTNNCall c;
-  const CTBackend* b = nullptr;
+  NNCall c;
+  const CTKernelInterface* b = nullptr;
   if (CTStatus s = validate(fn, op, desc, t, num, stream, true, &c, &b)) return s;
   std::shared_ptr<CTPlan> p;
   if (CTStatus s = cached_plan(c, b, &p)) return s;
-  return run_plan(fn, p.get(), t, ws, ws_bytes);
+  return run_plan(fn, p.get(), t, ws, ws_bytes, stream);
 }
 
 CTStatus nn_query(const char* fn, int32_t op, const void* desc, const CTensor* const* t, int32_t num, size_t* bytes) {
   if (!bytes) return fail(CT_ERR_INVALID_ARGUMENT, "%s: bytes is NULL", fn);
-  CTNNCall c;
-  const CTBackend* b = nullptr;
+  NNCall c;
+  const CTKernelInterface* b = nullptr;
   if (CTStatus s = validate(fn, op, desc, t, num, nullptr, false, &c, &b)) return s;
   std::shared_ptr<CTPlan> p;
   if (CTStatus s = cached_plan(c, b, &p)) return s;
@@ -860,6 +875,26 @@ CT_API CTStatus ct_layer_norm_backward(const CTLayerNormDesc* desc, const CTenso
   CT_NN_RUN(CT_OP_LAYER_NORM_BACKWARD, x, dy, mean, rstd, scale, dx, dscale, dshift)
 }
 
+// ---- any NN op by id ---------------------------------------------------------
+
+CT_API CTStatus ct_nn_workspace_size(int32_t op, const void* desc, const CTensor* const* tensors,
+                                     int32_t num_tensors, size_t* bytes) {
+  CT_API_BEGIN("ct_nn_workspace_size")
+  if (!tensors) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_nn_workspace_size: tensors is NULL");
+  return ct::nn_query(ct_fn_name_, op, desc, tensors, num_tensors, bytes);
+  CT_API_END()
+}
+
+CT_API CTStatus ct_nn(int32_t op, const void* desc, const CTensor* const* tensors, int32_t num_tensors,
+                      void* workspace, size_t workspace_bytes, void* stream) {
+  CT_API_BEGIN("ct_nn")
+  if (!tensors) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_nn: tensors is NULL");
+  return ct::debug_perturb_nn(op, tensors, num_tensors,
+                              ct::nn_direct(ct_fn_name_, op, desc, tensors, num_tensors, workspace, workspace_bytes,
+                                            stream));
+  CT_API_END()
+}
+
 // ---- plans ------------------------------------------------------------------
 
 CT_API CTStatus ct_plan_create(int32_t op, const void* desc, const CTensor* const* tensors, int32_t num_tensors,
@@ -867,11 +902,11 @@ CT_API CTStatus ct_plan_create(int32_t op, const void* desc, const CTensor* cons
   CT_API_BEGIN("ct_plan_create")
   if (!plan) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_plan_create: plan is NULL");
   if (!tensors) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_plan_create: tensors is NULL");
-  CTNNCall c;
-  const CTBackend* b = nullptr;
+  ct::NNCall c;
+  const CTKernelInterface* b = nullptr;
   if (CTStatus s = ct::validate(ct_fn_name_, op, desc, tensors, num_tensors, stream, false, &c, &b)) return s;
   std::unique_ptr<CTPlan> p;
-  if (CTStatus s = ct::make_plan(c, b, &p)) return s;
+  if (CTStatus s = ct::make_plan(c, b, stream, &p)) return s;
   *plan = p.release();
   return CT_OK;
   CT_API_END()
@@ -893,24 +928,11 @@ CT_API CTStatus ct_plan_execute(const CTPlan* plan, const CTensor* const* tensor
   if (!tensors) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_plan_execute: tensors is NULL");
   // The same validation as a direct call (bad data pointers, overlaps), then
   // the layout must be the plan's.
-  CTNNCall c;
-  const CTBackend* b = nullptr;
-  const CTNNCall& pc = plan->call;
-  const void* desc = nullptr;
-  switch (pc.op) {
-    case CT_OP_MATMUL: desc = &pc.matmul; break;
-    case CT_OP_CONV2D:
-    case CT_OP_CONV2D_BACKWARD_DATA:
-    case CT_OP_CONV2D_BACKWARD_WEIGHT: desc = &pc.conv; break;
-    case CT_OP_MAX_POOL2D:
-    case CT_OP_MAX_POOL2D_BACKWARD:
-    case CT_OP_AVG_POOL2D:
-    case CT_OP_AVG_POOL2D_BACKWARD: desc = &pc.pool; break;
-    case CT_OP_BATCH_NORM:
-    case CT_OP_BATCH_NORM_TRAINING:
-    case CT_OP_BATCH_NORM_BACKWARD: desc = &pc.bn; break;
-    default: desc = &pc.ln; break;
-  }
+  ct::NNCall c;
+  const CTKernelInterface* b = nullptr;
+  const ct::NNCall& pc = plan->call;
+  size_t desc_size = 0;
+  const void* desc = ct::desc_of(pc, &desc_size);
   if (CTStatus s = ct::validate(ct_fn_name_, pc.op, desc, tensors, num_tensors, stream, true, &c, &b)) return s;
   const ct::Names& n = ct::names_of(pc.op);
   for (int i = 0; i < num_tensors; ++i) {
@@ -923,7 +945,7 @@ CT_API CTStatus ct_plan_execute(const CTPlan* plan, const CTensor* const* tensor
     bool same = t->ndim == sg.view.ndim && t->dtype.code == sg.view.dtype.code && t->dtype.bits == sg.view.dtype.bits &&
                 t->device.device_type == sg.view.device.device_type && t->device.device_id == sg.view.device.device_id;
     for (int32_t d = 0; same && d < t->ndim; ++d)
-      same = t->shape[d] == sg.shape[d] && (t->shape[d] == 1 || ct_stride_of(t, d) == sg.strides[d]);
+      same = t->shape[d] == sg.shape[d] && (t->shape[d] == 1 || ct::ct_stride_of(t, d) == sg.strides[d]);
     if (!same) {
       ct::Shape a, bb, sa, sb;
       return ct::fail(CT_ERR_SHAPE_MISMATCH,
@@ -935,7 +957,7 @@ CT_API CTStatus ct_plan_execute(const CTPlan* plan, const CTensor* const* tensor
                       ct::format_shape(sb, sizeof sb, sg.view.ndim, sg.strides));
     }
   }
-  return ct::run_plan(ct_fn_name_, plan, tensors, workspace, workspace_bytes);
+  return ct::run_plan(ct_fn_name_, plan, tensors, workspace, workspace_bytes, stream);
   CT_API_END()
 }
 

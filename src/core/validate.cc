@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdlib>
 
+#include "core/backends.h"
 #include "core/error.h"
 #include "core/registry.h"
 
@@ -42,6 +43,7 @@ CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorF
   f->itemsize = itemsize;
   f->numel = numel;
   f->lo = f->hi = 0;
+  f->handle = 0;
   if (numel == 0) return CT_OK;
   if (!t->data)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data is NULL but %s has %" PRId64 " elements", fn, arg, arg, numel);
@@ -59,14 +61,19 @@ CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorF
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.strides[%d]=%" PRId64 " with shape[%d]=%" PRId64 " spans more than 2^63 bytes",
                   fn, arg, i, s, i, t->shape[i]);
   }
-  const uintptr_t base = (uintptr_t)t->data;
+  // Data is an address on most devices; a handle (OpenCL's cl_mem) on
+  // others, where the range is one of offsets within that buffer.
+  const Backend* b = find_backend(t->device.device_type);
+  const bool addr = !b || b->dev.data_is_address;
+  f->handle = addr ? 0 : (uintptr_t)t->data;
+  const uintptr_t base = addr ? (uintptr_t)t->data : 0;
   uintptr_t start, lo, hi;
   if (__builtin_add_overflow(base, t->byte_offset, &start) ||
       __builtin_sub_overflow(start, (uintptr_t)0 - (uintptr_t)neg, &lo) ||
       __builtin_add_overflow(start, (uintptr_t)pos + (uintptr_t)itemsize, &hi))
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data=%p with byte_offset=%" PRIu64 " and strides addresses memory outside the address space",
                 fn, arg, t->data, t->byte_offset);
-  if (start & (uintptr_t)(itemsize - 1))  // element sizes are powers of two
+  if (addr && (start & (uintptr_t)(itemsize - 1)))  // element sizes are powers of two
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data + byte_offset (%p + %" PRIu64 ") is not aligned to its %" PRId64 "-byte elements",
                 fn, arg, t->data, t->byte_offset, itemsize);
   f->lo = lo;
@@ -113,8 +120,7 @@ CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out
 
 CTStatus check_overlap(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,
                        const char* in_arg, const CTensor* in, const TensorFacts& inf) {
-  if (of.numel == 0 || inf.numel == 0) return CT_OK;
-  if (of.hi <= inf.lo || inf.hi <= of.lo) return CT_OK;
+  if (!ranges_meet(of, inf)) return CT_OK;
   bool exact = (uintptr_t)out->data + out->byte_offset == (uintptr_t)in->data + in->byte_offset &&
                of.itemsize == inf.itemsize && out->ndim == in->ndim;
   for (int32_t i = 0; exact && i < out->ndim; ++i)

@@ -15,9 +15,7 @@
 #include <cstring>
 #include <thread>
 
-#include "core/backend.h"
-#include "core/dispatch.h"
-#include "core/error.h"
+#include "cpu/host.h"
 #include "cpu/engine.h"
 #include "cpu/kernels.h"
 
@@ -394,6 +392,34 @@ CTStatus cpu_binary(const CTElementwiseCall* call) {
   return CT_OK;
 }
 
+// ---- the kernel table's support question --------------------------------------
+
+CTStatus no_kernel(const CTSupportQuery* q) {
+  return fail(CT_ERR_UNSUPPORTED, "%s: the cpu backend has no %s kernel for %s", q->fn, op_name(q->op),
+              dtype_name(q->dt));
+}
+
+CTStatus cpu_supports(const CTSupportQuery* q) {
+  if (q->op < 0 || q->op >= CT_OP_END_ || q->dt < 0 || q->dt >= CT_DT_COUNT) return no_kernel(q);
+  const KernelTable& kt = kernels();
+  bool has = false;
+  switch (q->kind) {
+    case CT_KIND_UNARY:
+    case CT_KIND_UNARY_PARAM:
+    case CT_KIND_TERNARY:
+    case CT_KIND_BINARY: has = q->op != CT_OP_CAST && kt.op[q->op][q->dt] != nullptr; break;
+    case CT_KIND_CAST:
+      has = q->op == CT_OP_CAST && (q->out_dt < 0 ? kt.cast[q->dt][0] != nullptr
+                                                  : q->out_dt < CT_DT_COUNT && kt.cast[q->dt][q->out_dt] != nullptr);
+      break;
+    case CT_KIND_REDUCE:
+    case CT_KIND_ALONG_AXIS: has = has_reduce_kernel(q->op, q->dt); break;
+    case CT_KIND_NN: return nn_supports(q);
+    default: break;
+  }
+  return has ? CT_OK : no_kernel(q);
+}
+
 // ---- memory and devices -------------------------------------------------------
 
 int32_t cpu_device_count() { return 1; }
@@ -423,38 +449,80 @@ void cpu_free(int32_t, void* ptr) { std::free(ptr); }
 
 CTStatus cpu_synchronize(int32_t, void*) { return CT_OK; }
 
-CTBackend make_backend() {
-  CTBackend b;
-  std::memset(&b, 0, sizeof b);
-  b.abi = CT_BACKEND_ABI;
-  b.device_type = CT_CPU;
-  b.name = "cpu";
-  b.device_count = &cpu_device_count;
-  b.device_info = &cpu_device_info;
-  b.malloc_fn = &cpu_malloc;
-  b.free_fn = &cpu_free;
-  b.synchronize = &cpu_synchronize;
-  b.elementwise = &cpu_elementwise;
-  b.binary = &cpu_binary;
-  b.reduce = &cpu_reduce;
-  b.along_axis = &cpu_along_axis;
-  const KernelTable& kt = kernels();
-  for (int op = 0; op < CT_OP_END_; ++op)
-    for (int dt = 0; dt < CT_DT_COUNT; ++dt) {
-      const bool has = op == CT_OP_CAST ? kt.cast[dt][0] != nullptr : kt.op[op][dt] != nullptr;
-      if (has) b.dtypes[op] |= 1u << dt;
-    }
-  for (int op = CT_OP_SUM; op < CT_OP_MATMUL; ++op) b.dtypes[op] = reduce_dtypes(op);
-  fill_nn(&b);
-  return b;
+CTStatus cpu_check_stream(const char* fn, int32_t, void* stream) {
+  CTCpuStream copy;
+  const CTCpuStream* s = nullptr;
+  return resolve_stream(fn, stream, &copy, &s);
+}
+
+// Host memory to host memory, any strides: the elementwise engine's cast
+// kernel for the dtype onto itself (a copy).
+CTStatus cpu_copy(const CTCopyCall* c) {
+  CTElementwiseCall call;
+  std::memset(&call, 0, sizeof call);
+  call.struct_size = sizeof call;
+  call.op = CT_OP_CAST;
+  call.fn = c->fn;
+  call.num_inputs = 1;
+  call.in[0] = c->src;
+  call.in_dt[0] = c->dt;
+  call.in_dt[1] = call.in_dt[2] = -1;
+  call.out = c->dst;
+  call.out_dt = c->dt;
+  call.stream = c->stream;
+  return cpu_elementwise(&call);
 }
 
 }  // namespace
 
-const CTBackend* backend() {
-  static const CTBackend b = make_backend();
-  return &b;
+CTStatus copy_tensor(const char* fn, const CTensor* src, const CTensor* dst, int32_t dt, const CTCpuStream* s) {
+  CTCopyCall c;
+  c.struct_size = sizeof c;
+  c.dt = dt;
+  c.fn = fn;
+  c.src = src;
+  c.dst = dst;
+  c.stream = const_cast<CTCpuStream*>(s);
+  return cpu_copy(&c);
 }
+
+const CTHost* g_host = nullptr;
 
 }  // namespace cpu
 }  // namespace ct
+
+CTStatus ct_cpu_backend_register(const CTHost* h) {
+  using namespace ct::cpu;
+  g_host = h;
+  static CTDeviceInterface dev;
+  static CTKernelInterface kern;
+  std::memset(&dev, 0, sizeof dev);
+  dev.struct_size = sizeof dev;
+  dev.abi_version = CT_PLUGIN_ABI_VERSION;
+  dev.device_type = CT_CPU;
+  dev.name = "cpu";
+  dev.data_is_address = 1;
+  dev.host_accessible = 1;
+  dev.device_count = &cpu_device_count;
+  dev.device_info = &cpu_device_info;
+  dev.malloc = &cpu_malloc;
+  dev.free = &cpu_free;
+  dev.copy = &cpu_copy;
+  dev.synchronize = &cpu_synchronize;
+  dev.check_stream = &cpu_check_stream;
+  std::memset(&kern, 0, sizeof kern);
+  kern.struct_size = sizeof kern;
+  kern.abi_version = CT_PLUGIN_ABI_VERSION;
+  kern.device_type = CT_CPU;
+  kern.name = "cpu";
+  kern.supports = &cpu_supports;
+  kern.elementwise = &cpu_elementwise;
+  kern.binary = &cpu_binary;
+  kern.reduce = &cpu_reduce;
+  kern.along_axis = &cpu_along_axis;
+  kern.nn_variant = &nn_variant;
+  kern.nn_plan_create = &nn_plan_create;
+  kern.nn_plan_execute = &nn_plan_execute;
+  kern.nn_plan_destroy = &nn_plan_destroy;
+  return h->register_backend(&dev, &kern);
+}

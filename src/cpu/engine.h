@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "core/backend.h"
+#include "cpu/host.h"
 #include "cpu/kernels.h"
 
 namespace ct {
@@ -25,14 +25,21 @@ void parallel_for(const CTCpuStream* s, int64_t n, int64_t grain, CTParallelBody
 // into *copy, zero-extended. *out is NULL for the default.
 CTStatus resolve_stream(const char* fn, void* stream, CTCpuStream* copy, const CTCpuStream** out);
 
+// Host memory to host memory, any strides (the engine's copy).
+CTStatus copy_tensor(const char* fn, const CTensor* src, const CTensor* dst, int32_t dt, const CTCpuStream* s);
+
 // reduce.cc
 CTStatus cpu_reduce(const CTReduceCall* call);
 CTStatus cpu_along_axis(const CTAlongAxisCall* call);
-uint32_t reduce_dtypes(int32_t op);  // dtypes with a kernel, for reductions and along-axis ops
+bool has_reduce_kernel(int32_t op, int32_t dt);  // reductions and along-axis ops with a kernel here
 
-// nn_onednn.cc: fills the NN slots and dtype masks (the masks say what may
-// run; nn_supported asks oneDNN whether it does on this CPU).
-void fill_nn(CTBackend* b);
+// nn_onednn.cc: the NN slots of the kernel table. nn_supports knows the ops
+// it has and asks oneDNN once per op and dtype whether it runs on this CPU.
+CTStatus nn_supports(const CTSupportQuery* q);
+CTStatus nn_variant(const char* fn, int32_t device_id, void* stream, int64_t* variant);
+CTStatus nn_plan_create(const CTNNCall* call, void** impl, size_t* workspace_bytes, int64_t* primitives);
+CTStatus nn_plan_execute(void* impl, const CTNNCall* call, void* workspace, size_t workspace_bytes);
+void nn_plan_destroy(void* impl);
 
 }  // namespace cpu
 }  // namespace ct

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "core/backend.h"
+#include "cpu/host.h"
 
 namespace ct {
 namespace cpu {

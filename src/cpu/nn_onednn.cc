@@ -26,8 +26,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/error.h"
-#include "core/registry.h"
+#include "cpu/host.h"
+
 #include "cpu/engine.h"
 
 namespace ct {
@@ -323,7 +323,12 @@ std::unique_ptr<Ctx> make_ctx(const Plan* p) {
   return c;
 }
 
-// ct_copy between a caller's tensor and its dense buffer.
+// A failed copy inside an execution: its message is already set.
+struct CopyFailed {
+  CTStatus status;
+};
+
+// A copy between a caller's tensor and its dense buffer.
 void copy_dense(const Exec& e, size_t i, bool to_user) {
   const Arg& a = e.plan->args[i];
   const CTensor* t = e.t[a.tensor];
@@ -335,8 +340,9 @@ void copy_dense(const Exec& e, size_t i, bool to_user) {
   std::memset(&s, 0, sizeof s);
   s.struct_size = sizeof s;
   s.num_threads = e.plan->nthreads;
-  CTStatus st = to_user ? ct_copy(&d, const_cast<CTensor*>(t), &s) : ct_copy(t, &d, &s);
-  if (st != CT_OK) throw std::runtime_error(ct_last_error());
+  const int32_t dt = dtype_index(t->dtype);
+  const CTStatus st = to_user ? copy_tensor("copy_dense", &d, t, dt, &s) : copy_tensor("copy_dense", t, &d, dt, &s);
+  if (st != CT_OK) throw CopyFailed{st};  // the message is set; nn_plan_execute returns the status
 }
 
 CTStatus execute(Plan* p, const CTensor* const* t, void* workspace) {
@@ -494,7 +500,7 @@ void build_matmul(const CTNNCall* c, Plan* p) {
   }
   dnnl::primitive_attr attr = scratch_attr();
   dnnl::post_ops po;
-  if (post_op(c->matmul.activation, &po)) attr.set_post_ops(po);
+  if (post_op(static_cast<const CTMatmulDesc*>(c->desc)->activation, &po)) attr.set_post_ops(po);
   Arg& src = p->args[0];
   Arg& wei = p->args[1];
   Arg& dst = p->args.back();
@@ -546,7 +552,7 @@ dims weight_dims(const CTensor* w, int64_t g) {
 // weight (x, dy, dw, dbias?). Data layouts: the caller's when oneDNN has a
 // fast kernel for them, else oneDNN's choice; weights always oneDNN's choice.
 void build_conv(const CTNNCall* c, Plan* p) {
-  const CTConv2dDesc& d = c->conv;
+  const CTConv2dDesc& d = *static_cast<const CTConv2dDesc*>(c->desc);
   const ConvGeom g = conv_geom(d);
   const auto alg = dnnl::algorithm::convolution_direct;
   const int64_t G = d.groups;
@@ -640,7 +646,7 @@ PoolIndex pool_index(const CTPool2dDesc& d, const CTensor* x, const CTensor* y) 
 }
 
 void build_pool(const CTNNCall* c, Plan* p) {
-  const CTPool2dDesc& d = c->pool;
+  const CTPool2dDesc& d = *static_cast<const CTPool2dDesc*>(c->desc);
   const bool maxp = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_MAX_POOL2D_BACKWARD;
   const bool fwd = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_AVG_POOL2D;
   const auto alg = maxp ? dnnl::algorithm::pooling_max
@@ -788,12 +794,12 @@ Hook fill(size_t vi, int64_t n, float value) {
 void build_norm(const CTNNCall* c, Plan* p) {
   const bool ln = c->op == CT_OP_LAYER_NORM || c->op == CT_OP_LAYER_NORM_BACKWARD;
   const CTensor* x = c->t[0];
-  const float eps = (float)(ln ? c->ln.epsilon : c->bn.epsilon);
+  const float eps = (float)(ln ? static_cast<const CTLayerNormDesc*>(c->desc)->epsilon : static_cast<const CTBatchNormDesc*>(c->desc)->epsilon);
   // The data view: (M, D) for layer norm, x's own dims for batch norm.
   dims data_dims = tdims(x), stat_dims;
   if (ln) {
     int64_t M = 1, D = 1;
-    const int k = c->ln.normalized_ndim;
+    const int k = static_cast<const CTLayerNormDesc*>(c->desc)->normalized_ndim;
     for (int32_t i = 0; i < x->ndim; ++i) (i < x->ndim - k ? M : D) *= x->shape[i];
     data_dims = dims{M, D};
     stat_dims = dims{M};
@@ -936,18 +942,25 @@ void build_norm(const CTNNCall* c, Plan* p) {
 
 // ---- the backend slots ------------------------------------------------------
 
-CTStatus backend_error(const char* fn, const char* what, const dnnl::error& e) {
-  if (e.status == dnnl_unimplemented)
-    return fail(CT_ERR_UNSUPPORTED, "%s: oneDNN %d.%d has no %s implementation for this case on this CPU (%s)", fn,
-                DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, what, e.what());
-  return fail(CT_ERR_BACKEND, "%s: oneDNN failed in %s: %s (status %d)", fn, what, e.what(), (int)e.status);
+// Why oneDNN failed, as the message's tail ("oneDNN 2.6 has no ... (...)").
+CTStatus backend_reason(const char* what, const dnnl::error& e, std::string* why) {
+  char buf[512];
+  if (e.status == dnnl_unimplemented) {
+    std::snprintf(buf, sizeof buf, "oneDNN %d.%d has no %s implementation for this case on this CPU (%s)",
+                  DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, what, e.what());
+    *why = buf;
+    return CT_ERR_UNSUPPORTED;
+  }
+  std::snprintf(buf, sizeof buf, "oneDNN failed in %s: %s (status %d)", what, e.what(), (int)e.status);
+  *why = buf;
+  return CT_ERR_BACKEND;
 }
 
-CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes, int64_t* primitives) {
-  const OpDef* d = op_def(c->op);
+// Builds the plan, or says why not (without setting the thread's message).
+CTStatus create(const CTNNCall* c, std::unique_ptr<Plan>* out, int64_t* primitives, std::string* why) {
   std::unique_ptr<Plan> p(new Plan);
   p->op = c->op;
-  p->nthreads = c->num_threads;
+  p->nthreads = (int)c->variant;
   try {
     ThreadScope threads(p->nthreads);
     switch (c->op) {
@@ -959,126 +972,174 @@ CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes,
       case CT_OP_MAX_POOL2D_BACKWARD:
       case CT_OP_AVG_POOL2D:
       case CT_OP_AVG_POOL2D_BACKWARD: build_pool(c, p.get()); break;
-      default: build_norm(c, p.get()); break;
+      case CT_OP_BATCH_NORM:
+      case CT_OP_BATCH_NORM_TRAINING:
+      case CT_OP_BATCH_NORM_BACKWARD:
+      case CT_OP_LAYER_NORM:
+      case CT_OP_LAYER_NORM_BACKWARD: build_norm(c, p.get()); break;
+      default:
+        *why = "the cpu backend has no NN kernel for this op";
+        return CT_ERR_INTERNAL;
     }
   } catch (const dnnl::error& e) {
     *primitives = p->primitives;
-    return backend_error(c->fn, d->name, e);
+    return backend_reason(op_name(c->op), e, why);
   }
-  *workspace_bytes = p->total;
   *primitives = p->primitives;
-  *impl = p.release();
+  *out = std::move(p);
   return CT_OK;
 }
 
-CTStatus nn_plan_execute(void* impl, const char* fn, const CTensor* const* t, void* workspace, size_t) {
-  Plan* p = static_cast<Plan*>(impl);
-  try {
-    return execute(p, t, workspace);
-  } catch (const dnnl::error& e) {
-    return fail(CT_ERR_BACKEND, "%s: oneDNN failed while running %s: %s (status %d)", fn, op_def(p->op)->name,
-                e.what(), (int)e.status);
+// The ops this file implements, by name (a new NN op is not one of them).
+bool known_nn_op(int32_t op) {
+  switch (op) {
+    case CT_OP_MATMUL: case CT_OP_CONV2D: case CT_OP_CONV2D_BACKWARD_DATA: case CT_OP_CONV2D_BACKWARD_WEIGHT:
+    case CT_OP_MAX_POOL2D: case CT_OP_MAX_POOL2D_BACKWARD: case CT_OP_AVG_POOL2D: case CT_OP_AVG_POOL2D_BACKWARD:
+    case CT_OP_BATCH_NORM: case CT_OP_BATCH_NORM_TRAINING: case CT_OP_BATCH_NORM_BACKWARD: case CT_OP_LAYER_NORM:
+    case CT_OP_LAYER_NORM_BACKWARD:
+      return true;
+    default:
+      return false;
   }
 }
 
-void nn_plan_destroy(void* impl) { delete static_cast<Plan*>(impl); }
-
 // Whether oneDNN runs op for dtype dt here: asked once per pair with a tiny
 // problem, since the answer depends on the CPU's ISA, not on shapes.
-CTStatus nn_supported(const char* fn, int32_t op, int32_t dt) {
-  if (dt == CT_DT_FLOAT32) return CT_OK;
-  static std::once_flag once[CT_OP_END_ - CT_OP_MATMUL][CT_DT_COUNT];
-  static std::string why[CT_OP_END_ - CT_OP_MATMUL][CT_DT_COUNT];
-  static bool ok[CT_OP_END_ - CT_OP_MATMUL][CT_DT_COUNT];
-  const int k = op - CT_OP_MATMUL;
-  std::call_once(once[k][dt], [&] {
-    const CTDataType types[CT_DT_COUNT] = {{CT_BOOL, 8, 1},   {CT_INT, 8, 1},     {CT_INT, 16, 1},   {CT_INT, 32, 1},
-                                           {CT_INT, 64, 1},   {CT_UINT, 8, 1},    {CT_FLOAT, 16, 1}, {CT_BFLOAT, 16, 1},
-                                           {CT_FLOAT, 32, 1}, {CT_FLOAT, 64, 1}};
-    const CTDataType f32 = types[CT_DT_FLOAT32], i64 = types[CT_DT_INT64];
-    int64_t s4[4] = {2, 4, 6, 6}, w4[4] = {4, 4, 3, 3}, o4[4] = {2, 4, 4, 4}, p4[4] = {2, 4, 3, 3}, c1[1] = {4},
-            m2[2] = {8, 8};
-    auto T = [&](int nd, int64_t* shape, CTDataType type) {
-      CTensor t;
-      std::memset(&t, 0, sizeof t);
-      t.device.device_type = CT_CPU;
-      t.ndim = nd;
-      t.shape = shape;
-      t.dtype = type;
-      return t;
-    };
-    const CTDataType x = types[dt];
-    CTensor ts[8];
-    const CTensor* tp[8] = {nullptr};
-    CTNNCall c;
-    std::memset(&c, 0, sizeof c);
-    c.fn = fn;
-    c.op = op;
-    c.dt = dt;
-    c.num_threads = 1;
-    c.conv.groups = 1;
-    c.conv.stride[0] = c.conv.stride[1] = c.conv.dilation[0] = c.conv.dilation[1] = 1;
-    c.pool.kernel[0] = c.pool.kernel[1] = c.pool.stride[0] = c.pool.stride[1] = 2;
-    c.pool.dilation[0] = c.pool.dilation[1] = 1;
-    c.ln.normalized_ndim = 1;
-    c.bn.epsilon = c.ln.epsilon = 1e-5;
-    auto set = [&](int i, CTensor t) {
-      ts[i] = t;
-      tp[i] = &ts[i];
-    };
-    switch (op) {
-      case CT_OP_MATMUL: set(0, T(2, m2, x)), set(1, T(2, m2, x)), set(3, T(2, m2, x)); break;
-      case CT_OP_CONV2D: set(0, T(4, s4, x)), set(1, T(4, w4, x)), set(3, T(4, o4, x)); break;
-      case CT_OP_CONV2D_BACKWARD_DATA: set(0, T(4, o4, x)), set(1, T(4, w4, x)), set(2, T(4, s4, x)); break;
-      case CT_OP_CONV2D_BACKWARD_WEIGHT: set(0, T(4, s4, x)), set(1, T(4, o4, x)), set(2, T(4, w4, x)); break;
-      case CT_OP_MAX_POOL2D: set(0, T(4, s4, x)), set(1, T(4, p4, x)), set(2, T(4, p4, i64)); break;
-      case CT_OP_MAX_POOL2D_BACKWARD: set(0, T(4, p4, x)), set(1, T(4, p4, i64)), set(2, T(4, s4, x)); break;
-      case CT_OP_AVG_POOL2D: set(0, T(4, s4, x)), set(1, T(4, p4, x)); break;
-      case CT_OP_AVG_POOL2D_BACKWARD: set(0, T(4, p4, x)), set(1, T(4, s4, x)); break;
-      case CT_OP_BATCH_NORM:
-        set(0, T(4, s4, x)), set(1, T(1, c1, f32)), set(2, T(1, c1, f32)), set(5, T(4, s4, x));
-        break;
-      case CT_OP_BATCH_NORM_TRAINING:
-        set(0, T(4, s4, x)), set(3, T(4, s4, x)), set(4, T(1, c1, f32)), set(5, T(1, c1, f32));
-        break;
-      case CT_OP_BATCH_NORM_BACKWARD:
-        set(0, T(4, s4, x)), set(1, T(4, s4, x)), set(2, T(1, c1, f32)), set(3, T(1, c1, f32)), set(5, T(4, s4, x));
-        break;
-      case CT_OP_LAYER_NORM: set(0, T(2, m2, x)), set(3, T(2, m2, x)); break;
-      default:  // layer_norm_backward
-        set(0, T(2, m2, x)), set(1, T(2, m2, x)), set(2, T(1, m2, f32)), set(3, T(1, m2, f32)), set(5, T(2, m2, x));
-        break;
-    }
-    for (int i = 0; i < 8; ++i) c.t[i] = tp[i];
-    void* impl = nullptr;
-    size_t bytes = 0;
-    int64_t prims = 0;
-    const CTStatus s = nn_plan_create(&c, &impl, &bytes, &prims);
-    ok[k][dt] = s == CT_OK;
-    if (s != CT_OK) {  // keep the reason, without the probe's function name
-      const char* m = ct_last_error();
-      const size_t n = std::strlen(fn);
-      if (std::strncmp(m, fn, n) == 0 && m[n] == ':' && m[n + 1] == ' ') m += n + 2;
-      why[k][dt] = m;
-    }
-    if (impl) nn_plan_destroy(impl);
-    clear_error();
-  });
-  if (ok[k][dt]) return CT_OK;
-  return fail(CT_ERR_UNSUPPORTED, "%s: %s is not available for %s on this CPU: %s", fn, op_def(op)->name,
-              dtype_name(dt), why[k][dt].c_str());
+bool probe(int32_t op, int32_t dt, std::string* why) {
+  const CTDataType types[CT_DT_COUNT] = {{CT_BOOL, 8, 1},   {CT_INT, 8, 1},     {CT_INT, 16, 1},   {CT_INT, 32, 1},
+                                         {CT_INT, 64, 1},   {CT_UINT, 8, 1},    {CT_FLOAT, 16, 1}, {CT_BFLOAT, 16, 1},
+                                         {CT_FLOAT, 32, 1}, {CT_FLOAT, 64, 1}};
+  const CTDataType f32 = types[CT_DT_FLOAT32], i64 = types[CT_DT_INT64];
+  int64_t s4[4] = {2, 4, 6, 6}, w4[4] = {4, 4, 3, 3}, o4[4] = {2, 4, 4, 4}, p4[4] = {2, 4, 3, 3}, c1[1] = {4},
+          m2[2] = {8, 8};
+  auto T = [&](int nd, int64_t* shape, CTDataType type) {
+    CTensor t;
+    std::memset(&t, 0, sizeof t);
+    t.device.device_type = CT_CPU;
+    t.ndim = nd;
+    t.shape = shape;
+    t.dtype = type;
+    return t;
+  };
+  const CTDataType x = types[dt];
+  CTensor ts[8];
+  CTNNCall c;
+  std::memset(&c, 0, sizeof c);
+  c.struct_size = sizeof c;
+  c.fn = "probe";
+  c.op = op;
+  c.dt = dt;
+  c.variant = 1;
+  CTMatmulDesc mm = {sizeof(CTMatmulDesc), 0};
+  CTConv2dDesc conv;
+  std::memset(&conv, 0, sizeof conv);
+  conv.struct_size = sizeof conv;
+  conv.groups = 1;
+  conv.stride[0] = conv.stride[1] = conv.dilation[0] = conv.dilation[1] = 1;
+  CTPool2dDesc pool;
+  std::memset(&pool, 0, sizeof pool);
+  pool.struct_size = sizeof pool;
+  pool.kernel[0] = pool.kernel[1] = pool.stride[0] = pool.stride[1] = 2;
+  pool.dilation[0] = pool.dilation[1] = 1;
+  CTBatchNormDesc bn = {sizeof(CTBatchNormDesc), 0, 1e-5};
+  CTLayerNormDesc ln = {sizeof(CTLayerNormDesc), 1, 1e-5};
+  auto set = [&](int i, CTensor t) {
+    ts[i] = t;
+    c.t[i] = &ts[i];
+  };
+  switch (op) {
+    case CT_OP_MATMUL: c.desc = &mm, set(0, T(2, m2, x)), set(1, T(2, m2, x)), set(3, T(2, m2, x)); break;
+    case CT_OP_CONV2D: c.desc = &conv, set(0, T(4, s4, x)), set(1, T(4, w4, x)), set(3, T(4, o4, x)); break;
+    case CT_OP_CONV2D_BACKWARD_DATA:
+      c.desc = &conv, set(0, T(4, o4, x)), set(1, T(4, w4, x)), set(2, T(4, s4, x));
+      break;
+    case CT_OP_CONV2D_BACKWARD_WEIGHT:
+      c.desc = &conv, set(0, T(4, s4, x)), set(1, T(4, o4, x)), set(2, T(4, w4, x));
+      break;
+    case CT_OP_MAX_POOL2D: c.desc = &pool, set(0, T(4, s4, x)), set(1, T(4, p4, x)), set(2, T(4, p4, i64)); break;
+    case CT_OP_MAX_POOL2D_BACKWARD:
+      c.desc = &pool, set(0, T(4, p4, x)), set(1, T(4, p4, i64)), set(2, T(4, s4, x));
+      break;
+    case CT_OP_AVG_POOL2D: c.desc = &pool, set(0, T(4, s4, x)), set(1, T(4, p4, x)); break;
+    case CT_OP_AVG_POOL2D_BACKWARD: c.desc = &pool, set(0, T(4, p4, x)), set(1, T(4, s4, x)); break;
+    case CT_OP_BATCH_NORM:
+      c.desc = &bn, set(0, T(4, s4, x)), set(1, T(1, c1, f32)), set(2, T(1, c1, f32)), set(5, T(4, s4, x));
+      break;
+    case CT_OP_BATCH_NORM_TRAINING:
+      c.desc = &bn, set(0, T(4, s4, x)), set(3, T(4, s4, x)), set(4, T(1, c1, f32)), set(5, T(1, c1, f32));
+      break;
+    case CT_OP_BATCH_NORM_BACKWARD:
+      c.desc = &bn, set(0, T(4, s4, x)), set(1, T(4, s4, x)), set(2, T(1, c1, f32)), set(3, T(1, c1, f32)),
+      set(5, T(4, s4, x));
+      break;
+    case CT_OP_LAYER_NORM: c.desc = &ln, set(0, T(2, m2, x)), set(3, T(2, m2, x)); break;
+    case CT_OP_LAYER_NORM_BACKWARD:
+      c.desc = &ln, set(0, T(2, m2, x)), set(1, T(2, m2, x)), set(2, T(1, m2, f32)), set(3, T(1, m2, f32)),
+      set(5, T(2, m2, x));
+      break;
+    default: *why = "not an NN op of the cpu backend"; return false;
+  }
+  c.num_tensors = 8;
+  std::unique_ptr<Plan> p;
+  int64_t prims = 0;
+  return create(&c, &p, &prims, why) == CT_OK;
 }
 
 }  // namespace
 
-void fill_nn(CTBackend* b) {
-  for (int op = CT_OP_MATMUL; op < CT_OP_END_; ++op)
-    b->dtypes[op] = (1u << CT_DT_FLOAT32) | (1u << CT_DT_BFLOAT16) | (1u << CT_DT_FLOAT16);
-  b->nn_supported = &nn_supported;
-  b->nn_plan_create = &nn_plan_create;
-  b->nn_plan_execute = &nn_plan_execute;
-  b->nn_plan_destroy = &nn_plan_destroy;
+CTStatus nn_supports(const CTSupportQuery* q) {
+  const int32_t op = q->op, dt = q->dt;
+  if (!known_nn_op(op) || !((CT_DTS_NN >> dt) & 1u))
+    return fail(CT_ERR_UNSUPPORTED, "%s: the cpu backend has no %s kernel for %s", q->fn, op_name(op), dtype_name(dt));
+  if (dt == CT_DT_FLOAT32) return CT_OK;
+  static std::once_flag once[CT_OP_END_][CT_DT_COUNT];
+  static std::string why[CT_OP_END_][CT_DT_COUNT];
+  static bool ok[CT_OP_END_][CT_DT_COUNT];
+  std::call_once(once[op][dt], [&] { ok[op][dt] = probe(op, dt, &why[op][dt]); });
+  if (ok[op][dt]) return CT_OK;
+  return fail(CT_ERR_UNSUPPORTED, "%s: %s is not available for %s on this CPU: %s", q->fn, op_name(op),
+              dtype_name(dt), why[op][dt].c_str());
 }
+
+// The workspace queries take no stream and answer for the default thread
+// count, which is therefore also the most a call uses (scratch grows with
+// threads): a stream may ask for fewer, never more.
+CTStatus nn_variant(const char* fn, int32_t, void* stream, int64_t* variant) {
+  CTCpuStream copy;
+  const CTCpuStream* s = nullptr;
+  if (CTStatus st = resolve_stream(fn, stream, &copy, &s)) return st;
+  const int dflt = default_threads();
+  *variant = s && s->num_threads > 0 && s->num_threads < dflt ? s->num_threads : dflt;
+  return CT_OK;
+}
+
+CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes, int64_t* primitives) {
+  std::unique_ptr<Plan> p;
+  std::string why;
+  *primitives = 0;
+  if (CTStatus s = create(c, &p, primitives, &why)) return fail(s, "%s: %s", c->fn, why.c_str());
+  *workspace_bytes = p->total;
+  *impl = p.release();
+  return CT_OK;
+}
+
+CTStatus nn_plan_execute(void* impl, const CTNNCall* call, void* workspace, size_t) {
+  Plan* p = static_cast<Plan*>(impl);
+  try {
+    return execute(p, call->t, workspace);
+  } catch (const dnnl::error& e) {
+    return fail(CT_ERR_BACKEND, "%s: oneDNN failed while running %s: %s (status %d)", call->fn, op_name(p->op),
+                e.what(), (int)e.status);
+  } catch (const CopyFailed& f) {
+    return f.status;
+  } catch (const std::bad_alloc&) {
+    return fail(CT_ERR_OUT_OF_MEMORY, "%s: out of memory in the cpu backend", call->fn);
+  } catch (const std::exception& e) {
+    return fail(CT_ERR_INTERNAL, "%s: the cpu backend failed: %s", call->fn, e.what());
+  }
+}
+
+void nn_plan_destroy(void* impl) { delete static_cast<Plan*>(impl); }
 
 }  // namespace cpu
 }  // namespace ct

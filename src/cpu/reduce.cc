@@ -22,8 +22,8 @@
 #include <memory>
 #include <type_traits>
 
-#include "core/error.h"
-#include "core/registry.h"
+#include "cpu/host.h"
+
 #include "cpu/engine.h"
 #include "cpu/half.h"
 #include "cpu/kernels.h"
@@ -982,10 +982,20 @@ CTStatus cpu_along_axis(const CTAlongAxisCall* call) {
   return by_dtype<AlongF>(call->x_dt, call, s);
 }
 
-uint32_t reduce_dtypes(int32_t op) {
-  // Every dtype the op is defined for has a kernel on the CPU.
-  const OpDef* d = op_def(op);
-  return d ? d->dtypes : 0u;
+bool has_reduce_kernel(int32_t op, int32_t dt) {
+  // The ops this file implements, by name: a new op is not one of them until
+  // it has a kernel here. Every dtype the op is defined for has one.
+  switch (op) {
+    case CT_OP_SUM: case CT_OP_MEAN: case CT_OP_PROD: case CT_OP_MAX: case CT_OP_MIN: case CT_OP_ARGMAX:
+    case CT_OP_ARGMIN: case CT_OP_ANY: case CT_OP_ALL: case CT_OP_CUMSUM: case CT_OP_CUMPROD:
+      return dt >= 0 && dt < CT_DT_COUNT;
+    case CT_OP_NORM2: case CT_OP_VAR: case CT_OP_STD:
+      return (CT_DTS_NUMERIC >> dt) & 1u;
+    case CT_OP_LOGSUMEXP: case CT_OP_SOFTMAX: case CT_OP_LOG_SOFTMAX:
+      return (CT_DTS_FLOAT >> dt) & 1u;
+    default:
+      return false;
+  }
 }
 
 }  // namespace cpu

@@ -1,0 +1,251 @@
+/*
+ * plugin.h — the one interface between ctensor's core and every backend:
+ * the built-in CPU backend, the OpenCL and CUDA modules, and third-party
+ * plugins all fill these same C tables (in the spirit of ggml's
+ * ggml_backend_*_i tables and ONNX Runtime's OrtEp / OrtDataTransferImpl).
+ *
+ * C99, includes only ctensor.h. Only C types cross this boundary, so a
+ * backend built with another compiler or C++ standard library works.
+ *
+ * How it fits together:
+ *  - A backend registers a CTDeviceInterface (a device type: its devices,
+ *    memory, copies, streams) and/or a CTKernelInterface (kernels for one
+ *    device type) through the host's register_backend (ct_plugin_host()).
+ *  - Core validates every call once (shapes, dtypes, devices, overlaps,
+ *    descriptors), then asks the device type's kernel tables, in order of
+ *    registration, whether they support the op (supports()) and calls the
+ *    first that does. Kernels trust their arguments.
+ *  - A backend talks back through the CTHost table it is given: errors,
+ *    op facts, temporary device memory from the caller's allocator.
+ *
+ * Versioning: every struct starts with struct_size; tables also carry
+ * abi_version (CT_PLUGIN_ABI_VERSION as the backend was built). The host
+ * reads only the bytes the backend's struct_size covers (slots beyond it
+ * count as NULL) and refuses a different major with CT_ERR_ABI_VERSION.
+ * Tables are looked up by op id at run time: nothing is sized by the
+ * number of ops a header knew at compile time.
+ */
+#ifndef CTENSOR_PLUGIN_H_
+#define CTENSOR_PLUGIN_H_
+
+#include "ctensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The version of this interface: major in the high 16 bits. A different
+ *  major does not load; a different minor does, through struct_size. */
+#define CT_PLUGIN_ABI_MAJOR 1
+#define CT_PLUGIN_ABI_MINOR 0
+#define CT_PLUGIN_ABI_VERSION ((uint32_t)((CT_PLUGIN_ABI_MAJOR << 16) | CT_PLUGIN_ABI_MINOR))
+
+/* ------------------------------------------------------------------------ */
+/* Validated calls, one struct per kind of op                               */
+/* ------------------------------------------------------------------------ */
+/* Core fills these after validation; a kernel trusts every field. dtype
+ * fields are CTDtypeIndex values. `fn` names the entry point the caller
+ * called ("ct_unary"), for messages. `stream` is the caller's stream,
+ * already accepted by the device's check_stream. */
+
+/** Elementwise maps (unary, unary_param, ternary, cast) and binary ops.
+ *  Every tensor has out's shape: inputs that broadcast (binary, ternary)
+ *  come as views with stride 0 on the broadcast dims. */
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTElementwiseCall) */
+  int32_t op;
+  const char* fn;
+  int32_t num_inputs;   /**< 1, 2 or 3 */
+  int32_t out_dt;
+  const CTensor* in[3]; /**< the inputs in the op's order; unused ones NULL */
+  const CTensor* out;
+  int32_t in_dt[3];     /**< -1 for unused inputs */
+  double params[2];     /**< the op's scalar parameters, 0 when unused */
+  void* stream;
+} CTElementwiseCall;
+
+/** A reduction. Bit d of reduce_mask is set when dim d of x is reduced;
+ *  out_strides[d] is out's stride (elements) for dim d of x, 0 on reduced
+ *  dims, whatever keepdims was. */
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTReduceCall) */
+  int32_t op;
+  const char* fn;
+  const CTensor* x;
+  const CTensor* out;
+  int32_t x_dt;
+  int32_t out_dt;
+  uint32_t reduce_mask;
+  int32_t reserved;
+  int64_t count; /**< elements reduced into each output */
+  int64_t out_strides[CT_MAX_NDIM];
+  double params[1];
+  void* stream;
+} CTReduceCall;
+
+/** An along-axis op: out has x's shape; axis is in [0, x->ndim) (a 0-d x
+ *  comes as a 1-d view of one element). */
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTAlongAxisCall) */
+  int32_t op;
+  const char* fn;
+  const CTensor* x;
+  const CTensor* out;
+  int32_t x_dt;
+  int32_t out_dt;
+  int32_t axis;
+  int32_t reserved;
+  void* stream;
+} CTAlongAxisCall;
+
+/** Most tensor arguments any NN op has. */
+#define CT_NN_MAX_TENSORS 8
+
+/** An NN call (category 3). desc is the op's descriptor (CTOpInfo.desc_type)
+ *  at this library's full size with defaults applied: zero strides,
+ *  dilations and groups made 1, a zero pool stride made the kernel. t[i] are
+ *  the op's tensor arguments in order, NULL for an absent optional one; when
+ *  a plan is created their data pointers are not to be read. */
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTNNCall) */
+  int32_t op;
+  const char* fn;
+  int32_t dt;           /**< CTDtypeIndex of the data tensors */
+  int32_t num_tensors;
+  int64_t variant;      /**< what the kernel table's nn_variant said for the stream (the CPU: its thread count); fixed for a plan */
+  const CTensor* t[CT_NN_MAX_TENSORS];
+  const void* desc;
+  size_t desc_size;
+  void* stream;         /**< at execution: the caller's stream; at plan creation: the stream the plan was asked for (may be NULL) */
+} CTNNCall;
+
+/** A copy between two tensors of the same shape and dtype, any strides,
+ *  where each side is on this backend's device type or on the host CPU
+ *  (CT_CPU), and at least one is this backend's. Asynchronous on the
+ *  stream where the device has streams. dst does not overlap src. */
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTCopyCall) */
+  int32_t dt;           /**< CTDtypeIndex of both */
+  const char* fn;
+  const CTensor* src;
+  const CTensor* dst;
+  void* stream;         /**< the stream of this backend's device */
+} CTCopyCall;
+
+/** What core asks a kernel table before a call (and for ct_op_supported):
+ *  does it run op for these dtypes on this device? */
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTSupportQuery) */
+  int32_t op;
+  const char* fn;       /**< for the message */
+  int32_t kind;         /**< CT_KIND_* of op */
+  int32_t dt;           /**< CTDtypeIndex of the data inputs (cast: the source) */
+  int32_t out_dt;       /**< CTDtypeIndex of the output (cast: the target), -1 when not known yet */
+  int32_t device_id;
+} CTSupportQuery;
+
+/* ------------------------------------------------------------------------ */
+/* The host: what core offers a backend                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct CTDeviceInterface CTDeviceInterface;
+typedef struct CTKernelInterface CTKernelInterface;
+
+/** Services the host gives every backend. */
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTHost) of the library */
+  uint32_t abi_version; /**< CT_PLUGIN_ABI_VERSION of the library */
+  /** Sets this thread's error message (printf format) and returns status. */
+  CTStatus (*set_error)(CTStatus status, const char* fmt, ...);
+  /** ct_op_info. */
+  CTStatus (*op_info)(int32_t op, CTOpInfo* info);
+  /** A static name for a CTDtypeIndex ("float32"), "?" when out of range. */
+  const char* (*dtype_name)(int32_t dt);
+  /** Temporary device memory through the allocator the caller installed
+   *  for device.device_type (or the backend's default_allocator). */
+  CTStatus (*temp_alloc)(CTDevice device, size_t bytes, void* stream, void** ptr);
+  void (*temp_free)(CTDevice device, void* ptr, void* stream);
+  /** Registers a device type and/or a kernel table (either may be NULL, not
+   *  both; kernels for a device type that is not registered yet are
+   *  refused). All-or-nothing: on failure nothing is registered. */
+  CTStatus (*register_backend)(const CTDeviceInterface* device, const CTKernelInterface* kernels);
+} CTHost;
+
+/** The host table of this library (static; never NULL). A backend linked
+ *  into the process calls ct_plugin_host()->register_backend(...). */
+CT_API const CTHost* ct_plugin_host(void);
+
+/* ------------------------------------------------------------------------ */
+/* The device part                                                           */
+/* ------------------------------------------------------------------------ */
+
+/** A device type: its devices, memory, copies and streams. Any slot may be
+ *  NULL except device_count and device_info; a NULL copy means data moves
+ *  only through host-accessible memory. */
+struct CTDeviceInterface {
+  uint32_t struct_size;   /**< sizeof(CTDeviceInterface) as the backend knows it */
+  uint32_t abi_version;   /**< CT_PLUGIN_ABI_VERSION the backend was built with */
+  int32_t device_type;    /**< CT_CPU, CT_CUDA, CT_OPENCL, CT_EXT_DEV, ...: one table per type */
+  const char* name;       /**< "cpu", "cuda", ...: static */
+  /** 1 if CTensor.data is an address (host or device virtual address):
+   *  core then checks spans, overlaps and address overflow on it. 0 for
+   *  handles (an OpenCL cl_mem): only tensors with the same data handle are
+   *  compared, by byte_offset and strides. */
+  int32_t data_is_address;
+  /** 1 if the host CPU can read and write this device's memory directly
+   *  (core may then stage copies through it with memcpy). */
+  int32_t host_accessible;
+  int32_t (*device_count)(void);
+  /** Fills info (zeroed, struct_size full) for device id. */
+  CTStatus (*device_info)(int32_t id, CTDeviceInfo* info);
+  CTStatus (*malloc)(int32_t id, size_t bytes, void** ptr);
+  void (*free)(int32_t id, void* ptr);
+  /** Copies between this device and the host, or within this device. */
+  CTStatus (*copy)(const CTCopyCall* call);
+  CTStatus (*synchronize)(int32_t id, void* stream);
+  /** CT_OK if stream is a valid stream argument for device id (NULL always
+   *  is); else a message naming fn. NULL slot: any value is accepted. */
+  CTStatus (*check_stream)(const char* fn, int32_t id, void* stream);
+  /** The allocator temp_alloc uses when the caller installed none. */
+  CTAllocator default_allocator;
+};
+
+/* ------------------------------------------------------------------------ */
+/* The kernel part                                                           */
+/* ------------------------------------------------------------------------ */
+
+/** Kernels for one device type. Several tables may serve one type (a
+ *  plugin adding ops to the CPU); core asks them in order of registration
+ *  and runs the first whose supports() says CT_OK. NULL slots: the table
+ *  has no op of that kind. */
+struct CTKernelInterface {
+  uint32_t struct_size;  /**< sizeof(CTKernelInterface) as the backend knows it */
+  uint32_t abi_version;  /**< CT_PLUGIN_ABI_VERSION the backend was built with */
+  int32_t device_type;   /**< the device type these kernels run on */
+  const char* name;      /**< "cpu", "onednn", "my_plugin": static */
+  /** CT_OK if this table runs q->op for these dtypes; otherwise
+   *  CT_ERR_UNSUPPORTED with a message (through set_error) saying why. Must
+   *  be cheap: core asks on every call. */
+  CTStatus (*supports)(const CTSupportQuery* q);
+  CTStatus (*elementwise)(const CTElementwiseCall* call);
+  CTStatus (*binary)(const CTElementwiseCall* call);
+  CTStatus (*reduce)(const CTReduceCall* call);
+  CTStatus (*along_axis)(const CTAlongAxisCall* call);
+  /** NN plans. nn_variant says what distinguishes plans for this stream
+   *  (the CPU: its thread count; NULL slot: 0); it is part of the plan
+   *  cache's key and of CTNNCall.variant. nn_plan_create builds the state
+   *  for one call shape (data pointers not read) and says how much
+   *  workspace an execution needs and how many backend primitives it made;
+   *  nn_plan_execute runs it on the call's tensors (same shapes as at
+   *  creation; must be safe to call concurrently); nn_plan_destroy frees it. */
+  CTStatus (*nn_variant)(const char* fn, int32_t device_id, void* stream, int64_t* variant);
+  CTStatus (*nn_plan_create)(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
+  CTStatus (*nn_plan_execute)(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
+  void (*nn_plan_destroy)(void* plan);
+};
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CTENSOR_PLUGIN_H_ */

@@ -1,0 +1,351 @@
+// backends.cc — the registry of device types and kernel tables (filled only
+// through plugin.h), the host table given to backends, the caller's
+// allocators, and the device entry points (count, info, malloc, free,
+// synchronize).
+#include "core/backends.h"
+
+#include <atomic>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstring>
+#include <mutex>
+
+#include "core/error.h"
+#include "core/registry.h"
+
+namespace ct {
+namespace {
+
+constexpr int kMaxDeviceTypes = 16;
+
+// An immutable list of backends; registration publishes a new one. Old
+// snapshots and backends are kept (a call may still be reading them).
+struct Snapshot {
+  int32_t count = 0;
+  const Backend* b[kMaxDeviceTypes] = {nullptr};
+};
+
+std::atomic<const Snapshot*> g_snapshot{nullptr};
+std::mutex g_register_mu;
+thread_local bool t_registering_builtins = false;
+
+const Snapshot* snapshot() {
+  const Snapshot* s = g_snapshot.load(std::memory_order_acquire);
+  if (s) return s;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    t_registering_builtins = true;
+    register_builtin_backends(host());
+    t_registering_builtins = false;
+    std::lock_guard<std::mutex> lock(g_register_mu);
+    if (!g_snapshot.load()) g_snapshot.store(new Snapshot, std::memory_order_release);
+  });
+  return g_snapshot.load(std::memory_order_acquire);
+}
+
+uint32_t major_of(uint32_t v) { return v >> 16; }
+uint32_t minor_of(uint32_t v) { return v & 0xffffu; }
+
+// Copies a table the backend knows at `size` bytes into the full struct,
+// zero-extending what it does not know.
+template <class T>
+CTStatus load_table(const char* what, const T* in, size_t min_size, T* out) {
+  if (in->struct_size < min_size)
+    return fail(CT_ERR_ABI_VERSION, "ct_register_backend: %s->struct_size=%u is smaller than any version of it (%zu)",
+                what, in->struct_size, min_size);
+  if (major_of(in->abi_version) != CT_PLUGIN_ABI_MAJOR)
+    return fail(CT_ERR_ABI_VERSION,
+                "ct_register_backend: %s was built against plugin ABI %u.%u; this library speaks %u.%u (a different "
+                "major does not load)",
+                what, major_of(in->abi_version), minor_of(in->abi_version), (unsigned)CT_PLUGIN_ABI_MAJOR,
+                (unsigned)CT_PLUGIN_ABI_MINOR);
+  std::memset(out, 0, sizeof *out);
+  std::memcpy(out, in, in->struct_size < sizeof(T) ? in->struct_size : sizeof(T));
+  out->struct_size = sizeof(T);
+  return CT_OK;
+}
+
+CTStatus register_backend(const CTDeviceInterface* dev, const CTKernelInterface* kern) {
+  if (!t_registering_builtins) snapshot();  // the built-ins first, so that they keep their place
+  if (!dev && !kern) return fail(CT_ERR_INVALID_ARGUMENT, "ct_register_backend: device and kernels are both NULL");
+  CTDeviceInterface d;
+  CTKernelInterface k;
+  if (dev) {
+    if (CTStatus s = load_table("device", dev, offsetof(CTDeviceInterface, default_allocator), &d)) return s;
+    if (!d.name || !d.device_count || !d.device_info)
+      return fail(CT_ERR_INVALID_ARGUMENT, "ct_register_backend: device (type %d) needs name, device_count and device_info",
+                  d.device_type);
+  }
+  if (kern) {
+    if (CTStatus s = load_table("kernels", kern, offsetof(CTKernelInterface, elementwise), &k)) return s;
+    if (!k.name || !k.supports)
+      return fail(CT_ERR_INVALID_ARGUMENT, "ct_register_backend: kernels (device type %d) need name and supports",
+                  k.device_type);
+    if (dev && k.device_type != d.device_type)
+      return fail(CT_ERR_INVALID_ARGUMENT, "ct_register_backend: kernels->device_type=%d differs from device->device_type=%d",
+                  k.device_type, d.device_type);
+  }
+  const int32_t type = dev ? d.device_type : k.device_type;
+  std::lock_guard<std::mutex> lock(g_register_mu);
+  const Snapshot* old = g_snapshot.load(std::memory_order_acquire);
+  Snapshot* next = new Snapshot(old ? *old : Snapshot());
+  int32_t at = -1;
+  for (int32_t i = 0; i < next->count; ++i)
+    if (next->b[i]->dev.device_type == type) at = i;
+  if (dev && at >= 0) {
+    const char* name = next->b[at]->dev.name;
+    delete next;
+    return fail(CT_ERR_INVALID_ARGUMENT, "ct_register_backend: device type %d is already registered (by \"%s\")", type,
+                name);
+  }
+  if (!dev && at < 0) {
+    delete next;
+    return fail(CT_ERR_NOT_FOUND, "ct_register_backend: kernels \"%s\" are for device type %d, which has no device registered",
+                k.name, type);
+  }
+  if (dev && next->count == kMaxDeviceTypes) {
+    delete next;
+    return fail(CT_ERR_OUT_OF_MEMORY, "ct_register_backend: %d device types are registered already", kMaxDeviceTypes);
+  }
+  Backend* b = new Backend(at >= 0 ? *next->b[at] : Backend());
+  if (dev) b->dev = d;
+  if (kern) {
+    if (b->num_kernels == kMaxKernelTables) {
+      delete b;
+      delete next;
+      return fail(CT_ERR_OUT_OF_MEMORY, "ct_register_backend: device type %d has %d kernel tables already", type,
+                  kMaxKernelTables);
+    }
+    b->kernels[b->num_kernels++] = k;
+  }
+  next->b[at >= 0 ? at : next->count++] = b;
+  g_snapshot.store(next, std::memory_order_release);  // old snapshots stay valid for readers in flight
+  return CT_OK;
+}
+
+// ---- the caller's allocators ---------------------------------------------------
+
+std::mutex g_alloc_mu;
+struct AllocSlot {
+  int32_t device_type = -1;
+  CTAllocator a;
+};
+AllocSlot g_allocators[kMaxDeviceTypes];
+
+bool installed_allocator(int32_t type, CTAllocator* out) {
+  std::lock_guard<std::mutex> lock(g_alloc_mu);
+  for (const AllocSlot& s : g_allocators)
+    if (s.device_type == type) {
+      *out = s.a;
+      return true;
+    }
+  return false;
+}
+
+CTStatus host_temp_alloc(CTDevice device, size_t bytes, void* stream, void** ptr) {
+  const Backend* b = find_backend(device.device_type);
+  if (!b) return fail(CT_ERR_UNSUPPORTED, "temp_alloc: device type %d has no backend", device.device_type);
+  CTAllocator a;
+  if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
+  if (a.alloc) return a.alloc(a.user, device, bytes, stream, ptr);
+  if (b->dev.malloc) return b->dev.malloc(device.device_id, bytes, ptr);
+  return fail(CT_ERR_UNSUPPORTED, "temp_alloc: the %s device has no allocator", b->dev.name);
+}
+
+void host_temp_free(CTDevice device, void* ptr, void* stream) {
+  if (!ptr) return;
+  const Backend* b = find_backend(device.device_type);
+  if (!b) return;
+  CTAllocator a;
+  if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
+  if (a.free) a.free(a.user, device, ptr, stream);
+  else if (b->dev.free) b->dev.free(device.device_id, ptr);
+}
+
+CTStatus host_set_error(CTStatus status, const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  const CTStatus s = vfail(status, fmt, args);
+  va_end(args);
+  return s;
+}
+
+const char* host_dtype_name(int32_t dt) { return dt >= 0 && dt < CT_DT_COUNT ? dtype_name(dt) : "?"; }
+
+}  // namespace
+
+const CTHost* host() {
+  static const CTHost h = {sizeof(CTHost), CT_PLUGIN_ABI_VERSION, &host_set_error, &ct_op_info,
+                           &host_dtype_name, &host_temp_alloc, &host_temp_free, &register_backend};
+  return &h;
+}
+
+const Backend* find_backend(int32_t device_type) {
+  const Snapshot* s = snapshot();
+  for (int32_t i = 0; i < s->count; ++i)
+    if (s->b[i]->dev.device_type == device_type) return s->b[i];
+  return nullptr;
+}
+
+CTStatus check_device(const char* fn, const char* what, CTDevice device, const Backend** out) {
+  const Backend* b = find_backend(device.device_type);
+  if (!b)
+    return fail(CT_ERR_UNSUPPORTED, "%s: %s.device_type=%d has no backend registered in this process", fn, what,
+                device.device_type);
+  const int32_t n = b->dev.device_count();
+  if (device.device_id < 0 || device.device_id >= n)
+    return fail(CT_ERR_NOT_FOUND, "%s: %s.device_id=%d but the %s backend has %d device(s)", fn, what,
+                device.device_id, b->dev.name, n);
+  *out = b;
+  return CT_OK;
+}
+
+namespace {
+bool has_slot(const CTKernelInterface& k, int32_t kind) {
+  switch (kind) {
+    case CT_KIND_UNARY:
+    case CT_KIND_UNARY_PARAM:
+    case CT_KIND_TERNARY:
+    case CT_KIND_CAST: return k.elementwise != nullptr;
+    case CT_KIND_BINARY: return k.binary != nullptr;
+    case CT_KIND_REDUCE: return k.reduce != nullptr;
+    case CT_KIND_ALONG_AXIS: return k.along_axis != nullptr;
+    case CT_KIND_NN: return k.nn_plan_create && k.nn_plan_execute && k.nn_plan_destroy;
+    default: return false;
+  }
+}
+}  // namespace
+
+CTStatus find_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelInterface** out) {
+  CTStatus last = CT_ERR_UNSUPPORTED;
+  bool asked = false;
+  for (int32_t i = 0; i < b->num_kernels; ++i) {
+    const CTKernelInterface& k = b->kernels[i];
+    if (!has_slot(k, q.kind)) continue;
+    last = k.supports(&q);
+    asked = true;
+    if (last == CT_OK) {
+      if (i > 0) clear_error();  // an earlier table's "no" is not this call's message
+      *out = &k;
+      return CT_OK;
+    }
+  }
+  if (!asked) {
+    const OpDef* d = op_def(q.op);
+    return fail(CT_ERR_UNSUPPORTED, "%s: the %s device has no kernels for %s ops (%s)", q.fn, b->dev.name,
+                d ? kind_name(d->kind) : "these", d ? d->name : "?");
+  }
+  return last == CT_OK ? CT_ERR_INTERNAL : last;
+}
+
+CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype) {
+  const OpDef* d = op_def(op);
+  if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
+  char dbuf[64];
+  const int32_t dt = dtype_index(dtype);
+  if (dt < 0)
+    return fail(CT_ERR_UNSUPPORTED, "%s: dtype %s is not supported by ctensor", fn,
+                describe_dtype(dbuf, sizeof dbuf, dtype));
+  if (!(d->dtypes & (1u << dt)))  // the op's rule first: it holds on every device
+    return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
+  const Backend* b = find_backend(device.device_type);
+  if (!b)
+    return fail(CT_ERR_NOT_FOUND, "%s: device type %d has no backend registered in this process", fn,
+                device.device_type);
+  if (device.device_id < 0 || device.device_id >= b->dev.device_count())
+    return fail(CT_ERR_NOT_FOUND, "%s: %s device %d does not exist", fn, b->dev.name, device.device_id);
+  CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, d->kind, dt, -1, device.device_id};
+  const CTKernelInterface* k = nullptr;
+  return find_kernels(b, q, &k);
+}
+
+}  // namespace ct
+
+extern "C" {
+
+CT_API const CTHost* ct_plugin_host(void) { return ct::host(); }
+
+CT_API CTStatus ct_set_allocator(int32_t device_type, const CTAllocator* allocator) {
+  CT_API_BEGIN("ct_set_allocator")
+  if (allocator) {
+    if (allocator->struct_size < sizeof(CTAllocator))
+      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_set_allocator: allocator->struct_size=%u is smaller than sizeof(CTAllocator)=%zu",
+                      allocator->struct_size, sizeof(CTAllocator));
+    if (!allocator->alloc || !allocator->free)
+      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_set_allocator: allocator->alloc and allocator->free must both be set");
+  }
+  std::lock_guard<std::mutex> lock(ct::g_alloc_mu);
+  ct::AllocSlot* slot = nullptr;
+  for (ct::AllocSlot& s : ct::g_allocators)
+    if (s.device_type == device_type) slot = &s;
+  if (!allocator) {
+    if (slot) slot->device_type = -1;
+    return CT_OK;
+  }
+  for (ct::AllocSlot& s : ct::g_allocators)
+    if (!slot && s.device_type < 0) slot = &s;
+  if (!slot) return ct::fail(CT_ERR_OUT_OF_MEMORY, "ct_set_allocator: allocators are installed for too many device types");
+  slot->device_type = device_type;
+  std::memcpy(&slot->a, allocator, sizeof(CTAllocator));
+  return CT_OK;
+  CT_API_END()
+}
+
+CT_API int32_t ct_device_count(void) {
+  const ct::Snapshot* s = ct::snapshot();
+  int32_t n = 0;
+  for (int32_t i = 0; i < s->count; ++i) n += s->b[i]->dev.device_count();
+  return n;
+}
+
+CT_API CTStatus ct_device_info(int32_t index, CTDeviceInfo* info) {
+  CT_API_BEGIN("ct_device_info")
+  if (CTStatus s = ct::check_struct_size("ct_device_info", "info", info, offsetof(CTDeviceInfo, name))) return s;
+  const ct::Snapshot* snap = ct::snapshot();
+  int32_t rest = index;
+  for (int32_t i = 0; index >= 0 && i < snap->count; ++i) {
+    const ct::Backend* b = snap->b[i];
+    const int32_t n = b->dev.device_count();
+    if (rest >= n) {
+      rest -= n;
+      continue;
+    }
+    CTDeviceInfo full;
+    std::memset(&full, 0, sizeof full);
+    full.struct_size = (uint32_t)sizeof full;
+    if (CTStatus s = b->dev.device_info(rest, &full)) return s;
+    full.struct_size = (uint32_t)sizeof full;
+    ct::copy_struct_out(info, full);
+    return CT_OK;
+  }
+  return ct::fail(CT_ERR_NOT_FOUND, "ct_device_info: index=%d but there are %d device(s)", index, ct_device_count());
+  CT_API_END()
+}
+
+CT_API CTStatus ct_malloc(CTDevice device, size_t bytes, void** ptr) {
+  CT_API_BEGIN("ct_malloc")
+  if (!ptr) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_malloc: ptr is NULL");
+  const ct::Backend* b = nullptr;
+  if (CTStatus s = ct::check_device("ct_malloc", "device", device, &b)) return s;
+  if (!b->dev.malloc) return ct::fail(CT_ERR_UNSUPPORTED, "ct_malloc: the %s backend allocates no memory", b->dev.name);
+  return b->dev.malloc(device.device_id, bytes, ptr);
+  CT_API_END()
+}
+
+CT_API void ct_free(CTDevice device, void* ptr) {
+  ct::clear_error();
+  if (!ptr) return;
+  const ct::Backend* b = ct::find_backend(device.device_type);
+  if (b && b->dev.free) b->dev.free(device.device_id, ptr);
+}
+
+CT_API CTStatus ct_synchronize(CTDevice device, void* stream) {
+  CT_API_BEGIN("ct_synchronize")
+  const ct::Backend* b = nullptr;
+  if (CTStatus s = ct::check_device("ct_synchronize", "device", device, &b)) return s;
+  if (CTStatus s = ct::check_stream(b, "ct_synchronize", device.device_id, stream)) return s;
+  return b->dev.synchronize ? b->dev.synchronize(device.device_id, stream) : CT_OK;
+  CT_API_END()
+}
+
+}  // extern "C"
