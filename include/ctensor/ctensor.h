@@ -898,6 +898,9 @@ typedef struct {
   CTDataType dtype;      /**< cast: the target dtype */
   int32_t reserved;      /**< 0 */
   const void* desc;      /**< NN ops: the op's descriptor (CTConv2dDesc*, ...) */
+  int64_t extent[2];     /**< extents the inputs leave open, {0, 0} to infer them: conv2d_backward_data and
+                              the pooling backwards: x's (H, W) (inferred: the smallest that gives dy);
+                              conv2d_backward_weight: the kernel's (R, S) (inferred only where one fits) */
 } CTOpArgs;
 
 /** One output's shape and dtype, as ct_op_output_info fills it. */

@@ -27,6 +27,8 @@ namespace {
 
 bool same_device(CTDevice a, CTDevice b) { return a.device_type == b.device_type && a.device_id == b.device_id; }
 
+}  // namespace
+
 // NumPy broadcasting of n tensors: aligned at the last dim, extents equal or
 // 1. Fills shape[*nd]; a message naming both offending arguments otherwise.
 CTStatus broadcast(const char* fn, const CTensor* const* t, const char* const* names, int32_t n, int64_t* shape,
@@ -56,6 +58,9 @@ CTStatus broadcast(const char* fn, const CTensor* const* t, const char* const* n
   *nd = r;
   return CT_OK;
 }
+
+namespace {
+
 
 // out.shape must be exactly `shape`.
 CTStatus want_out_shape(const char* fn, const char* out_name, const CTensor* out, const int64_t* shape, int32_t nd,
@@ -209,6 +214,8 @@ CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* ent
 
 // ---- category 2 -------------------------------------------------------------
 
+}  // namespace
+
 // The output dtype an op's rule gives for data dtype dt (-1: the caller's choice).
 int32_t output_dtype(int32_t rule, int32_t dt) {
   const bool flt = (kMaskFloat >> dt) & 1u;
@@ -221,6 +228,9 @@ int32_t output_dtype(int32_t rule, int32_t dt) {
     default: return -1;
   }
 }
+
+namespace {
+
 
 CTStatus check_out_dtype(const char* fn, const OpDef* d, int32_t data_dt, int32_t out_dt) {
   const int32_t want = output_dtype(d->output, data_dt);
@@ -300,13 +310,10 @@ CTStatus check_unary_call(const char* fn, int32_t op, int32_t kind, const char* 
   return check_device(fn, "out.device", out->device, backend);
 }
 
-CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
-                    const double* params, int32_t num_params, const CTensor* out, void* stream) {
-  const char* fn = "ct_reduce";
-  TensorFacts xf, of;
-  const Backend* backend = nullptr;
-  if (CTStatus s = check_unary_call(fn, op, CT_KIND_REDUCE, "reduce", x, out, &xf, &of, &backend)) return s;
-  const OpDef* d = op_def(op);
+}  // namespace
+
+CTStatus reduce_shape(const char* fn, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
+                      uint32_t* mask_out, int64_t* want, int32_t* wn_out, int64_t* count_out, int64_t* outer_out) {
   // Axes: NULL = all; each in [-ndim, ndim), no repeats.
   uint32_t mask = 0;
   if (!axes) {
@@ -327,19 +334,39 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
       mask |= 1u << ax;
     }
   }
-  // The output shape keepdims gives.
-  int64_t want[CT_MAX_NDIM];
+  // The output shape keepdims gives (no overflow: x's element count was checked).
   int32_t wn = 0;
   int64_t count = 1, outer = 1;
   for (int32_t i = 0; i < x->ndim; ++i) {
     if (mask & (1u << i)) {
-      count *= x->shape[i];  // no overflow: x's element count was checked
+      count *= x->shape[i];
       if (keepdims) want[wn++] = 1;
     } else {
       outer *= x->shape[i];
       want[wn++] = x->shape[i];
     }
   }
+  *mask_out = mask;
+  *wn_out = wn;
+  *count_out = count;
+  *outer_out = outer;
+  return CT_OK;
+}
+
+namespace {
+
+CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
+                    const double* params, int32_t num_params, const CTensor* out, void* stream) {
+  const char* fn = "ct_reduce";
+  TensorFacts xf, of;
+  const Backend* backend = nullptr;
+  if (CTStatus s = check_unary_call(fn, op, CT_KIND_REDUCE, "reduce", x, out, &xf, &of, &backend)) return s;
+  const OpDef* d = op_def(op);
+  uint32_t mask = 0;
+  int64_t want[CT_MAX_NDIM];
+  int32_t wn = 0;
+  int64_t count = 1, outer = 1;
+  if (CTStatus s = reduce_shape(fn, x, axes, num_axes, keepdims, &mask, want, &wn, &count, &outer)) return s;
   bool same = out->ndim == wn;
   for (int32_t i = 0; same && i < wn; ++i) same = out->shape[i] == want[i];
   char sx[24 * CT_MAX_NDIM + 4], so[24 * CT_MAX_NDIM + 4], sw[24 * CT_MAX_NDIM + 4];

@@ -13,6 +13,19 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
                          int32_t nin, const double* params, int32_t nparams, const CTensor* out,
                          const char* out_name, void* stream);
 
+// NumPy broadcasting of n tensors into shape[*nd]; a message naming the
+// offending arguments otherwise.
+CTStatus broadcast(const char* fn, const CTensor* const* t, const char* const* names, int32_t n, int64_t* shape,
+                   int32_t* nd);
+
+// The reduction of x over axes (ct_reduce's rules): the mask of reduced
+// dims, the output shape want[*wn], the elements per output and the outputs.
+CTStatus reduce_shape(const char* fn, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
+                      uint32_t* mask, int64_t* want, int32_t* wn, int64_t* count, int64_t* outer);
+
+// The output dtype an op's rule gives for data dtype dt (-1: the caller's choice).
+int32_t output_dtype(int32_t rule, int32_t dt);
+
 // ct_cast between two devices: through a temporary on out's device.
 CTStatus cast_across_devices(const CTensor* x, const CTensor* out, void* stream);
 

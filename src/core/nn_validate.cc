@@ -1,0 +1,559 @@
+// nn_validate.cc — category 3 validation: descriptors (checked, defaults
+// applied), tensors, dtypes by role, and the output-shape rules of the op
+// rows (CTShapeRule), which ct_op_output_info reports as well.
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "core/backends.h"
+#include "core/error.h"
+#include "core/nn_internal.h"
+#include "core/registry.h"
+#include "core/validate.h"
+
+namespace ct {
+
+
+Names names_from(const OpDef* d) {
+  Names n;
+  n.count = d->num_tensors;
+  n.inputs = d->num_inputs;
+  for (int i = 0; i < n.count; ++i) {
+    n.name[i] = d->tensor[i];
+    n.optional[i] = (d->optional_mask >> i) & 1u;
+    n.role[i] = d->role[i];
+  }
+  return n;
+}
+const Names& names_of(int32_t op) {
+  static const struct Table {
+    Names n[CT_OP_END_];
+    Table() {
+      for (int32_t op = 0; op < CT_OP_END_; ++op) n[op] = names_from(op_def(op));
+    }
+  } table;
+  return table.n[op];
+}
+
+
+// ---- descriptors ------------------------------------------------------------
+
+template <class D>
+CTStatus load_desc(const char* fn, const void* desc, D* out) {
+  const D* in = static_cast<const D*>(desc);
+  if (!in) return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
+  if (in->struct_size < sizeof(D))
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->struct_size=%u is smaller than this descriptor (%zu): set it to sizeof",
+                fn, in->struct_size, sizeof(D));
+  std::memcpy(out, in, sizeof(D));  // a newer caller's larger struct: we read what we know
+  out->struct_size = sizeof(D);
+  return CT_OK;
+}
+
+CTStatus positive_or_default(const char* fn, const char* what, int64_t* v, int64_t dflt) {
+  if (*v < 0) return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->%s=%" PRId64 " is negative", fn, what, *v);
+  if (*v == 0) *v = dflt;
+  return CT_OK;
+}
+CTStatus non_negative(const char* fn, const char* what, int64_t v) {
+  if (v < 0) return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->%s=%" PRId64 " is negative", fn, what, v);
+  return CT_OK;
+}
+CTStatus check_activation(const char* fn, int32_t a) {
+  if (a < CT_ACTIVATION_NONE || a > CT_ACTIVATION_TANH)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->activation=%d is not a CTActivation (0..%d)", fn, a,
+                (int)CT_ACTIVATION_TANH);
+  return CT_OK;
+}
+CTStatus check_epsilon(const char* fn, double e) {
+  if (!(e >= 0) || !std::isfinite(e))
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->epsilon=%g must be finite and >= 0", fn, e);
+  return CT_OK;
+}
+
+CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c) {
+  switch (op_def(op)->desc_type) {
+    case CT_DESC_MATMUL: {
+      if (CTStatus s = load_desc(fn, desc, &c->matmul)) return s;
+      return check_activation(fn, c->matmul.activation);
+    }
+    case CT_DESC_CONV2D: {
+      CTConv2dDesc& d = c->conv;
+      if (CTStatus s = load_desc(fn, desc, &d)) return s;
+      if (d.groups < 0) return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->groups=%d is negative", fn, d.groups);
+      if (d.groups == 0) d.groups = 1;
+      static const char* const st[2] = {"stride[0]", "stride[1]"}, *const dl[2] = {"dilation[0]", "dilation[1]"},
+                               *const pb[2] = {"pad_begin[0]", "pad_begin[1]"}, *const pe[2] = {"pad_end[0]", "pad_end[1]"};
+      for (int i = 0; i < 2; ++i) {
+        if (CTStatus s = positive_or_default(fn, st[i], &d.stride[i], 1)) return s;
+        if (CTStatus s = positive_or_default(fn, dl[i], &d.dilation[i], 1)) return s;
+        if (CTStatus s = non_negative(fn, pb[i], d.pad_begin[i])) return s;
+        if (CTStatus s = non_negative(fn, pe[i], d.pad_end[i])) return s;
+      }
+      if (CTStatus s = check_activation(fn, d.activation)) return s;
+      if (op != CT_OP_CONV2D && d.activation != CT_ACTIVATION_NONE)
+        return fail(CT_ERR_INVALID_ARGUMENT,
+                    "%s: desc->activation=%d but a backward convolution takes no activation (apply its derivative to dy first)",
+                    fn, d.activation);
+      return CT_OK;
+    }
+    case CT_DESC_POOL2D: {
+      CTPool2dDesc& d = c->pool;
+      if (CTStatus s = load_desc(fn, desc, &d)) return s;
+      for (int i = 0; i < 2; ++i) {
+        if (d.kernel[i] < 1)
+          return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->kernel[%d]=%" PRId64 " must be >= 1", fn, i, d.kernel[i]);
+        static const char* const st[2] = {"stride[0]", "stride[1]"}, *const dl[2] = {"dilation[0]", "dilation[1]"},
+                                 *const pb[2] = {"pad_begin[0]", "pad_begin[1]"}, *const pe[2] = {"pad_end[0]", "pad_end[1]"};
+        if (CTStatus s = positive_or_default(fn, st[i], &d.stride[i], d.kernel[i])) return s;
+        if (CTStatus s = positive_or_default(fn, dl[i], &d.dilation[i], 1)) return s;
+        if (CTStatus s = non_negative(fn, pb[i], d.pad_begin[i])) return s;
+        if (CTStatus s = non_negative(fn, pe[i], d.pad_end[i])) return s;
+        const int64_t extent = d.dilation[i] * (d.kernel[i] - 1) + 1;
+        if (d.pad_begin[i] >= extent || d.pad_end[i] >= extent)
+          return fail(CT_ERR_INVALID_ARGUMENT,
+                      "%s: desc->pad_begin[%d]=%" PRId64 " and pad_end[%d]=%" PRId64 " must be smaller than the window (%" PRId64
+                      "): a window of padding only has no value",
+                      fn, i, d.pad_begin[i], i, d.pad_end[i], extent);
+      }
+      d.count_include_pad = d.count_include_pad != 0;
+      return CT_OK;
+    }
+    case CT_DESC_BATCH_NORM: {
+      if (CTStatus s = load_desc(fn, desc, &c->bn)) return s;
+      c->bn.reserved = 0;
+      return check_epsilon(fn, c->bn.epsilon);
+    }
+    case CT_DESC_LAYER_NORM: {
+      if (CTStatus s = load_desc(fn, desc, &c->ln)) return s;
+      if (c->ln.normalized_ndim < 0)
+        return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->normalized_ndim=%d is negative", fn, c->ln.normalized_ndim);
+      if (c->ln.normalized_ndim == 0) c->ln.normalized_ndim = 1;
+      return check_epsilon(fn, c->ln.epsilon);
+    }
+    default:
+      return fail(CT_ERR_INTERNAL, "%s: %s has descriptor type %d, which core does not know", fn, op_def(op)->name,
+                  op_def(op)->desc_type);
+  }
+}
+
+// The descriptor inside c for c's op (what backends and the plan cache see).
+const void* desc_of(const NNCall& c, size_t* size) {
+  switch (op_def(c.op)->desc_type) {
+    case CT_DESC_MATMUL: *size = sizeof c.matmul; return &c.matmul;
+    case CT_DESC_CONV2D: *size = sizeof c.conv; return &c.conv;
+    case CT_DESC_POOL2D: *size = sizeof c.pool; return &c.pool;
+    case CT_DESC_BATCH_NORM: *size = sizeof c.bn; return &c.bn;
+    case CT_DESC_LAYER_NORM: *size = sizeof c.ln; return &c.ln;
+    default: *size = 0; return nullptr;
+  }
+}
+
+// The plugin.h view of a core call, for the backend.
+CTNNCall backend_call(const NNCall& c, const CTensor* const* t, void* stream) {
+  CTNNCall k;
+  std::memset(&k, 0, sizeof k);
+  k.struct_size = sizeof k;
+  k.op = c.op;
+  k.fn = c.fn;
+  k.dt = c.dt;
+  k.num_tensors = c.num_tensors;
+  k.variant = c.variant;
+  for (int i = 0; i < c.num_tensors; ++i) k.t[i] = t[i];
+  k.desc = desc_of(c, &k.desc_size);
+  k.stream = stream;
+  return k;
+}
+
+
+
+// ---- shapes: the output-shape rules of the op rows (CTShapeRule) ------------
+//
+// nn_shapes() says, for every tensor argument whose shape the rule fixes,
+// what that shape is; validation compares the given tensors with it and
+// ct_op_output_info reports the outputs. Extents the inputs do not fix (the
+// input extent of a backward op, a strided kernel) come from `hint`: the
+// caller's tensor when validating, CTOpArgs.extent for the query.
+
+CTStatus want_shape(const char* fn, const char* arg, const CTensor* t, int32_t nd, const int64_t* want,
+                    const char* why) {
+  bool same = t->ndim == nd;
+  for (int32_t i = 0; same && i < nd; ++i) same = t->shape[i] == want[i];
+  if (same) return CT_OK;
+  Shape a, b;
+  return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s but %s needs %s", fn, arg, format_shape(a, sizeof a, t->ndim, t->shape),
+              why, format_shape(b, sizeof b, nd, want));
+}
+
+CTStatus want_ndim(const char* fn, const char* arg, const CTensor* t, int32_t lo, int32_t hi, const char* what) {
+  if (t->ndim >= lo && t->ndim <= hi) return CT_OK;
+  Shape a;
+  return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s has %d dims; %s", fn, arg, format_shape(a, sizeof a, t->ndim, t->shape),
+              t->ndim, what);
+}
+
+// Output extent of a strided window; < 1 when the input is too small.
+int64_t out_extent(int64_t in, int64_t pb, int64_t pe, int64_t dil, int64_t k, int64_t stride) {
+  const int64_t span = in + pb + pe - dil * (k - 1) - 1;
+  return span < 0 ? 0 : span / stride + 1;
+}
+
+// The smallest input extent whose windows give `out` outputs (>= 1 or 0).
+int64_t in_extent(int64_t out, int64_t pb, int64_t pe, int64_t dil, int64_t k, int64_t stride) {
+  const int64_t in = (out - 1) * stride - pb - pe + dil * (k - 1) + 1;
+  return in < 1 ? 0 : in;
+}
+
+void set_expect(Expect* e, int32_t nd, const int64_t* shape, int32_t dt, const char* why) {
+  e->known = true;
+  e->ndim = nd;
+  for (int32_t i = 0; i < nd; ++i) e->shape[i] = shape[i];
+  e->dt = dt;
+  std::snprintf(e->why, sizeof e->why, "%s", why);
+}
+
+CTStatus shapes_matmul(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, Expect* e) {
+  const CTensor *a = t[0], *b = t[1], *bias = t[2];
+  const char* need2 = "matmul needs at least 2 dims (view a vector as (1, K) or (K, 1))";
+  if (CTStatus s = want_ndim(fn, n.name[0], a, 2, CT_MAX_NDIM, need2)) return s;
+  if (CTStatus s = want_ndim(fn, n.name[1], b, 2, CT_MAX_NDIM, need2)) return s;
+  Shape sa, sb;
+  if (a->shape[a->ndim - 1] != b->shape[b->ndim - 2])
+    return fail(CT_ERR_SHAPE_MISMATCH, "%s: a.shape=%s and b.shape=%s: a.shape[%d]=%" PRId64 " != b.shape[%d]=%" PRId64
+                " (the K dims)", fn, format_shape(sa, sizeof sa, a->ndim, a->shape),
+                format_shape(sb, sizeof sb, b->ndim, b->shape), a->ndim - 1, a->shape[a->ndim - 1], b->ndim - 2,
+                b->shape[b->ndim - 2]);
+  const int32_t nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+  int64_t want[CT_MAX_NDIM];
+  for (int32_t i = 0; i < nd - 2; ++i) {
+    const int32_t ia = i - (nd - a->ndim), ib = i - (nd - b->ndim);
+    const int64_t ea = ia >= 0 ? a->shape[ia] : 1, eb = ib >= 0 ? b->shape[ib] : 1;
+    if (ea != eb && ea != 1 && eb != 1)
+      return fail(CT_ERR_SHAPE_MISMATCH, "%s: the batch dims of a.shape=%s and b.shape=%s do not broadcast (%" PRId64
+                  " vs %" PRId64 ")", fn, format_shape(sa, sizeof sa, a->ndim, a->shape),
+                  format_shape(sb, sizeof sb, b->ndim, b->shape), ea, eb);
+    want[i] = ea == 1 ? eb : ea;
+  }
+  want[nd - 2] = a->shape[a->ndim - 2];
+  want[nd - 1] = b->shape[b->ndim - 1];
+  if (bias) {
+    bool ok = bias->ndim <= nd;
+    for (int32_t i = 0; ok && i < bias->ndim; ++i) {
+      const int64_t eb = bias->shape[i], w = want[nd - bias->ndim + i];
+      ok = eb == w || eb == 1;
+    }
+    if (!ok) {
+      Shape sc, so;
+      return fail(CT_ERR_SHAPE_MISMATCH, "%s: bias.shape=%s does not broadcast to out.shape=%s", fn,
+                  format_shape(sc, sizeof sc, bias->ndim, bias->shape), format_shape(so, sizeof so, nd, want));
+    }
+  }
+  set_expect(&e[3], nd, want, c->dt, "a @ b");
+  return CT_OK;
+}
+
+// conv2d and its backwards. Positions follow the rows: conv2d (x, w, bias, y),
+// backward_data (dy, w, dx), backward_weight (x, dy, dw, dbias).
+CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, const int64_t* hint,
+                     Expect* e) {
+  const CTConv2dDesc& d = c->conv;
+  const int32_t rule = op_def(c->op)->shape_rule;
+  const int ix = rule == CT_SHAPE_CONV2D_BACKWARD_DATA ? 2 : 0;
+  const int iw = rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT ? 2 : 1;
+  const int iy = rule == CT_SHAPE_CONV2D ? 3 : rule == CT_SHAPE_CONV2D_BACKWARD_DATA ? 0 : 1;
+  const char* four = "conv2d takes 4-d (N, C, H, W) data and (K, C/groups, R, S) weights";
+  for (int i : {ix, iw, iy})
+    if (t[i] && i < n.inputs)
+      if (CTStatus s = want_ndim(fn, n.name[i], t[i], 4, 4, four)) return s;
+  const int64_t g = d.groups;
+  int64_t x[4], w[4], y[4];
+  auto groups_error = [&]() {
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->groups=%d must divide the channels C=%" PRId64 " (%s.shape[1]) and K=%" PRId64
+                " (%s.shape[0])", fn, d.groups, x[1], n.name[ix], w[0], n.name[iw]);
+  };
+  if (rule != CT_SHAPE_CONV2D_BACKWARD_WEIGHT) {  // w is an input: K, C/g, R, S
+    for (int i = 0; i < 4; ++i) w[i] = t[iw]->shape[i];
+    if (w[2] < 1 || w[3] < 1) {
+      Shape sw;
+      return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s has an empty kernel", fn, n.name[iw], format_shape(sw, sizeof sw, 4, w));
+    }
+  }
+  if (rule == CT_SHAPE_CONV2D_BACKWARD_DATA) {  // dx from dy and w: C = w[1] * g, H from the hint or the smallest
+    for (int i = 0; i < 4; ++i) y[i] = t[iy]->shape[i];
+    x[0] = y[0];
+    x[1] = w[1] * g;
+    for (int k = 0; k < 2; ++k)
+      x[2 + k] = hint && hint[k] > 0 ? hint[k]
+                                     : in_extent(y[2 + k], d.pad_begin[k], d.pad_end[k], d.dilation[k], w[2 + k], d.stride[k]);
+  } else {
+    for (int i = 0; i < 4; ++i) x[i] = t[ix]->shape[i];
+  }
+  if (rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT) {  // dw from x and dy: K from dy, R and S from the hint or unique
+    for (int i = 0; i < 4; ++i) y[i] = t[iy]->shape[i];
+    w[0] = y[1];
+    if (x[1] % g != 0) return groups_error();
+    w[1] = x[1] / g;
+    for (int k = 0; k < 2; ++k) {
+      if (hint && hint[k] > 0) {
+        w[2 + k] = hint[k];
+        continue;
+      }
+      // dil * (R - 1) lies in [B - (stride - 1), B], B = H + pads - 1 - (P - 1) * stride
+      const int64_t B = x[2 + k] + d.pad_begin[k] + d.pad_end[k] - 1 - (y[2 + k] - 1) * d.stride[k];
+      const int64_t A = B - (d.stride[k] - 1) < 0 ? 0 : B - (d.stride[k] - 1);
+      const int64_t lo = (A + d.dilation[k] - 1) / d.dilation[k], hi = B < 0 ? -1 : B / d.dilation[k];
+      if (lo != hi)
+        return fail(CT_ERR_INVALID_ARGUMENT,
+                    "%s: the kernel extent along dim %d is not fixed by %s and %s (%s with stride %" PRId64
+                    "): give it (CTOpArgs.extent, or dw's shape)",
+                    fn, 2 + k, n.name[ix], n.name[iy], lo > hi ? "none fits" : "several fit", d.stride[k]);
+      w[2 + k] = lo + 1;
+    }
+  }
+  {
+    const int64_t K = w[0], C = x[1];
+    if (C % g != 0 || K % g != 0) return groups_error();
+    if (w[1] != C / g) {
+      Shape sw;
+      return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s but C/groups = %" PRId64 "/%d = %" PRId64 " input channels per group",
+                  fn, n.name[iw], format_shape(sw, sizeof sw, 4, w), C, d.groups, C / g);
+    }
+  }
+  const int64_t P = out_extent(x[2], d.pad_begin[0], d.pad_end[0], d.dilation[0], w[2], d.stride[0]);
+  const int64_t Q = out_extent(x[3], d.pad_begin[1], d.pad_end[1], d.dilation[1], w[3], d.stride[1]);
+  if (P < 1 || Q < 1 || x[2] < 1 || x[3] < 1) {
+    Shape sx;
+    return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s is smaller than the dilated kernel (%" PRId64 "x%" PRId64 ") with this padding",
+                fn, n.name[ix], format_shape(sx, sizeof sx, 4, x), d.dilation[0] * (w[2] - 1) + 1,
+                d.dilation[1] * (w[3] - 1) + 1);
+  }
+  const int64_t want[4] = {x[0], w[0], P, Q};
+  char why[64];
+  std::snprintf(why, sizeof why, "conv2d of %s and %s", n.name[ix], n.name[iw]);
+  set_expect(&e[iy], 4, want, c->dt, why);
+  if (rule == CT_SHAPE_CONV2D_BACKWARD_DATA) set_expect(&e[ix], 4, x, c->dt, "conv2d_backward_data of dy and w");
+  if (rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT) set_expect(&e[iw], 4, w, c->dt, "conv2d_backward_weight of x and dy");
+  const int ib = rule == CT_SHAPE_CONV2D ? 2 : rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT ? 3 : -1;
+  if (ib >= 0) {
+    const int64_t kb[1] = {w[0]};
+    set_expect(&e[ib], 1, kb, c->dt, "one value per output channel");
+    if (ib < n.inputs) e[ib].any_dtype = true;  // bias: the data dtype or float32, checked with the dtypes
+  }
+  return CT_OK;
+}
+
+// Pooling: forward (x, y, indices?) or (x, y); backward (dy, indices, dx) or (dy, dx).
+CTStatus shapes_pool(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, const int64_t* hint,
+                     Expect* e) {
+  const CTPool2dDesc& d = c->pool;
+  const bool fwd = op_def(c->op)->shape_rule == CT_SHAPE_POOL2D;
+  const int ix = fwd ? 0 : n.count - 1, iy = fwd ? 1 : 0;
+  int ii = -1;
+  for (int i = 0; i < n.count; ++i)
+    if (n.role[i] == CT_ROLE_INDEX) ii = i;
+  const char* four = "pooling takes 4-d (N, C, H, W) tensors";
+  const int isrc = fwd ? ix : iy;  // the input that fixes the rest
+  if (CTStatus s = want_ndim(fn, n.name[isrc], t[isrc], 4, 4, four)) return s;
+  int64_t x[4];
+  if (fwd) {
+    for (int i = 0; i < 4; ++i) x[i] = t[ix]->shape[i];
+  } else {
+    const CTensor* dy = t[iy];
+    x[0] = dy->shape[0];
+    x[1] = dy->shape[1];
+    for (int k = 0; k < 2; ++k)
+      x[2 + k] = hint && hint[k] > 0 ? hint[k]
+                                     : in_extent(dy->shape[2 + k], d.pad_begin[k], d.pad_end[k], d.dilation[k], d.kernel[k], d.stride[k]);
+  }
+  const int64_t P = out_extent(x[2], d.pad_begin[0], d.pad_end[0], d.dilation[0], d.kernel[0], d.stride[0]);
+  const int64_t Q = out_extent(x[3], d.pad_begin[1], d.pad_end[1], d.dilation[1], d.kernel[1], d.stride[1]);
+  if (P < 1 || Q < 1 || x[2] < 1 || x[3] < 1) {
+    Shape sx;
+    return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s is smaller than the window (%" PRId64 "x%" PRId64 ") with this padding", fn,
+                n.name[ix], format_shape(sx, sizeof sx, 4, x), d.kernel[0], d.kernel[1]);
+  }
+  const int64_t want[4] = {x[0], x[1], P, Q};
+  char why[64];
+  std::snprintf(why, sizeof why, "pooling %s", n.name[ix]);
+  set_expect(&e[iy], 4, want, c->dt, why);
+  if (ii >= 0) set_expect(&e[ii], 4, want, CT_DT_INT64, why);
+  if (!fwd) set_expect(&e[ix], 4, x, c->dt, "the pooling backward of dy");
+  return CT_OK;
+}
+
+// Norms: data tensors have x's shape; statistics one value per channel
+// (batch norm) or x's shape without the normalized axes (layer norm, which
+// also takes them with those axes kept as 1); scale and shift one value per
+// channel or the normalized axes' shape.
+CTStatus shapes_norm(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, Expect* e) {
+  const bool ln = op_def(c->op)->desc_type == CT_DESC_LAYER_NORM;
+  const CTensor* x = t[0];
+  int64_t stat_shape[CT_MAX_NDIM], ch_shape[CT_MAX_NDIM];
+  int32_t stat_nd, ch_nd;
+  if (ln) {
+    const int32_t k = c->ln.normalized_ndim;
+    if (x->ndim < 1 || k > x->ndim)
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->normalized_ndim=%d but x has %d dims", fn, k, x->ndim);
+    stat_nd = x->ndim - k;
+    ch_nd = k;
+    for (int32_t i = 0; i < x->ndim; ++i) (i < stat_nd ? stat_shape[i] : ch_shape[i - stat_nd]) = x->shape[i];
+  } else {
+    if (CTStatus s = want_ndim(fn, n.name[0], x, 2, 5, "batch_norm takes (N, C, ...) data with 2 to 5 dims")) return s;
+    stat_nd = ch_nd = 1;
+    stat_shape[0] = ch_shape[0] = x->shape[1];
+  }
+  for (int i = 1; i < n.count; ++i) {
+    if (n.role[i] == CT_ROLE_DATA) {
+      set_expect(&e[i], x->ndim, x->shape, c->dt, "the shape of x");
+      continue;
+    }
+    const bool per_row = n.role[i] == CT_ROLE_STAT;
+    set_expect(&e[i], per_row ? stat_nd : ch_nd, per_row ? stat_shape : ch_shape, CT_DT_FLOAT32,
+               ln ? (per_row ? "layer_norm's statistics (x's shape without the normalized axes)"
+                             : "layer_norm (the normalized axes of x)")
+                  : "batch_norm (one value per channel, x.shape[1])");
+    if (ln && per_row) {  // the keep-dims form: (..., 1, ..., 1)
+      e[i].has_keep = true;
+      e[i].keep_ndim = x->ndim;
+      for (int32_t j = 0; j < x->ndim; ++j) e[i].keep[j] = j < stat_nd ? stat_shape[j] : 1;
+    }
+  }
+  return CT_OK;
+}
+
+CTStatus nn_shapes(const char* fn, const NNCall* c, const CTensor* const* t, const int64_t* hint, Expect* e) {
+  const OpDef* def = op_def(c->op);
+  const Names& n = names_of(c->op);
+  for (int i = 0; i < n.count; ++i) e[i] = Expect();
+  switch (def->shape_rule) {
+    case CT_SHAPE_MATMUL: return shapes_matmul(fn, c, n, t, e);
+    case CT_SHAPE_CONV2D:
+    case CT_SHAPE_CONV2D_BACKWARD_DATA:
+    case CT_SHAPE_CONV2D_BACKWARD_WEIGHT: return shapes_conv(fn, c, n, t, hint, e);
+    case CT_SHAPE_POOL2D:
+    case CT_SHAPE_POOL2D_BACKWARD: return shapes_pool(fn, c, n, t, hint, e);
+    case CT_SHAPE_NORM: return shapes_norm(fn, c, n, t, e);
+    default:
+      return fail(CT_ERR_INTERNAL, "%s: %s has shape rule %d, which core's NN shape rules do not know", fn, def->name,
+                  def->shape_rule);
+  }
+}
+
+// The given tensors against the rule's shapes; the caller's outputs give
+// the extents the inputs leave open.
+CTStatus check_shapes(const char* fn, const NNCall* c, const Names& n) {
+  int64_t hint[2] = {0, 0};
+  const int32_t rule = op_def(c->op)->shape_rule;
+  const int ih = rule == CT_SHAPE_CONV2D_BACKWARD_DATA || rule == CT_SHAPE_POOL2D_BACKWARD ? n.count - 1
+                 : rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT                              ? 2
+                                                                                        : -1;
+  if (ih >= 0 && c->t[ih] && c->t[ih]->ndim == 4) hint[0] = c->t[ih]->shape[2], hint[1] = c->t[ih]->shape[3];
+  Expect e[kMaxTensors];
+  if (CTStatus s = nn_shapes(fn, c, c->t, ih >= 0 ? hint : nullptr, e)) return s;
+  for (int i = 0; i < n.count; ++i) {
+    const CTensor* t = c->t[i];
+    if (!t || !e[i].known) continue;
+    if (e[i].has_keep && t->ndim == e[i].keep_ndim) {
+      if (CTStatus s = want_shape(fn, n.name[i], t, e[i].keep_ndim, e[i].keep, e[i].why)) return s;
+      continue;
+    }
+    if (CTStatus s = want_shape(fn, n.name[i], t, e[i].ndim, e[i].shape, e[i].why)) return s;
+  }
+  return CT_OK;
+}
+
+bool same_device(CTDevice a, CTDevice b) { return a.device_type == b.device_type && a.device_id == b.device_id; }
+
+// Everything about a call except the data: the tensors' facts, the
+// descriptor, the backend. With data = false, data pointers are not read.
+CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* const* t, int32_t num, void* stream,
+                  bool data, NNCall* c, const CTKernelInterface** kern) {
+  const OpDef* def = op_def(op);
+  if (!def) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
+  if (def->kind != CT_KIND_NN)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not an NN op: call %s", fn, op, def->name,
+                kind_entry(def->kind));
+  const Names& n = names_of(op);
+  if (num != n.count)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s takes %d tensors (%s), got num_tensors=%d", fn, def->name, n.count,
+                def->tensor_names, num);
+  std::memset(c, 0, sizeof *c);
+  c->fn = fn;
+  c->op = op;
+  c->num_tensors = num;
+  if (CTStatus s = load_op_desc(fn, op, desc, c)) return s;
+  TensorFacts f[kMaxTensors];
+  for (int i = 0; i < num; ++i) {
+    if (!t[i]) {
+      if (n.optional[i]) continue;
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s is NULL (only the arguments marked optional may be)", fn, n.name[i]);
+    }
+    if (data) {
+      if (CTStatus s = check_tensor(fn, n.name[i], t[i], &f[i])) return s;
+    } else {  // shapes only: a stand-in address that passes the data checks
+      CTensor v = *t[i];
+      v.data = reinterpret_cast<void*>(uintptr_t(4096));
+      v.byte_offset = 0;
+      if (CTStatus s = check_tensor(fn, n.name[i], &v, &f[i])) return s;
+    }
+    c->t[i] = t[i];
+  }
+  for (int i = 1; i < num; ++i)
+    if (t[i] && !same_device(t[i]->device, t[0]->device))
+      return fail(CT_ERR_DEVICE_MISMATCH, "%s: %s.device=(%d,%d) differs from %s.device=(%d,%d)", fn, n.name[i],
+                  t[i]->device.device_type, t[i]->device.device_id, n.name[0], t[0]->device.device_type,
+                  t[0]->device.device_id);
+  const Backend* backend = nullptr;
+  char what[40];
+  std::snprintf(what, sizeof what, "%s.device", n.name[0]);
+  if (CTStatus s = check_device(fn, what, t[0]->device, &backend)) return s;
+  c->device_id = t[0]->device.device_id;
+  // dtypes
+  const int32_t dt = f[0].dt;
+  c->dt = dt;
+  for (int i = 1; i < num; ++i) {
+    if (!t[i]) continue;
+    const int32_t r = n.role[i];
+    const int32_t got = f[i].dt;
+    if (r == CT_ROLE_DATA && got != dt)
+      return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s differs from %s.dtype=%s", fn, n.name[i], dtype_name(got),
+                  n.name[0], dtype_name(dt));
+    if ((r == CT_ROLE_STAT || r == CT_ROLE_PARAM) && got != CT_DT_FLOAT32)
+      return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s but statistics, scale and shift are float32 for every data dtype",
+                  fn, n.name[i], dtype_name(got));
+    if (r == CT_ROLE_BIAS && got != dt && got != CT_DT_FLOAT32)
+      return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s but a bias has the data dtype (%s) or float32", fn, n.name[i],
+                  dtype_name(got), dtype_name(dt));
+    if (r == CT_ROLE_INDEX && got != CT_DT_INT64)
+      return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s but max-pool indices are int64", fn, n.name[i], dtype_name(got));
+  }
+  if (!(def->dtypes & (1u << dt)))
+    return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, def->name, dtype_name(dt), def->dtype_rule);
+  {
+    const CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, CT_KIND_NN, dt, dt, c->device_id};
+    if (CTStatus s = find_kernels(backend, q, kern)) return s;
+  }
+  // shapes, by the op's shape rule
+  if (CTStatus s = check_shapes(fn, c, n)) return s;
+  // outputs: a layout that can be written, apart from every other tensor
+  for (int i = n.inputs; i < num; ++i) {
+    if (!t[i]) continue;
+    if (CTStatus s2 = check_output_layout(fn, n.name[i], t[i])) return s2;
+    if (!data) continue;
+    for (int j = 0; j < num; ++j) {
+      if (j == i || !t[j] || !ranges_meet(f[i], f[j])) continue;
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s (bytes [%p, %p)) overlaps %s (bytes [%p, %p)); NN ops do not run in place",
+                  fn, n.name[i], (void*)f[i].lo, (void*)f[i].hi, n.name[j], (void*)f[j].lo, (void*)f[j].hi);
+    }
+  }
+  // The stream is the device's to judge; what distinguishes plans for it
+  // (the CPU: its thread count) is the kernels' to say.
+  if (CTStatus s2 = check_stream(backend, fn, c->device_id, stream)) return s2;
+  c->variant = 0;
+  if ((*kern)->nn_variant)
+    if (CTStatus s2 = (*kern)->nn_variant(fn, c->device_id, stream, &c->variant)) return s2;
+  return CT_OK;
+}
+
+}  // namespace ct

@@ -1,0 +1,167 @@
+// shape.cc — ct_op_output_info: the shape and dtype of every output of any
+// op, from the op's row (its tensor roles, output-dtype rule and shape rule)
+// and the same rules validation applies, so that the C++ wrapper, the
+// Python module and framework adapters never re-derive an op's rules.
+#include <cstring>
+
+#include "core/api_internal.h"
+#include "core/error.h"
+#include "core/nn_internal.h"
+#include "core/registry.h"
+#include "core/validate.h"
+
+namespace ct {
+namespace {
+
+void set_out(CTOutputInfo* o, int32_t nd, const int64_t* shape, int32_t dt) {
+  std::memset(o, 0, sizeof *o);
+  o->ndim = nd;
+  for (int32_t i = 0; i < nd; ++i) o->shape[i] = shape[i];
+  o->dtype = dtype_of(dt);
+}
+
+CTStatus output_info(const char* fn, int32_t op, const CTOpArgs& a, const CTensor* const* in, int32_t nin,
+                     CTOutputInfo* outs, int32_t nout) {
+  const OpDef* d = op_def(op);
+  if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
+  if (nin != d->num_inputs)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s takes %d input(s) (of %s), got num_inputs=%d", fn, d->name,
+                d->num_inputs, d->tensor_names, nin);
+  if (nout != d->num_tensors - d->num_inputs)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s has %d output(s) (of %s), got num_outputs=%d", fn, d->name,
+                d->num_tensors - d->num_inputs, d->tensor_names, nout);
+  if (nin > 0 && !in) return fail(CT_ERR_INVALID_ARGUMENT, "%s: inputs is NULL", fn);
+  if (!outs) return fail(CT_ERR_INVALID_ARGUMENT, "%s: outputs is NULL", fn);
+  // The inputs: valid descriptions (data is not read), dtypes by role.
+  TensorFacts f[kMaxTensors];
+  int32_t dt = -1;
+  for (int32_t i = 0; i < nin; ++i) {
+    if (!in[i]) {
+      if ((d->optional_mask >> i) & 1u) continue;
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s is NULL (only the arguments marked optional may be)", fn,
+                  d->tensor[i]);
+    }
+    CTensor v = *in[i];
+    v.data = reinterpret_cast<void*>(uintptr_t(4096));
+    v.byte_offset = 0;
+    if (CTStatus s = check_tensor(fn, d->tensor[i], &v, &f[i])) return s;
+    if (d->role[i] == CT_ROLE_DATA && dt < 0) dt = f[i].dt;
+  }
+  for (int32_t i = 0; i < nin; ++i) {
+    if (!in[i]) continue;
+    const int32_t got = f[i].dt, r = d->role[i];
+    const bool ok = r == CT_ROLE_DATA    ? got == dt
+                    : r == CT_ROLE_COND  ? got == CT_DT_BOOL
+                    : r == CT_ROLE_STAT || r == CT_ROLE_PARAM ? got == CT_DT_FLOAT32
+                    : r == CT_ROLE_BIAS  ? got == dt || got == CT_DT_FLOAT32
+                    : r == CT_ROLE_INDEX ? got == CT_DT_INT64
+                                         : true;
+    if (!ok)
+      return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s does not fit %s's rule for it (data dtype %s)", fn,
+                  d->tensor[i], dtype_name(got), d->name, dt >= 0 ? dtype_name(dt) : "?");
+  }
+  if (dt < 0) return fail(CT_ERR_INTERNAL, "%s: %s has no data input in its row", fn, d->name);
+  if (!(d->dtypes & (1u << dt)))
+    return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
+  // The output dtype (one output for every kind but NN).
+  int32_t out_dt = output_dtype(d->output, dt);
+  if (d->output == CT_OUTPUT_ANY) {
+    char buf[64];
+    out_dt = dtype_index(a.dtype);
+    if (out_dt < 0)
+      return fail(CT_ERR_UNSUPPORTED, "%s: args->dtype=%s is not a dtype ctensor supports", fn,
+                  describe_dtype(buf, sizeof buf, a.dtype));
+  }
+  CTOutputInfo res[kMaxTensors];
+  int64_t shape[CT_MAX_NDIM];
+  int32_t nd = 0;
+  const CTensor* x = in[0];
+  switch (d->shape_rule) {
+    case CT_SHAPE_SAME: {
+      if (d->kind == CT_KIND_ALONG_AXIS) {
+        const int32_t r = x->ndim > 0 ? x->ndim : 1;
+        if (a.axis < -r || a.axis >= r)
+          return fail(CT_ERR_INVALID_ARGUMENT, "%s: args->axis=%d is outside [-%d, %d) for x.ndim=%d", fn, a.axis, r, r,
+                      x->ndim);
+      }
+      set_out(&res[0], x->ndim, x->shape, out_dt);
+      break;
+    }
+    case CT_SHAPE_BROADCAST: {
+      if (CTStatus s = broadcast(fn, in, d->tensor, nin, shape, &nd)) return s;
+      set_out(&res[0], nd, shape, out_dt);
+      break;
+    }
+    case CT_SHAPE_REDUCE: {
+      uint32_t mask = 0;
+      int64_t count = 0, outer = 0;
+      if (CTStatus s = reduce_shape(fn, x, a.axes, a.num_axes, a.keepdims, &mask, shape, &nd, &count, &outer)) return s;
+      set_out(&res[0], nd, shape, out_dt);
+      break;
+    }
+    default: {
+      if (d->kind != CT_KIND_NN)
+        return fail(CT_ERR_INTERNAL, "%s: %s has shape rule %d, which the shape query does not know", fn, d->name,
+                    d->shape_rule);
+      NNCall c;
+      std::memset(&c, 0, sizeof c);
+      c.fn = fn;
+      c.op = op;
+      c.dt = dt;
+      c.num_tensors = d->num_tensors;
+      if (CTStatus s = load_op_desc(fn, op, a.desc, &c)) return s;
+      for (int32_t i = 0; i < nin; ++i) c.t[i] = in[i];
+      Expect e[kMaxTensors];
+      const bool hinted = a.extent[0] > 0 || a.extent[1] > 0;
+      if (a.extent[0] < 0 || a.extent[1] < 0)
+        return fail(CT_ERR_INVALID_ARGUMENT, "%s: args->extent={%lld, %lld} has a negative extent", fn,
+                    (long long)a.extent[0], (long long)a.extent[1]);
+      if (CTStatus s = nn_shapes(fn, &c, c.t, hinted ? a.extent : nullptr, e)) return s;
+      // Inputs the rule fixes (max-pool indices, norm statistics) must agree, as in the call.
+      for (int32_t i = 0; i < nin; ++i) {
+        if (!in[i] || !e[i].known) continue;
+        bool same = in[i]->ndim == e[i].ndim;
+        for (int32_t k = 0; same && k < e[i].ndim; ++k) same = in[i]->shape[k] == e[i].shape[k];
+        bool keep = e[i].has_keep && in[i]->ndim == e[i].keep_ndim;
+        for (int32_t k = 0; keep && k < e[i].keep_ndim; ++k) keep = in[i]->shape[k] == e[i].keep[k];
+        if (!same && !keep) {
+          Shape sg, sw;
+          return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s but %s needs %s", fn, d->tensor[i],
+                      format_shape(sg, sizeof sg, in[i]->ndim, in[i]->shape), e[i].why,
+                      format_shape(sw, sizeof sw, e[i].ndim, e[i].shape));
+        }
+      }
+      for (int32_t j = 0; j < nout; ++j) {
+        const Expect& o = e[nin + j];
+        if (!o.known)
+          return fail(CT_ERR_INTERNAL, "%s: %s's shape rule leaves output %s open", fn, d->name, d->tensor[nin + j]);
+        set_out(&res[j], o.ndim, o.shape, o.dt);
+      }
+      break;
+    }
+  }
+  for (int32_t j = 0; j < nout; ++j) outs[j] = res[j];  // written only on success
+  return CT_OK;
+}
+
+}  // namespace
+}  // namespace ct
+
+extern "C" {
+
+CT_API CTStatus ct_op_output_info(int32_t op, const CTOpArgs* args, const CTensor* const* inputs,
+                                  int32_t num_inputs, CTOutputInfo* outputs, int32_t num_outputs) {
+  CT_API_BEGIN("ct_op_output_info")
+  CTOpArgs a;
+  std::memset(&a, 0, sizeof a);
+  if (args) {
+    if (args->struct_size < offsetof(CTOpArgs, axes) || args->struct_size > 65536)
+      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_output_info: args->struct_size=%u is not that of a CTOpArgs (%zu)",
+                      args->struct_size, sizeof(CTOpArgs));
+    std::memcpy(&a, args, args->struct_size < sizeof a ? args->struct_size : sizeof a);
+  }
+  return ct::output_info(ct_fn_name_, op, a, inputs, num_inputs, outputs, num_outputs);
+  CT_API_END()
+}
+
+}  // extern "C"
