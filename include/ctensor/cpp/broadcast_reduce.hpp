@@ -95,121 +95,37 @@ class Axes {
 };
 
 namespace detail {
-// NumPy's broadcast of two shapes; false (and the first failing output dim)
-// when they do not broadcast.
-inline bool try_broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                          std::vector<int64_t>& out, size_t* bad_dim) {
-  const size_t n = a.size() > b.size() ? a.size() : b.size();
-  out.assign(n, 1);
-  for (size_t d = 0; d < n; ++d) {
-    const int64_t ea = d + a.size() >= n ? a[d + a.size() - n] : 1;
-    const int64_t eb = d + b.size() >= n ? b[d + b.size() - n] : 1;
-    if (ea == eb || eb == 1) {
-      out[d] = ea;
-    } else if (ea == 1) {
-      out[d] = eb;
-    } else {
-      if (bad_dim) *bad_dim = d;
-      return false;
-    }
-  }
-  return true;
+// ct_op_output_info's arguments of a reduction over @p axes.
+inline CTOpArgs reduce_args(const Axes& axes, bool keepdims) noexcept {
+  CTOpArgs args = op_args();
+  args.axes = axes.c_axes();
+  args.num_axes = axes.c_num_axes();
+  args.keepdims = keepdims ? 1 : 0;
+  return args;
 }
-
-inline std::string broadcast_message(const char* who, const std::vector<int64_t>& a,
-                                     const std::vector<int64_t>& b) {
-  std::vector<int64_t> ignored;
-  size_t d = 0;
-  try_broadcast(a, b, ignored, &d);
-  const size_t n = a.size() > b.size() ? a.size() : b.size();
-  const int64_t ea = d + a.size() >= n ? a[d + a.size() - n] : 1;
-  const int64_t eb = d + b.size() >= n ? b[d + b.size() - n] : 1;
-  return std::string(who) + ": b.shape=" + dims_str(b) + " does not broadcast with a.shape=" +
-         dims_str(a) + " (dim " + std::to_string(d) + ": " +
-         std::to_string(static_cast<long long>(eb)) + " vs " +
-         std::to_string(static_cast<long long>(ea)) + ")";
-}
-
-// The shape a reduction of @p shape over @p axes gives; false for a bad or
-// repeated axis (the message says which).
-inline bool try_reduce_shape(const std::vector<int64_t>& shape, const Axes& axes, bool keepdims,
-                             std::vector<int64_t>& out, std::string* why) {
-  const int64_t nd = static_cast<int64_t>(shape.size());
-  bool reduced[CT_MAX_NDIM] = {false};
-  if (nd > CT_MAX_NDIM) {
-    if (why) *why = "ndim " + std::to_string(static_cast<long long>(nd)) + " exceeds CT_MAX_NDIM";
-    return false;
-  }
-  if (axes.is_all()) {
-    for (int64_t d = 0; d < nd; ++d) reduced[d] = true;
-  } else {
-    for (size_t k = 0; k < axes.values().size(); ++k) {
-      const int64_t a = axes.values()[k];
-      if (a < -nd || a >= nd) {
-        if (why)
-          *why = "axis " + std::to_string(static_cast<long long>(a)) +
-                 " is out of range for ndim=" + std::to_string(static_cast<long long>(nd));
-        return false;
-      }
-      const int64_t w = a < 0 ? a + nd : a;
-      if (reduced[w]) {
-        if (why) *why = "axis " + std::to_string(static_cast<long long>(w)) + " is repeated";
-        return false;
-      }
-      reduced[w] = true;
-    }
-  }
-  out.clear();
-  for (int64_t d = 0; d < nd; ++d) {
-    if (!reduced[d])
-      out.push_back(shape[static_cast<size_t>(d)]);
-    else if (keepdims)
-      out.push_back(1);
-  }
-  return true;
-}
-
-// A 0-d output the library validates against and never writes (it fails
-// before the first write): used to let ct_binary / ct_reduce word the error
-// for arguments the wrapper cannot size an output for.
-struct ScratchOut {
-  double mem[2];  // 16 bytes, 8-aligned: room for any supported element
-  CTensor c;
-  ScratchOut(CTDataType dt, CTDevice device) {
-    mem[0] = mem[1] = 0;
-    c.data = mem;
-    c.device = device;
-    c.ndim = 0;
-    c.dtype = dt;
-    c.shape = nullptr;
-    c.strides = nullptr;
-    c.byte_offset = 0;
-  }
-};
 }  // namespace detail
 
-/** NumPy's broadcast of shapes @p a and @p b: aligned at the last dim, each
- *  pair of extents equal or one of them 1. Throws CT_ERR_SHAPE_MISMATCH
- *  naming both shapes and the dim. */
+/** NumPy's broadcast of shapes @p a and @p b (aligned at the last dim, each
+ *  pair of extents equal or one of them 1), as the library computes it for
+ *  ct::add (ct_op_output_info). Throws CT_ERR_SHAPE_MISMATCH with the
+ *  library's message, naming both shapes. */
 inline std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a,
                                             const std::vector<int64_t>& b) {
-  std::vector<int64_t> out;
-  if (!detail::try_broadcast(a, b, out, nullptr))
-    detail::fail(CT_ERR_SHAPE_MISMATCH, detail::broadcast_message("ct::broadcast_shape", a, b));
-  return out;
+  const TensorView va(nullptr, dtype::float32, a), vb(nullptr, dtype::float32, b);
+  const CTensor* in[2] = {&va.c(), &vb.c()};
+  return detail::shape_of(detail::output1(CT_OP_ADD, in, 2, nullptr));
 }
 
 /** The shape a reduction of @p shape over @p axes gives (reduced dims removed,
- *  or set to 1 with @p keepdims). Throws CT_ERR_INVALID_ARGUMENT for an axis
- *  out of [-ndim, ndim) or a repeated one. */
+ *  or set to 1 with @p keepdims), as the library computes it for ct::sum
+ *  (ct_op_output_info). Throws CT_ERR_INVALID_ARGUMENT with the library's
+ *  message for an axis out of [-ndim, ndim) or a repeated one. */
 inline std::vector<int64_t> reduce_shape(const std::vector<int64_t>& shape, const Axes& axes,
                                          bool keepdims = false) {
-  std::vector<int64_t> out;
-  std::string why;
-  if (!detail::try_reduce_shape(shape, axes, keepdims, out, &why))
-    detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::reduce_shape: shape " + detail::dims_str(shape) +
-                                              ", axes " + axes.str() + ": " + why);
-  return out;
+  const TensorView v(nullptr, dtype::float32, shape);
+  const CTensor* in[1] = {&v.c()};
+  const CTOpArgs args = detail::reduce_args(axes, keepdims);
+  return detail::shape_of(detail::output1(CT_OP_SUM, in, 1, &args));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -224,21 +140,14 @@ inline void binary(int32_t op, const TensorView& a, const TensorView& b, const T
   CTensor o = out.c();
   check(ct_binary(op, &a.c(), &b.c(), &o, stream));
 }
-/** op(a, b) into a new compact tensor of the broadcast shape on a's device,
- *  with the op's output dtype (ct::output_dtype). Shapes that do not
- *  broadcast throw CT_ERR_SHAPE_MISMATCH with the library's message. */
+/** op(a, b) into a new compact tensor on a's device, of the shape and dtype
+ *  the library says (ct_op_output_info: the broadcast shape, the op's output
+ *  dtype). Shapes that do not broadcast, and dtypes the op rejects, throw
+ *  ct::Error with the library's message. */
 inline Tensor binary(int32_t op, const TensorView& a, const TensorView& b,
                      void* stream = nullptr) {
-  std::vector<int64_t> shape;
-  const CTDataType odt = output_dtype(op, a.dtype());
-  if (!detail::try_broadcast(a.shape(), b.shape(), shape, nullptr)) {
-    // Nothing to allocate: let the library validate (against a scratch out it
-    // never writes) so the error is its own, then fall back to ours.
-    detail::ScratchOut scratch(odt, a.device());
-    check(ct_binary(op, &a.c(), &b.c(), &scratch.c, stream));
-    detail::fail(CT_ERR_SHAPE_MISMATCH, detail::broadcast_message("ct::binary", a.shape(), b.shape()));
-  }
-  Tensor out = Tensor::empty(shape, odt, a.device());
+  const CTensor* in[2] = {&a.c(), &b.c()};
+  Tensor out = detail::empty_for(detail::output1(op, in, 2, nullptr), a.device());
   binary(op, a, b, out, stream);
   return out;
 }
@@ -253,24 +162,15 @@ inline void reduce(int32_t op, const TensorView& x, const Axes& axes, bool keepd
                   params.empty() ? nullptr : params.data(), static_cast<int32_t>(params.size()),
                   &o, stream));
 }
-/** op(x) reduced over @p axes into a new compact tensor on x's device, with
- *  the op's output dtype. A bad or repeated axis throws
- *  CT_ERR_INVALID_ARGUMENT with the library's message. */
+/** op(x) reduced over @p axes into a new compact tensor on x's device, of
+ *  the shape and dtype the library says (ct_op_output_info). A bad or
+ *  repeated axis throws CT_ERR_INVALID_ARGUMENT with the library's message. */
 inline Tensor reduce(int32_t op, const TensorView& x, const Axes& axes = Axes::all(),
                      bool keepdims = false, const std::vector<double>& params = std::vector<double>(),
                      void* stream = nullptr) {
-  std::vector<int64_t> shape;
-  const CTDataType odt = output_dtype(op, x.dtype());
-  std::string why;
-  if (!detail::try_reduce_shape(x.shape(), axes, keepdims, shape, &why)) {
-    detail::ScratchOut scratch(odt, x.device());
-    check(ct_reduce(op, &x.c(), axes.c_axes(), axes.c_num_axes(), keepdims ? 1 : 0,
-                    params.empty() ? nullptr : params.data(), static_cast<int32_t>(params.size()),
-                    &scratch.c, stream));
-    detail::fail(CT_ERR_INVALID_ARGUMENT, "ct::reduce: x.shape=" + detail::dims_str(x.shape()) +
-                                              ", axes " + axes.str() + ": " + why);
-  }
-  Tensor out = Tensor::empty(shape, odt, x.device());
+  const CTensor* in[1] = {&x.c()};
+  const CTOpArgs args = detail::reduce_args(axes, keepdims);
+  Tensor out = detail::empty_for(detail::output1(op, in, 1, &args), x.device());
   reduce(op, x, axes, keepdims, params, out, stream);
   return out;
 }
@@ -296,10 +196,12 @@ inline void along_axis(int32_t op, const TensorView& x, int64_t axis, const Tens
   CTensor o = out.c();
   check(ct_along_axis(op, &x.c(), detail::axis32(axis), &o, stream));
 }
-/** op(x) along @p axis into a new compact tensor of x's shape, with the op's
- *  output dtype. */
+/** op(x) along @p axis into a new compact tensor (x's shape), of the dtype
+ *  the library says (ct_op_output_info, which also checks the axis). */
 inline Tensor along_axis(int32_t op, const TensorView& x, int64_t axis, void* stream = nullptr) {
-  Tensor out = Tensor::empty(x.shape(), output_dtype(op, x.dtype()), x.device());
+  CTOpArgs args = detail::op_args();
+  args.axis = detail::axis32(axis);
+  Tensor out = detail::new_output(op, x, &args);
   along_axis(op, x, axis, out, stream);
   return out;
 }
@@ -338,8 +240,10 @@ inline Tensor along_axis(int32_t op, const TensorView& x, int64_t axis, void* st
  * variance), ct::sum(x, ct::Axes::none()) or ct::sum(x, {}) (NumPy's
  * axis=()), ct::softmax(x), ct::cumsum(x, 0). A full reduction with a stream
  * is ct::sum(x, ct::Axes::all(), false, stream). Value-returning forms
- * allocate a compact result of the op's output dtype (ct::output_dtype) on
- * the (first tensor) operand's device; out= forms write into any view.
+ * allocate a compact result of the shape and dtype the library's shape
+ * query gives (ct::output_info) on the (first tensor) operand's device, so
+ * its message is the one for arguments it rejects; out= forms write into
+ * any view.
  */
 
 #define CT_HPP_GEN_(ID, name, kind, nparams, summary) CT_HPP_GEN_##kind(ID, name, nparams)

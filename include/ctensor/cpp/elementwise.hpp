@@ -21,9 +21,10 @@ inline void unary(int32_t op, const TensorView& x, const TensorView& out, void* 
   CTensor o = out.c();
   check(ct_unary(op, &x.c(), &o, stream));
 }
-/** op(x) into a new compact tensor, for any CT_KIND_UNARY op id. */
+/** op(x) into a new compact tensor, for any CT_KIND_UNARY op id, of the
+ *  shape and dtype the library says (ct_op_output_info). */
 inline Tensor unary(int32_t op, const TensorView& x, void* stream = nullptr) {
-  Tensor out = Tensor::empty(x.shape(), output_dtype(op, x.dtype()), x.device());
+  Tensor out = detail::new_output(op, x);
   unary(op, x, out, stream);
   return out;
 }
@@ -35,10 +36,11 @@ inline void unary_param(int32_t op, const TensorView& x, const std::vector<doubl
   check(ct_unary_param(op, &x.c(), params.data(), static_cast<int32_t>(params.size()), &o,
                        stream));
 }
-/** op(x; params) into a new compact tensor, for any CT_KIND_UNARY_PARAM op id. */
+/** op(x; params) into a new compact tensor, for any CT_KIND_UNARY_PARAM op
+ *  id, of the shape and dtype the library says. */
 inline Tensor unary_param(int32_t op, const TensorView& x, const std::vector<double>& params,
                           void* stream = nullptr) {
-  Tensor out = Tensor::empty(x.shape(), output_dtype(op, x.dtype()), x.device());
+  Tensor out = detail::new_output(op, x);
   unary_param(op, x, params, out, stream);
   return out;
 }
@@ -49,11 +51,13 @@ inline void ternary(int32_t op, const TensorView& a, const TensorView& b, const 
   CTensor o = out.c();
   check(ct_ternary(op, &a.c(), &b.c(), &c.c(), &o, stream));
 }
-/** op(a, b, c) into a new compact tensor with b's shape, dtype and device
- *  (b, not a: where's a is the bool condition). */
+/** op(a, b, c) into a new compact tensor on b's device (b, not a: where's a
+ *  is the bool condition), of the shape and dtype the library says
+ *  (ct_op_output_info: the three shapes broadcast). */
 inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, const TensorView& c,
                       void* stream = nullptr) {
-  Tensor out = Tensor::empty(b.shape(), output_dtype(op, b.dtype()), b.device());
+  const CTensor* in[3] = {&a.c(), &b.c(), &c.c()};
+  Tensor out = detail::empty_for(detail::output1(op, in, 3, nullptr), b.device());
   ternary(op, a, b, c, out, stream);
   return out;
 }
@@ -76,7 +80,9 @@ inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, cons
  *
  * e.g. ct::exp(x), ct::isnan(x) (bool result), ct::leaky_relu(x, 0.01),
  * ct::clamp(x, lo, hi, out), ct::where(cond, a, b), ct::cast(x, ct::dtype::float16).
- * The value-returning forms allocate a compact result on x's device; the out=
+ * The value-returning forms allocate a compact result on x's device (b's for
+ * a ternary op), of the shape and dtype the library's shape query gives
+ * (ct::output_info: x's shape; a ternary op's broadcast shape); the out=
  * forms write into any view (out may be exactly x: in place). Names are
  * parenthesised in the definitions so that a function-like C macro of the
  * same name (isnan, ...) cannot expand there.
@@ -96,7 +102,7 @@ inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, cons
 
 #define CT_HPP_PARAMS_1(ID, name)                                                        \
   inline Tensor(name)(const TensorView& x, double p0, void* stream = nullptr) {          \
-    Tensor out = Tensor::empty(x.shape(), output_dtype(CT_OP_##ID, x.dtype()), x.device()); \
+    Tensor out = detail::new_output(CT_OP_##ID, x);                                      \
     CTensor o = out.c();                                                                 \
     check(ct_unary_param(CT_OP_##ID, &x.c(), &p0, 1, &o, stream));                       \
     return out;                                                                          \
@@ -109,7 +115,7 @@ inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, cons
 
 #define CT_HPP_PARAMS_2(ID, name)                                                          \
   inline Tensor(name)(const TensorView& x, double p0, double p1, void* stream = nullptr) { \
-    Tensor out = Tensor::empty(x.shape(), output_dtype(CT_OP_##ID, x.dtype()), x.device()); \
+    Tensor out = detail::new_output(CT_OP_##ID, x);                                        \
     const double p[2] = {p0, p1};                                                          \
     CTensor o = out.c();                                                                   \
     check(ct_unary_param(CT_OP_##ID, &x.c(), p, 2, &o, stream));                           \
@@ -138,7 +144,9 @@ inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, cons
     check(ct_cast(&x.c(), &o, stream));                                                    \
   }                                                                                        \
   inline Tensor(name)(const TensorView& x, CTDataType dt, void* stream = nullptr) {        \
-    Tensor out = Tensor::empty(x.shape(), dt, x.device());                                 \
+    CTOpArgs args = detail::op_args();                                                     \
+    args.dtype = dt;                                                                       \
+    Tensor out = detail::new_output(CT_OP_##ID, x, &args);                                 \
     (name)(x, out, stream);                                                                \
     return out;                                                                            \
   }

@@ -1,4 +1,4 @@
-// ctensor/cpp/nn_options.hpp: ct::Activation and the NN option structs over the C descriptors (ct::Conv2dOptions, ...).
+// ctensor/cpp/nn_options.hpp: ct::Activation, the NN option structs over the C descriptors, ct::NNDesc.
 #ifndef CTENSOR_CPP_NN_OPTIONS_HPP_
 #define CTENSOR_CPP_NN_OPTIONS_HPP_
 
@@ -237,6 +237,57 @@ class LayerNormOptions {
     d_.epsilon = 1e-5;
   }
   CTLayerNormDesc d_;
+};
+
+/** The descriptor of one NN call, as the generic ct::nn, ct::nn_outputs and
+ *  ct::Plan take it: a pointer to a C descriptor and its CTDescType. Every
+ *  options class and C descriptor converts to it implicitly (it points at
+ *  the argument, so it lives as long as that does: a temporary options
+ *  object in the call's argument list is fine). The op's CTOpInfo.desc_type
+ *  says which one the op takes; a call with another throws. */
+class NNDesc {
+ public:
+  /** ct::MatmulOptions */
+  NNDesc(const MatmulOptions& o) noexcept : NNDesc(CT_DESC_MATMUL, &o.c()) {}  // NOLINT: implicit on purpose
+  /** ct::Conv2dOptions */
+  NNDesc(const Conv2dOptions& o) noexcept : NNDesc(CT_DESC_CONV2D, &o.c()) {}  // NOLINT
+  /** ct::Pool2dOptions */
+  NNDesc(const Pool2dOptions& o) noexcept : NNDesc(CT_DESC_POOL2D, &o.c()) {}  // NOLINT
+  /** ct::BatchNormOptions */
+  NNDesc(const BatchNormOptions& o) noexcept : NNDesc(CT_DESC_BATCH_NORM, &o.c()) {}  // NOLINT
+  /** ct::LayerNormOptions */
+  NNDesc(const LayerNormOptions& o) noexcept : NNDesc(CT_DESC_LAYER_NORM, &o.c()) {}  // NOLINT
+  /** A CTMatmulDesc (its struct_size as the caller set it). */
+  NNDesc(const CTMatmulDesc& d) noexcept : NNDesc(CT_DESC_MATMUL, &d) {}  // NOLINT
+  /** A CTConv2dDesc. */
+  NNDesc(const CTConv2dDesc& d) noexcept : NNDesc(CT_DESC_CONV2D, &d) {}  // NOLINT
+  /** A CTPool2dDesc. */
+  NNDesc(const CTPool2dDesc& d) noexcept : NNDesc(CT_DESC_POOL2D, &d) {}  // NOLINT
+  /** A CTBatchNormDesc. */
+  NNDesc(const CTBatchNormDesc& d) noexcept : NNDesc(CT_DESC_BATCH_NORM, &d) {}  // NOLINT
+  /** A CTLayerNormDesc. */
+  NNDesc(const CTLayerNormDesc& d) noexcept : NNDesc(CT_DESC_LAYER_NORM, &d) {}  // NOLINT
+
+  /** The CTDescType of the descriptor. */
+  int32_t type() const noexcept { return type_; }
+  /** The C descriptor, for ct_nn and ct_plan_create. */
+  const void* get() const noexcept { return desc_; }
+  /** The C++ options class of a CTDescType, for messages ("ct::Conv2dOptions"). */
+  static const char* type_name(int32_t type) noexcept {
+    switch (type) {
+      case CT_DESC_MATMUL: return "ct::MatmulOptions";
+      case CT_DESC_CONV2D: return "ct::Conv2dOptions";
+      case CT_DESC_POOL2D: return "ct::Pool2dOptions";
+      case CT_DESC_BATCH_NORM: return "ct::BatchNormOptions";
+      case CT_DESC_LAYER_NORM: return "ct::LayerNormOptions";
+      default: return "no options (not an NN op)";
+    }
+  }
+
+ private:
+  NNDesc(int32_t type, const void* desc) noexcept : type_(type), desc_(desc) {}
+  int32_t type_;
+  const void* desc_;
 };
 
 }  // namespace ct

@@ -22,73 +22,6 @@ namespace ct {
 /* Plan: an owned CTPlan                                                     */
 /* ------------------------------------------------------------------------ */
 
-namespace detail {
-// The descriptor type of each NN op, from CT_NN_OPS (an op without a line
-// here is a compile error, on purpose).
-enum NNDescKind { kNoDesc = 0, kMatmulDesc, kConv2dDesc, kPool2dDesc, kBatchNormDesc, kLayerNormDesc };
-#define CT_HPP_NN_DESC_MATMUL kMatmulDesc
-#define CT_HPP_NN_DESC_CONV2D kConv2dDesc
-#define CT_HPP_NN_DESC_CONV2D_BACKWARD_DATA kConv2dDesc
-#define CT_HPP_NN_DESC_CONV2D_BACKWARD_WEIGHT kConv2dDesc
-#define CT_HPP_NN_DESC_MAX_POOL2D kPool2dDesc
-#define CT_HPP_NN_DESC_MAX_POOL2D_BACKWARD kPool2dDesc
-#define CT_HPP_NN_DESC_AVG_POOL2D kPool2dDesc
-#define CT_HPP_NN_DESC_AVG_POOL2D_BACKWARD kPool2dDesc
-#define CT_HPP_NN_DESC_BATCH_NORM kBatchNormDesc
-#define CT_HPP_NN_DESC_BATCH_NORM_TRAINING kBatchNormDesc
-#define CT_HPP_NN_DESC_BATCH_NORM_BACKWARD kBatchNormDesc
-#define CT_HPP_NN_DESC_LAYER_NORM kLayerNormDesc
-#define CT_HPP_NN_DESC_LAYER_NORM_BACKWARD kLayerNormDesc
-#define CT_HPP_NN_DESC_CASE_(ID, name, kind, nparams, summary) \
-  case CT_OP_##ID:                                            \
-    return CT_HPP_NN_DESC_##ID;
-inline NNDescKind nn_desc_kind(int32_t op) {
-  switch (op) {
-    CT_NN_OPS(CT_HPP_NN_DESC_CASE_)
-    default: return kNoDesc;
-  }
-}
-#undef CT_HPP_NN_DESC_CASE_
-#undef CT_HPP_NN_DESC_MATMUL
-#undef CT_HPP_NN_DESC_CONV2D
-#undef CT_HPP_NN_DESC_CONV2D_BACKWARD_DATA
-#undef CT_HPP_NN_DESC_CONV2D_BACKWARD_WEIGHT
-#undef CT_HPP_NN_DESC_MAX_POOL2D
-#undef CT_HPP_NN_DESC_MAX_POOL2D_BACKWARD
-#undef CT_HPP_NN_DESC_AVG_POOL2D
-#undef CT_HPP_NN_DESC_AVG_POOL2D_BACKWARD
-#undef CT_HPP_NN_DESC_BATCH_NORM
-#undef CT_HPP_NN_DESC_BATCH_NORM_TRAINING
-#undef CT_HPP_NN_DESC_BATCH_NORM_BACKWARD
-#undef CT_HPP_NN_DESC_LAYER_NORM
-#undef CT_HPP_NN_DESC_LAYER_NORM_BACKWARD
-
-// @p desc, after checking that op @p op takes a descriptor of kind @p kind.
-inline const void* nn_desc_for(int32_t op, NNDescKind kind, const char* options, const void* desc) {
-  const NNDescKind want = nn_desc_kind(op);
-  if (want != kind) {
-    static const char* const names[] = {"no options (not an NN op)", "ct::MatmulOptions",
-                                        "ct::Conv2dOptions", "ct::Pool2dOptions",
-                                        "ct::BatchNormOptions", "ct::LayerNormOptions"};
-    fail(CT_ERR_INVALID_ARGUMENT, "ct::Plan: op " + std::to_string(op) + " takes " + names[want] +
-                                      ", not " + options);
-  }
-  return desc;
-}
-
-inline std::vector<const CTensor*> c_tensors(const std::vector<const TensorView*>& tensors) {
-  std::vector<const CTensor*> r(tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) r[i] = opt_c(tensors[i]);
-  return r;
-}
-
-inline int32_t tensor_count(size_t n) {
-  if (n > static_cast<size_t>(INT32_MAX))
-    fail(CT_ERR_INVALID_ARGUMENT, "ct::Plan: too many tensors");
-  return static_cast<int32_t>(n);
-}
-}  // namespace detail
-
 /** A move-only owner of a CTPlan (ct_plan_destroy in the destructor): one
  *  NN op for fixed options, shapes, strides, dtypes, device and thread
  *  count, with its backend primitives created once. Tensor lists are the
@@ -105,42 +38,21 @@ class Plan {
    *  C descriptor (CTConv2dDesc for conv2d, ...). */
   Plan(int32_t op, const void* desc, const std::vector<const TensorView*>& tensors,
        void* stream = nullptr)
-      : plan_(nullptr), op_(op), num_tensors_(detail::tensor_count(tensors.size())), device_(cpu()) {
-    for (size_t i = 0; i < tensors.size(); ++i)
-      if (tensors[i]) {
-        device_ = tensors[i]->device();
-        break;
-      }
+      : plan_(nullptr),
+        op_(op),
+        num_tensors_(detail::count32(tensors.size(), "ct::Plan")),
+        device_(detail::device_of(tensors)) {
     std::vector<const CTensor*> c = detail::c_tensors(tensors);
     CTPlan* p = nullptr;
     check(ct_plan_create(op, desc, c.empty() ? nullptr : c.data(), num_tensors_, stream, &p));
     plan_ = p;
   }
-  /** A plan for a matmul op; throws CT_ERR_INVALID_ARGUMENT if @p op takes other options. */
-  Plan(int32_t op, const MatmulOptions& opts, const std::vector<const TensorView*>& tensors,
+  /** A plan for NN op @p op with its options (ct::Conv2dOptions, ...; any
+   *  ct::NNDesc); throws CT_ERR_INVALID_ARGUMENT if @p op takes another
+   *  descriptor (CTOpInfo.desc_type). */
+  Plan(int32_t op, const NNDesc& desc, const std::vector<const TensorView*>& tensors,
        void* stream = nullptr)
-      : Plan(op, detail::nn_desc_for(op, detail::kMatmulDesc, "ct::MatmulOptions", &opts.c()),
-             tensors, stream) {}
-  /** A plan for a conv2d op. */
-  Plan(int32_t op, const Conv2dOptions& opts, const std::vector<const TensorView*>& tensors,
-       void* stream = nullptr)
-      : Plan(op, detail::nn_desc_for(op, detail::kConv2dDesc, "ct::Conv2dOptions", &opts.c()),
-             tensors, stream) {}
-  /** A plan for a pooling op. */
-  Plan(int32_t op, const Pool2dOptions& opts, const std::vector<const TensorView*>& tensors,
-       void* stream = nullptr)
-      : Plan(op, detail::nn_desc_for(op, detail::kPool2dDesc, "ct::Pool2dOptions", &opts.c()),
-             tensors, stream) {}
-  /** A plan for a batch normalisation op. */
-  Plan(int32_t op, const BatchNormOptions& opts, const std::vector<const TensorView*>& tensors,
-       void* stream = nullptr)
-      : Plan(op, detail::nn_desc_for(op, detail::kBatchNormDesc, "ct::BatchNormOptions", &opts.c()),
-             tensors, stream) {}
-  /** A plan for a layer normalisation op. */
-  Plan(int32_t op, const LayerNormOptions& opts, const std::vector<const TensorView*>& tensors,
-       void* stream = nullptr)
-      : Plan(op, detail::nn_desc_for(op, detail::kLayerNormDesc, "ct::LayerNormOptions", &opts.c()),
-             tensors, stream) {}
+      : Plan(op, detail::nn_desc_for(op, desc, "ct::Plan"), tensors, stream) {}
   /** Take ownership of @p plan, created for @p op with @p num_tensors tensors on @p device. */
   Plan(CTPlan* plan, int32_t op, int32_t num_tensors, CTDevice device = cpu()) noexcept
       : plan_(plan), op_(op), num_tensors_(num_tensors), device_(device) {}
@@ -198,7 +110,8 @@ class Plan {
   void execute(const std::vector<const TensorView*>& tensors, void* workspace, size_t workspace_bytes,
                void* stream = nullptr) const {
     std::vector<const CTensor*> c = detail::c_tensors(tensors);
-    check(ct_plan_execute(plan_, c.empty() ? nullptr : c.data(), detail::tensor_count(c.size()),
+    check(ct_plan_execute(plan_, c.empty() ? nullptr : c.data(),
+                          detail::count32(c.size(), "ct::Plan::execute"),
                           workspace, workspace_bytes, stream));
   }
   /** Run on new data with the caller's Workspace, grown to workspace_size(). */
