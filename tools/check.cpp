@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "nn_call.h"
 #include "probes.h"
 #include "reference.h"
 #include "reference_internal.h"
@@ -487,13 +486,14 @@ class Checker {
       size_t bytes = 0;
       std::vector<CTensor*> T(8, nullptr);
       for (size_t k = 0; k < n && k < T.size(); ++k) T[k] = const_cast<CTensor*>(ptr[k]);
-      CTStatus s = ctnn::call(info_.op, c.desc.data(), T.data(), true, &bytes, nullptr, nullptr);
+      const int32_t nt = info_.num_tensors;
+      CTStatus s = ct_nn_workspace_size(info_.op, c.desc.data(), T.data(), nt, &bytes);
       std::shared_ptr<Memory> ws;
       if (s == CT_OK && bytes) {
         ws = std::make_shared<Memory>(dev_.info.device, bytes);
         if (!ws->p) return (void)fail("ct_malloc (workspace) failed");
       }
-      if (s == CT_OK) s = ctnn::call(info_.op, c.desc.data(), T.data(), false, &bytes, ws ? ws->p : nullptr, nullptr);
+      if (s == CT_OK) s = ct_nn(info_.op, c.desc.data(), T.data(), nt, ws ? ws->p : nullptr, bytes, nullptr);
       const std::string what = dtype_name(dt_) + " " + c.label;
       if (s != CT_OK) return (void)fail(what + ": " + ct_status_string(s) + ": " + ct_last_error(), s);
       ctref::Call call;
