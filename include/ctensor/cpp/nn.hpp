@@ -2,7 +2,7 @@
 #ifndef CTENSOR_CPP_NN_HPP_
 #define CTENSOR_CPP_NN_HPP_
 
-#include "../ctensor.h"
+#include "../ctensor_nn.h"
 #include "dtype.hpp"
 #include "error.hpp"
 #include "nn_options.hpp"

@@ -6,7 +6,7 @@
 #ifndef CTENSOR_CPP_NN_CONV_HPP_
 #define CTENSOR_CPP_NN_CONV_HPP_
 
-#include "../ctensor.h"
+#include "../ctensor_nn.h"
 #include "nn.hpp"
 #include "nn_options.hpp"
 #include "tensor.hpp"

@@ -2,7 +2,7 @@
 #ifndef CTENSOR_CPP_NN_OPTIONS_HPP_
 #define CTENSOR_CPP_NN_OPTIONS_HPP_
 
-#include "../ctensor.h"
+#include "../ctensor_nn.h"
 
 #include <cstdint>
 #include <cstring>
