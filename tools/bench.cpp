@@ -34,6 +34,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -105,6 +106,7 @@ struct Case {
   void* ws = nullptr;
   size_t ws_bytes = 0;
   std::function<CTStatus()> run;
+  std::shared_ptr<void> keep;  // what run refers to (descriptors)
   uint64_t salt = 1;
 
   void fail(const std::string& what) {
@@ -363,161 +365,145 @@ struct ConvGeom {
 
 int64_t matmul_size(bool quick) { return quick ? 512 : 1024; }
 
+// One representative call of an NN op, from its row alone: inputs chosen by
+// its shape rule and tensor roles (ResNet-50-like layers, a BERT-base layer
+// norm), outputs from ct_op_output_info, the run through ct_nn. Optional
+// bias and index arguments are left out (the inference form); optional
+// scale/shift and statistics are given.
 void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick) {
-  const std::string op = info.name;
-  auto ws_run = [&c](auto query, auto call) {
-    size_t n = 0;
-    const CTStatus s = query(&n);  // before reading n
-    c.workspace(s, n);
-    void* ws = c.ws;
-    const size_t wb = c.ws_bytes;
-    c.run = [=] { return call(ws, wb); };
+  struct Descs {
+    CTMatmulDesc mm;
+    CTConv2dDesc conv;
+    CTPool2dDesc pool;
+    CTBatchNormDesc bn;
+    CTLayerNormDesc ln;
   };
-  if (op == "matmul") {
-    const int64_t m = matmul_size(quick);
-    CTMatmulDesc d{};
-    d.struct_size = sizeof d;
-    CTensor *a = c.tensor({m, m}, dt), *b = c.tensor({m, m}, dt), *y = c.tensor({m, m}, dt, kOutput);
-    c.flops = 2.0 * m * m * m;
-    c.shape = std::to_string(m) + "x" + std::to_string(m) + " @ " + std::to_string(m) + "x" + std::to_string(m);
-    ws_run([=](size_t* n) { return ct_matmul_workspace_size(&d, a, b, nullptr, y, n); },
-           [=](void* ws, size_t wb) { return ct_matmul(&d, a, b, nullptr, y, ws, wb, nullptr); });
-  } else if (op.rfind("conv2d", 0) == 0) {
-    const ConvGeom g;
-    CTConv2dDesc d{};
-    d.struct_size = sizeof d;
-    d.pad_begin[0] = d.pad_begin[1] = d.pad_end[0] = d.pad_end[1] = g.pad;
-    const std::vector<int64_t> xs{g.N, g.C, g.H, g.W}, wsh{g.K, g.C, g.R, g.S}, ys{g.N, g.K, g.P(), g.Q()};
-    c.flops = g.flops();
-    c.shape = dims(xs) + " k" + std::to_string(g.K) + " " + std::to_string(g.R) + "x" + std::to_string(g.S) +
-              " pad " + std::to_string(g.pad);
-    if (op == "conv2d") {
-      CTensor *x = c.tensor(xs, dt), *w = c.tensor(wsh, dt), *y = c.tensor(ys, dt, kOutput);
-      ws_run([=](size_t* n) { return ct_conv2d_workspace_size(&d, x, w, nullptr, y, n); },
-             [=](void* ws, size_t wb) { return ct_conv2d(&d, x, w, nullptr, y, ws, wb, nullptr); });
-    } else if (op == "conv2d_backward_data") {
-      CTensor *dy = c.tensor(ys, dt), *w = c.tensor(wsh, dt), *dx = c.tensor(xs, dt, kOutput);
-      ws_run([=](size_t* n) { return ct_conv2d_backward_data_workspace_size(&d, dy, w, dx, n); },
-             [=](void* ws, size_t wb) { return ct_conv2d_backward_data(&d, dy, w, dx, ws, wb, nullptr); });
-    } else if (op == "conv2d_backward_weight") {
-      CTensor *x = c.tensor(xs, dt), *dy = c.tensor(ys, dt), *dw = c.tensor(wsh, dt, kOutput);
-      ws_run([=](size_t* n) { return ct_conv2d_backward_weight_workspace_size(&d, x, dy, dw, nullptr, n); },
-             [=](void* ws, size_t wb) {
-               return ct_conv2d_backward_weight(&d, x, dy, dw, nullptr, ws, wb, nullptr);
-             });
-    } else {
-      c.fail("no benchmark shape for " + op);
+  auto d = std::make_shared<Descs>();
+  std::memset(d.get(), 0, sizeof *d);
+  d->mm.struct_size = sizeof d->mm;
+  d->conv.struct_size = sizeof d->conv;
+  d->pool.struct_size = sizeof d->pool;
+  d->bn.struct_size = sizeof d->bn;
+  d->ln.struct_size = sizeof d->ln;
+  d->bn.epsilon = d->ln.epsilon = 1e-5;
+  d->ln.normalized_ndim = 1;
+  bool has_index = false;
+  for (int i = 0; i < info.num_tensors; ++i) has_index = has_index || info.tensor_roles[i] == CT_ROLE_INDEX;
+  const ConvGeom g;
+  std::vector<std::vector<int64_t>> in;  // by position; empty: left out
+  int64_t extent[2] = {0, 0};
+  const void* desc = nullptr;
+  switch (info.shape_rule) {
+    case CT_SHAPE_MATMUL: {
+      const int64_t m = matmul_size(quick);
+      in = {{m, m}, {m, m}, {}};
+      c.flops = 2.0 * m * m * m;
+      c.shape = std::to_string(m) + "x" + std::to_string(m) + " @ " + std::to_string(m) + "x" + std::to_string(m);
+      desc = &d->mm;
+      break;
     }
-  } else if (op.find("pool2d") != std::string::npos) {
-    const bool max = op.rfind("max", 0) == 0;
-    const int64_t N = 8, C = 64, H = 56, W = 56, k = max ? 3 : 2, pad = max ? 1 : 0;
-    const int64_t P = (H + 2 * pad - k) / 2 + 1, Q = (W + 2 * pad - k) / 2 + 1;
-    CTPool2dDesc d{};
-    d.struct_size = sizeof d;
-    d.kernel[0] = d.kernel[1] = k;
-    d.stride[0] = d.stride[1] = 2;
-    d.pad_begin[0] = d.pad_begin[1] = d.pad_end[0] = d.pad_end[1] = pad;
-    const std::vector<int64_t> xs{N, C, H, W}, ys{N, C, P, Q};
-    c.shape = dims(xs) + " k" + std::to_string(k) + " s2" + (pad ? " pad 1" : "");
-    if (op == "max_pool2d") {
-      CTensor *x = c.tensor(xs, dt), *y = c.tensor(ys, dt, kOutput);
-      ws_run([=](size_t* n) { return ct_max_pool2d_workspace_size(&d, x, y, nullptr, n); },
-             [=](void* ws, size_t wb) { return ct_max_pool2d(&d, x, y, nullptr, ws, wb, nullptr); });
-    } else if (op == "max_pool2d_backward") {
-      CTensor *dy = c.tensor(ys, dt), *idx = c.tensor(ys, kI64, kOutput), *dx = c.tensor(xs, dt, kOutput);
-      // Valid indices: the forward's, on an input of its own (not counted).
-      {
-        Case fwd(c.dev);
-        CTensor *x = fwd.tensor(xs, dt), *y = fwd.tensor(ys, dt, kOutput);
-        size_t n = 0;
-        const CTStatus qs = ct_max_pool2d_workspace_size(&d, x, y, idx, &n);
-        fwd.workspace(qs, n);
-        if (fwd.error.empty()) {
-          if (CTStatus s = ct_max_pool2d(&d, x, y, idx, fwd.ws, fwd.ws_bytes, nullptr); s != CT_OK)
-            fwd.fail(std::string(ct_status_string(s)) + ": " + ct_last_error());
-          ct_synchronize(c.dev, nullptr);
-        }
-        if (!fwd.error.empty()) c.fail("max_pool2d forward for the indices: " + fwd.error);
+    case CT_SHAPE_CONV2D:
+    case CT_SHAPE_CONV2D_BACKWARD_DATA:
+    case CT_SHAPE_CONV2D_BACKWARD_WEIGHT: {
+      CTConv2dDesc& cd = d->conv;
+      cd.pad_begin[0] = cd.pad_begin[1] = cd.pad_end[0] = cd.pad_end[1] = g.pad;
+      const std::vector<int64_t> xs{g.N, g.C, g.H, g.W}, wsh{g.K, g.C, g.R, g.S}, ys{g.N, g.K, g.P(), g.Q()};
+      in = info.shape_rule == CT_SHAPE_CONV2D              ? std::vector<std::vector<int64_t>>{xs, wsh, {}}
+           : info.shape_rule == CT_SHAPE_CONV2D_BACKWARD_DATA ? std::vector<std::vector<int64_t>>{ys, wsh}
+                                                              : std::vector<std::vector<int64_t>>{xs, ys};
+      if (info.shape_rule == CT_SHAPE_CONV2D_BACKWARD_DATA) extent[0] = g.H, extent[1] = g.W;
+      if (info.shape_rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT) extent[0] = g.R, extent[1] = g.S;
+      c.flops = g.flops();
+      c.shape = dims(xs) + " k" + std::to_string(g.K) + " " + std::to_string(g.R) + "x" + std::to_string(g.S) +
+                " pad " + std::to_string(g.pad);
+      desc = &cd;
+      break;
+    }
+    case CT_SHAPE_POOL2D:
+    case CT_SHAPE_POOL2D_BACKWARD: {
+      const int64_t N = 8, C = 64, H = 56, W = 56, k = has_index ? 3 : 2, pad = has_index ? 1 : 0;
+      const int64_t P = (H + 2 * pad - k) / 2 + 1, Q = (W + 2 * pad - k) / 2 + 1;
+      CTPool2dDesc& pd = d->pool;
+      pd.kernel[0] = pd.kernel[1] = k;
+      pd.stride[0] = pd.stride[1] = 2;
+      pd.pad_begin[0] = pd.pad_begin[1] = pd.pad_end[0] = pd.pad_end[1] = pad;
+      const std::vector<int64_t> xs{N, C, H, W}, ys{N, C, P, Q};
+      if (info.shape_rule == CT_SHAPE_POOL2D) {
+        in = {xs};
+      } else {
+        in.assign(info.num_inputs, ys);
+        extent[0] = H, extent[1] = W;
       }
-      ws_run([=](size_t* n) { return ct_max_pool2d_backward_workspace_size(&d, dy, idx, dx, n); },
-             [=](void* ws, size_t wb) { return ct_max_pool2d_backward(&d, dy, idx, dx, ws, wb, nullptr); });
-    } else if (op == "avg_pool2d") {
-      CTensor *x = c.tensor(xs, dt), *y = c.tensor(ys, dt, kOutput);
-      ws_run([=](size_t* n) { return ct_avg_pool2d_workspace_size(&d, x, y, n); },
-             [=](void* ws, size_t wb) { return ct_avg_pool2d(&d, x, y, ws, wb, nullptr); });
-    } else if (op == "avg_pool2d_backward") {
-      CTensor *dy = c.tensor(ys, dt), *dx = c.tensor(xs, dt, kOutput);
-      ws_run([=](size_t* n) { return ct_avg_pool2d_backward_workspace_size(&d, dy, dx, n); },
-             [=](void* ws, size_t wb) { return ct_avg_pool2d_backward(&d, dy, dx, ws, wb, nullptr); });
-    } else {
-      c.fail("no benchmark shape for " + op);
+      c.shape = dims(xs) + " k" + std::to_string(k) + " s2" + (pad ? " pad 1" : "");
+      desc = &pd;
+      break;
     }
-  } else if (op.rfind("batch_norm", 0) == 0) {
-    const std::vector<int64_t> xs{8, 64, 56, 56}, cs{64};
-    CTBatchNormDesc d{};
-    d.struct_size = sizeof d;
-    d.epsilon = 1e-5;
-    c.shape = dims(xs);
-    if (op == "batch_norm") {
-      CTensor *x = c.tensor(xs, dt), *mean = c.tensor(cs, kF32), *var = c.tensor(cs, kF32),
-              *scale = c.tensor(cs, kF32), *shift = c.tensor(cs, kF32), *y = c.tensor(xs, dt, kOutput);
-      ws_run([=](size_t* n) { return ct_batch_norm_workspace_size(&d, x, mean, var, scale, shift, y, n); },
-             [=](void* ws, size_t wb) {
-               return ct_batch_norm(&d, x, mean, var, scale, shift, y, ws, wb, nullptr);
-             });
-    } else if (op == "batch_norm_training") {
-      CTensor *x = c.tensor(xs, dt), *scale = c.tensor(cs, kF32), *shift = c.tensor(cs, kF32),
-              *y = c.tensor(xs, dt, kOutput), *mean = c.tensor(cs, kF32, kOutput),
-              *invstd = c.tensor(cs, kF32, kOutput);
-      ws_run([=](size_t* n) {
-               return ct_batch_norm_training_workspace_size(&d, x, scale, shift, y, mean, invstd, n);
-             },
-             [=](void* ws, size_t wb) {
-               return ct_batch_norm_training(&d, x, scale, shift, y, mean, invstd, ws, wb, nullptr);
-             });
-    } else if (op == "batch_norm_backward") {
-      CTensor *x = c.tensor(xs, dt), *dy = c.tensor(xs, dt), *mean = c.tensor(cs, kF32),
-              *invstd = c.tensor(cs, kF32), *scale = c.tensor(cs, kF32), *dx = c.tensor(xs, dt, kOutput),
-              *dscale = c.tensor(cs, kF32, kOutput), *dshift = c.tensor(cs, kF32, kOutput);
-      ws_run([=](size_t* n) {
-               return ct_batch_norm_backward_workspace_size(&d, x, dy, mean, invstd, scale, dx, dscale, dshift, n);
-             },
-             [=](void* ws, size_t wb) {
-               return ct_batch_norm_backward(&d, x, dy, mean, invstd, scale, dx, dscale, dshift, ws, wb, nullptr);
-             });
-    } else {
-      c.fail("no benchmark shape for " + op);
+    case CT_SHAPE_NORM: {
+      const bool ln = info.desc_type == CT_DESC_LAYER_NORM;
+      const std::vector<int64_t> xs = ln ? std::vector<int64_t>{4096, 768} : std::vector<int64_t>{8, 64, 56, 56};
+      const std::vector<int64_t> stat = ln ? std::vector<int64_t>{4096} : std::vector<int64_t>{64};
+      const std::vector<int64_t> par = ln ? std::vector<int64_t>{768} : std::vector<int64_t>{64};
+      for (int i = 0; i < info.num_inputs; ++i) {
+        const int32_t r = info.tensor_roles[i];
+        in.push_back(r == CT_ROLE_DATA ? xs : r == CT_ROLE_STAT ? stat : par);
+      }
+      c.shape = dims(xs) + (ln ? " last axis" : "");
+      desc = ln ? (const void*)&d->ln : (const void*)&d->bn;
+      break;
     }
-  } else if (op.rfind("layer_norm", 0) == 0) {
-    const std::vector<int64_t> xs{4096, 768}, ns{768}, ss{4096};
-    CTLayerNormDesc d{};
-    d.struct_size = sizeof d;
-    d.normalized_ndim = 1;
-    d.epsilon = 1e-5;
-    c.shape = dims(xs) + " last axis";
-    if (op == "layer_norm") {
-      CTensor *x = c.tensor(xs, dt), *scale = c.tensor(ns, kF32), *shift = c.tensor(ns, kF32),
-              *y = c.tensor(xs, dt, kOutput), *mean = c.tensor(ss, kF32, kOutput), *rstd = c.tensor(ss, kF32, kOutput);
-      ws_run([=](size_t* n) { return ct_layer_norm_workspace_size(&d, x, scale, shift, y, mean, rstd, n); },
-             [=](void* ws, size_t wb) {
-               return ct_layer_norm(&d, x, scale, shift, y, mean, rstd, ws, wb, nullptr);
-             });
-    } else if (op == "layer_norm_backward") {
-      CTensor *x = c.tensor(xs, dt), *dy = c.tensor(xs, dt), *mean = c.tensor(ss, kF32), *rstd = c.tensor(ss, kF32),
-              *scale = c.tensor(ns, kF32), *dx = c.tensor(xs, dt, kOutput), *dscale = c.tensor(ns, kF32, kOutput),
-              *dshift = c.tensor(ns, kF32, kOutput);
-      ws_run([=](size_t* n) {
-               return ct_layer_norm_backward_workspace_size(&d, x, dy, mean, rstd, scale, dx, dscale, dshift, n);
-             },
-             [=](void* ws, size_t wb) {
-               return ct_layer_norm_backward(&d, x, dy, mean, rstd, scale, dx, dscale, dshift, ws, wb, nullptr);
-             });
-    } else {
-      c.fail("no benchmark shape for " + op);
-    }
-  } else {
-    c.fail("no benchmark shape for NN op " + op);
+    default: return c.fail(std::string("no benchmark shape for NN op ") + info.name);
   }
+  // Inputs (an index input holds the forward's indices, made on an input of its own).
+  std::vector<const CTensor*> t(info.num_tensors, nullptr);
+  for (int i = 0; i < info.num_inputs; ++i) {
+    if (in[i].empty()) continue;
+    const int32_t r = info.tensor_roles[i];
+    const CTDataType tdt = r == CT_ROLE_STAT || r == CT_ROLE_PARAM ? kF32 : r == CT_ROLE_INDEX ? kI64 : dt;
+    t[i] = c.tensor(in[i], tdt, r == CT_ROLE_INDEX ? kOutput : kValues);
+  }
+  for (int i = 0; i < info.num_inputs; ++i)
+    if (t[i] && info.tensor_roles[i] == CT_ROLE_INDEX) {
+      std::string fwd = info.name;
+      fwd = fwd.substr(0, fwd.rfind("_backward"));
+      int32_t fop = -1;
+      Case f(c.dev);
+      const std::vector<int64_t> xs{in[0][0], in[0][1], extent[0], extent[1]};
+      CTensor* fx = f.tensor(xs, dt);
+      CTensor* fy = f.tensor(in[0], dt, kOutput);
+      const CTensor* ft[3] = {fx, fy, t[i]};
+      size_t n = 0;
+      CTStatus s = ct_op_find(fwd.c_str(), &fop);
+      if (s == CT_OK) s = ct_nn_workspace_size(fop, desc, ft, 3, &n);
+      f.workspace(s, n);
+      if (s == CT_OK && f.error.empty()) s = ct_nn(fop, desc, ft, 3, f.ws, f.ws_bytes, nullptr);
+      if (s != CT_OK) f.fail(std::string(ct_status_string(s)) + ": " + ct_last_error());
+      ct_synchronize(c.dev, nullptr);
+      if (!f.error.empty()) return c.fail(fwd + " forward for the indices: " + f.error);
+    }
+  // Outputs, as the library says.
+  CTOpArgs a;
+  std::memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.desc = desc;
+  a.extent[0] = extent[0];
+  a.extent[1] = extent[1];
+  std::vector<CTOutputInfo> outs(info.num_outputs);
+  if (CTStatus s = ct_op_output_info(info.op, &a, t.data(), info.num_inputs, outs.data(), info.num_outputs))
+    return c.fail(std::string("ct_op_output_info: ") + ct_status_string(s) + ": " + ct_last_error());
+  for (int j = 0; j < info.num_outputs; ++j) {
+    const int i = info.num_inputs + j;
+    const int32_t r = info.tensor_roles[i];
+    if (((info.optional_mask >> i) & 1u) && (r == CT_ROLE_BIAS || r == CT_ROLE_INDEX)) continue;
+    t[i] = c.tensor(std::vector<int64_t>(outs[j].shape, outs[j].shape + outs[j].ndim), outs[j].dtype, kOutput);
+  }
+  size_t n = 0;
+  const int32_t op = info.op, nt = info.num_tensors;
+  const CTStatus qs = ct_nn_workspace_size(op, desc, t.data(), nt, &n);
+  c.workspace(qs, n);
+  void* ws = c.ws;
+  const size_t wb = c.ws_bytes;
+  c.run = [=] { return ct_nn(op, desc, t.data(), nt, ws, wb, nullptr); };
+  c.keep = d;  // the descriptors desc points to live as long as c.run
 }
 
 // ---------------------------------------------------------------------------
