@@ -117,6 +117,7 @@ struct Arg {
   Py_buffer view;
   DLManagedTensor* legacy = nullptr;
   DLManagedTensorVersioned* versioned = nullptr;
+  nb::object keep;  // a scalar's 0-d Tensor on a device other than the CPU
 
   Arg() = default;
   Arg(const Arg&) = delete;

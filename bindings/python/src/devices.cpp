@@ -2,8 +2,9 @@
 //
 // ctensor.devices() lists what ct_device_count / ct_device_info report (the
 // devices of every registered backend). A device is named as DLPack types
-// it ("cpu", "cuda:1", "opencl:0") or given as a (device_type, device_id)
-// pair; naming one no backend has is a ValueError. Tensor.to, Tensor.copy_
+// it ("cpu", "cuda:1", "opencl:0"; an extension device type by its backend,
+// "loopback:0") or given as a (device_type, device_id) pair; naming one no
+// backend has is a ValueError. Tensor.to, Tensor.copy_
 // and ctensor.copy move data with ct_copy (ct_cast when the dtype changes),
 // which works between any two devices.
 #include "common.h"
@@ -26,25 +27,49 @@ const DeviceName kDeviceNames[] = {
     {CT_ONEAPI, "oneapi"}, {CT_WEBGPU, "webgpu"},       {CT_HEXAGON, "hexagon"},
 };
 
-std::string type_name(int32_t type) {
-  for (const auto& d : kDeviceNames)
-    if (d.type == type) return d.name;
-  return "dev" + std::to_string(type);
-}
-
-bool type_from_name(const std::string& s, int32_t* type) {
-  for (const auto& d : kDeviceNames)
-    if (s == d.name) return *type = d.type, true;
-  if (s.rfind("dev", 0) == 0 && s.size() > 3 && s.find_first_not_of("0123456789", 3) == std::string::npos)
-    return *type = (int32_t)std::stoi(s.substr(3)), true;
-  return false;
-}
-
 CTDeviceInfo device_info(int32_t i) {
   CTDeviceInfo info{};
   info.struct_size = sizeof info;
   check(ct_device_info(i, &info));
   return info;
+}
+
+// The backend registered for a device type ("loopback"), or "" if none.
+std::string backend_of(int32_t type) {
+  const int32_t n = ct_device_count();
+  for (int32_t i = 0; i < n; ++i) {
+    CTDeviceInfo info{};
+    info.struct_size = sizeof info;
+    if (ct_device_info(i, &info) == CT_OK && info.device.device_type == type) return info.backend;
+  }
+  return "";
+}
+
+// A device type's name: DLPack's, except that an extension device type
+// (kDLExtDev says nothing of what it is) takes its backend's name.
+std::string type_name(int32_t type) {
+  if (type == CT_EXT_DEV) {
+    const std::string b = backend_of(type);
+    if (!b.empty()) return b;
+  }
+  for (const auto& d : kDeviceNames)
+    if (d.type == type) return d.name;
+  return "dev" + std::to_string(type);
+}
+
+// DLPack's names, "devN", and the name of any registered backend.
+bool type_from_name(const std::string& s, int32_t* type) {
+  for (const auto& d : kDeviceNames)
+    if (s == d.name) return *type = d.type, true;
+  if (s.rfind("dev", 0) == 0 && s.size() > 3 && s.size() < 8 &&
+      s.find_first_not_of("0123456789", 3) == std::string::npos)
+    return *type = (int32_t)std::stoi(s.substr(3)), true;
+  const int32_t n = ct_device_count();
+  for (int32_t i = 0; i < n; ++i) {
+    const CTDeviceInfo info = device_info(i);
+    if (s == info.backend) return *type = info.device.device_type, true;
+  }
+  return false;
 }
 
 std::string known_devices() {
@@ -112,8 +137,8 @@ CTDevice parse_device(nb::handle h, const char* fn, bool must_exist) {
     const std::string kind = s.substr(0, colon);
     const std::string idx = colon == std::string::npos ? "" : s.substr(colon + 1);
     if (!type_from_name(kind, &d.device_type))
-      raise(PyExc_ValueError, "%s: unknown device '%s' (names are DLPack's: cpu, cuda, opencl, rocm, ...; this "
-            "process has %s)", fn, s.c_str(), known_devices().c_str());
+      raise(PyExc_ValueError, "%s: unknown device '%s' (names are DLPack's, cpu, cuda, opencl, rocm, ..., or a "
+            "registered backend's; this process has %s)", fn, s.c_str(), known_devices().c_str());
     if (!idx.empty()) {
       if (idx.find_first_not_of("0123456789") != std::string::npos || idx.size() > 9)
         raise(PyExc_ValueError, "%s: device '%s': the index after ':' must be a number", fn, s.c_str());

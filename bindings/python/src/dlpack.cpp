@@ -316,12 +316,10 @@ void require_writable(const Arg& a, const char* fn, const char* name) {
 void fill_scalar(Arg& a, CTDataType dt, CTDevice dev, const char* fn, const char* name) {
   PyObject* o = a.obj;
   const std::string dn = dtype_name(dt);
-  if (dev.device_type != CT_CPU)
-    raise(PyExc_NotImplementedError, "%s: a Python scalar for %s needs a CPU operand", fn, name);
   CTensor src{};
   alignas(8) unsigned char sbuf[8];
   src.data = sbuf;
-  src.device = dev;
+  src.device = {CT_CPU, 0};
   if (PyBool_Check(o)) {
     sbuf[0] = o == Py_True;
     src.dtype = {CT_BOOL, 8, 1};
@@ -364,12 +362,16 @@ void fill_scalar(Arg& a, CTDataType dt, CTDevice dev, const char* fn, const char
   }
   a.t = CTensor{};
   a.t.data = a.scalar;
-  a.t.device = dev;
+  a.t.device = {CT_CPU, 0};
   a.t.dtype = dt;
   a.t.ndim = 0;
   a.t.shape = a.shape;
   a.t.strides = a.strides;
   check(ct_cast(&src, &a.t, nullptr));
+  if (dev.device_type != CT_CPU) {  // the operand's device: a 0-d tensor there, kept for the call
+    a.keep = copy_to(a.t, dev, dt, fn);
+    a.t = nb::inst_ptr<Tensor>(a.keep)->t;
+  }
   a.readonly = true;
   g_stats.scalar++;
 }

@@ -1,11 +1,13 @@
 """Devices from Python: ctensor.devices(), Tensor.to, Tensor.copy_, ctensor.copy, device names and errors.
 
 Without a GPU the only built-in device is the CPU. To see devices() list
-another backend's devices and data cross between devices, one test
-registers a stand-in device type (DLPack's kExtDev, two devices of plain
-host memory, no kernels of its own) through the plugin host table
-(ct_plugin_host()->register_backend), as an out-of-tree backend would; the
-library then moves data to and from it with its cross-device copy.
+another backend's devices, data cross between devices and ops run there,
+the tests register a second device type (DLPack's kExtDev, two devices)
+through the plugin host table, as an out-of-tree backend would: the
+loopback test backend (tests/backends/loopback, memory stored encoded and
+reachable only through its own copy slot, a few kernels) when $CT_LOOPBACK
+names its shared library (ctest sets it), else a stand-in written here with
+ctypes (plain host memory, no copy slot, no kernels).
 """
 import ctypes
 import os
@@ -146,7 +148,7 @@ class _Host(ctypes.Structure):
                 ("temp_free", ctypes.c_void_p), ("register_backend", _REGISTER)]
 
 
-_KEEP = {}  # the table and its callbacks live as long as the process (the library keeps pointers to them)
+_KEEP = {}  # the registered backend lives as long as the process (the library keeps pointers into it)
 
 
 def _libctensor():
@@ -159,18 +161,26 @@ def _libctensor():
     return None
 
 
-@pytest.fixture(scope="module")
-def ext_devices():
-    if "ext" in _KEEP:
-        return _KEEP["ext"]
-    lib = _libctensor() if hasattr(os, "RTLD_NOLOAD") else None
-    if lib is None or not hasattr(lib, "ct_plugin_host"):
-        pytest.skip("libctensor is not a shared library this process can reach: no stand-in device")
+def _register_loopback(host, path):
+    plugin = ctypes.CDLL(path)
+    plugin.ctensor_plugin_init.argtypes = [ctypes.c_void_p]
+    plugin.ctensor_plugin_init.restype = ctypes.c_int32
+    status = plugin.ctensor_plugin_init(ctypes.cast(host, ctypes.c_void_p))
+    assert status == 0, status
+    stats = (ctypes.c_int64 * 16)()  # CTLoopbackStats: live is its first counter
+
+    def live():
+        plugin.ct_loopback_stats(stats)
+        return stats[0]
+    return {"name": "loopback", "kernels": True, "live": live, "keep": plugin}
+
+
+def _register_stand_in(host):
     libc = ctypes.CDLL(None)
     libc.malloc.restype = ctypes.c_void_p
     libc.malloc.argtypes = [ctypes.c_size_t]
     libc.free.argtypes = [ctypes.c_void_p]
-    live = set()
+    blocks = set()
 
     def count():
         return 2
@@ -190,13 +200,13 @@ def ext_devices():
         ptr = libc.malloc(max(n, 1))
         if not ptr:
             return -8  # CT_ERR_OUT_OF_MEMORY
-        live.add(ptr)
+        blocks.add(ptr)
         out[0] = ptr
         return 0
 
     def free(i, ptr):
         if ptr:
-            live.discard(ptr)
+            blocks.discard(ptr)
             libc.free(ptr)
 
     table = _DeviceInterface()
@@ -210,63 +220,135 @@ def ext_devices():
     table.device_info = _INFO(info)
     table.malloc = _MALLOC(malloc)
     table.free = _FREE(free)
-    lib.ct_plugin_host.restype = ctypes.POINTER(_Host)
-    host = lib.ct_plugin_host().contents
-    before = len(ct.devices())
     status = host.register_backend(ctypes.byref(table), None)
     assert status == 0, status
-    _KEEP["ext"] = {"table": table, "live": live, "before": before, "callbacks": (count, info, malloc, free)}
-    return _KEEP["ext"]
+    return {"name": "ext_test", "kernels": False, "live": lambda: len(blocks),
+            "keep": (table, count, info, malloc, free)}
 
 
-def test_devices_lists_every_backend(ext_devices):
+@pytest.fixture(scope="module")
+def ext():
+    """The second device type: {"name", "kernels", "live" (its allocations not yet freed), "before"}."""
+    if "ext" in _KEEP:
+        return _KEEP["ext"]
+    lib = _libctensor() if hasattr(os, "RTLD_NOLOAD") else None
+    if lib is None or not hasattr(lib, "ct_plugin_host"):
+        pytest.skip("libctensor is not a shared library this process can reach: no second device type")
+    lib.ct_plugin_host.restype = ctypes.POINTER(_Host)
+    host = lib.ct_plugin_host()
+    before = len(ct.devices())
+    path = os.environ.get("CT_LOOPBACK")
+    if path and os.path.exists(path):
+        reg = _register_loopback(host, path)
+    else:
+        reg = _register_stand_in(host.contents)
+    reg["before"] = before
+    _KEEP["ext"] = reg
+    return reg
+
+
+def test_devices_lists_every_backend(ext):
     devs = ct.devices()
-    assert len(devs) == _ctensor._device_count() == ext_devices["before"] + 2
-    ext = [d for d in devs if d.device_type == CT_EXT_DEV]
-    assert [str(d) for d in ext] == ["ext_dev:0", "ext_dev:1"]
-    assert [d.id for d in ext] == [0, 1] and {d.type for d in ext} == {"ext_dev"}
-    assert ext[0].backend == "ext_test" and ext[1].name.startswith("stand-in device 1")
-    assert ext[0].memory_bytes == 1 << 20
+    name = ext["name"]
+    assert len(devs) == _ctensor._device_count() == ext["before"] + 2
+    mine = [d for d in devs if d.device_type == CT_EXT_DEV]
+    # an extension device type is named by its backend
+    assert [str(d) for d in mine] == [f"{name}:0", f"{name}:1"]
+    assert [d.id for d in mine] == [0, 1] and {d.type for d in mine} == {name}
+    assert {d.backend for d in mine} == {name} and mine[1].name
     assert str(devs[0]) == "cpu"
-    with pytest.raises(ValueError, match="does not exist.*ext_dev:0, ext_dev:1"):
-        ct.empty(2, device="ext_dev:2")
+    # DLPack's name for the type still works
+    assert _ctensor._parse_device("ext_dev:1", True) == (CT_EXT_DEV, 1)
+    assert _ctensor._parse_device(name, True) == (CT_EXT_DEV, 0)
+    with pytest.raises(ValueError, match=f"does not exist.*{name}:0, {name}:1"):
+        ct.empty(2, device=f"{name}:2")
 
 
-def test_to_and_from_another_device(ext_devices, rng):
+def test_to_and_from_another_device(ext, rng):
+    name = ext["name"]
+    d0, d1 = f"{name}:0", f"{name}:1"
     a = rng.uniform(-1, 1, (5, 7)).astype(np.float32)
     x = ct.copy(a)
-    live = len(ext_devices["live"])
-    e0 = x.to("ext_dev:0")
-    assert e0.device == "ext_dev:0" and e0.__dlpack_device__() == (CT_EXT_DEV, 0)
+    live = ext["live"]()
+    e0 = x.to(d0)
+    assert e0.device == d0 and e0.__dlpack_device__() == (CT_EXT_DEV, 0)
     assert e0.shape == (5, 7) and e0.dtype == "float32"
-    assert len(ext_devices["live"]) == live + 1  # the device's own allocator
-    assert e0.to("ext_dev:0") is e0
+    assert ext["live"]() == live + 1  # the device's own allocator
+    assert e0.to(d0) is e0 and e0.to((CT_EXT_DEV, 0)) is e0
     back = e0.to("cpu")
     assert back.device == "cpu"
     np.testing.assert_array_equal(np.asarray(back), a)
-    # device to device (staged through host memory), the entry itself as the device
+    # device to device (staged through host memory), the devices() entry itself as the device
     e1 = e0.to(ct.devices()[-1])
-    assert e1.device == "ext_dev:1"
+    assert e1.device == d1
     np.testing.assert_array_equal(np.asarray(e1.to("cpu")), a)
     # a strided NumPy view straight to the device; a conversion on the way back
-    e2 = ct.copy(a[::-1, ::2], "ext_dev:1")
-    assert e2.device == "ext_dev:1" and e2.shape == (5, 4)
+    e2 = ct.copy(a[::-1, ::2], d1)
+    assert e2.device == d1 and e2.shape == (5, 4)
     np.testing.assert_array_equal(np.asarray(e2.to("cpu", "float64")), a[::-1, ::2].astype(np.float64))
     # into an existing tensor on the device, and back into NumPy
-    dst = ct.empty((5, 7), "float32", device="ext_dev:0")
+    dst = ct.empty((5, 7), "float32", device=d0)
     assert dst.copy_(a * 2) is dst
     out = np.zeros((5, 7), np.float32)
     ct.copy(dst, out=out)
     np.testing.assert_array_equal(out, a * 2)
     with pytest.raises(ValueError, match="out lives on"):
-        ct.copy(a, "ext_dev:1", out=dst)
+        ct.copy(a, d1, out=dst)
     # DLPack export to the CPU is a copy there (the consumer asked for host memory)
     np.testing.assert_array_equal(np.from_dlpack(e0, device="cpu"), a)
     with pytest.raises(BufferError):
         np.from_dlpack(e0, device="cpu", copy=False)
-    # no kernels there: ops say so, naming the device type
-    with pytest.raises(NotImplementedError):
-        ct.exp(e0)
-    assert not ct.supported("exp", "float32", "ext_dev:0")
+    if not ext["kernels"]:  # no kernels there: ops say so
+        with pytest.raises(NotImplementedError):
+            ct.exp(e0)
+        assert not ct.supported("exp", "float32", d0)
     del e0, e1, e2, dst
-    assert len(ext_devices["live"]) == live
+    assert ext["live"]() == live
+
+
+def test_ops_run_on_the_operands_device(ext, rng):
+    if not ext["kernels"]:
+        pytest.skip("the stand-in device has no kernels (set CT_LOOPBACK to the loopback plugin)")
+    d0, d1 = f"{ext['name']}:0", f"{ext['name']}:1"
+    a = rng.uniform(-1, 1, (4, 6)).astype(np.float32)
+    b = rng.uniform(-1, 1, (6,)).astype(np.float32)
+    ea, eb = ct.copy(a, d0), ct.copy(b, d0)
+    assert ct.supported("exp", "float32", d0) and not ct.supported("sqrt", "float32", d0)
+    r = ct.exp(ea)  # the result is allocated on the operand's device, shaped by the query
+    assert r.device == d0
+    np.testing.assert_allclose(np.asarray(r.to("cpu")), np.exp(a), rtol=1e-6)
+    r = ct.add(ea, eb)  # broadcasting on the device
+    assert r.device == d0 and r.shape == (4, 6)
+    np.testing.assert_allclose(np.asarray(r.to("cpu")), a + b, rtol=1e-6)
+    r = ct.add(ea, 1.5)  # a Python scalar becomes a 0-d tensor on the operand's device
+    assert r.device == d0
+    np.testing.assert_allclose(np.asarray(r.to("cpu")), a + np.float32(1.5), rtol=1e-6)
+    r = ct.sum(ea, axis=1, keepdims=True)
+    assert r.device == d0 and r.shape == (4, 1)
+    np.testing.assert_allclose(np.asarray(r.to("cpu")), a.sum(axis=1, keepdims=True), rtol=1e-5)
+    r = ct.softmax(ea, axis=0)
+    np.testing.assert_allclose(np.asarray(r.to("cpu")), np.exp(a) / np.exp(a).sum(axis=0), rtol=1e-5)
+    # out= on the device
+    out = ct.empty((4, 6), "float32", device=d0)
+    assert ct.neg(ea, out=out) is out
+    np.testing.assert_array_equal(np.asarray(out.to("cpu")), -a)
+    # conversions: on the device, and across devices (converted on the destination)
+    r = ea.to(dtype="float64")
+    assert r.device == d0 and r.dtype == "float64"
+    np.testing.assert_array_equal(np.asarray(r.to("cpu")), a.astype(np.float64))
+    r = ct.copy(a, d1).to(d1, "int32")
+    np.testing.assert_array_equal(np.asarray(r.to("cpu")), a.astype(np.int32))
+    r = ct.empty((4, 6), "float64", device=d1).copy_(a)
+    np.testing.assert_array_equal(np.asarray(r.to("cpu")), a.astype(np.float64))
+    # operands on two devices, and ops the device does not run, are the library's errors
+    with pytest.raises(ValueError):
+        ct.add(ea, ct.copy(b, d1))
+    with pytest.raises(ValueError):
+        ct.add(ea, b)
+    with pytest.raises(NotImplementedError, match=ext["name"]):
+        ct.sqrt(ea)
+    with pytest.raises(NotImplementedError):
+        ct.matmul(ea, ct.copy(a.T, d0))
+    # memory of that device is not host memory: NumPy cannot view it in place
+    with pytest.raises((BufferError, RuntimeError, ValueError, TypeError)):
+        np.from_dlpack(ea)
