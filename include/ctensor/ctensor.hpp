@@ -12,6 +12,9 @@
  * (ct::Conv2dOptions().stride(2).padding(1)), ct::matmul, ct::conv2d and the
  * other NN ops returning new tensors or writing out= views, ct::Workspace
  * (an owned, growable scratch buffer) and ct::Plan (an owned CTPlan).
+ * The wrapper keeps no copy of the library's rules: every output it
+ * allocates is shaped and typed by ct_op_output_info, and every NN call
+ * goes through ct_nn_workspace_size / ct_nn by op id.
  * Everything is inline; only ctensor.h and the standard library are included.
  *
  * This header only includes the pieces, one concern each, under ctensor/cpp/
@@ -21,18 +24,19 @@
  *   dtype.hpp             ct::cpu(), ct::dtype::*, ct::dtype_of<T>, ct::is_floating
  *   tensor_view.hpp       ct::TensorView (non-owning)
  *   tensor.hpp            ct::Tensor (owning), empty_like, zeros_like, copy, clone
- *   op_info.hpp           ct::op_info, ct::output_dtype
+ *   op_info.hpp           ct::op_info, ct::output_dtype, ct::output_info (the shape query)
  *   elementwise.hpp       category 1: ct::unary, ct::exp, ... (generated)
  *   scalar.hpp            ct::scalar
  *   broadcast_reduce.hpp  category 2: ct::Axes, ct::binary, ct::reduce, ct::sum, ... (generated)
  *   operators.hpp         a + b, a < b, -a, a += b, ...
- *   nn_options.hpp        ct::Activation, ct::Conv2dOptions, ... (category 3 options)
+ *   nn_options.hpp        ct::Activation, ct::Conv2dOptions, ..., ct::NNDesc (category 3 options)
  *   workspace.hpp         ct::Workspace
- *   nn.hpp                what the NN ops share: output shapes, result structs
- *   nn_conv.hpp           ct::matmul, ct::conv2d and its backward ops
+ *   nn.hpp                any NN op by id: ct::nn, ct::nn_outputs; result structs, *_output_shape
+ *   nn_conv.hpp           ct::matmul, ct::conv2d and its backward ops (one-liners over nn.hpp)
  *   nn_pool.hpp           ct::max_pool2d, ct::avg_pool2d and their backward ops
  *   nn_norm.hpp           ct::batch_norm*, ct::layer_norm*
  *   plan.hpp              ct::Plan, ct::plan_cache_info
+ *
  * Every named function that runs an op takes a trailing `void* stream` (NULL
  * or a CTCpuStream* on the CPU); operators use the library's default.
  *
