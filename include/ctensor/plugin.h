@@ -224,8 +224,10 @@ struct CTKernelInterface {
   int32_t device_type;   /**< the device type these kernels run on */
   const char* name;      /**< "cpu", "onednn", "my_plugin": static */
   /** CT_OK if this table runs q->op for these dtypes; otherwise
-   *  CT_ERR_UNSUPPORTED with a message (through set_error) saying why. Must
-   *  be cheap: core asks on every call. */
+   *  CT_ERR_UNSUPPORTED with a message (through set_error) saying why. The
+   *  answer must depend only on the query (core remembers a yes for an op
+   *  and dtype; to change answers, register a new table). Cheap: core asks
+   *  whenever it has no remembered yes. */
   CTStatus (*supports)(const CTSupportQuery* q);
   CTStatus (*elementwise)(const CTElementwiseCall* call);
   CTStatus (*binary)(const CTElementwiseCall* call);

@@ -124,9 +124,11 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
                   in[i]->device.device_type, in[i]->device.device_id, out_name, out->device.device_type,
                   out->device.device_id);
   const Backend* backend = nullptr;
-  char out_device[40];
-  std::snprintf(out_device, sizeof out_device, "%s.device", out_name);
-  if (CTStatus s = check_device(fn, out_device, out->device, &backend)) return s;
+  if (CTStatus s = check_device(fn, out_name, out->device, &backend)) return s;
+  if (!backend->dev.data_is_address) {
+    of.not_address = true;
+    for (int32_t i = 0; i < nin; ++i) inf[i].not_address = true;
+  }
   // Ternary ops broadcast as binary ops do; the others take out's shape.
   const bool bcast = d->shape_rule == CT_SHAPE_BROADCAST;
   if (bcast) {
@@ -263,13 +265,18 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   if (CTStatus s = check_same_device(fn, "a", a, out)) return s;
   if (CTStatus s = check_same_device(fn, "b", b, out)) return s;
   const Backend* backend = nullptr;
-  if (CTStatus s = check_device(fn, "out.device", out->device, &backend)) return s;
-  const CTensor* ab[2] = {a, b};
-  static const char* const ab_names[2] = {"a", "b"};
-  int64_t shape[CT_MAX_NDIM];
-  int32_t nd = 0;
-  if (CTStatus s = broadcast(fn, ab, ab_names, 2, shape, &nd)) return s;
-  if (CTStatus s = want_out_shape(fn, "out", out, shape, nd, ab, ab_names, 2)) return s;
+  if (CTStatus s = check_device(fn, "out", out->device, &backend)) return s;
+  if (!backend->dev.data_is_address) af.not_address = bf.not_address = of.not_address = true;
+  bool same = a->ndim == out->ndim && b->ndim == out->ndim;  // the common case: no broadcasting
+  for (int32_t i = 0; same && i < out->ndim; ++i) same = a->shape[i] == out->shape[i] && b->shape[i] == out->shape[i];
+  if (!same) {
+    const CTensor* ab[2] = {a, b};
+    static const char* const ab_names[2] = {"a", "b"};
+    int64_t shape[CT_MAX_NDIM];
+    int32_t nd = 0;
+    if (CTStatus s = broadcast(fn, ab, ab_names, 2, shape, &nd)) return s;
+    if (CTStatus s = want_out_shape(fn, "out", out, shape, nd, ab, ab_names, 2)) return s;
+  }
   if (bf.dt != af.dt)
     return fail(CT_ERR_DTYPE_MISMATCH, "%s: b.dtype=%s differs from a.dtype=%s", fn, dtype_name(bf.dt),
                 dtype_name(af.dt));
@@ -320,7 +327,9 @@ CTStatus check_unary_call(const char* fn, int32_t op, int32_t kind, const char* 
   if (CTStatus s = check_tensor(fn, "x", x, xf)) return s;
   if (CTStatus s = check_tensor(fn, "out", out, of)) return s;
   if (CTStatus s = check_same_device(fn, "x", x, out)) return s;
-  return check_device(fn, "out.device", out->device, backend);
+  if (CTStatus s = check_device(fn, "out", out->device, backend)) return s;
+  if (!(*backend)->dev.data_is_address) xf->not_address = of->not_address = true;
+  return CT_OK;
 }
 
 }  // namespace

@@ -118,6 +118,8 @@ CTStatus register_backend(const CTDeviceInterface* dev, const CTKernelInterface*
     }
     b->kernels[b->num_kernels++] = k;
   }
+  b->cache_ops = op_count();
+  b->cache = new std::atomic<uint8_t>[(size_t)b->cache_ops * CT_DT_COUNT]();  // kept with b (never freed)
   next->b[at >= 0 ? at : next->count++] = b;
   g_snapshot.store(next, std::memory_order_release);  // old snapshots stay valid for readers in flight
   return CT_OK;
@@ -191,14 +193,16 @@ const Backend* find_backend(int32_t device_type) {
   return nullptr;
 }
 
-CTStatus check_device(const char* fn, const char* what, CTDevice device, const Backend** out) {
+CTStatus check_device(const char* fn, const char* arg, CTDevice device, const Backend** out) {
   const Backend* b = find_backend(device.device_type);
+  const char* dot = arg ? "." : "";  // "x.device.device_type", or "device.device_type" for a bare device
+  if (!arg) arg = "";
   if (!b)
-    return fail(CT_ERR_UNSUPPORTED, "%s: %s.device_type=%d has no backend registered in this process", fn, what,
-                device.device_type);
+    return fail(CT_ERR_UNSUPPORTED, "%s: %s%sdevice.device_type=%d has no backend registered in this process", fn, arg,
+                dot, device.device_type);
   const int32_t n = b->dev.device_count();
   if (device.device_id < 0 || device.device_id >= n)
-    return fail(CT_ERR_NOT_FOUND, "%s: %s.device_id=%d but the %s backend has %d device(s)", fn, what,
+    return fail(CT_ERR_NOT_FOUND, "%s: %s%sdevice.device_id=%d but the %s backend has %d device(s)", fn, arg, dot,
                 device.device_id, b->dev.name, n);
   *out = b;
   return CT_OK;
@@ -221,6 +225,18 @@ bool has_slot(const CTKernelInterface& k, int32_t kind) {
 }  // namespace
 
 CTStatus find_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelInterface** out) {
+  // The common case: a call supports() already answered yes to (the cast's
+  // target aside, which is asked every time).
+  const bool cacheable = q.device_id == 0 && q.kind != CT_KIND_CAST && q.op >= 0 && q.op < b->cache_ops &&
+                         q.dt >= 0 && q.dt < CT_DT_COUNT;
+  std::atomic<uint8_t>* slot = cacheable ? &b->cache[(size_t)q.op * CT_DT_COUNT + q.dt] : nullptr;
+  if (slot) {
+    const uint8_t v = slot->load(std::memory_order_relaxed);
+    if (v != 0 && v != Backend::kNone) {
+      *out = &b->kernels[v - 1];
+      return CT_OK;
+    }
+  }
   CTStatus last = CT_ERR_UNSUPPORTED;
   bool asked = false;
   for (int32_t i = 0; i < b->num_kernels; ++i) {
@@ -230,6 +246,7 @@ CTStatus find_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelI
     asked = true;
     if (last == CT_OK) {
       if (i > 0) clear_error();  // an earlier table's "no" is not this call's message
+      if (slot) slot->store((uint8_t)(i + 1), std::memory_order_relaxed);
       *out = &k;
       return CT_OK;
     }
@@ -330,7 +347,7 @@ CT_API CTStatus ct_malloc(CTDevice device, size_t bytes, void** ptr) {
   CT_API_BEGIN("ct_malloc")
   if (!ptr) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_malloc: ptr is NULL");
   const ct::Backend* b = nullptr;
-  if (CTStatus s = ct::check_device("ct_malloc", "device", device, &b)) return s;
+  if (CTStatus s = ct::check_device("ct_malloc", nullptr, device, &b)) return s;
   if (!b->dev.malloc) return ct::fail(CT_ERR_UNSUPPORTED, "ct_malloc: the %s backend allocates no memory", b->dev.name);
   return b->dev.malloc(device.device_id, bytes, ptr);
   CT_API_END()
@@ -346,7 +363,7 @@ CT_API void ct_free(CTDevice device, void* ptr) {
 CT_API CTStatus ct_synchronize(CTDevice device, void* stream) {
   CT_API_BEGIN("ct_synchronize")
   const ct::Backend* b = nullptr;
-  if (CTStatus s = ct::check_device("ct_synchronize", "device", device, &b)) return s;
+  if (CTStatus s = ct::check_device("ct_synchronize", nullptr, device, &b)) return s;
   if (CTStatus s = ct::check_stream(b, "ct_synchronize", device.device_id, stream)) return s;
   return b->dev.synchronize ? b->dev.synchronize(device.device_id, stream) : CT_OK;
   CT_API_END()

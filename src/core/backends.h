@@ -6,6 +6,8 @@
 
 #include <ctensor/plugin.h>
 
+#include <atomic>
+
 namespace ct {
 
 constexpr int kMaxKernelTables = 8;
@@ -17,14 +19,22 @@ struct Backend {
   CTDeviceInterface dev;
   int32_t num_kernels = 0;
   CTKernelInterface kernels[kMaxKernelTables];
+  // Which table runs (op, dtype) on device 0, as supports() answered:
+  // 0 not asked yet, k + 1 table k, kNone none. Sized by the ops the
+  // library knows at registration; a registration makes a new Backend, so
+  // the answers never outlive the tables that gave them.
+  static constexpr uint8_t kNone = 255;
+  int32_t cache_ops = 0;
+  std::atomic<uint8_t>* cache = nullptr;
 };
 
 // The backend of a device type, or nullptr when none is registered.
 // Lock-free: registrations publish a new immutable snapshot.
 const Backend* find_backend(int32_t device_type);
 
-// CT_OK if `device` exists; else a message naming fn and `what` (the
-// argument's device, e.g. "x.device" or "device").
+// CT_OK if `device` exists; else a message naming fn and the tensor
+// argument `arg` whose device it is ("x.device.device_id=3"), or the bare
+// device when arg is NULL ("device.device_id=3").
 CTStatus check_device(const char* fn, const char* what, CTDevice device, const Backend** backend);
 
 // The first kernel table of b that runs q (CT_OK), or the last table's

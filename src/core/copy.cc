@@ -93,11 +93,8 @@ CTStatus check_cross(const char* fn, const char* xn, const CTensor* x, TensorFac
                      const CTensor* out, TensorFacts* of, void* stream, const Backend** sb, const Backend** db) {
   if (CTStatus s = check_tensor(fn, xn, x, xf)) return s;
   if (CTStatus s = check_tensor(fn, on, out, of)) return s;
-  char what[40];
-  std::snprintf(what, sizeof what, "%s.device", xn);
-  if (CTStatus s = check_device(fn, what, x->device, sb)) return s;
-  std::snprintf(what, sizeof what, "%s.device", on);
-  if (CTStatus s = check_device(fn, what, out->device, db)) return s;
+  if (CTStatus s = check_device(fn, xn, x->device, sb)) return s;
+  if (CTStatus s = check_device(fn, on, out->device, db)) return s;
   if (CTStatus s = check_same_shape(fn, xn, x, on, out)) return s;
   if (CTStatus s = check_output_layout(fn, on, out)) return s;
   // The stream belongs to the side that is not the host (dst's when neither is).
@@ -166,7 +163,8 @@ CT_API CTStatus ct_copy(const CTensor* src, CTensor* dst, void* stream) {
       const ct::Backend *sb = nullptr, *db = nullptr;
       if (CTStatus s = ct::check_tensor("ct_copy", "src", src, &sf)) return s;
       if (CTStatus s = ct::check_tensor("ct_copy", "dst", dst, &df)) return s;
-      if (CTStatus s = ct::check_device("ct_copy", "dst.device", dst->device, &db)) return s;
+      if (CTStatus s = ct::check_device("ct_copy", "dst", dst->device, &db)) return s;
+      if (!db->dev.data_is_address) sf.not_address = df.not_address = true;
       sb = db;
       (void)sb;
       if (CTStatus s = ct::check_same_shape("ct_copy", "src", src, "dst", dst)) return s;

@@ -505,9 +505,9 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
                   t[i]->device.device_type, t[i]->device.device_id, n.name[0], t[0]->device.device_type,
                   t[0]->device.device_id);
   const Backend* backend = nullptr;
-  char what[40];
-  std::snprintf(what, sizeof what, "%s.device", n.name[0]);
-  if (CTStatus s = check_device(fn, what, t[0]->device, &backend)) return s;
+  if (CTStatus s = check_device(fn, n.name[0], t[0]->device, &backend)) return s;
+  if (!backend->dev.data_is_address)
+    for (int i = 0; i < num; ++i) f[i].not_address = true;
   c->device_id = t[0]->device.device_id;
   // dtypes
   const int32_t dt = f[0].dt;

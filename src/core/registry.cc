@@ -144,10 +144,10 @@ struct Table {
   }
 };
 
-const Table& table() {
-  static const Table t;
-  return t;
-}
+// Built when the library loads (nothing calls op_def during static
+// initialisation), so op_def has no initialisation guard on the hot path.
+const Table g_table;
+inline const Table& table() { return g_table; }
 
 }  // namespace
 

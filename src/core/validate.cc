@@ -4,7 +4,6 @@
 #include <cinttypes>
 #include <cstdlib>
 
-#include "core/backends.h"
 #include "core/error.h"
 #include "core/registry.h"
 
@@ -61,19 +60,18 @@ CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorF
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.strides[%d]=%" PRId64 " with shape[%d]=%" PRId64 " spans more than 2^63 bytes",
                   fn, arg, i, s, i, t->shape[i]);
   }
-  // Data is an address on most devices; a handle (OpenCL's cl_mem) on
-  // others, where the range is one of offsets within that buffer.
-  const Backend* b = find_backend(t->device.device_type);
-  const bool addr = !b || b->dev.data_is_address;
-  f->handle = addr ? 0 : (uintptr_t)t->data;
-  const uintptr_t base = addr ? (uintptr_t)t->data : 0;
+  // The range as addresses: on a device whose data is a handle (OpenCL's
+  // cl_mem) the caller marks the facts (not_address) once it knows the
+  // device, and only ranges within the same handle are compared.
+  f->handle = (uintptr_t)t->data;
+  const uintptr_t base = (uintptr_t)t->data;
   uintptr_t start, lo, hi;
   if (__builtin_add_overflow(base, t->byte_offset, &start) ||
       __builtin_sub_overflow(start, (uintptr_t)0 - (uintptr_t)neg, &lo) ||
       __builtin_add_overflow(start, (uintptr_t)pos + (uintptr_t)itemsize, &hi))
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data=%p with byte_offset=%" PRIu64 " and strides addresses memory outside the address space",
                 fn, arg, t->data, t->byte_offset);
-  if (addr && (start & (uintptr_t)(itemsize - 1)))  // element sizes are powers of two
+  if (start & (uintptr_t)(itemsize - 1))  // element sizes are powers of two
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data + byte_offset (%p + %" PRIu64 ") is not aligned to its %" PRId64 "-byte elements",
                 fn, arg, t->data, t->byte_offset, itemsize);
   f->lo = lo;

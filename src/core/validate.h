@@ -30,13 +30,16 @@ struct TensorFacts {
   // address range where the device's data is an address, else a range of
   // offsets within the buffer `handle` (an OpenCL cl_mem).
   uintptr_t lo = 0, hi = 0;
-  uintptr_t handle = 0;  // 0 where data is an address
+  uintptr_t handle = 0;      // the data pointer (a buffer handle where the device's data is not an address)
+  bool not_address = false;  // set once the device is known to hand out handles
 };
 
-// True when a and b may share bytes: both non-empty, in the same buffer,
-// with intersecting byte ranges.
+// True when a and b may share bytes: both non-empty, in the same address
+// space or buffer, with intersecting byte ranges.
 inline bool ranges_meet(const TensorFacts& a, const TensorFacts& b) {
-  return a.numel != 0 && b.numel != 0 && a.handle == b.handle && a.lo < b.hi && b.lo < a.hi;
+  if (a.numel == 0 || b.numel == 0) return false;
+  if ((a.not_address || b.not_address) && a.handle != b.handle) return false;
+  return a.lo < b.hi && b.lo < a.hi;
 }
 
 // Null pointers, ndim, extents, dtype, element count and byte span overflow,
