@@ -2,7 +2,8 @@
 // buffers, deterministic data, the STREAM-style probe every benchmark reports
 // its figures against (STYLE habit 12), and a median-of-batches latency timer.
 //
-// Header-only (each benchmark is one executable of one translation unit).
+// Header-only, every function inline (ct_bench_nn includes it from several
+// files; the other benchmarks are one translation unit each).
 
 #ifndef CTENSOR_BENCH_COMMON_H_
 #define CTENSOR_BENCH_COMMON_H_

@@ -24,7 +24,7 @@ config=$(find "$prefix" -name ctensorConfig.cmake -print -quit)
 pcfile=$(find "$prefix" -name ctensor.pc -print -quit)
 [ -n "$config" ] || { echo "FAIL: no ctensorConfig.cmake under $prefix" >&2; exit 1; }
 [ -n "$pcfile" ] || { echo "FAIL: no ctensor.pc under $prefix" >&2; exit 1; }
-for h in ctensor.h ctensor.hpp; do
+for h in ctensor.h ctensor_nn.h plugin.h ctensor.hpp; do
   [ -f "$prefix/include/ctensor/$h" ] || { echo "FAIL: $h not installed" >&2; exit 1; }
 done
 lib=$(find "$prefix" -name 'libctensor.so*' -print -quit)

@@ -698,8 +698,11 @@ TEST_CASE("ct_malloc and ct_free", "[errors]") {
   CHECK(contains(last_error(), "ct_malloc"));
   CHECK(q == (void*)0x1234);
   expect_fail(ct_malloc(kCpu, 16, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_malloc", {});
-  CTStatus s = ct_malloc(CTDevice{CT_VPI, 0}, 16, &q);
-  CHECK((s == CT_ERR_UNSUPPORTED || s == CT_ERR_NOT_FOUND));
+  // a device type with no backend: UNSUPPORTED; a CPU that does not exist: NOT_FOUND (both documented)
+  expect_fail(ct_malloc(CTDevice{CT_VPI, 0}, 16, &q), CT_ERR_UNSUPPORTED, "ct_malloc", {}, {"device.device_type=9"});
+  CHECK(q == (void*)0x1234);
+  expect_fail(ct_malloc(CTDevice{CT_CPU, 3}, 16, &q), CT_ERR_NOT_FOUND, "ct_malloc", {}, {"device.device_id=3", "cpu"});
+  CHECK(last_error().find("device.device.") == std::string::npos);
   CHECK(q == (void*)0x1234);
   // zero bytes: CT_OK, and whatever comes back can be freed
   void* z = nullptr;

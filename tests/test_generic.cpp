@@ -7,13 +7,21 @@
 // exactly the dtypes notes/SEMANTICS.md excludes, and all 100 casts.
 // Category 2 ops (binary, reduce, along-axis) take part in the registry and
 // ct_op_supported checks here; their values are checked in test_binary.cpp
-// and test_reduce.cpp.
+// and test_reduce.cpp, and on every other device against the CPU here.
+//
+// Every registered device takes part (the CPU, and any backend or plugin:
+// the test runner registers the loopback test device, tests/backends): its
+// operands are byte-for-byte copies of the host tensors made with ct_copy,
+// results come back the same way, and an op x dtype pair that the op's rule
+// defines but the device's ct_op_supported refuses is skipped, counted and
+// reported (WARN) per device; on the CPU there must be none.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,7 +33,6 @@ using namespace ctt;
 
 namespace {
 
-const CTDevice kCpu = {CT_CPU, 0};
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
@@ -300,11 +307,9 @@ void fill_int(HostTensor& t, Rng& rng) {
 // Running one op on one set of operands, and checking it
 // ---------------------------------------------------------------------------
 
-CTStatus run_op(int op, int kind, std::vector<HostTensor>& ins, HostTensor& out,
-                const std::vector<double>& params, void* stream) {
-  std::vector<CTensor> v;
-  for (size_t i = 0; i < ins.size(); ++i) v.push_back(ins[i].view(i % 2 == 0));
-  CTensor o = out.view(true);
+// Runs op on views of its operands (any device).
+CTStatus run_views(int op, int kind, std::vector<CTensor>& v, CTensor& o, const std::vector<double>& params,
+                   void* stream) {
   switch (kind) {
     case CT_KIND_UNARY: return ct_unary(op, &v[0], &o, stream);
     case CT_KIND_UNARY_PARAM:
@@ -319,6 +324,38 @@ CTStatus run_op(int op, int kind, std::vector<HostTensor>& ins, HostTensor& out,
     case CT_KIND_ALONG_AXIS: return ct_along_axis(op, &v[0], -1, &o, stream);
   }
   return CT_ERR_INTERNAL;
+}
+
+// Mirrors of a set of host tensors on one device (the tensors themselves on the CPU).
+struct Staged {
+  std::vector<std::unique_ptr<DeviceMirror>> m;
+  Staged(CTDevice dev, std::vector<HostTensor*> ts) {
+    for (HostTensor* t : ts) m.emplace_back(new DeviceMirror(dev, *t));
+  }
+  bool ok() const {
+    for (const auto& x : m)
+      if (x->status() != CT_OK) return false;
+    return true;
+  }
+};
+
+// Runs op on `dev` with copies of ins and out there; out (padding included)
+// comes back into the host tensor.
+CTStatus run_op(const CTDevice& dev, int op, int kind, std::vector<HostTensor>& ins, HostTensor& out,
+                const std::vector<double>& params, void* stream, std::string* message) {
+  std::vector<HostTensor*> all;
+  for (HostTensor& t : ins) all.push_back(&t);
+  all.push_back(&out);
+  Staged st(dev, all);
+  INFO("staging on the device: " << ct_last_error());
+  REQUIRE(st.ok());
+  std::vector<CTensor> v;
+  for (size_t i = 0; i < ins.size(); ++i) v.push_back(st.m[i]->view(i % 2 == 0));
+  CTensor o = st.m.back()->view(true);
+  const CTStatus s = run_views(op, kind, v, o, params, stream);
+  *message = ct_last_error();  // before the copy back clears it
+  REQUIRE(st.m.back()->fetch() == CT_OK);
+  return s;
 }
 
 struct Mismatch {
@@ -418,7 +455,7 @@ void fill_inputs(const std::string& name, const OpRef& ref, std::vector<HostTens
   }
 }
 
-void run_case(int op, const CTOpInfo& info, const OpRef& ref, int d, const RunSpec& rs,
+void run_case(const TestDevice& dev, int op, const CTOpInfo& info, const OpRef& ref, int d, const RunSpec& rs,
               const std::vector<double>& params, Rng& rng, void* stream = nullptr) {
   std::string name = info.name;
   int dout = info.output_dtype == CT_OUTPUT_BOOL ? DT_BOOL : d;
@@ -433,7 +470,7 @@ void run_case(int op, const CTOpInfo& info, const OpRef& ref, int d, const RunSp
   std::vector<unsigned char> before = out.bytes();
 
   std::ostringstream desc;
-  desc << name << " " << dtype(d).name << " shape [";
+  desc << dev.label << ": " << name << " " << dtype(d).name << " shape [";
   for (size_t i = 0; i < rs.shape.size(); ++i) desc << (i ? "," : "") << rs.shape[i];
   desc << "] in-layouts";
   for (int v : rs.in_variants) desc << " " << v;
@@ -441,8 +478,9 @@ void run_case(int op, const CTOpInfo& info, const OpRef& ref, int d, const RunSp
   for (double p : params) desc << " " << p;
   INFO(desc.str());
 
-  CTStatus s = run_op(op, info.kind, ins, out, params, stream);
-  INFO("status " << s << " " << ct_status_string(s) << ": " << ct_last_error());
+  std::string msg;
+  CTStatus s = run_op(dev.dev, op, info.kind, ins, out, params, stream, &msg);
+  INFO("status " << s << " " << ct_status_string(s) << ": " << msg);
   REQUIRE(s == CT_OK);
   Mismatch mm;
   check_result(op, ref, d, dout, ins, out, params, before, mm);
@@ -562,49 +600,63 @@ TEST_CASE("registry lists every header op with its facts", "[generic]") {
 
 TEST_CASE("ct_op_supported matches SEMANTICS.md, and unsupported runs fail cleanly", "[generic]") {
   int32_t count = ct_op_count();
-  for (int op = 0; op < count; ++op) {
-    CTOpInfo info;
-    REQUIRE(get_info(op, info));
-    if (info.kind == CT_KIND_NN) continue;  // dtype support of NN ops: test_nn_plan.cpp
-    const OpRef* ref = find_ref(info.name);
-    if (!ref) {
-      if (op < (int)CT_OP_END_) FAIL("no facts (dtypes, tolerance, domain) for op " << info.name);
-      continue;
-    }
-    for (int d = 0; d < DT_COUNT; ++d) {
-      INFO("op " << info.name << " dtype " << dtype(d).name);
-      bool want = (ref->mask >> d) & 1u;
-      CTStatus s = ct_op_supported(op, kCpu, dtype(d).dt);
-      std::string msg = last_error();
-      INFO("ct_op_supported -> " << s << " " << msg);
-      if (want) {
-        CHECK(s == CT_OK);
-        CHECK(msg.empty());
+  for (const TestDevice& dev : all_devices()) {
+    // On the CPU exactly what SEMANTICS.md defines runs. Another device may
+    // refuse more (a device runs a subset), but never runs what the op's rule
+    // excludes, and says why it refuses.
+    int defined = 0, refused = 0;
+    for (int op = 0; op < count; ++op) {
+      CTOpInfo info;
+      REQUIRE(get_info(op, info));
+      if (info.kind == CT_KIND_NN) continue;  // dtype support of NN ops: test_nn_plan.cpp
+      const OpRef* ref = find_ref(info.name);
+      if (!ref) {
+        if (op < (int)CT_OP_END_) FAIL("no facts (dtypes, tolerance, domain) for op " << info.name);
         continue;
       }
-      CHECK(s == CT_ERR_UNSUPPORTED);
-      CHECK(!msg.empty());
-      CHECK(contains(msg, info.name));
-      CHECK(contains(msg, dtype(d).name));
-      // running it fails with CT_ERR_UNSUPPORTED and leaves out untouched
-      // (the output dtype the op's rule gives, so the dtype check passes and
-      // the op x dtype check is what fails)
-      std::vector<int64_t> shape = {2, 3};
-      int dout = output_dtype_for(info.output_dtype, d);
-      std::vector<HostTensor> ins;
-      for (int k = 0; k < info.num_inputs; ++k)
-        ins.push_back(HostTensor::compact(info.op == CT_OP_WHERE && k == 0 ? DT_BOOL : d, shape));
-      HostTensor out = HostTensor::compact(dout, info.kind == CT_KIND_REDUCE ? std::vector<int64_t>{} : shape);
-      out.fill_bytes(0x5A);
-      std::vector<unsigned char> before = out.bytes();
-      std::vector<double> params(info.num_params, 1.0);
-      CTStatus r = run_op(op, info.kind, ins, out, params, nullptr);
-      std::string rmsg = last_error();
-      INFO("run -> " << r << " " << rmsg);
-      CHECK(r == CT_ERR_UNSUPPORTED);
-      CHECK(!rmsg.empty());
-      CHECK(out.bytes() == before);
+      for (int d = 0; d < DT_COUNT; ++d) {
+        INFO(dev.label << ": op " << info.name << " dtype " << dtype(d).name);
+        bool want = (ref->mask >> d) & 1u;
+        CHECK(want == (((info.dtype_mask >> d) & 1u) != 0));
+        CTStatus s = ct_op_supported(op, dev.dev, dtype(d).dt);
+        std::string msg = last_error();
+        INFO("ct_op_supported -> " << s << " " << msg);
+        defined += want;
+        if (want && (dev.cpu || s == CT_OK)) {
+          CHECK(s == CT_OK);
+          CHECK(msg.empty());
+          continue;
+        }
+        refused += want;
+        CHECK(s == CT_ERR_UNSUPPORTED);
+        CHECK(!msg.empty());
+        CHECK(contains(msg, info.name));
+        CHECK(contains(msg, dtype(d).name));
+        // running it fails with CT_ERR_UNSUPPORTED and leaves out untouched
+        // (the output dtype the op's rule gives, so the dtype check passes and
+        // the op x dtype check is what fails)
+        std::vector<int64_t> shape = {2, 3};
+        int dout = output_dtype_for(info.output_dtype, d);
+        std::vector<HostTensor> ins;
+        for (int k = 0; k < info.num_inputs; ++k)
+          ins.push_back(HostTensor::compact(info.op == CT_OP_WHERE && k == 0 ? DT_BOOL : d, shape));
+        HostTensor out = HostTensor::compact(dout, info.kind == CT_KIND_REDUCE ? std::vector<int64_t>{} : shape);
+        out.fill_bytes(0x5A);
+        std::vector<unsigned char> before = out.bytes();
+        std::vector<double> params(info.num_params, 1.0);
+        std::string rmsg;
+        CTStatus r = run_op(dev.dev, op, info.kind, ins, out, params, nullptr, &rmsg);
+        INFO("run -> " << r << " " << rmsg);
+        CHECK(r == CT_ERR_UNSUPPORTED);
+        CHECK(!rmsg.empty());
+        CHECK(out.bytes() == before);
+      }
     }
+    if (dev.cpu) CHECK(refused == 0);
+    else
+      WARN(dev.label << ": ct_op_supported refuses " << refused << " of the " << defined
+                     << " category 1-2 op x dtype pairs the ops' rules define (each refusal checked: it says why, "
+                        "and running it fails with the output untouched)");
   }
 }
 
@@ -615,50 +667,259 @@ TEST_CASE("every op x dtype against the double reference", "[generic]") {
     return (n == "exp" && d == DT_F32) || (n == "add_scalar" && d == DT_I32) || (n == "where" && d == DT_F64) ||
            (n == "neg" && d == DT_F16);
   };
-  int runs = 0;
-  for (int op = 0; op < count; ++op) {
-    CTOpInfo info;
-    REQUIRE(get_info(op, info));
-    if (info.kind == CT_KIND_CAST) continue;  // own test case
-    // Category 2 kinds (binary, reduce, along-axis) have their own suites:
-    // test_binary.cpp and test_reduce.cpp.
-    if (is_category2_kind(info.kind) || info.kind == CT_KIND_NN) continue;  // NN ops: test_nn_*.cpp
-    std::string name = info.name;
-    const OpRef* ref = find_ref(name);
-    if (!ref) {
-      if (op < (int)CT_OP_END_) FAIL("no facts (dtypes, tolerance, domain) for op " << name);
-      WARN("skipping op " << name << " (appended after this header: no facts in test_generic.cpp)");
-      continue;
-    }
-    int nin = info.num_inputs;
-    for (int d = 0; d < DT_COUNT; ++d) {
-      if (ct_op_supported(op, kCpu, dtype(d).dt) != CT_OK) continue;
-      Rng rng((uint64_t)op * 131 + (uint64_t)d);
-      for (const std::vector<double>& params : params_for(name, d)) {
-        std::vector<RunSpec> specs;
-        for (int64_t n : {1, 7, 33, 1000}) specs.push_back({{n}, std::vector<int>(nin, 0), 0});
-        if (nin == 1) {
-          specs.push_back({{23, 19}, {1}, 0});
-          specs.push_back({{17, 21}, {0}, 1});
-          specs.push_back({{3, 5, 6}, {2}, 3});
-          specs.push_back({{4, 9}, {4}, 1});
-        } else {
-          specs.push_back({{23, 19}, {1, 0, 2}, 0});
-          specs.push_back({{17, 21}, {0, 1, 0}, 1});
-          specs.push_back({{3, 5, 6}, {2, 4, 1}, 3});
+  for (const TestDevice& dev : all_devices()) {
+    int runs = 0, pairs = 0, refused = 0;
+    std::string refused_names;
+    for (int op = 0; op < count; ++op) {
+      CTOpInfo info;
+      REQUIRE(get_info(op, info));
+      if (info.kind == CT_KIND_CAST) continue;  // own test case
+      // Category 2 kinds (binary, reduce, along-axis) have their own suites:
+      // test_binary.cpp and test_reduce.cpp (and on other devices, the test
+      // case below this one).
+      if (is_category2_kind(info.kind) || info.kind == CT_KIND_NN) continue;  // NN ops: test_nn_*.cpp
+      std::string name = info.name;
+      const OpRef* ref = find_ref(name);
+      if (!ref) {
+        if (op < (int)CT_OP_END_) FAIL("no facts (dtypes, tolerance, domain) for op " << name);
+        WARN("skipping op " << name << " (appended after this header: no facts in test_generic.cpp)");
+        continue;
+      }
+      int nin = info.num_inputs;
+      for (int d = 0; d < DT_COUNT; ++d) {
+        if (!((info.dtype_mask >> d) & 1u)) continue;  // the op's rule: not defined (checked above)
+        if (ct_op_supported(op, dev.dev, dtype(d).dt) != CT_OK) {  // the device's own gap: counted
+          ++refused;
+          if (refused <= 12) refused_names += std::string(refused > 1 ? ", " : "") + name + " " + dtype(d).name;
+          continue;
         }
-        if (large(name, d)) {
-          specs.push_back({{262147}, std::vector<int>(nin, 0), 0});
-          specs.push_back({{509, 515}, std::vector<int>(nin, 1), 0});
-        }
-        for (const RunSpec& rs : specs) {
-          run_case(op, info, *ref, d, rs, params, rng);
-          ++runs;
+        ++pairs;
+        Rng rng((uint64_t)op * 131 + (uint64_t)d);
+        for (const std::vector<double>& params : params_for(name, d)) {
+          std::vector<RunSpec> specs;
+          for (int64_t n : {1, 7, 33, 1000}) specs.push_back({{n}, std::vector<int>(nin, 0), 0});
+          if (nin == 1) {
+            specs.push_back({{23, 19}, {1}, 0});
+            specs.push_back({{17, 21}, {0}, 1});
+            specs.push_back({{3, 5, 6}, {2}, 3});
+            specs.push_back({{4, 9}, {4}, 1});
+          } else {
+            specs.push_back({{23, 19}, {1, 0, 2}, 0});
+            specs.push_back({{17, 21}, {0, 1, 0}, 1});
+            specs.push_back({{3, 5, 6}, {2, 4, 1}, 3});
+          }
+          if (large(name, d)) {
+            specs.push_back({{262147}, std::vector<int>(nin, 0), 0});
+            specs.push_back({{509, 515}, std::vector<int>(nin, 1), 0});
+          }
+          for (const RunSpec& rs : specs) {
+            run_case(dev, op, info, *ref, d, rs, params, rng);
+            ++runs;
+          }
         }
       }
     }
+    INFO(dev.label);
+    CHECK(runs > 0);
+    if (dev.cpu) CHECK(refused == 0);
+    WARN(dev.label << ": " << pairs << " category 1 op x dtype pairs checked against the reference (" << runs
+                   << " runs); " << refused << " pairs the ops' rules define were refused by ct_op_supported and "
+                   << "skipped" << (refused ? " (" + refused_names + (refused > 12 ? ", ..." : "") + ")" : ""));
   }
-  CHECK(runs > 0);
+}
+
+// ---------------------------------------------------------------------------
+// Category 2 on every other device: the same calls as on the CPU (whose
+// values test_binary.cpp and test_reduce.cpp check against references)
+// ---------------------------------------------------------------------------
+
+namespace {
+
+std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  const size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> r(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t ea = i + a.size() >= n ? a[i + a.size() - n] : 1;
+    const int64_t eb = i + b.size() >= n ? b[i + b.size() - n] : 1;
+    r[i] = ea == 1 ? eb : ea;
+  }
+  return r;
+}
+
+void fill_values(HostTensor& t, Rng& rng, bool specials) {
+  if (!dtype(t.d).is_float()) return fill_int(t, rng);
+  const int64_t n = t.numel();
+  for (int64_t i = 0; i < n; ++i) t.set(i, rng.uniform(-5, 5));
+  if (specials && n >= 16) {
+    const double sp[] = {kNaN, kInf, -kInf, 0.0, -0.0, 1.0};
+    for (size_t k = 0; k < 6; ++k) t.set((int64_t)(k * 2 + 1), sp[k]);
+  }
+}
+
+// got (the device) against exp (the CPU): exact for elementwise maps,
+// within a few roundings for reductions and along-axis ops, whose order of
+// operations is the backend's own.
+bool agrees(double got, double exp, int d, bool exact) {
+  if (std::isnan(exp) || std::isnan(got)) return std::isnan(exp) && std::isnan(got);
+  if (std::isinf(exp) || std::isinf(got)) return got == exp;
+  if (exact) return got == exp;
+  const double rtol = d == DT_F16 ? 4e-3 : d == DT_BF16 ? 2e-2 : d == DT_F32 ? 1e-5 : 1e-12;
+  return std::fabs(got - exp) <= rtol * std::max(std::fabs(exp), 1.0);
+}
+
+struct Cat2Case {
+  std::vector<std::vector<int64_t>> shapes;  // inputs
+  std::vector<int> layouts;                  // make_layout variant per input
+  std::vector<int32_t> axes;                 // reduce: the axes (all_axes: NULL); along-axis: {axis}
+  bool all_axes = false, keepdims = false, inplace = false;
+};
+
+std::vector<Cat2Case> cat2_cases(int kind) {
+  std::vector<Cat2Case> c;
+  if (kind == CT_KIND_BINARY) {
+    c.push_back({{{7, 13}, {7, 13}}, {0, 0}, {}});
+    c.push_back({{{7, 13}, {7, 13}}, {2, 1}, {}});
+    c.push_back({{{7, 1}, {1, 13}}, {0, 3}, {}});       // broadcast both ways
+    c.push_back({{{3, 4, 5}, {}}, {2, 0}, {}});        // a 0-d operand
+    c.push_back({{{2, 1, 6}, {5, 1}}, {1, 4}, {}});    // rank extension, a stride-0 input
+    c.push_back({{{6, 5}, {6, 5}}, {0, 0}, {}, false, false, true});  // in place
+    c.push_back({{{}, {}}, {0, 0}, {}});
+    c.push_back({{{4, 0}, {1, 0}}, {0, 0}, {}});       // empty
+  } else if (kind == CT_KIND_REDUCE) {
+    for (int layout : {0, 2}) {
+      c.push_back({{{5, 6, 7}}, {layout}, {}, true, false});
+      c.push_back({{{5, 6, 7}}, {layout}, {1}, false, false});
+      c.push_back({{{5, 6, 7}}, {layout}, {0, 2}, false, true});
+      c.push_back({{{5, 6, 7}}, {layout}, {-1}, false, true});
+    }
+    c.push_back({{{}}, {0}, {}, true, false});
+    c.push_back({{{4, 9}}, {4}, {0}, false, false});  // stride-0 input
+    c.push_back({{{3, 0, 2}}, {0}, {1}, false, true});  // empty reduction (max: an error on every device)
+  } else {
+    for (int layout : {0, 1, 2}) {
+      c.push_back({{{6, 9}}, {layout}, {0}});
+      c.push_back({{{6, 9}}, {layout}, {-1}});
+    }
+    c.push_back({{{4, 3, 5}}, {0}, {1}, false, false, true});  // in place
+    c.push_back({{{}}, {0}, {0}});
+  }
+  return c;
+}
+
+// Runs one case on `dev` and returns the status; out holds the result.
+CTStatus run_cat2(const CTDevice& dev, const CTOpInfo& info, const Cat2Case& c, std::vector<HostTensor>& ins,
+                  HostTensor& out, std::string* msg) {
+  std::vector<HostTensor*> all;
+  for (HostTensor& t : ins) all.push_back(&t);
+  if (!c.inplace) all.push_back(&out);
+  Staged st(dev, all);
+  INFO("staging: " << ct_last_error());
+  REQUIRE(st.ok());
+  std::vector<CTensor> v;
+  for (size_t k = 0; k < ins.size(); ++k) v.push_back(st.m[k]->view(k % 2 == 0));
+  CTensor o = c.inplace ? v[0] : st.m.back()->view();
+  const std::vector<double> params = info.num_params ? std::vector<double>(info.num_params, 1.0) : std::vector<double>{};
+  CTStatus s = CT_ERR_INTERNAL;
+  if (info.kind == CT_KIND_BINARY) s = ct_binary(info.op, &v[0], &v[1], &o, nullptr);
+  else if (info.kind == CT_KIND_REDUCE)
+    s = ct_reduce(info.op, &v[0], c.all_axes ? nullptr : c.axes.data(), c.all_axes ? 0 : (int32_t)c.axes.size(),
+                  c.keepdims, params.empty() ? nullptr : params.data(), (int32_t)params.size(), &o, nullptr);
+  else s = ct_along_axis(info.op, &v[0], c.axes[0], &o, nullptr);
+  *msg = ct_last_error();
+  REQUIRE((c.inplace ? st.m[0] : st.m.back())->fetch() == CT_OK);
+  if (c.inplace) out = ins[0];
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("category 2 ops on every other device agree with the CPU", "[generic]") {
+  const int32_t count = ct_op_count();
+  for (const TestDevice& dev : all_devices()) {
+    if (dev.cpu) continue;
+    int pairs = 0, refused = 0, runs = 0;
+    for (int op = 0; op < count; ++op) {
+      CTOpInfo info;
+      REQUIRE(get_info(op, info));
+      if (!is_category2_kind(info.kind)) continue;
+      for (int d = 0; d < DT_COUNT; ++d) {
+        if (!((info.dtype_mask >> d) & 1u)) continue;
+        if (ct_op_supported(op, dev.dev, dtype(d).dt) != CT_OK) {
+          ++refused;
+          continue;
+        }
+        ++pairs;
+        const int dout = output_dtype_for(info.output_dtype, d);
+        const bool exact = info.kind == CT_KIND_BINARY;
+        Rng rng((uint64_t)op * 977 + (uint64_t)d);
+        for (const Cat2Case& c : cat2_cases(info.kind)) {
+          if (c.inplace && dout != d) continue;  // in place needs out's dtype to be x's
+          std::vector<HostTensor> ins;
+          for (size_t k = 0; k < c.shapes.size(); ++k) {
+            ins.push_back(make_layout(d, c.shapes[k], c.layouts[k]));
+            fill_values(ins.back(), rng, info.kind == CT_KIND_BINARY);
+          }
+          std::vector<int64_t> oshape = c.shapes[0];
+          if (info.kind == CT_KIND_BINARY) oshape = broadcast_shape(c.shapes[0], c.shapes[1]);
+          if (info.kind == CT_KIND_REDUCE) {
+            const int nd = (int)c.shapes[0].size();
+            std::vector<bool> red(nd, c.all_axes);
+            for (int32_t a : c.axes) red[a < 0 ? a + nd : a] = true;
+            oshape.clear();
+            for (int k = 0; k < nd; ++k)
+              if (!red[k]) oshape.push_back(c.shapes[0][k]);
+              else if (c.keepdims) oshape.push_back(1);
+          }
+          std::ostringstream desc;
+          desc << dev.label << ": " << info.name << " " << dtype(d).name << " shapes";
+          for (size_t k = 0; k < c.shapes.size(); ++k) desc << " " << shape_str(c.shapes[k]) << "/" << c.layouts[k];
+          desc << " axes";
+          for (int32_t a : c.axes) desc << " " << a;
+          desc << (c.all_axes ? " all" : "") << (c.keepdims ? " keepdims" : "") << (c.inplace ? " in place" : "");
+          INFO(desc.str());
+          std::vector<HostTensor> ins_cpu = ins, ins_dev = ins;
+          HostTensor out_cpu = make_layout(dout, oshape, oshape.empty() ? 0 : 3);
+          out_cpu.fill_bytes(0xA5);
+          HostTensor out_dev = out_cpu;
+          const std::vector<unsigned char> before = out_dev.bytes();
+          std::string mc, md;
+          const CTStatus sc = run_cat2(CTDevice{CT_CPU, 0}, info, c, ins_cpu, out_cpu, &mc);
+          const CTStatus sd = run_cat2(dev.dev, info, c, ins_dev, out_dev, &md);
+          INFO("cpu: " << ct_status_string(sc) << " " << mc << "; " << dev.label << ": " << ct_status_string(sd) << " "
+                       << md);
+          REQUIRE(sc == sd);
+          ++runs;
+          if (sd != CT_OK) {
+            if (!c.inplace) CHECK(out_dev.bytes() == before);  // untouched on failure
+            continue;
+          }
+          Mismatch mm;
+          for (int64_t i = 0; i < out_cpu.numel(); ++i) {
+            const bool ok = dtype(dout).is_float() ? agrees(out_dev.get(i), out_cpu.get(i), dout, exact)
+                                                   : out_dev.get_i(i) == out_cpu.get_i(i);
+            if (!ok)
+              mm.add("index " + std::to_string(i) + ": " + dev.label + " " + fmt(out_dev.get(i)) + ", cpu " +
+                     fmt(out_cpu.get(i)));
+          }
+          if (!c.inplace) {
+            const std::vector<char> cov = covered(out_dev);
+            const std::vector<unsigned char> after = out_dev.bytes();
+            for (size_t b = 0; b < after.size(); ++b)
+              if (!cov[b] && after[b] != before[b]) {
+                mm.add("wrote outside the output's elements at byte " + std::to_string(b));
+                break;
+              }
+          }
+          INFO(mm.first);
+          CHECK(mm.count == 0);
+        }
+      }
+    }
+    INFO(dev.label);
+    CHECK(pairs > 0);
+    WARN(dev.label << ": " << pairs << " category 2 op x dtype pairs agree with the CPU (" << runs << " runs); "
+                   << refused << " pairs the ops' rules define were refused by ct_op_supported and skipped");
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -722,48 +983,81 @@ void fill_cast_source(HostTensor& t, Rng& rng) {
 TEST_CASE("cast: all 100 dtype pairs against the reference", "[generic]") {
   int32_t cast_op = -1;
   REQUIRE(ct_op_find("cast", &cast_op) == CT_OK);
-  for (int src = 0; src < DT_COUNT; ++src) {
-    REQUIRE(ct_op_supported(cast_op, kCpu, dtype(src).dt) == CT_OK);
-    for (int dst = 0; dst < DT_COUNT; ++dst) {
-      struct L { std::vector<int64_t> shape; int vin, vout; };
-      const L layouts[] = {{{1000}, 0, 0}, {{7}, 0, 0}, {{3, 5, 6}, 2, 3}, {{11, 13}, 1, 0}};
-      Rng rng((uint64_t)src * 17 + (uint64_t)dst);
-      for (const L& l : layouts) {
-        INFO("cast " << dtype(src).name << " -> " << dtype(dst).name << " numel " << numel_of(l.shape)
-                     << " layouts " << l.vin << "/" << l.vout);
-        HostTensor x = elementwise_layout(src, l.shape, l.vin);
-        fill_cast_source(x, rng);
-        HostTensor out = elementwise_layout(dst, l.shape, l.vout);
-        out.fill_bytes(0xA5);
-        std::vector<unsigned char> before = out.bytes();
-        CTensor xv = x.view(), ov = out.view(false);
-        CTStatus s = ct_cast(&xv, &ov, nullptr);
-        INFO("status " << s << ": " << ct_last_error());
-        REQUIRE(s == CT_OK);
-        Mismatch mm;
-        const ctref::Array want = cast_ref(x, dst);
-        int64_t n = x.numel();
-        for (int64_t i = 0; i < n; ++i) {
-          if (!cast_ok(want, out, i)) {
-            std::ostringstream m;
-            m << "cast " << dtype(src).name << "->" << dtype(dst).name << " index " << i << " input "
-              << (dtype(src).is_float() ? fmt(x.get(i)) : std::to_string(x.get_i(i))) << " got "
-              << (dtype(dst).is_float() ? fmt(out.get(i)) : std::to_string(out.get_i(i))) << " expected "
-              << cast_str(want, i);
-            mm.add(m.str());
+  for (const TestDevice& dev : all_devices()) {
+    int pairs = 0, refused = 0;
+    for (int src = 0; src < DT_COUNT; ++src) {
+      if (ct_op_supported(cast_op, dev.dev, dtype(src).dt) != CT_OK) {
+        INFO(dev.label << ": ct_op_supported(cast, " << dtype(src).name << "): " << ct_last_error());
+        REQUIRE(!dev.cpu);
+        refused += DT_COUNT;
+        continue;
+      }
+      for (int dst = 0; dst < DT_COUNT; ++dst) {
+        // Layouts on the device; the last one converts between the host and
+        // the device in ct_cast itself (x on the host, out on the device).
+        struct L { std::vector<int64_t> shape; int vin, vout; bool from_host; };
+        const L layouts[] = {{{1000}, 0, 0, false}, {{7}, 0, 0, false}, {{3, 5, 6}, 2, 3, false},
+                             {{11, 13}, 1, 0, false}, {{5, 9}, 2, 3, true}};
+        Rng rng((uint64_t)src * 17 + (uint64_t)dst);
+        bool counted = false;
+        for (const L& l : layouts) {
+          if (l.from_host && dev.cpu) continue;
+          INFO(dev.label << ": cast " << dtype(src).name << " -> " << dtype(dst).name << " numel "
+                         << numel_of(l.shape) << " layouts " << l.vin << "/" << l.vout
+                         << (l.from_host ? " (x on the host)" : ""));
+          HostTensor x = elementwise_layout(src, l.shape, l.vin);
+          fill_cast_source(x, rng);
+          HostTensor out = elementwise_layout(dst, l.shape, l.vout);
+          out.fill_bytes(0xA5);
+          std::vector<unsigned char> before = out.bytes();
+          DeviceMirror xd(l.from_host ? CTDevice{CT_CPU, 0} : dev.dev, x), od(dev.dev, out);
+          REQUIRE(xd.status() == CT_OK);
+          REQUIRE(od.status() == CT_OK);
+          CTensor xv = xd.view(), ov = od.view(false);
+          CTStatus s = ct_cast(&xv, &ov, nullptr);
+          const std::string msg = ct_last_error();
+          REQUIRE(od.fetch() == CT_OK);
+          INFO("status " << s << ": " << msg);
+          if (s == CT_ERR_UNSUPPORTED && !dev.cpu) {  // this device has no kernel for the pair: counted
+            CHECK(contains(msg, dtype(src).name));
+            CHECK(contains(msg, dtype(dst).name));
+            CHECK(out.bytes() == before);
+            if (!counted) ++refused;
+            counted = true;
+            continue;
           }
+          REQUIRE(s == CT_OK);
+          if (!counted) ++pairs;
+          counted = true;
+          Mismatch mm;
+          const ctref::Array want = cast_ref(x, dst);
+          int64_t n = x.numel();
+          for (int64_t i = 0; i < n; ++i) {
+            if (!cast_ok(want, out, i)) {
+              std::ostringstream m;
+              m << "cast " << dtype(src).name << "->" << dtype(dst).name << " index " << i << " input "
+                << (dtype(src).is_float() ? fmt(x.get(i)) : std::to_string(x.get_i(i))) << " got "
+                << (dtype(dst).is_float() ? fmt(out.get(i)) : std::to_string(out.get_i(i))) << " expected "
+                << cast_str(want, i);
+              mm.add(m.str());
+            }
+          }
+          std::vector<char> cov = covered(out);
+          std::vector<unsigned char> after = out.bytes();
+          for (size_t b = 0; b < after.size(); ++b)
+            if (!cov[b] && after[b] != before[b]) {
+              mm.add("wrote outside the output's elements");
+              break;
+            }
+          INFO(mm.first);
+          CHECK(mm.count == 0);
         }
-        std::vector<char> cov = covered(out);
-        std::vector<unsigned char> after = out.bytes();
-        for (size_t b = 0; b < after.size(); ++b)
-          if (!cov[b] && after[b] != before[b]) {
-            mm.add("wrote outside the output's elements");
-            break;
-          }
-        INFO(mm.first);
-        CHECK(mm.count == 0);
       }
     }
+    if (dev.cpu) CHECK(pairs == DT_COUNT * DT_COUNT);
+    CHECK(pairs > 0);
+    WARN(dev.label << ": " << pairs << " of the 100 cast pairs checked against the reference, " << refused
+                   << " refused by the device and skipped");
   }
 }
 

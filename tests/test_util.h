@@ -426,6 +426,83 @@ inline std::string fmt(double v) {
   return b;
 }
 
+// ---------------------------------------------------------------------------
+// Devices: every registered one (the CPU, and any backend or plugin such as
+// the loopback test device), and host tensors mirrored onto them
+// ---------------------------------------------------------------------------
+
+struct TestDevice {
+  CTDevice dev;
+  std::string label;  // "cpu:0", "loopback:1": the backend's name and the id
+  bool cpu;
+};
+
+// Every device ct_device_info describes, in its order (the CPU first).
+inline std::vector<TestDevice> all_devices() {
+  std::vector<TestDevice> v;
+  for (int32_t i = 0; i < ct_device_count(); ++i) {
+    CTDeviceInfo info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    if (ct_device_info(i, &info) != CT_OK) continue;
+    v.push_back({info.device, std::string(info.backend) + ":" + std::to_string(info.device.device_id),
+                 info.device.device_type == CT_CPU});
+  }
+  return v;
+}
+
+// A byte-for-byte copy of a HostTensor's whole buffer (padding included) on
+// a device, moved only through ct_copy: view() is the host tensor's layout
+// over the device buffer; fetch() brings the buffer back into the host
+// tensor. On the CPU it is the host tensor itself.
+class DeviceMirror {
+ public:
+  DeviceMirror(CTDevice dev, HostTensor& h) : dev_(dev), h_(h) {
+    if (dev.device_type == CT_CPU) return;
+    status_ = ct_malloc(dev, h.buffer_bytes ? h.buffer_bytes : 1, &p_);
+    if (status_ == CT_OK) status_ = move(true);
+  }
+  ~DeviceMirror() {
+    if (p_) ct_free(dev_, p_);
+  }
+  DeviceMirror(const DeviceMirror&) = delete;
+  DeviceMirror& operator=(const DeviceMirror&) = delete;
+
+  // CT_OK when the buffer was allocated and uploaded.
+  CTStatus status() const { return status_; }
+  CTensor view(bool offset_in_byte_offset = true) const {
+    CTensor t = h_.view(offset_in_byte_offset);
+    if (dev_.device_type == CT_CPU) return t;
+    t.data = static_cast<unsigned char*>(p_) + (static_cast<unsigned char*>(t.data) - h_.buf());
+    t.device = dev_;
+    return t;
+  }
+  // Device -> host tensor (all of the buffer). CT_OK on the CPU.
+  CTStatus fetch() { return dev_.device_type == CT_CPU ? CT_OK : move(false); }
+  // Host tensor -> device (after changing the host copy).
+  CTStatus upload() { return dev_.device_type == CT_CPU ? CT_OK : move(true); }
+
+ private:
+  CTStatus move(bool up) {
+    int64_t n = (int64_t)h_.buffer_bytes;
+    CTensor host, dev;
+    std::memset(&host, 0, sizeof host);
+    host.data = h_.buf();
+    host.device = {CT_CPU, 0};
+    host.ndim = 1;
+    host.dtype = {CT_UINT, 8, 1};
+    host.shape = &n;
+    dev = host;
+    dev.data = p_;
+    dev.device = dev_;
+    return up ? ct_copy(&host, &dev, nullptr) : ct_copy(&dev, &host, nullptr);
+  }
+  CTDevice dev_;
+  HostTensor& h_;
+  void* p_ = nullptr;
+  CTStatus status_ = CT_OK;
+};
+
 }  // namespace ctt
 
 #endif  // CTENSOR_TESTS_TEST_UTIL_H_

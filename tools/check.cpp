@@ -600,18 +600,29 @@ int cmd_check(const Options& o) {
   const bool one_dtype = !o.dtype.empty() && dtype_from_name(o.dtype, &only);
   const auto t0 = ctprobe::Clock::now();
 
-  // the work list, for the progress bar
+  // the work list, for the progress bar. A pair the op's rule defines but the
+  // device refuses (ct_op_supported) is not run: it is counted and listed.
   struct Item { const Device* dev; const CTOpInfo* info; std::vector<CTDataType> dts; };
+  struct Refusal { std::string device, op, dtype, message; };
   std::vector<Item> items;
+  std::vector<Refusal> refused;
+  std::map<std::string, std::pair<size_t, size_t>> per_device;  // label -> (pairs run, pairs refused)
   size_t total = 0;
   for (const Device& d : devs)
     for (const CTOpInfo& info : reg) {
       if (!selected_op(o, info)) continue;
       Item it{&d, &info, {}};
-      for (const auto& e : kDtypes)
-        if ((!one_dtype || (e.dt.code == only.code && e.dt.bits == only.bits)) &&
-            ct_op_supported(info.op, d.info.device, e.dt) == CT_OK)
+      for (size_t k = 0; k < sizeof kDtypes / sizeof kDtypes[0]; ++k) {
+        const auto& e = kDtypes[k];  // kDtypes is in CTDtypeIndex order
+        if (one_dtype && !(e.dt.code == only.code && e.dt.bits == only.bits)) continue;
+        if (ct_op_supported(info.op, d.info.device, e.dt) == CT_OK) {
           it.dts.push_back(e.dt);
+          ++per_device[d.label].first;
+        } else if ((info.dtype_mask >> k) & 1u) {
+          refused.push_back({d.label, info.name, e.name, ct_last_error()});
+          ++per_device[d.label].second;
+        }
+      }
       total += it.dts.size();
       items.push_back(it);
     }
@@ -658,15 +669,35 @@ int cmd_check(const Options& o) {
   size_t pairs = results.size(), pairs_failed = 0;
   for (const Result& r : results) pairs_failed += r.status == "FAIL" || r.status == "ERROR";
   const double secs = ctprobe::since(t0);
-  std::printf("\nchecked %zu ops of ct_op_count() = %d on %zu device(s): %zu op x dtype pairs, %zu failed; "
-              "%d ops passed, %d failed, %d skipped (%.1f s)\n",
-              ops_checked.size(), ct_op_count(), devs.size(), pairs, pairs_failed, passed, failed, skipped, secs);
+  std::printf("\n");
+  for (const Device& d : devs) {
+    const auto& c = per_device[d.label];
+    std::printf("%s: %zu op x dtype pairs ran; %zu that the ops' rules define were refused by ct_op_supported and "
+                "skipped%s\n",
+                d.label.c_str(), c.first, c.second, c.second ? (o.json.empty() ? " (each with its reason in --json)" : " (listed in the JSON)") : "");
+    for (const Refusal& r : refused)
+      if (r.device == d.label) {  // one example of the device's reason
+        std::printf("    e.g. %s %s: %s\n", r.op.c_str(), r.dtype.c_str(), r.message.c_str());
+        break;
+      }
+  }
+  std::printf("checked %zu ops of ct_op_count() = %d on %zu device(s): %zu op x dtype pairs, %zu failed, %zu refused "
+              "by their device; %d ops passed, %d failed, %d skipped (%.1f s)\n",
+              ops_checked.size(), ct_op_count(), devs.size(), pairs, pairs_failed, refused.size(), passed, failed,
+              skipped, secs);
+  if (pairs == 0) std::printf("no op x dtype pair ran: nothing was checked\n");
   if (!o.json.empty()) {
     std::ostringstream js;
     js << "{\n  \"tool\": \"ctensor check\",\n  \"version\": \"" << ct_version_string() << "\",\n  \"seed\": "
        << o.seed << ",\n  \"quick\": " << (o.quick ? "true" : "false") << ",\n  \"op_count\": " << ct_op_count()
        << ",\n  \"ops_checked\": " << ops_checked.size() << ",\n  \"pairs\": " << pairs << ",\n  \"pairs_failed\": "
-       << pairs_failed << ",\n  \"seconds\": " << json_num(secs) << ",\n  \"results\": [";
+       << pairs_failed << ",\n  \"pairs_refused\": " << refused.size() << ",\n  \"seconds\": " << json_num(secs)
+       << ",\n  \"refused\": [";
+    for (size_t k = 0; k < refused.size(); ++k)
+      js << (k ? "," : "") << "\n    {\"device\": \"" << json_escape(refused[k].device) << "\", \"op\": \""
+         << json_escape(refused[k].op) << "\", \"dtype\": \"" << refused[k].dtype << "\", \"message\": \""
+         << json_escape(refused[k].message) << "\"}";
+    js << "\n  ],\n  \"results\": [";
     for (size_t k = 0; k < results.size(); ++k) {
       const Result& r = results[k];
       js << (k ? "," : "") << "\n    {\"device\": \"" << json_escape(r.device) << "\", \"op\": \"" << json_escape(r.op)
@@ -677,7 +708,7 @@ int cmd_check(const Options& o) {
     js << "\n  ]\n}\n";
     if (!write_file(o.json, js.str())) return 1;
   }
-  return failed ? 1 : 0;
+  return failed || pairs == 0 ? 1 : 0;
 }
 
 }  // namespace ctool

@@ -1,5 +1,6 @@
 // ctensor — list, check and benchmark every op on every device.
 //
+//   ctensor [--plugin LIB.so]... <command> [options]
 //   ctensor info  [--json FILE] [--remeasure] [--quick]
 //   ctensor ops   [--category C] [--device D] [--json FILE]
 //   ctensor check [--device D] [--op OP] [--dtype T] [--seed S] [--quick] [--json FILE]
@@ -8,9 +9,14 @@
 //
 // Everything is discovered through the registry (ct_op_count, ct_op_info,
 // ct_op_supported) and ct_device_count/ct_device_info, so new ops, backends
-// and plugins appear here with no change to the tool. Exit status: 0 success,
-// 1 a check failed or a run failed, 2 bad arguments (with the usage).
+// and plugins appear here with no change to the tool. A plugin is a shared
+// library exporting `CTStatus ctensor_plugin_init(const CTHost*)` that
+// registers its backend through plugin.h (--plugin, or CT_PLUGIN_PATH).
+// Exit status: 0 success, 1 a check failed or a run failed, 2 bad arguments
+// (with the usage), a plugin that does not load included.
 #include <ctensor/ctensor.h>
+#include <ctensor/plugin.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,7 +44,7 @@ namespace ctool {
 // ---------------------------------------------------------------------------
 
 const char* kUsage =
-    "usage: ctensor <command> [options]\n"
+    "usage: ctensor [--plugin LIB.so]... <command> [options]\n"
     "\n"
     "commands:\n"
     "  info     version, ABI, backends, devices and their measured limits\n"
@@ -47,7 +53,11 @@ const char* kUsage =
     "  bench    time per call, GB/s or GFLOP/s, and the fraction of the device's measured limit\n"
     "\n"
     "options:\n"
-    "  --device D     cpu, cpu:0, cuda:1, or a device index (default: every device)\n"
+    "  --plugin LIB   load a backend plugin first: a shared library exporting\n"
+    "                 ctensor_plugin_init(const CTHost*); repeatable, before or after the\n"
+    "                 command; CT_PLUGIN_PATH=a.so:b.so loads more\n"
+    "  --device D     cpu, cpu:0, loopback:1 (backend:id), a backend (all its devices) or a device index\n"
+    "                 (default: every device)\n"
     "  --op OP        one op by registry name (default: every op)\n"
     "  --category C   elementwise | broadcast_reduce | nn (or 1, 2, 3)\n"
     "  --dtype T      bool int8 int16 int32 int64 uint8 float16 bfloat16 float32 float64\n"
@@ -72,6 +82,46 @@ const char* kUsage =
 }
 
 std::vector<std::string> split(const std::string& list);
+
+// Loads one plugin: dlopen, then its ctensor_plugin_init with this library's
+// host table. Any failure is a usage error (exit 2) that says why.
+void load_plugin(const std::string& path) {
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) usage_error("--plugin %s: cannot load it: %s", path.c_str(), dlerror());
+  using Init = CTStatus (*)(const CTHost*);
+  Init init = reinterpret_cast<Init>(dlsym(h, "ctensor_plugin_init"));
+  if (!init) usage_error("--plugin %s: it exports no ctensor_plugin_init (the plugin entry point)", path.c_str());
+  const CTStatus s = init(ct_plugin_host());
+  if (s != CT_OK)
+    usage_error("--plugin %s: ctensor_plugin_init failed: %s: %s", path.c_str(), ct_status_string(s), ct_last_error());
+  // Never dlclose: the registered tables point into the library.
+}
+
+// Takes every --plugin PATH / --plugin=PATH out of argv (before or after the
+// command) and loads them, after those of CT_PLUGIN_PATH (':'-separated).
+std::vector<char*> load_plugins(int argc, char** argv) {
+  std::vector<char*> rest;
+  std::vector<std::string> paths;
+  if (const char* env = std::getenv("CT_PLUGIN_PATH"))
+    for (std::stringstream ss(env); ;) {
+      std::string p;
+      if (!std::getline(ss, p, ':')) break;
+      if (!p.empty()) paths.push_back(p);
+    }
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i > 0 && a == "--plugin") {
+      if (i + 1 >= argc) usage_error("--plugin needs a value");
+      paths.push_back(argv[++i]);
+    } else if (i > 0 && a.rfind("--plugin=", 0) == 0) {
+      paths.push_back(a.substr(9));
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  for (const std::string& p : paths) load_plugin(p);
+  return rest;
+}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -521,7 +571,8 @@ void Progress::finish() {
 
 int main(int argc, char** argv) {
   using namespace ctool;
-  Options o = parse(argc, argv);
+  std::vector<char*> args = load_plugins(argc, argv);
+  Options o = parse((int)args.size(), args.data());
   if (o.command == "info") return cmd_info(o);
   if (o.command == "ops") return cmd_ops(o);
   if (o.command == "check") return cmd_check(o);

@@ -1,5 +1,5 @@
 // Shared pieces of the `ctensor` tool (tools/ctensor.cpp: arguments, info,
-// ops, limits; tools/check.cpp; tools/bench.cpp).
+// ops, limits; tools/check.cpp; tools/bench.cpp and the bench*.cc it uses).
 #pragma once
 #include <ctensor/ctensor.h>
 

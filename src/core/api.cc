@@ -281,13 +281,26 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   if (CTStatus s = check_overlap(fn, "out", out, of, "b", b, bf)) return s;
   if (CTStatus s = check_stream(backend, fn, out->device.device_id, stream)) return s;
   if (of.numel == 0) return CT_OK;
+  // Kernels see out's shape (plugin.h): an input that broadcasts comes as a
+  // view with stride 0 on the broadcast dims; one of out's shape as it is.
+  CTensor views[2];
+  int64_t vstrides[2][CT_MAX_NDIM];
+  const CTensor* in[2] = {a, b};
+  for (int32_t k = 0; k < 2; ++k) {
+    bool same = in[k]->ndim == out->ndim;
+    for (int32_t d = 0; same && d < out->ndim; ++d) same = in[k]->shape[d] == out->shape[d];
+    if (!same) {
+      broadcast_view(in[k], out, vstrides[k], &views[k]);
+      in[k] = &views[k];
+    }
+  }
   CTElementwiseCall call;
   call.struct_size = sizeof call;
   call.fn = fn;
   call.op = op;
   call.num_inputs = 2;
-  call.in[0] = a;
-  call.in[1] = b;
+  call.in[0] = in[0];
+  call.in[1] = in[1];
   call.in[2] = nullptr;
   call.in_dt[0] = af.dt;
   call.in_dt[1] = bf.dt;

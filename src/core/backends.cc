@@ -143,23 +143,7 @@ bool installed_allocator(int32_t type, CTAllocator* out) {
 }
 
 CTStatus host_temp_alloc(CTDevice device, size_t bytes, void* stream, void** ptr) {
-  const Backend* b = find_backend(device.device_type);
-  if (!b) return fail(CT_ERR_UNSUPPORTED, "temp_alloc: device type %d has no backend", device.device_type);
-  CTAllocator a;
-  if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
-  if (a.alloc) return a.alloc(a.user, device, bytes, stream, ptr);
-  if (b->dev.malloc) return b->dev.malloc(device.device_id, bytes, ptr);
-  return fail(CT_ERR_UNSUPPORTED, "temp_alloc: the %s device has no allocator", b->dev.name);
-}
-
-void host_temp_free(CTDevice device, void* ptr, void* stream) {
-  if (!ptr) return;
-  const Backend* b = find_backend(device.device_type);
-  if (!b) return;
-  CTAllocator a;
-  if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
-  if (a.free) a.free(a.user, device, ptr, stream);
-  else if (b->dev.free) b->dev.free(device.device_id, ptr);
+  return temp_alloc("temp_alloc", device, bytes, stream, ptr);
 }
 
 CTStatus host_set_error(CTStatus status, const char* fmt, ...) {
@@ -174,9 +158,29 @@ const char* host_dtype_name(int32_t dt) { return dt >= 0 && dt < CT_DT_COUNT ? d
 
 }  // namespace
 
+CTStatus temp_alloc(const char* fn, CTDevice device, size_t bytes, void* stream, void** ptr) {
+  const Backend* b = find_backend(device.device_type);
+  if (!b) return fail(CT_ERR_UNSUPPORTED, "%s: device type %d has no backend", fn, device.device_type);
+  CTAllocator a;
+  if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
+  if (a.alloc) return a.alloc(a.user, device, bytes, stream, ptr);
+  if (b->dev.malloc) return b->dev.malloc(device.device_id, bytes, ptr);
+  return fail(CT_ERR_UNSUPPORTED, "%s: the %s device has no allocator for temporary memory", fn, b->dev.name);
+}
+
+void temp_free(CTDevice device, void* ptr, void* stream) {
+  if (!ptr) return;
+  const Backend* b = find_backend(device.device_type);
+  if (!b) return;
+  CTAllocator a;
+  if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
+  if (a.free) a.free(a.user, device, ptr, stream);
+  else if (b->dev.free) b->dev.free(device.device_id, ptr);
+}
+
 const CTHost* host() {
   static const CTHost h = {sizeof(CTHost), CT_PLUGIN_ABI_VERSION, &host_set_error, &ct_op_info,
-                           &host_dtype_name, &host_temp_alloc, &host_temp_free, &register_backend};
+                           &host_dtype_name, &host_temp_alloc, &temp_free, &register_backend};
   return &h;
 }
 

@@ -40,6 +40,12 @@ inline CTStatus check_stream(const Backend* b, const char* fn, int32_t device_id
   return b->dev.check_stream(fn, device_id, stream);
 }
 
+// Temporary memory on `device` for a call of fn: through the allocator the
+// caller installed for its type (ct_set_allocator), else the backend's
+// default_allocator, else its malloc slot. Stream-ordered on `stream`.
+CTStatus temp_alloc(const char* fn, CTDevice device, size_t bytes, void* stream, void** ptr);
+void temp_free(CTDevice device, void* ptr, void* stream);
+
 // The host table handed to backends.
 const CTHost* host();
 

@@ -116,21 +116,27 @@ CTStatus cast_across_devices(const CTensor* x, const CTensor* out, void* stream)
   const CTSupportQuery q = {sizeof(CTSupportQuery), CT_OP_CAST, fn, d->kind, xf.dt, of.dt, out->device.device_id};
   const CTKernelInterface* k = nullptr;
   if (CTStatus s = find_kernels(db, q, &k)) return s;
-  if (!db->dev.malloc)
-    return fail(CT_ERR_UNSUPPORTED, "%s: the %s device allocates no memory for the converted copy", fn, db->dev.name);
   if (of.numel == 0) return CT_OK;
   size_t bytes = 0;
   if (__builtin_mul_overflow((size_t)xf.numel, (size_t)xf.itemsize, &bytes))
     return fail(CT_ERR_OUT_OF_MEMORY, "%s: %" PRId64 " elements do not fit one buffer", fn, xf.numel);
+  // The stream belongs to x's device when out is the host (check_cross): the
+  // copy runs on it, and the host must wait for that copy before it converts
+  // (on the CPU's default stream). Otherwise the stream is out's device's.
+  const bool on_host = out->device.device_type == CT_CPU;
+  void* cast_stream = on_host ? nullptr : stream;
+  // The temporary comes from the caller's allocator for out's device type
+  // (or the backend's default_allocator): never allocated behind its back.
   void* tmp = nullptr;
-  if (CTStatus s = db->dev.malloc(out->device.device_id, bytes, &tmp)) return s;
+  if (CTStatus s = temp_alloc(fn, out->device, bytes, cast_stream, &tmp)) return s;
   const CTensor t = compact_like(x, x->dtype, out->device, tmp);
   static const char* const names[] = {"x"};
   const CTensor* tp = &t;
   CTStatus s = copy_between(fn, sb, db, x, xf, &t, stream);
-  if (s == CT_OK) s = run_elementwise(fn, CT_OP_CAST, &tp, names, 1, nullptr, 0, out, "out", stream);
-  if (s == CT_OK && db->dev.synchronize) s = db->dev.synchronize(out->device.device_id, stream);
-  if (db->dev.free) db->dev.free(out->device.device_id, tmp);
+  if (s == CT_OK && on_host && sb->dev.synchronize) s = sb->dev.synchronize(x->device.device_id, stream);
+  if (s == CT_OK) s = run_elementwise(fn, CT_OP_CAST, &tp, names, 1, nullptr, 0, out, "out", cast_stream);
+  if (s == CT_OK && db->dev.synchronize) s = db->dev.synchronize(out->device.device_id, cast_stream);
+  temp_free(out->device, tmp, cast_stream);
   return s;
 }
 

@@ -1,3 +1,6 @@
+// debug.cc — test-only fault injection (CT_DEBUG_PERTURB): perturbs one op's
+// output after success, so that `ctensor check`'s own tests can prove it catches
+// a wrong kernel.
 #include "core/debug.h"
 
 #include <cstdlib>

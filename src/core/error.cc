@@ -1,3 +1,5 @@
+// error.cc — the thread-local error message, status names and the version
+// entry points.
 #include "core/error.h"
 
 #include <cstdio>

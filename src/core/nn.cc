@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/debug.h"
 #include "core/backends.h"
@@ -409,11 +410,31 @@ CT_API CTStatus ct_layer_norm_backward(const CTLayerNormDesc* desc, const CTenso
 
 // ---- any NN op by id ---------------------------------------------------------
 
+namespace ct {
+namespace {
+// "ct_nn(matmul)", "ct_nn_workspace_size(conv2d)": static, since plans keep
+// the name they were made under.
+const char* generic_name(bool query, int32_t op) {
+  static const struct Names {
+    std::vector<std::string> q, r;
+    Names() {
+      for (int32_t i = 0; i < op_count(); ++i) {
+        q.push_back(std::string("ct_nn_workspace_size(") + op_def(i)->name + ")");
+        r.push_back(std::string("ct_nn(") + op_def(i)->name + ")");
+      }
+    }
+  } names;
+  if (op < 0 || op >= (int32_t)names.q.size()) return query ? "ct_nn_workspace_size" : "ct_nn";
+  return query ? names.q[op].c_str() : names.r[op].c_str();
+}
+}  // namespace
+}  // namespace ct
+
 CT_API CTStatus ct_nn_workspace_size(int32_t op, const void* desc, const CTensor* const* tensors,
                                      int32_t num_tensors, size_t* bytes) {
   CT_API_BEGIN("ct_nn_workspace_size")
   if (!tensors) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_nn_workspace_size: tensors is NULL");
-  return ct::nn_query(ct_fn_name_, op, desc, tensors, num_tensors, bytes);
+  return ct::nn_query(ct::generic_name(true, op), op, desc, tensors, num_tensors, bytes);
   CT_API_END()
 }
 
@@ -422,8 +443,8 @@ CT_API CTStatus ct_nn(int32_t op, const void* desc, const CTensor* const* tensor
   CT_API_BEGIN("ct_nn")
   if (!tensors) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_nn: tensors is NULL");
   return ct::debug_perturb_nn(op, tensors, num_tensors,
-                              ct::nn_direct(ct_fn_name_, op, desc, tensors, num_tensors, workspace, workspace_bytes,
-                                            stream));
+                              ct::nn_direct(ct::generic_name(false, op), op, desc, tensors, num_tensors, workspace,
+                                            workspace_bytes, stream));
   CT_API_END()
 }
 

@@ -187,3 +187,81 @@ def test_bench_matmul_is_compute_bound(env, tmp_path):
     run(["bench", "--quick", "--op", "matmul", "--json", str(js)], env, check_rc=0)
     row = json.loads(js.read_text())["rows"][0]
     assert row["bound"] == "compute" and row["flops"] > 0 and row["gflops"] > 0
+
+
+# ---- plugins: the loopback test backend (tests/backends/loopback) ------------
+
+LOOPBACK = os.environ.get("CT_LOOPBACK", "")
+needs_loopback = pytest.mark.skipif(not os.path.exists(LOOPBACK),
+                                    reason=f"CT_LOOPBACK={LOOPBACK!r} is not the built loopback plugin")
+
+
+@needs_loopback
+def test_plugin_adds_the_loopback_devices(env, tmp_path):
+    out = tmp_path / "info.json"
+    p = run(["--plugin", LOOPBACK, "info", "--json", str(out)], env, check_rc=0)
+    info = json.loads(out.read_text())
+    loop = [d for d in info["devices"] if d["backend"] == "loopback"]
+    assert [d["label"] for d in loop] == ["loopback:0", "loopback:1"]
+    assert all(d["device_type"] == 12 for d in loop)  # CT_EXT_DEV, DLPack's kDLExtDev
+    assert "loopback" in info["backends"] and "loopback:1" in p.stdout
+    # the option after the command, and CT_PLUGIN_PATH, do the same
+    p = run(["ops", f"--plugin={LOOPBACK}", "--device", "loopback:1"], env, check_rc=0)
+    assert "loopback:1: float32 float64" in p.stdout
+    p = run(["ops", "--device", "loopback"], dict(env, CT_PLUGIN_PATH=LOOPBACK), check_rc=0)
+    assert "loopback:0:" in p.stdout and "cpu:0" not in p.stdout
+
+
+@needs_loopback
+def test_check_on_the_loopback_devices(env, tmp_path):
+    out = tmp_path / "check.json"
+    p = run(["--plugin", LOOPBACK, "check", "--quick", "--device", "loopback", "--json", str(out)], env, check_rc=0)
+    res = json.loads(out.read_text())
+    require(res, dict(CHECK_SCHEMA, pairs_refused=int,
+                      refused=(list, {"device": str, "op": str, "dtype": str, "message": str})))
+    assert {r["device"] for r in res["results"]} == {"loopback:0", "loopback:1"}
+    assert res["pairs_failed"] == 0 and {r["status"] for r in res["results"]} == {"PASS"}
+    assert all(r["cases"] > 0 for r in res["results"])
+    ran = {(r["op"], r["dtype"]) for r in res["results"] if r["device"] == "loopback:0"}
+    want = {(op, dt) for op in ("neg", "abs", "exp", "relu", "add", "mul", "maximum", "less", "sum", "max", "softmax")
+            for dt in ("float32", "float64")}
+    want |= {("cast", dt) for dt in ("bool", "int8", "int16", "int32", "int64", "uint8", "float16", "bfloat16",
+                                     "float32", "float64")}
+    assert ran == want
+    assert res["pairs"] == 2 * len(want)
+    # what the devices refuse is counted and says why, loudly
+    assert res["pairs_refused"] == len(res["refused"]) > 0
+    sin = next(r for r in res["refused"] if r["op"] == "sin" and r["dtype"] == "float32")
+    assert "loopback" in sin["message"] and "sin" in sin["message"]
+    assert f"loopback:0: {len(want)} op x dtype pairs ran" in p.stdout
+
+
+@needs_loopback
+def test_check_catches_a_broken_plugin_kernel(env, tmp_path):
+    bad = dict(env, CT_LOOPBACK_PERTURB="add")
+    out = tmp_path / "bad.json"
+    p = run(["--plugin", LOOPBACK, "check", "--device", "loopback:1", "--op", "add", "--json", str(out)], bad,
+            check_rc=1)
+    res = json.loads(out.read_text())
+    assert res["pairs_failed"] == 2 and "FAIL" in p.stdout
+    # the CPU's add is not the plugin's: it still passes with the fault on
+    run(["--plugin", LOOPBACK, "check", "--device", "cpu", "--op", "add", "--dtype", "float32"], bad, check_rc=0)
+
+
+@needs_loopback
+def test_a_check_that_runs_nothing_fails(env):
+    p = run(["--plugin", LOOPBACK, "check", "--device", "loopback", "--op", "matmul"], env, check_rc=1)
+    assert "no op x dtype pair ran" in p.stdout
+
+
+@pytest.mark.parametrize("plugin,why", [("/nonexistent/libnothing.so", "cannot load it"),
+                                        (LIB, "exports no ctensor_plugin_init")])
+def test_a_bad_plugin_is_a_usage_error(plugin, why, env):
+    p = run(["--plugin", plugin, "info"], env, check_rc=2)
+    assert why in p.stderr and "usage: ctensor" in p.stderr
+
+
+@needs_loopback
+def test_a_plugin_loaded_twice_is_refused(env):
+    p = run(["--plugin", LOOPBACK, "--plugin", LOOPBACK, "info"], env, check_rc=2)
+    assert "ctensor_plugin_init failed" in p.stderr and "already registered" in p.stderr

@@ -33,7 +33,6 @@
 #include <ctensor/ctensor.h>
 
 #include "dlpack_abi.h"
-#include "nn_call.h"
 
 namespace nb = nanobind;
 using namespace ctpy;
@@ -1071,14 +1070,16 @@ void nn_call(int32_t op, nb::list tensors, std::vector<int64_t> ints, std::vecto
   void* stream = stream_for(dev);
   size_t bytes = 0;
   CTStatus s;
-  const void* desc = op == CT_OP_MATMUL ? (const void*)&md
-                   : (op == CT_OP_CONV2D || op == CT_OP_CONV2D_BACKWARD_DATA || op == CT_OP_CONV2D_BACKWARD_WEIGHT)
-                       ? (const void*)&cd
-                   : (op == CT_OP_BATCH_NORM || op == CT_OP_BATCH_NORM_TRAINING || op == CT_OP_BATCH_NORM_BACKWARD)
-                       ? (const void*)&bd
-                   : (op == CT_OP_LAYER_NORM || op == CT_OP_LAYER_NORM_BACKWARD) ? (const void*)&ld
-                                                                                  : (const void*)&pd;
-  auto dispatch = [&](bool query, void* ws) { return ctnn::call(op, desc, T, query, &bytes, ws, stream); };
+  const void* desc = info.desc_type == CT_DESC_MATMUL       ? (const void*)&md
+                     : info.desc_type == CT_DESC_CONV2D     ? (const void*)&cd
+                     : info.desc_type == CT_DESC_POOL2D     ? (const void*)&pd
+                     : info.desc_type == CT_DESC_BATCH_NORM ? (const void*)&bd
+                     : info.desc_type == CT_DESC_LAYER_NORM ? (const void*)&ld
+                                                            : nullptr;
+  const int32_t nt = info.num_tensors;
+  auto dispatch = [&](bool query, void* ws) {
+    return query ? ct_nn_workspace_size(op, desc, T, nt, &bytes) : ct_nn(op, desc, T, nt, ws, bytes, stream);
+  };
   s = dispatch(true, nullptr);
   if (s == CT_ERR_NOT_FOUND && ct_last_error()[0] == 0)
     raise(PyExc_NotImplementedError, "_nn: the bindings do not know NN op %s yet", info.name);

@@ -417,7 +417,7 @@ def test_devices():
 
 def _registry_count_from_header():
     with open(HEADER) as f:
-        return len(re.findall(r"^\s*X\([A-Z0-9_]+, ", f.read(), flags=re.M))
+        return len(re.findall(r"^\s*R\(X, [A-Z0-9_]+, \d+, ", f.read(), flags=re.M))
 
 
 def test_ops_registry():

@@ -1,0 +1,25 @@
+# The loopback backend includes only <ctensor/plugin.h> (and through it
+# ctensor.h), its own header and standard C headers: nothing from src/.
+# Run as: cmake -DDIR=<tests/backends/loopback> -P check_includes.cmake
+file(GLOB files ${DIR}/*.c ${DIR}/*.h)
+set(allowed "<ctensor/plugin.h>" "\"loopback.h\"" "<math.h>" "<stdatomic.h>" "<stddef.h>" "<stdint.h>"
+            "<stdio.h>" "<stdlib.h>" "<string.h>")
+set(bad "")
+set(n 0)
+foreach(f ${files})
+  file(STRINGS ${f} lines REGEX "^[ \t]*#[ \t]*include")
+  foreach(line ${lines})
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*" "" inc "${line}")
+    string(STRIP "${inc}" inc)
+    math(EXPR n "${n} + 1")
+    list(FIND allowed "${inc}" at)
+    if(at LESS 0)
+      list(APPEND bad "${f}: #include ${inc}")
+    endif()
+  endforeach()
+endforeach()
+if(bad)
+  string(REPLACE ";" "\n" msg "${bad}")
+  message(FATAL_ERROR "the loopback backend includes something other than plugin.h and the C library:\n${msg}")
+endif()
+message(STATUS "loopback: ${n} includes, all <ctensor/plugin.h>, its own header or the C library")

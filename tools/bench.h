@@ -1,0 +1,112 @@
+// Shared types of `ctensor bench`, across its files: bench.cpp (the command:
+// the loop over devices and ops, timing, dtype choice, the load note),
+// bench_cases.{h,cc} (what one row times), bench_baselines.cc (--compare:
+// NumPy through bench_compare.py and oneDNN called directly; running the
+// helper scripts) and bench_output.cc (the table, CSV, JSON and plot).
+#pragma once
+#include <ctensor/ctensor.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tool.h"
+
+// oneDNN called directly for --compare, where its headers are at hand.
+#if !defined(CT_BENCH_NO_DNNL) && __has_include(<oneapi/dnnl/dnnl.hpp>)
+#define CT_BENCH_DNNL 1
+#endif
+
+namespace ctool {
+
+using Clock = std::chrono::steady_clock;
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const CTDataType kF16{CT_FLOAT, 16, 1}, kF32{CT_FLOAT, 32, 1}, kF64{CT_FLOAT, 64, 1}, kBool{CT_BOOL, 8, 1},
+    kI64{CT_INT, 64, 1};
+
+inline double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+inline bool is_float(CTDataType d) { return d.code == CT_FLOAT || d.code == CT_BFLOAT; }
+inline bool same(CTDataType a, CTDataType b) { return a.code == b.code && a.bits == b.bits; }
+
+// "2x3": a shape's extents joined by sep (bench_cases.cc).
+std::string dims(const std::vector<int64_t>& s, const char* sep = "x");
+
+// ---------------------------------------------------------------------------
+// Timing (bench.cpp)
+// ---------------------------------------------------------------------------
+
+struct Timing {
+  double median = kNaN, min = kNaN;
+  std::string error;
+};
+
+// 2 warm-ups, k calls per batch so that a batch takes ~target/5, 5 batches.
+Timing time_calls(const std::function<CTStatus()>& call, CTDevice dev, double target);
+
+// ---------------------------------------------------------------------------
+// Rows
+// ---------------------------------------------------------------------------
+
+struct Baseline {
+  double time_s = kNaN, min_s = kNaN;
+  std::string note;  // oneDNN: the pipeline and implementation
+};
+
+struct Row {
+  std::string device, op, category, dtype, shape, bound, status;
+  double time_s = kNaN, time_min_s = kNaN, gbps = kNaN, gflops = kNaN, fraction = kNaN, flops = 0;
+  uint64_t bytes = 0;
+  std::map<std::string, Baseline> baselines;  // "numpy", "onednn"
+  // What bench_compare.py needs to build the same case in NumPy.
+  int kind = 0;
+  std::string out_dtype;
+  std::vector<int64_t> np_shape;
+  std::vector<double> params;
+  bool ok() const { return status == "ok"; }
+};
+
+struct DevOut {
+  Device dev;
+  Limits lim;
+};
+
+// ---------------------------------------------------------------------------
+// Baselines and helper scripts (bench_baselines.cc)
+// ---------------------------------------------------------------------------
+
+// NumPy baselines for the ok category 1/2 rows, in one run of bench_compare.py.
+void numpy_baselines(std::vector<Row>& rows, double target);
+
+#ifdef CT_BENCH_DNNL
+// The faster oneDNN pipeline for the row's op (matmul, conv2d), or a note why there is none.
+Baseline onednn_baseline(const std::string& op, CTDataType dt, bool quick, double target);
+#endif
+
+// The helper script `name` (bench_compare.py, plot_bench.py), "" when not found.
+std::string find_script(const std::string& name);
+std::string python();  // CT_PYTHON, else python3
+std::string shell_quote(const std::string& s);
+int run_shell(const std::string& cmd);     // the exit status (127: not found)
+std::string temp_file(const char* suffix);  // a new empty file, "" on failure
+
+// ---------------------------------------------------------------------------
+// Output (bench_output.cc)
+// ---------------------------------------------------------------------------
+
+void print_header();  // the table's column names
+void print_row(const Row& r);
+void print_baselines(const std::vector<Row>& rows);  // --compare: the ratios table
+std::string to_json(const Options& o, const std::vector<DevOut>& devs, const std::vector<Row>& rows,
+                    double other_load);
+std::string to_csv(const Options& o, const std::vector<Row>& rows);
+// --plot: draws o.plot from the JSON text through plot_bench.py; false on failure.
+bool plot(const Options& o, const std::string& json);
+
+}  // namespace ctool

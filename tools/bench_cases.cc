@@ -1,0 +1,344 @@
+// The cases `ctensor bench` times (see bench_cases.h): filling a case's
+// inputs, the category 1/2 cases on n-element operands (build_elementwise)
+// and one representative shape per NN op, made from the op's row alone
+// (build_nn).
+#include "bench_cases.h"
+
+#include <ctensor/ctensor.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ctool {
+namespace {
+
+// Memory the host can write directly (inputs are filled through ct_cast there).
+bool host_visible(CTDevice d) {
+  return d.device_type == CT_CPU || d.device_type == CT_CUDA_HOST || d.device_type == CT_ROCM_HOST ||
+         d.device_type == CT_CUDA_MANAGED;
+}
+
+float hash01(uint64_t i, uint64_t salt) {
+  uint64_t h = (i + salt * 0x632BE59BD9B4E019ull) * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  return float(h >> 40) * (1.0f / 16777216.0f);
+}
+
+CTDataType output_dtype(const CTOpInfo& info, CTDataType in) {
+  switch (info.output_dtype) {
+    case CT_OUTPUT_BOOL: return kBool;
+    case CT_OUTPUT_INT64: return kI64;
+    case CT_OUTPUT_ACCUM: return is_float(in) ? in : kI64;
+    case CT_OUTPUT_FLOAT: return is_float(in) ? in : kF64;
+    default: return in;
+  }
+}
+
+std::vector<double> op_params(const std::string& op, CTDataType dt) {
+  const bool f = is_float(dt);
+  if (op == "leaky_relu") return {f ? 0.01 : 1.0};
+  if (op == "elu") return {1.0};
+  if (op == "clamp") return f ? std::vector<double>{0.75, 1.5} : std::vector<double>{2, 5};
+  if (op == "pow_scalar") return {f ? 1.5 : 2.0};
+  if (op == "add_scalar") return {1.0};
+  if (op == "mul_scalar") return {2.0};
+  if (op == "var" || op == "std") return {0.0};  // NumPy's default ddof
+  return {};
+}
+
+}  // namespace
+
+std::string dims(const std::vector<int64_t>& s, const char* sep) {
+  std::string r;
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? sep : "") + std::to_string(s[i]);
+  return r;
+}
+
+// ---------------------------------------------------------------------------
+// Case
+// ---------------------------------------------------------------------------
+
+// A tensor argument of the call (counted in bytes); inputs are filled.
+CTensor* Case::tensor(std::vector<int64_t> shp, CTDataType dt, Domain dom) {
+  shapes.push_back(std::move(shp));
+  std::vector<int64_t>& s = shapes.back();
+  int64_t numel = 1;
+  for (int64_t e : s) numel *= e;
+  const size_t nbytes = size_t(numel) * (dt.bits / 8);
+  bytes += nbytes;
+  CTensor t{};
+  t.device = dev;
+  t.ndim = int32_t(s.size());
+  t.dtype = dt;
+  t.shape = s.data();
+  void* p = nullptr;
+  if (ct_malloc(dev, std::max<size_t>(nbytes, 64), &p) != CT_OK) {
+    fail("ct_malloc of " + std::to_string(nbytes) + " bytes: " + ct_last_error());
+  } else {
+    mem.push_back(p);
+    t.data = p;
+    if (dom != kOutput) fill(t, numel, dom);
+  }
+  tensors.push_back(t);
+  return &tensors.back();
+}
+
+void Case::fill(CTensor& t, int64_t numel, Domain dom) {
+  std::vector<float> v(size_t(std::max<int64_t>(numel, 1)));
+  const uint64_t s = salt++;
+  const CTDataType dt = t.dtype;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < numel; ++i) {
+    const float u = hash01(uint64_t(i), s);
+    v[size_t(i)] = dom == kZeros      ? 0.0f
+                   : dt.code == CT_BOOL ? (u < 0.5f && dom != kNonzero ? 0.0f : 1.0f)
+                   : !is_float(dt)    ? 1.0f + std::floor(7.0f * u)
+                   : dom == kNearOne  ? 0.995f + 0.01f * u
+                                      : 0.5f + 1.5f * u;
+  }
+  CTensor src{v.data(), {CT_CPU, 0}, t.ndim, kF32, t.shape, nullptr, 0};
+  if (host_visible(dev)) {
+    if (ct_cast(&src, &t, nullptr) != CT_OK) fail(std::string("filling an input (ct_cast): ") + ct_last_error());
+    return;
+  }
+  // Another device: copy float32 values there, then cast on the device
+  // (values are only a nicety for timing: a failure leaves them as they are).
+  void* p = nullptr;
+  if (ct_malloc(dev, v.size() * 4, &p) != CT_OK) return;
+  CTensor tmp = src;
+  tmp.data = p;
+  tmp.device = dev;
+  if (ct_copy(&src, &tmp, nullptr) == CT_OK) ct_cast(&tmp, &t, nullptr);
+  ct_synchronize(dev, nullptr);
+  ct_free(dev, p);
+}
+
+// The workspace of an NN call, from the status and size of its query.
+void Case::workspace(CTStatus query, size_t n) {
+  if (query != CT_OK) return fail(std::string(ct_status_string(query)) + ": " + ct_last_error());
+  ws_bytes = n;
+  if (n && ct_malloc(dev, n, &ws) != CT_OK) fail("ct_malloc of the workspace: " + std::string(ct_last_error()));
+  if (ws) mem.push_back(ws);
+}
+
+// ---------------------------------------------------------------------------
+// Category 1/2 cases
+// ---------------------------------------------------------------------------
+
+void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, Row& row) {
+  const std::string op = info.name;
+  const CTDataType odt = output_dtype(info, dt);
+  const Domain dom = (op == "prod" || op == "cumprod") ? kNearOne : op == "any" ? kZeros
+                    : op == "all"                        ? kNonzero
+                                                         : kValues;
+  c.params = op_params(op, dt);
+  const std::vector<double>* prm = &c.params;
+  const int32_t np = int32_t(c.params.size());
+  const int32_t id = info.op;
+  row.kind = info.kind;
+  row.params = c.params;
+  row.out_dtype = dtype_name(odt);
+  switch (info.kind) {
+    case CT_KIND_UNARY: {
+      CTensor *x = c.tensor({n}, dt, dom), *y = c.tensor({n}, odt, kOutput);
+      c.run = [=] { return ct_unary(id, x, y, nullptr); };
+      break;
+    }
+    case CT_KIND_UNARY_PARAM: {
+      CTensor *x = c.tensor({n}, dt, dom), *y = c.tensor({n}, odt, kOutput);
+      c.run = [=] { return ct_unary_param(id, x, prm->data(), np, y, nullptr); };
+      break;
+    }
+    case CT_KIND_TERNARY: {
+      CTensor* a = c.tensor({n}, op == "where" ? kBool : dt);
+      CTensor *b = c.tensor({n}, dt), *d = c.tensor({n}, dt), *y = c.tensor({n}, odt, kOutput);
+      c.run = [=] { return ct_ternary(id, a, b, d, y, nullptr); };
+      break;
+    }
+    case CT_KIND_CAST: {
+      const CTDataType to = same(dt, kF16) ? kF32 : kF16;
+      row.out_dtype = dtype_name(to);
+      CTensor *x = c.tensor({n}, dt), *y = c.tensor({n}, to, kOutput);
+      c.run = [=] { return ct_cast(x, y, nullptr); };
+      c.shape = std::to_string(n) + " to " + dtype_name(to);
+      break;
+    }
+    case CT_KIND_BINARY: {
+      CTensor *a = c.tensor({n}, dt), *b = c.tensor({n}, dt), *y = c.tensor({n}, odt, kOutput);
+      c.run = [=] { return ct_binary(id, a, b, y, nullptr); };
+      break;
+    }
+    case CT_KIND_REDUCE:
+    case CT_KIND_ALONG_AXIS: {
+      const int64_t cols = std::min<int64_t>(1024, n), rows = std::max<int64_t>(1, n / cols);
+      row.np_shape = {rows, cols};
+      CTensor* x = c.tensor({rows, cols}, dt, dom);
+      if (info.kind == CT_KIND_REDUCE) {
+        CTensor* y = c.tensor({}, odt, kOutput);
+        c.run = [=] { return ct_reduce(id, x, nullptr, 0, 0, prm->data(), np, y, nullptr); };
+        c.shape = dims(row.np_shape) + " all axes";
+      } else {
+        CTensor* y = c.tensor({rows, cols}, odt, kOutput);
+        c.run = [=] { return ct_along_axis(id, x, -1, y, nullptr); };
+        c.shape = dims(row.np_shape) + " axis -1";
+      }
+      return;
+    }
+    default: c.fail("no benchmark for kind " + std::string(kind_name(info.kind)));
+  }
+  row.np_shape = {n};
+  if (c.shape.empty()) c.shape = std::to_string(n);
+}
+
+// ---------------------------------------------------------------------------
+// NN cases: one representative shape each
+// ---------------------------------------------------------------------------
+
+// One representative call of an NN op, from its row alone: inputs chosen by
+// its shape rule and tensor roles (ResNet-50-like layers, a BERT-base layer
+// norm), outputs from ct_op_output_info, the run through ct_nn. Optional
+// bias and index arguments are left out (the inference form); optional
+// scale/shift and statistics are given.
+void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick) {
+  struct Descs {
+    CTMatmulDesc mm;
+    CTConv2dDesc conv;
+    CTPool2dDesc pool;
+    CTBatchNormDesc bn;
+    CTLayerNormDesc ln;
+  };
+  auto d = std::make_shared<Descs>();
+  std::memset(d.get(), 0, sizeof *d);
+  d->mm.struct_size = sizeof d->mm;
+  d->conv.struct_size = sizeof d->conv;
+  d->pool.struct_size = sizeof d->pool;
+  d->bn.struct_size = sizeof d->bn;
+  d->ln.struct_size = sizeof d->ln;
+  d->bn.epsilon = d->ln.epsilon = 1e-5;
+  d->ln.normalized_ndim = 1;
+  bool has_index = false;
+  for (int i = 0; i < info.num_tensors; ++i) has_index = has_index || info.tensor_roles[i] == CT_ROLE_INDEX;
+  const ConvGeom g;
+  std::vector<std::vector<int64_t>> in;  // by position; empty: left out
+  int64_t extent[2] = {0, 0};
+  const void* desc = nullptr;
+  switch (info.shape_rule) {
+    case CT_SHAPE_MATMUL: {
+      const int64_t m = matmul_size(quick);
+      in = {{m, m}, {m, m}, {}};
+      c.flops = 2.0 * m * m * m;
+      c.shape = std::to_string(m) + "x" + std::to_string(m) + " @ " + std::to_string(m) + "x" + std::to_string(m);
+      desc = &d->mm;
+      break;
+    }
+    case CT_SHAPE_CONV2D:
+    case CT_SHAPE_CONV2D_BACKWARD_DATA:
+    case CT_SHAPE_CONV2D_BACKWARD_WEIGHT: {
+      CTConv2dDesc& cd = d->conv;
+      cd.pad_begin[0] = cd.pad_begin[1] = cd.pad_end[0] = cd.pad_end[1] = g.pad;
+      const std::vector<int64_t> xs{g.N, g.C, g.H, g.W}, wsh{g.K, g.C, g.R, g.S}, ys{g.N, g.K, g.P(), g.Q()};
+      in = info.shape_rule == CT_SHAPE_CONV2D              ? std::vector<std::vector<int64_t>>{xs, wsh, {}}
+           : info.shape_rule == CT_SHAPE_CONV2D_BACKWARD_DATA ? std::vector<std::vector<int64_t>>{ys, wsh}
+                                                              : std::vector<std::vector<int64_t>>{xs, ys};
+      if (info.shape_rule == CT_SHAPE_CONV2D_BACKWARD_DATA) extent[0] = g.H, extent[1] = g.W;
+      if (info.shape_rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT) extent[0] = g.R, extent[1] = g.S;
+      c.flops = g.flops();
+      c.shape = dims(xs) + " k" + std::to_string(g.K) + " " + std::to_string(g.R) + "x" + std::to_string(g.S) +
+                " pad " + std::to_string(g.pad);
+      desc = &cd;
+      break;
+    }
+    case CT_SHAPE_POOL2D:
+    case CT_SHAPE_POOL2D_BACKWARD: {
+      const int64_t N = 8, C = 64, H = 56, W = 56, k = has_index ? 3 : 2, pad = has_index ? 1 : 0;
+      const int64_t P = (H + 2 * pad - k) / 2 + 1, Q = (W + 2 * pad - k) / 2 + 1;
+      CTPool2dDesc& pd = d->pool;
+      pd.kernel[0] = pd.kernel[1] = k;
+      pd.stride[0] = pd.stride[1] = 2;
+      pd.pad_begin[0] = pd.pad_begin[1] = pd.pad_end[0] = pd.pad_end[1] = pad;
+      const std::vector<int64_t> xs{N, C, H, W}, ys{N, C, P, Q};
+      if (info.shape_rule == CT_SHAPE_POOL2D) {
+        in = {xs};
+      } else {
+        in.assign(info.num_inputs, ys);
+        extent[0] = H, extent[1] = W;
+      }
+      c.shape = dims(xs) + " k" + std::to_string(k) + " s2" + (pad ? " pad 1" : "");
+      desc = &pd;
+      break;
+    }
+    case CT_SHAPE_NORM: {
+      const bool ln = info.desc_type == CT_DESC_LAYER_NORM;
+      const std::vector<int64_t> xs = ln ? std::vector<int64_t>{4096, 768} : std::vector<int64_t>{8, 64, 56, 56};
+      const std::vector<int64_t> stat = ln ? std::vector<int64_t>{4096} : std::vector<int64_t>{64};
+      const std::vector<int64_t> par = ln ? std::vector<int64_t>{768} : std::vector<int64_t>{64};
+      for (int i = 0; i < info.num_inputs; ++i) {
+        const int32_t r = info.tensor_roles[i];
+        in.push_back(r == CT_ROLE_DATA ? xs : r == CT_ROLE_STAT ? stat : par);
+      }
+      c.shape = dims(xs) + (ln ? " last axis" : "");
+      desc = ln ? (const void*)&d->ln : (const void*)&d->bn;
+      break;
+    }
+    default: return c.fail(std::string("no benchmark shape for NN op ") + info.name);
+  }
+  // Inputs (an index input holds the forward's indices, made on an input of its own).
+  std::vector<const CTensor*> t(info.num_tensors, nullptr);
+  for (int i = 0; i < info.num_inputs; ++i) {
+    if (in[i].empty()) continue;
+    const int32_t r = info.tensor_roles[i];
+    const CTDataType tdt = r == CT_ROLE_STAT || r == CT_ROLE_PARAM ? kF32 : r == CT_ROLE_INDEX ? kI64 : dt;
+    t[i] = c.tensor(in[i], tdt, r == CT_ROLE_INDEX ? kOutput : kValues);
+  }
+  for (int i = 0; i < info.num_inputs; ++i)
+    if (t[i] && info.tensor_roles[i] == CT_ROLE_INDEX) {
+      std::string fwd = info.name;
+      fwd = fwd.substr(0, fwd.rfind("_backward"));
+      int32_t fop = -1;
+      Case f(c.dev);
+      const std::vector<int64_t> xs{in[0][0], in[0][1], extent[0], extent[1]};
+      CTensor* fx = f.tensor(xs, dt);
+      CTensor* fy = f.tensor(in[0], dt, kOutput);
+      const CTensor* ft[3] = {fx, fy, t[i]};
+      size_t n = 0;
+      CTStatus s = ct_op_find(fwd.c_str(), &fop);
+      if (s == CT_OK) s = ct_nn_workspace_size(fop, desc, ft, 3, &n);
+      f.workspace(s, n);
+      if (s == CT_OK && f.error.empty()) s = ct_nn(fop, desc, ft, 3, f.ws, f.ws_bytes, nullptr);
+      if (s != CT_OK) f.fail(std::string(ct_status_string(s)) + ": " + ct_last_error());
+      ct_synchronize(c.dev, nullptr);
+      if (!f.error.empty()) return c.fail(fwd + " forward for the indices: " + f.error);
+    }
+  // Outputs, as the library says.
+  CTOpArgs a;
+  std::memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.desc = desc;
+  a.extent[0] = extent[0];
+  a.extent[1] = extent[1];
+  std::vector<CTOutputInfo> outs(info.num_outputs);
+  if (CTStatus s = ct_op_output_info(info.op, &a, t.data(), info.num_inputs, outs.data(), info.num_outputs))
+    return c.fail(std::string("ct_op_output_info: ") + ct_status_string(s) + ": " + ct_last_error());
+  for (int j = 0; j < info.num_outputs; ++j) {
+    const int i = info.num_inputs + j;
+    const int32_t r = info.tensor_roles[i];
+    if (((info.optional_mask >> i) & 1u) && (r == CT_ROLE_BIAS || r == CT_ROLE_INDEX)) continue;
+    t[i] = c.tensor(std::vector<int64_t>(outs[j].shape, outs[j].shape + outs[j].ndim), outs[j].dtype, kOutput);
+  }
+  size_t n = 0;
+  const int32_t op = info.op, nt = info.num_tensors;
+  const CTStatus qs = ct_nn_workspace_size(op, desc, t.data(), nt, &n);
+  c.workspace(qs, n);
+  void* ws = c.ws;
+  const size_t wb = c.ws_bytes;
+  c.run = [=] { return ct_nn(op, desc, t.data(), nt, ws, wb, nullptr); };
+  c.keep = d;  // the descriptors desc points to live as long as c.run
+}
+
+}  // namespace ctool
