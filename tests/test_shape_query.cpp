@@ -347,3 +347,28 @@ TEST_CASE("generic NN pair: ct_nn equals ct_conv2d, and refuses non-NN ops", "[g
   CHECK(contains(last_error(), "x,w,bias?,y"));
   CHECK(ct_nn(CT_OP_CONV2D, &d, nullptr, 4, nullptr, 0, nullptr) == CT_ERR_INVALID_ARGUMENT);
 }
+
+TEST_CASE("shape query and workspace query take negative strides (no stand-in address arithmetic)", "[generic]") {
+  // x reversed along both dims: strides {-4, -1} from the last element
+  HostTensor x = HostTensor::strided(DT_F32, {3, 4}, {-4, -1});
+  CTensor xv = x.view();
+  const CTensor* p[1] = {&xv};
+  CTOutputInfo o;
+  REQUIRE(ct_op_output_info(CT_OP_EXP, nullptr, p, 1, &o, 1) == CT_OK);
+  CHECK(o.ndim == 2);
+  CHECK(o.shape[0] == 3);
+  CHECK(o.shape[1] == 4);
+  HostTensor w = HostTensor::strided(DT_F32, {4, 5}, {-5, -1}), y = HostTensor::compact(DT_F32, {3, 5});
+  CTensor wv = w.view(), yv = y.view();
+  CTMatmulDesc mm = {sizeof mm, 0};
+  size_t bytes = 0;
+  CHECK(ct_matmul_workspace_size(&mm, &xv, &wv, nullptr, &yv, &bytes) == CT_OK);
+  CTOpArgs a;
+  std::memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.desc = &mm;
+  const CTensor* q[3] = {&xv, &wv, nullptr};
+  REQUIRE(ct_op_output_info(CT_OP_MATMUL, &a, q, 3, &o, 1) == CT_OK);
+  CHECK(o.shape[0] == 3);
+  CHECK(o.shape[1] == 5);
+}

@@ -200,7 +200,7 @@ struct CTDeviceInterface {
   CTStatus (*device_info)(int32_t id, CTDeviceInfo* info);
   CTStatus (*malloc)(int32_t id, size_t bytes, void** ptr);
   void (*free)(int32_t id, void* ptr);
-  /** Copies between this device and the host, or within this device. */
+  /** Copies between this device type's devices and the host, within one device, or between two of its devices (ids may differ). */
   CTStatus (*copy)(const CTCopyCall* call);
   CTStatus (*synchronize)(int32_t id, void* stream);
   /** CT_OK if stream is a valid stream argument for device id (NULL always

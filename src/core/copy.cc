@@ -66,6 +66,8 @@ CTStatus copy_between(const char* fn, const Backend* sb, const Backend* db, cons
     if (!m) return no_path(fn, src_cpu ? db : sb);
     return run_copy(fn, m, sf.dt, src, dst, stream);
   }
+  // Two devices of one backend: its own copy moves data between them directly.
+  if (sb == db && sb->dev.copy) return run_copy(fn, sb, sf.dt, src, dst, stream);
   // Two devices that are not the host: stage through host memory, synchronously.
   const Backend* ms = mover_for(sb);
   const Backend* md = mover_for(db);

@@ -493,7 +493,7 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
       if (CTStatus s = check_tensor(fn, n.name[i], t[i], &f[i])) return s;
     } else {  // shapes only: a stand-in address that passes the data checks
       CTensor v = *t[i];
-      v.data = reinterpret_cast<void*>(uintptr_t(4096));
+      v.data = reinterpret_cast<void*>(kStandInData);
       v.byte_offset = 0;
       if (CTStatus s = check_tensor(fn, n.name[i], &v, &f[i])) return s;
     }

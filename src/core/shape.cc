@@ -42,7 +42,7 @@ CTStatus output_info(const char* fn, int32_t op, const CTOpArgs& a, const CTenso
                   d->tensor[i]);
     }
     CTensor v = *in[i];
-    v.data = reinterpret_cast<void*>(uintptr_t(4096));
+    v.data = reinterpret_cast<void*>(kStandInData);
     v.byte_offset = 0;
     if (CTStatus s = check_tensor(fn, d->tensor[i], &v, &f[i])) return s;
     if (d->role[i] == CT_ROLE_DATA && dt < 0) dt = f[i].dt;

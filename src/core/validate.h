@@ -16,6 +16,11 @@ inline int64_t ct_stride_of(const CTensor* t, int32_t i) {
   return s;
 }
 
+// The data address the shape-only checks (workspace and shape queries) give
+// a tensor: mid-range, so that any span the strides describe, negative ones
+// included, fits around it.
+constexpr uintptr_t kStandInData = uintptr_t(1) << 62;
+
 // What validation learnt about one tensor.
 struct TensorFacts {
   int32_t dt = -1;       // CT_DT_* index

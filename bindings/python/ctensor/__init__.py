@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from . import _ctensor
 from ._ctensor import *  # noqa: F401,F403  (the registry's ops, Tensor, DType, dtypes)
-from ._ctensor import DType, Tensor, __version__, empty, get_num_threads, set_num_threads  # noqa: F401
+from ._ctensor import DType, Tensor, __version__, copy, empty, get_num_threads, set_num_threads  # noqa: F401
 from ._nn import (  # noqa: F401
     avg_pool2d,
     avg_pool2d_backward,
@@ -62,13 +62,23 @@ _DTYPES = (bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, f
 
 
 class DeviceInfo:
-    """One device ctensor runs ops on (``ctensor.devices()``)."""
+    """One device ctensor runs ops on (``ctensor.devices()``).
 
-    __slots__ = ("type", "id", "device_type", "name", "backend", "compute_units", "default_threads", "memory_bytes")
+    ``str(info)`` is the device's name as ``Tensor.device`` reports it and
+    ``Tensor.to`` / ``ctensor.empty`` / ``ctensor.copy`` take it ("cpu",
+    "cuda:1"); the entry itself is accepted wherever a device is.
+    """
+
+    __slots__ = ("type", "id", "device_type", "name", "backend", "compute_units", "default_threads", "memory_bytes",
+                 "_str")
 
     def __init__(self, d: dict):
-        for k in self.__slots__:
+        for k in self.__slots__[:-1]:
             setattr(self, k, d[k])
+        self._str = d["str"]
+
+    def __str__(self) -> str:
+        return self._str
 
     @property
     def dlpack(self) -> tuple[int, int]:
@@ -114,7 +124,7 @@ class OpInfo:
 
 
 def devices() -> list[DeviceInfo]:
-    """The devices ctensor can run ops on, across all backends."""
+    """The devices ctensor can run ops on: every device of every registered backend (ct_device_info)."""
     return [DeviceInfo(_ctensor._device_info(i)) for i in range(_ctensor._device_count())]
 
 
@@ -136,24 +146,12 @@ def ops(category: str | None = None) -> list[OpInfo]:
     return out
 
 
-def _device_pair(device) -> tuple[int, int]:
-    if isinstance(device, tuple):
-        return device
-    if device == "cpu":
-        return (1, 0)
-    kind, _, idx = str(device).partition(":")
-    types = {"cuda": 2, "opencl": 4}
-    if kind not in types:
-        raise ValueError(f"unknown device {device!r}")
-    return (types[kind], int(idx or 0))
-
-
 def supported(op: str, dtype, device: str | tuple[int, int] = "cpu") -> bool:
     """Whether ``op`` (a registry name such as "sqrt") runs on ``device`` for inputs of ``dtype``."""
     ids = {d["name"]: i for i, d in ((i, _ctensor._op_info(i)) for i in range(_ctensor._op_count()))}
     if op not in ids:
         raise ValueError(f"supported: no op named {op!r}")
-    dt, di = _device_pair(device)
+    dt, di = _ctensor._parse_device(device)
     return _ctensor._op_supported(ids[op], dt, di, dtype)[0]
 
 

@@ -1,11 +1,14 @@
 """NN ops with torch.nn.functional's names and keywords.
 
-Each function parses its keywords, works out the output shapes, allocates the
-outputs (unless ``out=`` is given) on the input's device and makes one call
-into the library (``_ctensor._nn``), which queries the workspace, takes it
-from a per-thread cache and runs with the GIL released. Layouts are strides:
-an NHWC tensor is passed as its (N, C, H, W) view, e.g. ``x.transpose(0, 3,
-1, 2)`` of an (N, H, W, C) array, with no copy.
+Each function translates its keywords into the fields of the op's C
+descriptor (CTConv2dDesc, CTPool2dDesc, ...) and makes one call into the
+library (``_ctensor._nn``), which takes the tensors by position from the op's
+row, allocates the outputs the library's shape query (ct_op_output_info)
+gives (unless ``out=`` is given) on the input's device, queries the
+workspace, takes it from a per-thread cache and runs ct_nn with the GIL
+released. No output shape is computed here. Layouts are strides: an NHWC
+tensor is passed as its (N, C, H, W) view, e.g. ``x.transpose(0, 3, 1, 2)``
+of an (N, H, W, C) array, with no copy.
 """
 from __future__ import annotations
 
@@ -15,10 +18,6 @@ from . import _ctensor
 
 _OPS = {_ctensor._op_info(i)["name"]: i for i in range(_ctensor._op_count())}
 _ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "sigmoid": 4, "tanh": 5}
-
-
-def _op(name: str) -> int:
-    return _OPS[name]
 
 
 def _activation(fn: str, activation) -> int:
@@ -61,14 +60,22 @@ def _info(x):
     return _ctensor._arg_info(x)
 
 
-def _new(out, shape, dtype, like_device):
-    if out is not None:
-        return out
-    return _ctensor.empty(tuple(shape), dtype, like_device)
+def _run(name: str, inputs, outputs, desc: dict, extent=None) -> tuple:
+    """ct_nn on op `name`: inputs and outputs in the order of its row (see _ctensor._nn)."""
+    return _ctensor._nn(_OPS[name], inputs, outputs, desc, extent)
 
 
-def _conv_out(size: int, k: int, stride: int, pb: int, pe: int, dilation: int) -> int:
-    return (size + pb + pe - dilation * (k - 1) - 1) // stride + 1
+def _out(out):
+    """out= or, without it, a new output shaped by the library's shape query."""
+    return True if out is None else out
+
+
+def _shape4(fn: str, name: str, shape) -> tuple[int, int, int, int]:
+    """A caller's (N, C, H, W) argument: the backward ops take the shape they produce."""
+    t = tuple(int(e) for e in shape)
+    if len(t) != 4:
+        raise ValueError(f"{fn}: {name}={list(t)} must be 4-d (N, C, H, W)")
+    return t
 
 
 def matmul(x1, x2, *, bias=None, activation: str | None = None, out=None):
@@ -79,22 +86,7 @@ def matmul(x1, x2, *, bias=None, activation: str | None = None, out=None):
     the data dtype or float32. activation: None, "relu", "gelu", "gelu_tanh",
     "sigmoid" or "tanh", applied after the bias. float32 and bfloat16.
     """
-    s1, dt, dev = _info(x1)
-    s2, _, _ = _info(x2)
-    if len(s1) < 2 or len(s2) < 2:
-        raise ValueError(f"matmul: x1.shape={list(s1)} and x2.shape={list(s2)}: both operands need at least 2 dims")
-    b1, b2 = s1[:-2], s2[:-2]
-    n = max(len(b1), len(b2))
-    b1 = (1,) * (n - len(b1)) + tuple(b1)
-    b2 = (1,) * (n - len(b2)) + tuple(b2)
-    batch = []
-    for p, q in zip(b1, b2):
-        if p != q and p != 1 and q != 1:
-            raise ValueError(f"matmul: batch dims of x1.shape={list(s1)} and x2.shape={list(s2)} do not broadcast")
-        batch.append(p if q == 1 else q)
-    shape = tuple(batch) + (s1[-2], s2[-1])
-    y = _new(out, shape, dt, dev)
-    _ctensor._nn(_op("matmul"), [x1, x2, bias, y], [_activation("matmul", activation)], [])
+    (y,) = _run("matmul", [x1, x2, bias], [_out(out)], {"activation": _activation("matmul", activation)})
     return y
 
 
@@ -118,6 +110,28 @@ def _transpose_view(w):
     return np.from_dlpack(w).T
 
 
+def _conv_desc(fn: str, stride, padding, dilation, groups: int, weight=None, activation: int = 0) -> dict:
+    """CTConv2dDesc's fields from torch.nn.functional.conv2d's keywords."""
+    sh, sw = _pair(fn, "stride", stride)
+    dh, dw = _pair(fn, "dilation", dilation)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = (0, 0, 0, 0)
+        elif padding == "same":
+            if (sh, sw) != (1, 1):
+                raise ValueError(f"{fn}: padding='same' needs stride 1 (as in PyTorch)")
+            # PyTorch's 'same': the dilated kernel's extent - 1 in total, the odd cell at the end
+            ks = _info(weight)[0]
+            th, tw = ((dh or 1) * (ks[2] - 1), (dw or 1) * (ks[3] - 1)) if len(ks) == 4 else (0, 0)
+            pads = (th // 2, tw // 2, th - th // 2, tw - tw // 2)
+        else:
+            raise ValueError(f"{fn}: padding={padding!r} (expected an int, a tuple, 'valid' or 'same')")
+    else:
+        pads = _padding(fn, padding)
+    return {"groups": groups, "stride": (sh, sw), "pad_begin": pads[:2], "pad_end": pads[2:], "dilation": (dh, dw),
+            "activation": activation}
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1, *,
            activation: str | None = None, out=None):
     """2-d convolution (cross-correlation), as torch.nn.functional.conv2d.
@@ -129,30 +143,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     Returns (N, K, P, Q).
     """
     fn = "conv2d"
-    sx, dt, dev = _info(input)
-    sw, _, _ = _info(weight)
-    if len(sx) != 4 or len(sw) != 4:
-        raise ValueError(f"conv2d: input.shape={list(sx)} and weight.shape={list(sw)} must both be 4-d "
-                         f"(N, C, H, W) and (K, C/groups, R, S)")
-    sh, sw_ = _pair(fn, "stride", stride)
-    dh, dw = _pair(fn, "dilation", dilation)
-    if isinstance(padding, str):
-        if padding == "valid":
-            pads = (0, 0, 0, 0)
-        elif padding == "same":
-            if (sh, sw_) != (1, 1):
-                raise ValueError("conv2d: padding='same' needs stride 1 (as in PyTorch)")
-            th, tw = dh * (sw[2] - 1), dw * (sw[3] - 1)
-            pads = (th // 2, tw // 2, th - th // 2, tw - tw // 2)
-        else:
-            raise ValueError(f"conv2d: padding={padding!r} (expected an int, a tuple, 'valid' or 'same')")
-    else:
-        pads = _padding(fn, padding)
-    p = _conv_out(sx[2], sw[2], sh or 1, pads[0], pads[2], dh or 1)
-    q = _conv_out(sx[3], sw[3], sw_ or 1, pads[1], pads[3], dw or 1)
-    y = _new(out, (sx[0], sw[0], max(p, 0), max(q, 0)), dt, dev)
-    _ctensor._nn(_op("conv2d"), [input, weight, bias, y],
-                 [groups, sh, sw_, pads[0], pads[1], pads[2], pads[3], dh, dw, _activation(fn, activation)], [])
+    desc = _conv_desc(fn, stride, padding, dilation, groups, weight, _activation(fn, activation))
+    (y,) = _run(fn, [input, weight, bias], [_out(out)], desc)
     return y
 
 
@@ -160,12 +152,9 @@ def conv2d_backward_data(grad_output, weight, input_shape: Sequence[int], stride
                          groups: int = 1, *, out=None):
     """The gradient of conv2d with respect to its input, of shape input_shape (N, C, H, W)."""
     fn = "conv2d_backward_data"
-    _, dt, dev = _info(grad_output)
-    sh, sw = _pair(fn, "stride", stride)
-    dh, dw = _pair(fn, "dilation", dilation)
-    pads = _padding(fn, padding)
-    dx = _new(out, tuple(input_shape), dt, dev)
-    _ctensor._nn(_op(fn), [grad_output, weight, dx], [groups, sh, sw, *pads, dh, dw, 0], [])
+    xs = _shape4(fn, "input_shape", input_shape)
+    desc = _conv_desc(fn, stride, padding, dilation, groups)
+    (dx,) = _run(fn, [grad_output, weight], [xs if out is None else out], desc, extent=xs[2:])
     return dx
 
 
@@ -174,38 +163,65 @@ def conv2d_backward_weight(input, grad_output, weight_shape: Sequence[int], stri
     """The gradient of conv2d with respect to its weight (shape weight_shape), and with bias=True also
     the bias gradient (grad_output summed over N, P, Q): returns dw or (dw, dbias)."""
     fn = "conv2d_backward_weight"
-    _, dt, dev = _info(input)
-    sh, sw = _pair(fn, "stride", stride)
-    dh, dw_ = _pair(fn, "dilation", dilation)
-    pads = _padding(fn, padding)
-    dw = _ctensor.empty(tuple(weight_shape), dt, dev)
-    db = _ctensor.empty((weight_shape[0],), dt, dev) if bias else None
-    _ctensor._nn(_op(fn), [input, grad_output, dw, db], [groups, sh, sw, *pads, dh, dw_, 0], [])
+    ws = _shape4(fn, "weight_shape", weight_shape)
+    desc = _conv_desc(fn, stride, padding, dilation, groups)
+    dw, db = _run(fn, [input, grad_output], [ws, True if bias else None], desc, extent=ws[2:])
     return (dw, db) if bias else dw
 
 
-def _pool_geometry(fn: str, shape, kernel_size, stride, padding, dilation, ceil_mode: bool):
-    kh, kw = _pair(fn, "kernel_size", kernel_size)
-    sh, sw = _pair(fn, "stride", stride) if stride is not None and stride != () and stride != [] else (kh, kw)
-    dh, dw = _pair(fn, "dilation", dilation)
-    pads = list(_padding(fn, padding))
+def _ceil_mode_pad_end(kind: str, shape, dtype: str, desc: dict) -> tuple[int, int]:
+    """torch's ceil_mode as CTPool2dDesc expresses it: a larger pad_end.
+
+    ceil_mode also counts a last, partial window when cells are left over past
+    the last full one, if it starts inside the input or the leading padding.
+    ctensor counts windows by floor division, so the trailing padding grows
+    until it counts that window too. The counts come from the library's shape
+    query; when a query fails the op itself reports the problem.
+    """
+    pad_end = tuple(desc["pad_end"])
     if len(shape) != 4:
-        raise ValueError(f"{fn}: input.shape={list(shape)} must be 4-d (N, C, H, W)")
-    out_hw = []
-    for axis, (size, k, s, d) in enumerate(((shape[2], kh, sh, dh), (shape[3], kw, sw, dw))):
-        pb, pe = pads[axis], pads[axis + 2]
-        span = size + pb + pe - (d or 1) * (k - 1) - 1
-        s = s or 1
-        n = (span + (s - 1 if ceil_mode else 0)) // s + 1
-        if ceil_mode and n > 1 and (n - 1) * s >= size + pb:
-            n -= 1  # PyTorch: the last window must start inside the input or the leading padding
-        if ceil_mode:
-            # ceil_mode is a larger trailing pad: enough that floor division gives n windows
-            need = (n - 1) * s + (d or 1) * (k - 1) + 1 - (size + pb + pe)
-            if need > 0:
-                pads[axis + 2] += need
-        out_hw.append(max(n, 0))
-    return (kh, kw, sh, sw, dh, dw, pads, out_hw)
+        return pad_end
+    n, c, h, w = shape
+    s = [desc["stride"][i] or desc["kernel"][i] for i in (0, 1)]
+    fwd, bwd = _OPS[kind + "_pool2d"], _OPS[kind + "_pool2d_backward"]
+    try:
+        # ceil division's counts are floor division's over an input stride - 1 cells longer
+        (ceil_shape, _), *_ = _ctensor._output_info(fwd, [((n, c, h + s[0] - 1, w + s[1] - 1), dtype)], desc=desc)
+    except (ValueError, TypeError, NotImplementedError):
+        return pad_end
+    counts = list(ceil_shape[2:])
+    for i, size in enumerate((h, w)):
+        if counts[i] > 1 and (counts[i] - 1) * s[i] >= size + desc["pad_begin"][i]:
+            counts[i] -= 1  # that window would start in the trailing padding (torch drops it)
+    try:
+        (floor_shape, _), *_ = _ctensor._output_info(fwd, [((n, c, h, w), dtype)], desc=desc)
+        floor = list(floor_shape[2:])
+    except (ValueError, TypeError, NotImplementedError):
+        floor = [0, 0]
+    if counts == floor:
+        return pad_end
+    # the smallest input with that many windows: the backward's inferred input extent
+    dy = ((n, c, counts[0], counts[1]), dtype)
+    inputs = [dy, ((n, c, counts[0], counts[1]), "int64")] if kind == "max" else [dy]
+    try:
+        ((_, _, hmin, wmin), _), = _ctensor._output_info(bwd, inputs, desc=desc)
+    except (ValueError, TypeError, NotImplementedError):
+        return pad_end
+    return (pad_end[0] + max(0, hmin - h), pad_end[1] + max(0, wmin - w))
+
+
+def _pool_desc(fn: str, kind: str, shape, dtype: str, kernel_size, stride, padding, dilation, ceil_mode: bool,
+               count_include_pad: int = 0) -> dict:
+    """CTPool2dDesc's fields from torch.nn.functional's pooling keywords, for input of `shape`."""
+    kernel = _pair(fn, "kernel_size", kernel_size)
+    # stride 0 is the kernel size, PyTorch's default
+    st = _pair(fn, "stride", stride) if stride is not None and stride != () and stride != [] else (0, 0)
+    pads = _padding(fn, padding)
+    desc = {"count_include_pad": count_include_pad, "kernel": kernel, "stride": st, "pad_begin": pads[:2],
+            "pad_end": pads[2:], "dilation": _pair(fn, "dilation", dilation)}
+    if ceil_mode:
+        desc["pad_end"] = _ceil_mode_pad_end(kind, shape, dtype, desc)
+    return desc
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -218,12 +234,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     (PyTorch's convention), which max_pool2d_backward takes.
     """
     fn = "max_pool2d"
-    shape, dt, dev = _info(input)
-    kh, kw, sh, sw, dh, dw, pads, (p, q) = _pool_geometry(fn, shape, kernel_size, stride, padding, dilation,
-                                                          ceil_mode)
-    y = _new(out, (shape[0], shape[1], p, q), dt, dev)
-    idx = _ctensor.empty((shape[0], shape[1], p, q), "int64", dev) if return_indices else None
-    _ctensor._nn(_op(fn), [input, y, idx], [0, kh, kw, sh, sw, *pads, dh, dw], [])
+    shape, dt, _ = _info(input)
+    desc = _pool_desc(fn, "max", shape, dt, kernel_size, stride, padding, dilation, ceil_mode)
+    y, idx = _run(fn, [input], [_out(out), True if return_indices else None], desc)
     return (y, idx) if return_indices else y
 
 
@@ -231,11 +244,10 @@ def max_pool2d_backward(grad_output, indices, input_shape: Sequence[int], kernel
                         dilation=1, ceil_mode: bool = False, *, out=None):
     """The gradient of max_pool2d with respect to its input (shape input_shape), from the forward's indices."""
     fn = "max_pool2d_backward"
-    _, dt, dev = _info(grad_output)
-    kh, kw, sh, sw, dh, dw, pads, _ = _pool_geometry(fn, tuple(input_shape), kernel_size, stride, padding, dilation,
-                                                     ceil_mode)
-    dx = _new(out, tuple(input_shape), dt, dev)
-    _ctensor._nn(_op(fn), [grad_output, indices, dx], [0, kh, kw, sh, sw, *pads, dh, dw], [])
+    _, dt, _ = _info(grad_output)
+    xs = _shape4(fn, "input_shape", input_shape)
+    desc = _pool_desc(fn, "max", xs, dt, kernel_size, stride, padding, dilation, ceil_mode)
+    (dx,) = _run(fn, [grad_output, indices], [xs if out is None else out], desc, extent=xs[2:])
     return dx
 
 
@@ -260,12 +272,10 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = Fal
     spreads the window as in max_pool2d.
     """
     fn = "avg_pool2d"
-    shape, dt, dev = _info(input)
+    shape, dt, _ = _info(input)
     cip = _avg_mode(fn, padding, ceil_mode, count_include_pad, divisor_override)
-    kh, kw, sh, sw, dh, dw, pads, (p, q) = _pool_geometry(fn, shape, kernel_size, stride, padding, dilation,
-                                                          ceil_mode)
-    y = _new(out, (shape[0], shape[1], p, q), dt, dev)
-    _ctensor._nn(_op(fn), [input, y], [cip, kh, kw, sh, sw, *pads, dh, dw], [])
+    desc = _pool_desc(fn, "avg", shape, dt, kernel_size, stride, padding, dilation, ceil_mode, cip)
+    (y,) = _run(fn, [input], [_out(out)], desc)
     return y
 
 
@@ -273,12 +283,11 @@ def avg_pool2d_backward(grad_output, input_shape: Sequence[int], kernel_size, st
                         ceil_mode: bool = False, count_include_pad: bool = True, *, dilation=1, out=None):
     """The gradient of avg_pool2d with respect to its input (shape input_shape)."""
     fn = "avg_pool2d_backward"
-    _, dt, dev = _info(grad_output)
+    _, dt, _ = _info(grad_output)
+    xs = _shape4(fn, "input_shape", input_shape)
     cip = _avg_mode(fn, padding, ceil_mode, count_include_pad, None)
-    kh, kw, sh, sw, dh, dw, pads, _ = _pool_geometry(fn, tuple(input_shape), kernel_size, stride, padding,
-                                                     dilation, ceil_mode)
-    dx = _new(out, tuple(input_shape), dt, dev)
-    _ctensor._nn(_op(fn), [grad_output, dx], [cip, kh, kw, sh, sw, *pads, dh, dw], [])
+    desc = _pool_desc(fn, "avg", xs, dt, kernel_size, stride, padding, dilation, ceil_mode, cip)
+    (dx,) = _run(fn, [grad_output], [xs if out is None else out], desc, extent=xs[2:])
     return dx
 
 
@@ -293,23 +302,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     and invstd = 1 / sqrt(var + eps), which batch_norm_backward takes.
     Per-channel tensors are float32.
     """
-    shape, dt, dev = _info(input)
-    if len(shape) < 2:
-        raise ValueError(f"batch_norm: input.shape={list(shape)} needs at least 2 dims (N, C, ...)")
-    y = _new(out, shape, dt, dev)
+    desc = {"epsilon": eps}
     if not training:
         if running_mean is None or running_var is None:
             raise ValueError("batch_norm: training=False needs running_mean and running_var")
         if return_stats:
             raise ValueError("batch_norm: return_stats needs training=True (inference computes no statistics)")
-        _ctensor._nn(_op("batch_norm"), [input, running_mean, running_var, weight, bias, y], [], [eps])
+        (y,) = _run("batch_norm", [input, running_mean, running_var, weight, bias], [_out(out)], desc)
         return y
-    c = shape[1]
-    mean = _ctensor.empty((c,), "float32", dev)
-    invstd = _ctensor.empty((c,), "float32", dev)
-    _ctensor._nn(_op("batch_norm_training"), [input, weight, bias, y, mean, invstd], [], [eps])
+    y, mean, invstd = _run("batch_norm_training", [input, weight, bias], [_out(out), True, True], desc)
     if running_mean is not None or running_var is not None:
-        n = 1
+        shape = _info(input)[0]
+        n = 1  # values per channel, for PyTorch's unbiased running variance
         for i, s in enumerate(shape):
             if i != 1:
                 n *= s
@@ -328,16 +332,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def batch_norm_backward(input, grad_output, mean, invstd, weight=None, eps: float = 1e-5):
     """Gradients of training-mode batch_norm: (dx, dweight, dbias), from the forward's mean and invstd."""
-    shape, dt, dev = _info(input)
-    dx = _ctensor.empty(shape, dt, dev)
-    dscale = _ctensor.empty((shape[1],), "float32", dev)
-    dshift = _ctensor.empty((shape[1],), "float32", dev)
-    _ctensor._nn(_op("batch_norm_backward"), [input, grad_output, mean, invstd, weight, dx, dscale, dshift], [],
-                 [eps])
+    dx, dscale, dshift = _run("batch_norm_backward", [input, grad_output, mean, invstd, weight], None,
+                              {"epsilon": eps})
     return dx, dscale, dshift
 
 
 def _normalized_ndim(fn: str, shape, normalized_shape) -> int:
+    """torch's normalized_shape as CTLayerNormDesc's normalized_ndim (it must be input's trailing dims)."""
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(ns)
     if k == 0 or k > len(shape) or tuple(shape[len(shape) - k:]) != ns:
@@ -354,27 +355,17 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     without the normalized dims), which layer_norm_backward takes.
     """
     fn = "layer_norm"
-    shape, dt, dev = _info(input)
-    k = _normalized_ndim(fn, shape, normalized_shape)
-    y = _new(out, shape, dt, dev)
-    mean = rstd = None
-    if return_stats:
-        mean = _ctensor.empty(tuple(shape[:len(shape) - k]), "float32", dev)
-        rstd = _ctensor.empty(tuple(shape[:len(shape) - k]), "float32", dev)
-    _ctensor._nn(_op(fn), [input, weight, bias, y, mean, rstd], [k], [eps])
+    k = _normalized_ndim(fn, _info(input)[0], normalized_shape)
+    stats = True if return_stats else None
+    y, mean, rstd = _run(fn, [input, weight, bias], [_out(out), stats, stats], {"normalized_ndim": k, "epsilon": eps})
     return (y, mean, rstd) if return_stats else y
 
 
 def layer_norm_backward(input, grad_output, mean, rstd, normalized_shape, weight=None):
     """Gradients of layer_norm: (dx, dweight, dbias), from the forward's mean and rstd."""
     fn = "layer_norm_backward"
-    shape, dt, dev = _info(input)
-    k = _normalized_ndim(fn, shape, normalized_shape)
-    dx = _ctensor.empty(shape, dt, dev)
-    tail = tuple(shape[len(shape) - k:])
-    dscale = _ctensor.empty(tail, "float32", dev)
-    dshift = _ctensor.empty(tail, "float32", dev)
-    _ctensor._nn(_op(fn), [input, grad_output, mean, rstd, weight, dx, dscale, dshift], [k], [0.0])
+    k = _normalized_ndim(fn, _info(input)[0], normalized_shape)
+    dx, dscale, dshift = _run(fn, [input, grad_output, mean, rstd, weight], None, {"normalized_ndim": k})
     return dx, dscale, dshift
 
 

@@ -782,6 +782,90 @@ def test_fma_lerp_broadcast_and_scalars(rng):
         ct.lerp(ai, ai, ai)
 
 
+TERNARY_BROADCAST_CASES = [
+    # (op, shapes of the three operands); the result has NumPy's broadcast shape
+    ("where", [(3, 1), (), (4,)]),
+    ("where", [(), (2, 3), (3,)]),
+    ("where", [(), (), ()]),
+    ("where", [(2, 1, 1), (1, 3, 1), (4,)]),
+    ("where", [(0, 1), (1, 5), ()]),
+    ("fma", [(), (2, 1, 3), (4, 1)]),
+    ("fma", [(), (), ()]),
+    ("fma", [(5,), (), (5,)]),
+    ("lerp", [(5, 1), (1, 6), ()]),
+    ("lerp", [(), (2, 2), (2, 1)]),
+    ("lerp", [(3,), (3,), (3,)]),
+]
+
+
+@pytest.mark.parametrize("name,shapes", TERNARY_BROADCAST_CASES, ids=lambda v: str(v))
+def test_ternary_broadcast_in_the_library(name, shapes, rng):
+    # every operand may broadcast, 0-d ones included; ct_ternary broadcasts (no views made in Python)
+    arrs = [rng.uniform(0.1, 1, s).astype(np.float64) for s in shapes]
+    if name == "where":
+        arrs[0] = rng.integers(0, 2, shapes[0]).astype(bool)
+        want = np.where(*arrs)
+    elif name == "fma":
+        want = arrs[0] * arrs[1] + arrs[2]
+    else:
+        want = _lerp_f(*arrs)
+    r = getattr(ct, name)(*arrs)
+    assert tuple(r.shape) == want.shape and r.dtype == "float64"
+    np.testing.assert_allclose(np.asarray(r), want, rtol=1e-14, atol=1e-15)
+    out = np.full(want.shape, 7.0)
+    assert getattr(ct, name)(*arrs, out=out) is out
+    np.testing.assert_allclose(out, want, rtol=1e-14, atol=1e-15)
+    # a Tensor operand (0-d or not) broadcasts the same way
+    k = 1 if name == "where" else 0
+    arrs[k] = ct.copy(arrs[k])
+    np.testing.assert_allclose(np.asarray(getattr(ct, name)(*arrs)), want, rtol=1e-14, atol=1e-15)
+
+
+def test_ternary_scalars_and_0d(rng):
+    # Python scalars become 0-d operands of the arrays' dtype; a 0-d array is an operand like any other
+    c = np.array(True)
+    b = rng.uniform(-1, 1, (2, 3)).astype(np.float32)
+    r = ct.where(c, 1.5, b)
+    assert r.dtype == "float32" and tuple(r.shape) == (2, 3)
+    np.testing.assert_array_equal(np.asarray(r), np.full((2, 3), 1.5, np.float32))
+    r = ct.where(np.array([True, False, True]), np.array(1, np.int8), -1)
+    assert r.dtype == "int8" and tuple(r.shape) == (3,)
+    np.testing.assert_array_equal(np.asarray(r), [1, -1, 1])
+    r = ct.where(np.array(True), 2.0, 3.0)  # scalar data operands only: float64, 0-d
+    assert r.shape == () and r.dtype == "float64" and float(np.asarray(r)) == 2.0
+    with pytest.raises(TypeError):
+        ct.where(True, 2.0, 3.0)  # the condition is an array (a 0-d one will do)
+    r = ct.fma(2, 3, 4)
+    assert r.shape == () and r.dtype == "int64" and int(np.asarray(r)) == 10
+    r = ct.lerp(np.array(0.0, np.float32), np.array(4.0, np.float32), np.linspace(0, 1, 5, dtype=np.float32))
+    np.testing.assert_allclose(np.asarray(r), [0, 1, 2, 3, 4])
+    r = ct.fma(np.float32(2), b, 1.0)  # a NumPy scalar is a 0-d array
+    np.testing.assert_allclose(np.asarray(r), 2 * b + 1, rtol=1e-6)
+
+
+def test_ternary_errors_name_the_arguments():
+    with pytest.raises(ValueError) as e:
+        ct.where(np.ones((3, 2), bool), np.zeros((1, 4)), np.zeros(4))
+    msg = str(e.value)
+    assert msg.startswith("ct_ternary: ") and "a.shape=[1,4]" in msg and "cond.shape=[3,2]" in msg
+    with pytest.raises(ValueError) as e:
+        ct.fma(np.ones((3, 2)), np.zeros((1, 4)), 1.0)
+    msg = str(e.value)
+    assert msg.startswith("ct_ternary: ") and "b.shape=[1,4]" in msg and "a.shape=[3,2]" in msg
+    with pytest.raises(ValueError) as e:
+        ct.lerp(np.ones(4, np.float32), np.ones(4, np.float32), np.ones(5, np.float32))
+    assert "c.shape=[5]" in str(e.value) and "does not broadcast" in str(e.value)
+    with pytest.raises(ValueError) as e:  # out= must be exactly the broadcast shape
+        ct.fma(np.ones((3, 1)), np.ones(4), 0.0, out=np.zeros((4, 3)))
+    assert "out.shape" in str(e.value)
+    with pytest.raises(TypeError) as e:
+        ct.where(np.ones(3, np.int8), np.ones(3), np.ones(3))
+    assert "cond" in str(e.value) and "int8" in str(e.value)
+    with pytest.raises(TypeError) as e:
+        ct.fma(np.ones(3, np.float32), np.ones(3, np.float64), np.ones(3, np.float32))
+    assert "ct_ternary" in str(e.value) and "float64" in str(e.value)
+
+
 # ---------------------------------------------------------------------------
 # sizes that take the vectorised / multi-threaded paths
 # ---------------------------------------------------------------------------

@@ -924,3 +924,105 @@ def test_max_pool2d_backward_rejects_out_of_window_indices(bad):
     with pytest.raises(ValueError, match="max_pool2d_backward: indices element"):
         ct.max_pool2d_backward(dy, idx, (1, 1, 4, 4), 2, out=dx2)
     np.testing.assert_array_equal(dx2, before)
+
+
+# ---------------------------------------------------------------------------
+# the generic NN entry point and the shape query the module exposes: no op's
+# output-shape rule lives in the bindings
+# ---------------------------------------------------------------------------
+
+def _op_id(name):
+    return [o.id for o in ct.ops() if o.name == name][0]
+
+
+def test_output_info_query():
+    q = ct._ctensor._output_info
+    f32 = "float32"
+    assert q(_op_id("conv2d"), [((2, 3, 9, 8), f32), ((4, 3, 3, 3), f32), None],
+             desc={"stride": (2, 1), "pad_begin": (1, 1), "pad_end": (1, 1)}) == [((2, 4, 5, 8), f32)]
+    assert q(_op_id("matmul"), [((2, 1, 3, 4), "bfloat16"), ((5, 4, 6), "bfloat16"), None]) == \
+        [((2, 5, 3, 6), "bfloat16")]
+    assert q(_op_id("max_pool2d"), [np.zeros((1, 2, 7, 7), np.float32)], desc={"kernel": (3, 3), "stride": (2, 2)}) \
+        == [((1, 2, 3, 3), f32), ((1, 2, 3, 3), "int64")]
+    # a backward op's open extents: inferred (the smallest) or given
+    dy, w = ((1, 4, 3, 3), f32), ((4, 2, 3, 3), f32)
+    conv = {"stride": (2, 2)}
+    assert q(_op_id("conv2d_backward_data"), [dy, w], desc=conv) == [((1, 2, 7, 7), f32)]
+    assert q(_op_id("conv2d_backward_data"), [dy, w], desc=conv, extent=(8, 7)) == [((1, 2, 8, 7), f32)]
+    assert q(_op_id("conv2d_backward_weight"), [((1, 2, 8, 8), f32), dy], desc=conv, extent=(3, 3)) == \
+        [((4, 2, 3, 3), f32), ((4,), f32)]
+    assert q(_op_id("layer_norm"), [((2, 3, 4), "bfloat16"), None, None], desc={"normalized_ndim": 2}) == \
+        [((2, 3, 4), "bfloat16"), ((2,), f32), ((2,), f32)]
+    assert q(_op_id("batch_norm_training"), [((5, 3, 2), f32), None, None]) == [((5, 3, 2), f32), ((3,), f32),
+                                                                              ((3,), f32)]
+    # the other kinds answer too
+    assert q(_op_id("sum"), [((2, 3), "int8")], axis=1, keepdims=True) == [((2, 1), "int64")]
+    assert q(_op_id("mean"), [((2, 3, 4), "int32")], axis=(0, 2)) == [((3,), "float64")]
+    assert q(_op_id("add"), [((3, 1), f32), ((4,), f32)]) == [((3, 4), f32)]
+    assert q(_op_id("where"), [((), "bool"), ((2, 1), "float64"), ((3,), "float64")]) == [((2, 3), "float64")]
+    assert q(_op_id("cast"), [((2,), f32)], dtype="int8") == [((2,), "int8")]
+    assert q(_op_id("isnan"), [np.zeros((2, 2), np.float16)]) == [((2, 2), "bool")]
+    # failures read as the entry point the op runs through
+    with pytest.raises(ValueError) as e:
+        q(_op_id("matmul"), [((3, 4), f32), ((5, 2), f32), None])
+    assert str(e.value).startswith("ct_nn(matmul): ")
+    with pytest.raises(ValueError) as e:
+        q(_op_id("add"), [((2, 4), f32), ((3,), f32)])
+    assert str(e.value).startswith("ct_binary: b.shape=[3] does not broadcast with a.shape=[2,4]")
+    with pytest.raises(TypeError, match="no field 'padding'"):
+        q(_op_id("conv2d"), [((1, 1, 3, 3), f32), ((1, 1, 3, 3), f32), None], desc={"padding": 1})
+
+
+def test_generic_nn_entry(rng):
+    nn = ct._ctensor._nn
+    x = rng.uniform(-1, 1, (2, 3, 6, 5)).astype(np.float32)
+    pool = {"kernel": (2, 2)}
+    y, idx = nn(_op_id("max_pool2d"), [x], None, pool)  # outputs=None: every output, from the shape query
+    ry, ridx = ct.max_pool2d(x, 2, return_indices=True)
+    np.testing.assert_array_equal(_np(y), _np(ry))
+    np.testing.assert_array_equal(to_numpy(idx), to_numpy(ridx))
+    y2, none = nn(_op_id("max_pool2d"), [x], [True, None], pool)  # an optional output left out
+    assert none is None and tuple(y2.shape) == (2, 3, 3, 2)
+    out = np.zeros((2, 3, 3, 2), np.float32)
+    r, _ = nn(_op_id("max_pool2d"), [x], [out, None], pool)
+    assert r is out
+    np.testing.assert_array_equal(out, _np(ry))
+    (dx,) = nn(_op_id("max_pool2d_backward"), [y, idx], [(2, 3, 6, 5)], pool, extent=(6, 5))
+    assert tuple(dx.shape) == (2, 3, 6, 5)
+    with pytest.raises(ValueError, match="was asked for"):
+        nn(_op_id("max_pool2d_backward"), [y, idx], [(2, 4, 6, 5)], pool, extent=(6, 5))
+    with pytest.raises(ValueError, match="takes 1 input"):
+        nn(_op_id("max_pool2d"), [x, x], None, pool)
+    with pytest.raises(ValueError, match="has 2 output"):
+        nn(_op_id("max_pool2d"), [x], [True], pool)
+    with pytest.raises(TypeError, match="CTPool2dDesc"):
+        nn(_op_id("max_pool2d"), [x], None, {"kernel_size": 2})
+    with pytest.raises(ValueError, match="not an NN op"):
+        nn(_op_id("add"), [x, x], None, None)
+    # a missing non-optional input is the library's error
+    with pytest.raises(ValueError, match="w is NULL"):
+        nn(_op_id("conv2d"), [x, None, None], None, {})
+
+
+def test_nn_messages_name_the_op():
+    with pytest.raises(ValueError) as e:
+        ct.matmul(np.zeros((3, 4), np.float32), np.zeros((5, 2), np.float32))
+    assert str(e.value).startswith("ct_nn(matmul): ") and "(the K dims)" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        ct.matmul(np.zeros(4, np.float32), np.zeros((4, 2), np.float32))
+    assert str(e.value).startswith("ct_nn(matmul): ") and "at least 2 dims" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        ct.conv2d(np.zeros((1, 2, 4), np.float32), np.zeros((3, 2, 3, 3), np.float32))
+    assert str(e.value).startswith("ct_nn(conv2d): ")
+    with pytest.raises(ValueError) as e:
+        ct.max_pool2d(np.zeros((1, 4, 4), np.float32), 2)
+    assert str(e.value).startswith("ct_nn(max_pool2d): ")
+    with pytest.raises(ValueError) as e:
+        ct.batch_norm(np.zeros(3, np.float32), None, None, training=True)
+    assert str(e.value).startswith("ct_nn(batch_norm_training): ")
+    # a backward op's declared shape must be the one its inputs give
+    with pytest.raises(ValueError) as e:
+        ct.conv2d_backward_data(np.zeros((1, 3, 2, 2), np.float32), np.zeros((3, 2, 3, 3), np.float32), (1, 5, 4, 4))
+    assert "conv2d_backward_data" in str(e.value) and "[1,5,4,4]" in str(e.value) and "[1,2,4,4]" in str(e.value)
+    with pytest.raises(ValueError, match="input_shape"):
+        ct.avg_pool2d_backward(np.zeros((1, 1, 2, 2), np.float32), (4, 4), 2)

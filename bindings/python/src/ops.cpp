@@ -1,0 +1,438 @@
+// ops.cpp — the functions generated from the op registry: categories 1 and 2, one native function per op.
+//
+// One function per op (plus array-API aliases), so a call costs one nanobind
+// dispatch, the imports and the C call. Outputs without out= are allocated
+// from the library's shape query (ct_op_output_info): the bindings hold no
+// op's shape or dtype rule. Python scalars become 0-d tensors of the first
+// array operand's dtype (NEP 50's weak scalars); broadcasting, including of
+// 0-d operands, is the library's.
+#include "common.h"
+
+#include <deque>
+#include <unordered_map>
+
+namespace ctpy {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Calls
+// ---------------------------------------------------------------------------
+
+struct OpCtx {
+  int32_t op;
+  const char* name;   // the Python name, for messages
+  const char* entry;  // the entry point, as the library's messages name it
+};
+
+CTOpArgs op_args() {
+  CTOpArgs a{};
+  a.struct_size = sizeof a;
+  return a;
+}
+
+nb::object call_unary(const OpCtx& c, nb::handle x, const double* params, int np, nb::handle out) {
+  Arg xa;
+  import_arg(xa, x.ptr(), false, false, c.name, "x");
+  const CTensor* in[1] = {&xa.t};
+  Out o;
+  make_out(o, out, c.op, op_args(), in, 1, xa.t.device, c.name, c.entry);
+  void* stream = stream_for(xa.t.device);
+  check(run_kernel(xa.numel(), [&] {
+    return params ? ct_unary_param(c.op, &xa.t, params, np, o.t, stream) : ct_unary(c.op, &xa.t, o.t, stream);
+  }));
+  return o.result;
+}
+
+// The dtype and device Python scalars among `args` take: those of the first array.
+const Arg* first_array(Arg* const* args, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!args[i]->is_scalar) return args[i];
+  return nullptr;
+}
+
+void fill_scalars(Arg* const* args, const char* const* names, int n, const Arg* like, const char* fn) {
+  for (int i = 0; i < n; ++i)
+    if (args[i]->is_scalar) fill_scalar(*args[i], like->t.dtype, like->t.device, fn, names[i]);
+}
+
+// Python scalars only: take them as NumPy would (bool, int64 or float64).
+void scalars_only(Arg* const* args, const char* const* names, int n, const char* fn) {
+  CTDataType dt{CT_BOOL, 8, 1};
+  for (int i = 0; i < n; ++i) {
+    if (PyFloat_Check(args[i]->obj)) dt = {CT_FLOAT, 64, 1};
+    else if (!PyBool_Check(args[i]->obj) && dt.code == CT_BOOL) dt = {CT_INT, 64, 1};
+  }
+  for (int i = 0; i < n; ++i) fill_scalar(*args[i], dt, {CT_CPU, 0}, fn, names[i]);
+}
+
+nb::object call_binary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle out) {
+  Arg aa, ba;
+  import_arg(aa, a.ptr(), false, true, c.name, "x1");
+  import_arg(ba, b.ptr(), false, true, c.name, "x2");
+  Arg* args[2] = {&aa, &ba};
+  const char* names[2] = {"x1", "x2"};
+  if (const Arg* like = first_array(args, 2)) fill_scalars(args, names, 2, like, c.name);
+  else scalars_only(args, names, 2, c.name);
+  const CTensor* in[2] = {&aa.t, &ba.t};
+  Out o;
+  make_out(o, out, c.op, op_args(), in, 2, aa.t.device, c.name, c.entry);
+  check(run_kernel(numel_of(*o.t), [&] { return ct_binary(c.op, &aa.t, &ba.t, o.t, stream_for(aa.t.device)); }));
+  return o.result;
+}
+
+// where(condition, x1, x2), fma(a, b, c), lerp(a, b, weight): any operand may
+// be 0-d or broadcast (the library's NumPy rules); Python scalars for the
+// data operands.
+nb::object call_ternary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle cc, nb::handle out) {
+  const bool is_where = c.op == CT_OP_WHERE;
+  const char* names[3] = {is_where ? "condition" : "a", is_where ? "x1" : "b", is_where ? "x2" : "c"};
+  if (c.op == CT_OP_LERP) names[2] = "weight";
+  Arg aa, ba, ca;
+  import_arg(aa, a.ptr(), false, !is_where, c.name, names[0]);
+  import_arg(ba, b.ptr(), false, true, c.name, names[1]);
+  import_arg(ca, cc.ptr(), false, true, c.name, names[2]);
+  Arg* args[3] = {&aa, &ba, &ca};
+  Arg* data_args[2] = {&ba, &ca};
+  const Arg* like = is_where ? first_array(data_args, 2) : first_array(args, 3);
+  if (!like) {
+    if (is_where) scalars_only(data_args, names + 1, 2, c.name);
+    else scalars_only(args, names, 3, c.name);
+  } else {
+    fill_scalars(args, names, 3, like, c.name);
+  }
+  const CTensor* in[3] = {&aa.t, &ba.t, &ca.t};
+  Out o;
+  make_out(o, out, c.op, op_args(), in, 3, ba.t.device, c.name, c.entry);
+  check(run_kernel(numel_of(*o.t),
+                   [&] { return ct_ternary(c.op, &aa.t, &ba.t, &ca.t, o.t, stream_for(ba.t.device)); }));
+  return o.result;
+}
+
+nb::object call_cast(nb::handle x, nb::handle dtype, nb::handle out) {
+  const char* fn = "cast";
+  Arg xa;
+  import_arg(xa, x.ptr(), false, false, fn, "x");
+  if (dtype.is_none() && out.is_none()) raise(PyExc_TypeError, "cast: give dtype, out, or both");
+  CTOpArgs args = op_args();
+  if (!dtype.is_none()) args.dtype = parse_dtype(dtype, fn, "dtype");
+  const CTensor* in[1] = {&xa.t};
+  Out o;
+  make_out(o, out, CT_OP_CAST, args, in, 1, xa.t.device, fn, "ct_cast");
+  if (!out.is_none() && !dtype.is_none() && !same_dtype(o.t->dtype, args.dtype))
+    raise(PyExc_TypeError, "cast: dtype=%s but out.dtype=%s", dtype_name(args.dtype).c_str(),
+          dtype_name(o.t->dtype).c_str());
+  check(run_kernel(xa.numel(), [&] { return ct_cast(&xa.t, o.t, stream_for(xa.t.device)); }));
+  return o.result;
+}
+
+// axis: None (every axis), an int, or a sequence of ints.
+struct Axes {
+  int32_t v[CT_MAX_NDIM];
+  int32_t n = 0;
+  bool all = true;
+};
+
+Axes parse_axes(nb::handle axis, const char* fn) {
+  Axes a;
+  if (axis.is_none()) return a;
+  a.all = false;
+  auto one = [&](nb::handle h) {
+    if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()))
+      raise(PyExc_TypeError, "%s: axis must be None, an int or a tuple of ints, not %s", fn, Py_TYPE(h.ptr())->tp_name);
+    if (a.n >= CT_MAX_NDIM) raise(PyExc_ValueError, "%s: more than %d axes", fn, CT_MAX_NDIM);
+    a.v[a.n++] = nb::cast<int32_t>(h);
+  };
+  if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) {
+    for (nb::handle h : axis) one(h);
+  } else {
+    one(axis);
+  }
+  return a;
+}
+
+nb::object call_reduce(const OpCtx& c, nb::handle x, nb::handle axis, bool keepdims, const double* params, int np,
+                       nb::handle out) {
+  Arg xa;
+  import_arg(xa, x.ptr(), false, false, c.name, "x");
+  const Axes ax = parse_axes(axis, c.name);
+  CTOpArgs args = op_args();
+  args.axes = ax.all ? nullptr : ax.v;
+  args.num_axes = ax.n;
+  args.keepdims = keepdims;
+  const CTensor* in[1] = {&xa.t};
+  Out o;
+  make_out(o, out, c.op, args, in, 1, xa.t.device, c.name, c.entry);
+  check(run_kernel(xa.numel(), [&] {
+    return ct_reduce(c.op, &xa.t, args.axes, ax.n, keepdims, params, np, o.t, stream_for(xa.t.device));
+  }));
+  return o.result;
+}
+
+nb::object call_along_axis(const OpCtx& c, nb::handle x, nb::handle axis, nb::handle out) {
+  Arg xa;
+  import_arg(xa, x.ptr(), false, false, c.name, "x");
+  CTOpArgs args = op_args();
+  if (axis.is_none()) {  // the array API's cumulative_sum: axis=None only for x.ndim <= 1
+    if (xa.t.ndim > 1)
+      raise(PyExc_ValueError, "%s: axis=None needs x.ndim <= 1 (x.shape=%s): name the axis", c.name,
+            shape_str(xa.t.ndim, xa.t.shape).c_str());
+  } else {
+    if (!PyLong_Check(axis.ptr()) || PyBool_Check(axis.ptr()))
+      raise(PyExc_TypeError, "%s: axis must be an int, not %s", c.name, Py_TYPE(axis.ptr())->tp_name);
+    args.axis = nb::cast<int32_t>(axis);
+  }
+  const CTensor* in[1] = {&xa.t};
+  Out o;
+  make_out(o, out, c.op, args, in, 1, xa.t.device, c.name, c.entry);
+  check(run_kernel(xa.numel(), [&] { return ct_along_axis(c.op, &xa.t, args.axis, o.t, stream_for(xa.t.device)); }));
+  return o.result;
+}
+
+// clamp(x, min=None, max=None): a missing bound is no bound.
+nb::object call_clamp(const OpCtx& c, nb::handle x, nb::handle lo, nb::handle hi, nb::handle out) {
+  if (!lo.is_none() && !hi.is_none()) {
+    double p[2] = {nb::cast<double>(lo), nb::cast<double>(hi)};
+    return call_unary(c, x, p, 2, out);
+  }
+  if (lo.is_none() && hi.is_none()) {  // nothing to clamp: a copy (the array API allows both None)
+    Arg xa;
+    import_arg(xa, x.ptr(), false, false, c.name, "x");
+    const CTensor* in[1] = {&xa.t};
+    Out o;
+    CTOpArgs args = op_args();
+    args.dtype = xa.t.dtype;
+    make_out(o, out, CT_OP_CAST, args, in, 1, xa.t.device, c.name, "ct_copy");
+    check(run_kernel(xa.numel(), [&] { return ct_copy(&xa.t, o.t, stream_for(xa.t.device)); }));
+    return o.result;
+  }
+  // One bound: maximum(x, lo) or minimum(x, hi), both NaN-propagating as clamp.
+  OpCtx b{lo.is_none() ? (int32_t)CT_OP_MINIMUM : (int32_t)CT_OP_MAXIMUM, c.name, "ct_binary"};
+  return call_binary(b, x, lo.is_none() ? hi : lo, out);
+}
+
+// ---------------------------------------------------------------------------
+// Registering the ops
+// ---------------------------------------------------------------------------
+
+std::deque<std::string> g_strings;  // names, signatures and docs outlive the module's functions
+const char* keep(std::string s) {
+  g_strings.push_back(std::move(s));
+  return g_strings.back().c_str();
+}
+
+// Array-API (and torch) names for ops whose C name differs.
+const std::unordered_map<std::string, std::vector<std::string>> kAliases = {
+    {"neg", {"negative"}},
+    {"bitwise_not", {"bitwise_invert"}},
+    {"clamp", {"clip"}},
+    {"sub", {"subtract"}},
+    {"mul", {"multiply"}},
+    {"div", {"divide"}},
+    {"floor_div", {"floor_divide"}},
+    {"mod", {"remainder"}},
+    {"left_shift", {"bitwise_left_shift"}},
+    {"right_shift", {"bitwise_right_shift"}},
+    {"cumsum", {"cumulative_sum"}},
+    {"cumprod", {"cumulative_prod"}},
+};
+
+const char* kind_name(int32_t k) {
+  switch (k) {
+    case CT_KIND_UNARY: return "unary";
+    case CT_KIND_UNARY_PARAM: return "unary_param";
+    case CT_KIND_TERNARY: return "ternary";
+    case CT_KIND_CAST: return "cast";
+    case CT_KIND_BINARY: return "binary";
+    case CT_KIND_REDUCE: return "reduce";
+    case CT_KIND_ALONG_AXIS: return "along_axis";
+    case CT_KIND_NN: return "nn";
+    default: return "unknown";
+  }
+}
+
+std::string output_doc(int32_t rule) {
+  switch (rule) {
+    case CT_OUTPUT_BOOL: return "The result is bool.";
+    case CT_OUTPUT_INT64: return "The result is int64.";
+    case CT_OUTPUT_ACCUM: return "The result has x's dtype for floats, int64 for integers and bool.";
+    case CT_OUTPUT_FLOAT: return "The result has x's dtype for floats, float64 for integers and bool.";
+    default: return "The result has the input's dtype.";
+  }
+}
+
+const char* kOutDoc =
+    "out: an array to write into (same device, the result's shape and dtype; any strides). Without it a new "
+    "ctensor.Tensor on the inputs' device is returned.";
+
+void register_ops(nb::module_& m, nb::dict bound) {
+  const int32_t count = ct_op_count();
+  for (int32_t op = 0; op < count; ++op) {
+    CTOpInfo info{};
+    info.struct_size = sizeof info;
+    if (ct_op_info(op, &info) != CT_OK) continue;
+    if (info.kind == CT_KIND_NN || info.kind == CT_KIND_CAST) continue;  // _nn.py; cast/astype below
+    std::vector<std::string> names = {info.name};
+    auto al = kAliases.find(info.name);
+    if (al != kAliases.end()) names.insert(names.end(), al->second.begin(), al->second.end());
+    if (std::string(info.name) == "gelu") names = {"gelu"};
+    nb::list pynames;
+    for (const std::string& pyname : names) {
+      pynames.append(pyname);
+      const OpCtx c{op, keep(pyname), keep(entry_name(info))};
+      const std::string head = std::string(info.summary) + ".\n\n";
+      const std::string tail = "\n\n" + output_doc(info.output_dtype) + "\n" + kOutDoc + "\n\nctensor op '" +
+                               info.name + "' (category " + std::to_string(info.category) + ", " +
+                               kind_name(info.kind) + ").";
+      const char* nm = c.name;
+      switch (info.kind) {
+        case CT_KIND_UNARY: {
+          if (std::string(info.name) == "gelu") {
+            const char* doc = keep(head + "approximate: 'none' (erf form) or 'tanh' (as torch.nn.functional.gelu)." + tail);
+            const OpCtx tanh_c{CT_OP_GELU_TANH, nm, c.entry};
+            m.def(nm, [c, tanh_c](nb::handle x, const std::string& approximate, nb::handle out) {
+                if (approximate == "none") return call_unary(c, x, nullptr, 0, out);
+                if (approximate == "tanh") return call_unary(tanh_c, x, nullptr, 0, out);
+                raise(PyExc_ValueError, "gelu: approximate='%s' (expected 'none' or 'tanh')", approximate.c_str());
+              }, nb::arg("x"), nb::kw_only(), nb::arg("approximate") = "none", nb::arg("out") = nb::none(),
+              nb::sig(keep(std::string("def ") + nm +
+                           "(x: object, *, approximate: str = 'none', out: object | None = None) -> object")),
+              doc);
+          } else {
+            m.def(nm, [c](nb::handle x, nb::handle out) { return call_unary(c, x, nullptr, 0, out); }, nb::arg("x"),
+                  nb::kw_only(), nb::arg("out") = nb::none(),
+                  nb::sig(keep(std::string("def ") + nm + "(x: object, *, out: object | None = None) -> object")),
+                  keep(head + "x: the input array." + tail));
+          }
+          break;
+        }
+        case CT_KIND_UNARY_PARAM: {
+          const std::string n = info.name;
+          if (n == "clamp") {
+            m.def(nm, [c](nb::handle x, nb::handle lo, nb::handle hi, nb::handle out) {
+                return call_clamp(c, x, lo, hi, out);
+              }, nb::arg("x"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
+              nb::arg("out") = nb::none(),
+              nb::sig(keep(std::string("def ") + nm +
+                           "(x: object, min: float | None = None, max: float | None = None, *, out: object | None = "
+                           "None) -> object")),
+              keep(head + "min, max: the bounds (numbers); None is no bound. NaN stays NaN." + tail));
+          } else {
+            // leaky_relu(x, negative_slope=0.01), elu(x, alpha=1.0), pow_scalar(x, p), ...
+            std::string pname = info.param_names;
+            bool has_default = false;
+            double dflt = 0;
+            if (n == "leaky_relu") pname = "negative_slope", has_default = true, dflt = 0.01;
+            if (n == "elu") has_default = true, dflt = 1.0;
+            if (info.num_params != 1) continue;  // a future multi-parameter op: not bound generically
+            auto fn = [c](nb::handle x, double p, nb::handle out) { return call_unary(c, x, &p, 1, out); };
+            const char* sig = keep(std::string("def ") + nm + "(x: object, " + pname + ": float" +
+                                   (has_default ? " = " + nb::cast<std::string>(nb::repr(nb::float_(dflt))) : "") +
+                                   ", *, out: object | None = None) -> object");
+            const char* doc = keep(head + pname + ": the op's parameter (" + info.param_names + ")." + tail);
+            if (has_default)
+              m.def(nm, fn, nb::arg("x"), nb::arg(keep(pname)) = dflt, nb::kw_only(), nb::arg("out") = nb::none(),
+                    nb::sig(sig), doc);
+            else
+              m.def(nm, fn, nb::arg("x"), nb::arg(keep(pname)), nb::kw_only(), nb::arg("out") = nb::none(),
+                    nb::sig(sig), doc);
+          }
+          break;
+        }
+        case CT_KIND_TERNARY: {
+          const bool w = op == CT_OP_WHERE;
+          const char* a0 = w ? "condition" : "a";
+          const char* a1 = w ? "x1" : "b";
+          const char* a2 = w ? "x2" : (op == CT_OP_LERP ? "weight" : "c");
+          m.def(nm, [c](nb::handle a, nb::handle b, nb::handle cc, nb::handle out) {
+              return call_ternary(c, a, b, cc, out);
+            }, nb::arg(a0), nb::arg(a1), nb::arg(a2), nb::kw_only(), nb::arg("out") = nb::none(),
+            nb::sig(keep(std::string("def ") + nm + "(" + a0 + ": object, " + a1 + ": object, " + a2 +
+                         ": object, *, out: object | None = None) -> object")),
+            keep(head + "Operands broadcast as in NumPy (0-d ones included); Python scalars take the array "
+                        "operands' dtype." + tail));
+          break;
+        }
+        case CT_KIND_BINARY: {
+          m.def(nm, [c](nb::handle a, nb::handle b, nb::handle out) { return call_binary(c, a, b, out); },
+                nb::arg("x1"), nb::arg("x2"), nb::kw_only(), nb::arg("out") = nb::none(),
+                nb::sig(keep(std::string("def ") + nm +
+                             "(x1: object, x2: object, *, out: object | None = None) -> object")),
+                keep(head + "x1, x2: arrays of one dtype that broadcast as in NumPy; either may be a Python "
+                            "scalar, which takes the other's dtype." + tail));
+          break;
+        }
+        case CT_KIND_REDUCE: {
+          const char* doc = keep(head +
+                                 "axis: None (every axis), an int, or a tuple of ints (() reduces nothing); negative "
+                                 "counts from the end.\nkeepdims: keep the reduced axes as size 1." +
+                                 (info.num_params ? "\ncorrection: subtracted from the count (NumPy's ddof)." : "") +
+                                 tail);
+          if (info.num_params == 1) {
+            m.def(nm, [c](nb::handle x, nb::handle axis, double correction, bool keepdims, nb::handle out) {
+                return call_reduce(c, x, axis, keepdims, &correction, 1, out);
+              }, nb::arg("x"), nb::kw_only(), nb::arg("axis") = nb::none(), nb::arg("correction") = 0.0,
+              nb::arg("keepdims") = false, nb::arg("out") = nb::none(),
+              nb::sig(keep(std::string("def ") + nm +
+                           "(x: object, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, "
+                           "keepdims: bool = False, out: object | None = None) -> object")),
+              doc);
+          } else {
+            m.def(nm, [c](nb::handle x, nb::handle axis, bool keepdims, nb::handle out) {
+                return call_reduce(c, x, axis, keepdims, nullptr, 0, out);
+              }, nb::arg("x"), nb::kw_only(), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false,
+              nb::arg("out") = nb::none(),
+              nb::sig(keep(std::string("def ") + nm +
+                           "(x: object, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, "
+                           "out: object | None = None) -> object")),
+              doc);
+          }
+          break;
+        }
+        case CT_KIND_ALONG_AXIS: {
+          const bool cum = op == CT_OP_CUMSUM || op == CT_OP_CUMPROD;
+          auto fn = [c](nb::handle x, nb::handle axis, nb::handle out) { return call_along_axis(c, x, axis, out); };
+          const char* doc = keep(head + (cum ? "axis: the axis to run along; None only for x.ndim <= 1."
+                                             : "axis: the axis to normalise along (default: the last).") + tail);
+          if (cum)
+            m.def(nm, fn, nb::arg("x"), nb::arg("axis") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
+                  nb::sig(keep(std::string("def ") + nm +
+                               "(x: object, axis: int | None = None, *, out: object | None = None) -> object")),
+                  doc);
+          else
+            m.def(nm, fn, nb::arg("x"), nb::arg("axis") = -1, nb::kw_only(), nb::arg("out") = nb::none(),
+                  nb::sig(keep(std::string("def ") + nm +
+                               "(x: object, axis: int = -1, *, out: object | None = None) -> object")),
+                  doc);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    bound[nb::int_(op)] = nb::tuple(pynames);
+  }
+}
+
+}  // namespace
+
+void init_ops(nb::module_& m, nb::dict bound) {
+  register_ops(m, bound);
+  m.def("cast", &call_cast, nb::arg("x"), nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
+        nb::sig("def cast(x: object, dtype: object | None = None, *, out: object | None = None) -> object"),
+        "Convert x to dtype (or to out's dtype). Float to integer truncates toward zero and saturates (NaN gives "
+        "0); integer to narrower integer wraps; to bool is x != 0.\n\nctensor op 'cast' (category 1).");
+  m.def("astype", [](nb::handle x, nb::handle dtype, bool copy) -> nb::object {
+      if (!copy) {
+        CTDataType want = parse_dtype(dtype, "astype", "dtype");
+        Arg a;
+        import_arg(a, x.ptr(), false, false, "astype", "x");
+        if (same_dtype(a.t.dtype, want)) return nb::borrow(x);
+      }
+      return call_cast(x, dtype, nb::none());
+    }, nb::arg("x"), nb::arg("dtype"), nb::kw_only(), nb::arg("copy") = true,
+    nb::sig("def astype(x: object, dtype: object, *, copy: bool = True) -> object"),
+    "x converted to dtype (the array API's astype); copy=False returns x itself when it already has dtype.");
+  bound[nb::int_((int)CT_OP_CAST)] = nb::make_tuple("cast", "astype");
+}
+
+}  // namespace ctpy

@@ -1,0 +1,236 @@
+// tensor.cpp — the Tensor type: ctensor's own result array (storage, attributes, buffer protocol, repr).
+//
+// Results are Tensors over memory from ct_malloc on the inputs' device; they
+// export themselves through DLPack (dlpack.cpp) and, on the CPU, the buffer
+// protocol. Moving one between devices is Tensor.to (devices.cpp).
+#include "common.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+namespace ctpy {
+
+PyTypeObject* g_tensor_type = nullptr;
+
+namespace {
+constexpr size_t kInlineHeader = 64;
+static_assert(sizeof(Storage) <= kInlineHeader, "Storage must fit in front of the data");
+
+Storage* storage_alloc(CTDevice dev, size_t bytes) {
+  if (dev.device_type == CT_CPU) {
+    void* base = nullptr;
+    check(ct_malloc(dev, kInlineHeader + bytes, &base));
+    Storage* s = new (base) Storage();
+    s->ptr = (char*)base + kInlineHeader;
+    s->device = dev;
+    s->inline_data = true;
+    return s;
+  }
+  void* p = nullptr;
+  check(ct_malloc(dev, bytes, &p));
+  Storage* s = new Storage();
+  s->ptr = p;
+  s->device = dev;
+  return s;
+}
+}  // namespace
+
+void storage_release(Storage* s) {
+  if (s && s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (s->inline_data) {
+      const CTDevice dev = s->device;
+      s->~Storage();
+      ct_free(dev, s);
+    } else {
+      ct_free(s->device, s->ptr);
+      delete s;
+    }
+  }
+}
+
+// A new, uninitialised, row-major tensor. Returns the Python object; *out
+// points at its C++ half.
+nb::object new_tensor(int ndim, const int64_t* shape, CTDataType dt, CTDevice dev, Tensor** out) {
+  if (ndim < 0 || ndim > CT_MAX_NDIM) raise(PyExc_ValueError, "ctensor: ndim=%d is outside 0..%d", ndim, CT_MAX_NDIM);
+  // The Tensor lives inside the Python object: one allocation, no pointer registration.
+  nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
+  auto* t = new (nb::inst_ptr<Tensor>(obj)) Tensor();
+  nb::inst_mark_ready(obj);
+  t->t.ndim = ndim;
+  t->t.dtype = dt;
+  t->t.device = dev;
+  t->t.shape = t->shape;
+  t->t.strides = t->strides;
+  int64_t n = 1;
+  for (int i = ndim - 1; i >= 0; --i) {
+    if (shape[i] < 0) raise(PyExc_ValueError, "ctensor: shape[%d]=%lld is negative", i, (long long)shape[i]);
+    t->shape[i] = shape[i];
+    t->strides[i] = n;
+    n *= std::max<int64_t>(shape[i], 1);
+  }
+  int64_t numel = 1;
+  for (int i = 0; i < ndim; ++i) numel *= shape[i];
+  t->storage = storage_alloc(dev, std::max<size_t>(size_t(numel) * itemsize(dt), 1));
+  t->t.data = t->storage->ptr;
+  *out = t;
+  return obj;
+}
+
+namespace {
+
+
+nb::object empty(nb::handle shape, nb::handle dtype, nb::handle device) {
+  std::vector<int64_t> sh;
+  if (PyLong_Check(shape.ptr())) sh.push_back(nb::cast<int64_t>(shape));
+  else
+    for (nb::handle h : shape) sh.push_back(nb::cast<int64_t>(h));
+  CTDataType dt = parse_dtype(dtype, "empty", "dtype");
+  const CTDevice dev = device.is_none() ? CTDevice{CT_CPU, 0} : parse_device(device, "empty", true);
+  Tensor* t;
+  return new_tensor((int)sh.size(), sh.data(), dt, dev, &t);
+}
+
+nb::tuple dims_tuple(int n, const int64_t* v) {
+  nb::list l;
+  for (int i = 0; i < n; ++i) l.append(v[i]);
+  return nb::tuple(l);
+}
+
+// The same memory as a Tensor of another dtype of the same size.
+nb::object reinterpret(nb::handle x, nb::handle dtype) {
+  Tensor* t = nb::inst_ptr<Tensor>(x);
+  CTDataType dt = parse_dtype(dtype, "_reinterpret", "dtype");
+  if (itemsize(dt) != itemsize(t->t.dtype))
+    raise(PyExc_ValueError, "_reinterpret: %s and %s differ in size", dtype_name(dt).c_str(),
+          dtype_name(t->t.dtype).c_str());
+  nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
+  auto* r = new (nb::inst_ptr<Tensor>(obj)) Tensor();
+  nb::inst_mark_ready(obj);
+  r->storage = t->storage;
+  r->storage->refs.fetch_add(1, std::memory_order_relaxed);
+  r->t = t->t;
+  r->t.dtype = dt;
+  std::memcpy(r->shape, t->shape, sizeof r->shape);
+  std::memcpy(r->strides, t->strides, sizeof r->strides);
+  r->t.shape = r->shape;
+  r->t.strides = r->strides;
+  return obj;
+}
+
+const char* buffer_format(CTDataType d) {
+  switch (d.code) {
+    case CT_BOOL: return "?";
+    case CT_INT: return d.bits == 8 ? "b" : d.bits == 16 ? "h" : d.bits == 32 ? "i" : "q";
+    case CT_UINT: return d.bits == 8 ? "B" : d.bits == 16 ? "H" : d.bits == 32 ? "I" : "Q";
+    case CT_FLOAT: return d.bits == 16 ? "e" : d.bits == 32 ? "f" : "d";
+    default: return nullptr;
+  }
+}
+
+int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+  Tensor* t = nb::inst_ptr<Tensor>(self);
+  const char* fmt = buffer_format(t->t.dtype);
+  if (t->t.device.device_type != CT_CPU) {
+    PyErr_SetString(PyExc_BufferError, "ctensor.Tensor: the buffer protocol needs CPU memory; use DLPack");
+    return -1;
+  }
+  if (!fmt) {
+    PyErr_Format(PyExc_BufferError, "ctensor.Tensor: %s has no buffer-protocol format; use DLPack",
+                 dtype_name(t->t.dtype).c_str());
+    return -1;
+  }
+  const int nd = t->t.ndim;
+  auto* dims = (Py_ssize_t*)PyMem_Malloc(sizeof(Py_ssize_t) * (2 * nd + 1));
+  if (!dims) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  const Py_ssize_t isz = (Py_ssize_t)itemsize(t->t.dtype);
+  for (int i = 0; i < nd; ++i) {
+    dims[i] = t->shape[i];
+    dims[nd + i] = t->strides[i] * isz;
+  }
+  view->buf = (char*)t->t.data + t->t.byte_offset;
+  view->obj = Py_NewRef(self);
+  view->len = t->numel() * isz;
+  view->itemsize = isz;
+  view->readonly = 0;
+  view->ndim = nd;
+  view->format = (flags & PyBUF_FORMAT) ? (char*)fmt : nullptr;
+  view->shape = dims;
+  view->strides = dims + nd;
+  view->suboffsets = nullptr;
+  view->internal = dims;
+  return 0;
+}
+
+void tensor_releasebuffer(PyObject*, Py_buffer* view) { PyMem_Free(view->internal); }
+
+PyType_Slot tensor_slots[] = {
+    {Py_bf_getbuffer, (void*)tensor_getbuffer},
+    {Py_bf_releasebuffer, (void*)tensor_releasebuffer},
+    {0, nullptr},
+};
+
+}  // namespace
+
+void init_tensor(nb::module_& m) {
+  nb::class_<Tensor>(m, "Tensor", nb::type_slots(tensor_slots),
+                     "An array that ctensor allocated: the result of an op without out=.\n\n"
+                     "It exports itself through DLPack (numpy.from_dlpack, torch.from_dlpack, jax.dlpack) and, on "
+                     "the CPU, through the buffer protocol and __array__, always without a copy.")
+      .def_prop_ro("shape", [](const Tensor& t) { return dims_tuple(t.t.ndim, t.shape); })
+      .def_prop_ro("strides", [](const Tensor& t) { return dims_tuple(t.t.ndim, t.strides); }, "strides in elements")
+      .def_prop_ro("ndim", [](const Tensor& t) { return t.t.ndim; })
+      .def_prop_ro("size", [](const Tensor& t) { return t.numel(); })
+      .def_prop_ro("nbytes", [](const Tensor& t) { return t.numel() * (int64_t)itemsize(t.t.dtype); })
+      .def_prop_ro("dtype", [](const Tensor& t) { return DType{t.t.dtype}; })
+      .def_prop_ro("device", [](const Tensor& t) { return device_str(t.t.device); },
+                   "where the data lives: 'cpu', 'cuda:0', ... (as ctensor.devices() names it)")
+      .def_prop_ro("data_ptr", [](const Tensor& t) { return (uintptr_t)t.t.data + t.t.byte_offset; },
+                   "address of the first element")
+      .def("__len__", [](const Tensor& t) {
+        if (t.t.ndim == 0) raise(PyExc_TypeError, "len() of a 0-d ctensor.Tensor");
+        return t.shape[0];
+      })
+      .def("__dlpack__", &tensor_dlpack, nb::kw_only(), nb::arg("stream") = nb::none(),
+           nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
+           "Export as a DLPack capsule (versioned when max_version >= (1, 0)), sharing memory; a dl_device other "
+           "than the tensor's exports a copy there (unless copy=False).")
+      .def("__dlpack_device__", [](const Tensor& t) {
+        return nb::make_tuple(t.t.device.device_type, t.t.device.device_id);
+      })
+      .def("to", &tensor_to, nb::arg("device") = nb::none(), nb::arg("dtype") = nb::none(), nb::kw_only(),
+           nb::arg("copy") = false,
+           nb::sig("def to(self, device: object | None = None, dtype: object | None = None, *, copy: bool = False) "
+                   "-> Tensor"),
+           "This tensor on `device` ('cpu', 'cuda:1', a (device_type, device_id) pair or a ctensor.devices() entry) "
+           "with `dtype`: itself when both already match and copy=False, else a new Tensor written by ct_copy "
+           "(ct_cast when the dtype changes), between any two devices.")
+      .def("copy_", [](nb::handle self, nb::handle src) {
+        copy_array(src, nb::none(), self);
+        return nb::borrow(self);
+      }, nb::arg("src"), nb::sig("def copy_(self, src: object) -> Tensor"),
+           "Write src (any array, any device, the same shape) into this tensor, converting its dtype; returns self.")
+      .def("numpy", [](nb::handle self) { return nb::module_::import_("ctensor").attr("_numpy_view")(self); },
+           nb::sig("def numpy(self) -> numpy.ndarray"),
+           "A NumPy array over this tensor's memory, no copy (bfloat16 as ml_dtypes.bfloat16).")
+      .def("__array__", [](nb::handle self, nb::handle dtype, nb::handle copy) {
+        return nb::module_::import_("ctensor").attr("_tensor_array")(self, dtype, copy);
+      }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none(),
+         nb::sig("def __array__(self, dtype: object | None = None, copy: bool | None = None) -> numpy.ndarray"),
+         "NumPy's conversion protocol: a view, or a copy when dtype differs or copy=True.")
+      .def("__repr__", [](nb::handle self) { return nb::module_::import_("ctensor").attr("_tensor_repr")(self); });
+  g_tensor_type = (PyTypeObject*)nb::type<Tensor>().ptr();
+
+  m.def("empty", &empty, nb::arg("shape"), nb::arg("dtype") = "float32", nb::arg("device") = nb::none(),
+        nb::sig("def empty(shape: int | tuple[int, ...], dtype: object = 'float32', device: object | None = None) -> "
+                "Tensor"),
+        "A new uninitialised row-major ctensor.Tensor. device: 'cpu' (default), 'cuda:1', ..., a DLPack "
+        "(device_type, device_id) pair or a ctensor.devices() entry.");
+  m.def("_reinterpret", &reinterpret, nb::arg("x"), nb::arg("dtype"),
+        "The same memory as a Tensor of another dtype of the same size.");
+}
+
+}  // namespace ctpy
