@@ -379,17 +379,8 @@ class Checker {
 
   // A dense output tensor of the dtype and shape the op writes for `in` (the shape query).
   bool make_output(const CTOpArgs& args, const std::vector<Tensor>& in, Tensor* out) {
-    // The query reads ndim, shape and dtype; the inputs are described without
-    // their strides (ct_op_output_info checks strides against a stand-in data
-    // pointer and refuses a long negative-stride view).
-    std::vector<CTensor> desc;
-    for (const Tensor& t : in) {
-      desc.push_back(t.t);
-      desc.back().strides = nullptr;
-      desc.back().byte_offset = 0;
-    }
     std::vector<const CTensor*> ptrs;
-    for (const CTensor& t : desc) ptrs.push_back(&t);
+    for (const Tensor& t : in) ptrs.push_back(&t.t);
     CTDataType odt;
     std::vector<int64_t> oshape;
     std::string why;
