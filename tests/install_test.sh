@@ -27,6 +27,17 @@ pcfile=$(find "$prefix" -name ctensor.pc -print -quit)
 for h in ctensor.h ctensor_nn.h plugin.h ctensor.hpp; do
   [ -f "$prefix/include/ctensor/$h" ] || { echo "FAIL: $h not installed" >&2; exit 1; }
 done
+# ctensor.hpp includes its pieces (ctensor/cpp/*.hpp) by relative path: every
+# quoted include of an installed header must resolve next to it.
+n_pieces=0
+while IFS= read -r hdr; do
+  while IFS= read -r inc; do
+    [ -f "$(dirname "$hdr")/$inc" ] || { echo "FAIL: $hdr includes \"$inc\", not installed" >&2; exit 1; }
+    n_pieces=$((n_pieces + 1))
+  done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$hdr")
+done < <(find "$prefix/include/ctensor" -name '*.hpp')
+[ "$n_pieces" -gt 0 ] || { echo "FAIL: no quoted includes found under $prefix/include/ctensor" >&2; exit 1; }
+echo "$n_pieces relative includes of the installed C++ headers resolve"
 lib=$(find "$prefix" -name 'libctensor.so*' -print -quit)
 libdir=${lib:+$(dirname "$lib")}
 

@@ -493,6 +493,7 @@ TEST_CASE("broadcast_shape and reduce_shape helpers", "[cpp]") {
   REQUIRE(ct::broadcast_shape({5, 1, 3}, {4, 1}) == shp({5, 4, 3}));
   REQUIRE(ct::broadcast_shape({0, 1}, {1, 7}) == shp({0, 7}));
   require_status([] { ct::broadcast_shape({2, 4}, {3}); }, CT_ERR_SHAPE_MISMATCH, "[2,4]");
+  require_status([] { ct::broadcast_shape({2, 4}, {3}); }, CT_ERR_SHAPE_MISMATCH, "ct_op_output_info");
   require_status([] { ct::broadcast_shape({0}, {2}); }, CT_ERR_SHAPE_MISMATCH);
 
   REQUIRE(ct::reduce_shape({2, 3, 4}, ct::Axes::all()) == shp({}));
@@ -502,7 +503,7 @@ TEST_CASE("broadcast_shape and reduce_shape helpers", "[cpp]") {
   REQUIRE(ct::reduce_shape({2, 3, 4}, ct::Axes::none()) == shp({2, 3, 4}));
   REQUIRE(ct::reduce_shape({2, 3, 4}, {}) == shp({2, 3, 4}));
   require_status([] { ct::reduce_shape({2, 3}, {2}); }, CT_ERR_INVALID_ARGUMENT);
-  require_status([] { ct::reduce_shape({2, 3}, {1, -1}); }, CT_ERR_INVALID_ARGUMENT);
+  require_status([] { ct::reduce_shape({2, 3}, {1, -1}); }, CT_ERR_INVALID_ARGUMENT, "ct_op_output_info");
 
   // Axes: all, none, a list; c_axes is NULL only for all().
   REQUIRE(ct::Axes::all().is_all());
@@ -517,6 +518,72 @@ TEST_CASE("broadcast_shape and reduce_shape helpers", "[cpp]") {
   REQUIRE(ct::Axes::one(-2).values() == std::vector<int32_t>{-2});
   REQUIRE(ct::Axes({0, 2}).str() == "(0, 2)");
   require_status([] { ct::Axes::one(int64_t(1) << 40); }, CT_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("output_info is the library's shape query", "[cpp]") {
+  // Shapes and dtypes of views of no data.
+  const ct::TensorView a(nullptr, ct::dtype::int32, {2, 1}), b(nullptr, ct::dtype::int32, {3});
+  std::vector<CTOutputInfo> o = ct::output_info(CT_OP_DIV, {&a, &b});
+  REQUIRE(o.size() == 1);
+  REQUIRE(o[0].ndim == 2);
+  REQUIRE(o[0].shape[0] == 2);
+  REQUIRE(o[0].shape[1] == 3);
+  REQUIRE(dt_eq(o[0].dtype, ct::dtype::float64));  // true division of integers
+
+  // A reduction's axes and keepdims go in CTOpArgs.
+  CTOpArgs args;
+  std::memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  const int32_t axis = 0;
+  args.axes = &axis;
+  args.num_axes = 1;
+  args.keepdims = 1;
+  o = ct::output_info(CT_OP_ARGMAX, {&a}, &args);
+  REQUIRE(o.size() == 1);
+  REQUIRE(o[0].ndim == 2);
+  REQUIRE(o[0].shape[0] == 1);
+  REQUIRE(o[0].shape[1] == 1);
+  REQUIRE(dt_eq(o[0].dtype, ct::dtype::int64));
+
+  // An NN op: its descriptor in CTOpArgs, one entry per output (optional ones too).
+  const ct::TensorView x(nullptr, ct::dtype::float32, {2, 3, 7, 6});
+  const ct::Pool2dOptions po(2);
+  args.desc = &po.c();
+  o = ct::output_info(CT_OP_MAX_POOL2D, {&x}, &args);
+  REQUIRE(o.size() == 2);
+  REQUIRE(std::vector<int64_t>(o[0].shape, o[0].shape + o[0].ndim) == shp({2, 3, 3, 3}));
+  REQUIRE(dt_eq(o[0].dtype, ct::dtype::float32));
+  REQUIRE(std::vector<int64_t>(o[1].shape, o[1].shape + o[1].ndim) == shp({2, 3, 3, 3}));
+  REQUIRE(dt_eq(o[1].dtype, ct::dtype::int64));
+
+  // Rejected inputs: the library's status and message.
+  const ct::TensorView c(nullptr, ct::dtype::int32, {4});
+  require_status([&] { ct::output_info(CT_OP_ADD, {&b, &c}); }, CT_ERR_SHAPE_MISMATCH, "ct_op_output_info");
+  require_status([&] { ct::output_info(CT_OP_SQRT, {&b}); }, CT_ERR_UNSUPPORTED, "sqrt");
+  require_status([&] { ct::output_info(CT_OP_ADD, {&b}); }, CT_ERR_INVALID_ARGUMENT, "ct_op_output_info");
+  require_status([&] { ct::output_info(1 << 20, {&b}); }, CT_ERR_NOT_FOUND);
+}
+
+TEST_CASE("ternary value forms take the library's broadcast shape", "[cpp]") {
+  const ct::Tensor cond = ct::Tensor::from({true, false}, {2, 1});
+  const ct::Tensor a = ct::Tensor::from({1.f, 2.f, 3.f});
+  const ct::Tensor b = ct::Tensor::from({9.f}, {1, 1});
+  const ct::Tensor w = ct::where(cond, a, b);
+  REQUIRE(w.shape() == shp({2, 3}));
+  REQUIRE(dt_eq(w.dtype(), ct::dtype::float32));
+  REQUIRE(w.to_vector<float>() == std::vector<float>{1, 2, 3, 9, 9, 9});
+  // fma over (3,) * (2, 1) + () and the out= form agree.
+  const ct::Tensor col = ct::Tensor::from({10.f, 20.f}, {2, 1});
+  const ct::Tensor one = ct::Tensor::from({1.f}, {});
+  const ct::Tensor f = ct::fma(a, col, one);
+  REQUIRE(f.shape() == shp({2, 3}));
+  REQUIRE(f.to_vector<float>() == std::vector<float>{11, 21, 31, 21, 41, 61});
+  ct::Tensor fo = ct::Tensor::zeros({2, 3}, ct::dtype::float32);
+  ct::fma(a, col, one, fo);
+  REQUIRE(fo.to_vector<float>() == f.to_vector<float>());
+  // Shapes that do not broadcast: the library's message.
+  require_status([&] { ct::where(cond, ct::Tensor::from({1.f, 2.f, 3.f, 4.f}, {1, 4}), a); },
+                 CT_ERR_SHAPE_MISMATCH, "ct_op_output_info");
 }
 
 TEST_CASE("output dtypes follow the category 2 rules", "[cpp]") {
@@ -916,13 +983,17 @@ TEST_CASE("binary errors throw ct::Error with the library's message", "[cpp]") {
     const std::string m = e.what();
     INFO(m);
     REQUIRE(e.status() == CT_ERR_SHAPE_MISMATCH);
-    REQUIRE(m.find("ct_binary") != std::string::npos);  // the library's own message
+    // The library's own message: the value form sizes its result with the
+    // library's shape query, which rejects the shapes before ct_binary runs.
+    REQUIRE(m.find("ct_op_output_info") != std::string::npos);
     REQUIRE(m.find("[3]") != std::string::npos);
     REQUIRE(m.find("[2,4]") != std::string::npos);
   }
   require_status([&] { ct::Tensor r = a * b; }, CT_ERR_SHAPE_MISMATCH, "[2,4]");
   require_status([&] { ct::Tensor r = a < b; }, CT_ERR_SHAPE_MISMATCH, "[3]");
-  require_status([&] { ct::binary(CT_OP_SUB, b, a); }, CT_ERR_SHAPE_MISMATCH, "ct_binary");
+  require_status([&] { ct::binary(CT_OP_SUB, b, a); }, CT_ERR_SHAPE_MISMATCH, "ct_op_output_info");
+  require_status([&] { ct::binary(CT_OP_SUB, b, a, ct::Tensor::zeros({2, 4}, ct::dtype::float32)); },
+                 CT_ERR_SHAPE_MISMATCH, "ct_binary");  // out= form: the op's own check
   require_status([&] { ct::Tensor r = ct::Tensor::zeros({0}, ct::dtype::float32) + b; },
                  CT_ERR_SHAPE_MISMATCH);
 
@@ -932,6 +1003,8 @@ TEST_CASE("binary errors throw ct::Error with the library's message", "[cpp]") {
                  CT_ERR_SHAPE_MISMATCH, "ct_binary");
   // Dtypes: inputs must agree; a comparison's out must be bool.
   require_status([&] { ct::add(a, ct::Tensor::zeros({4}, ct::dtype::float64)); },
+                 CT_ERR_DTYPE_MISMATCH, "ct_op_output_info");
+  require_status([&] { ct::add(a, ct::Tensor::zeros({4}, ct::dtype::float64), a); },
                  CT_ERR_DTYPE_MISMATCH, "ct_binary");
   require_status([&] { ct::less(a, a, ct::Tensor::zeros({2, 4}, ct::dtype::float32)); },
                  CT_ERR_DTYPE_MISMATCH);
@@ -1110,11 +1183,13 @@ TEST_CASE("reduction out= forms, streams and errors", "[cpp]") {
   REQUIRE(ct::sum(x, 1, false, &one_thread).to_vector<float>() == std::vector<float>{6, 15});
   REQUIRE(ct::var(x, {1}, false, 1.0, &one_thread).to_vector<float>() == std::vector<float>{1, 1});
 
-  // Bad axes: the library's message (ct_reduce) and CT_ERR_INVALID_ARGUMENT.
-  require_status([&] { ct::sum(x, 2); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");
-  require_status([&] { ct::sum(x, -3); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");
-  require_status([&] { ct::mean(x, {0, 0}); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");
-  require_status([&] { ct::mean(x, {1, -1}, true); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");
+  // Bad axes: the library's message and CT_ERR_INVALID_ARGUMENT; the value
+  // forms size their result with the library's shape query, which says it.
+  require_status([&] { ct::sum(x, 2); }, CT_ERR_INVALID_ARGUMENT, "ct_op_output_info");
+  require_status([&] { ct::sum(x, -3); }, CT_ERR_INVALID_ARGUMENT, "ct_op_output_info");
+  require_status([&] { ct::mean(x, {0, 0}); }, CT_ERR_INVALID_ARGUMENT, "ct_op_output_info");
+  require_status([&] { ct::mean(x, {1, -1}, true); }, CT_ERR_INVALID_ARGUMENT, "ct_op_output_info");
+  require_status([&] { ct::sum(x, {2}, false, o); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");  // out= form
   require_status([&] { ct::sum(ct::Tensor::from({1.f}, {}), 0); }, CT_ERR_INVALID_ARGUMENT);
   // Wrong out shape or dtype.
   require_status([&] { ct::sum(x, {1}, false, o); }, CT_ERR_SHAPE_MISMATCH, "ct_reduce");
@@ -1187,7 +1262,9 @@ TEST_CASE("along-axis ops", "[cpp]") {
   REQUIRE(ct::along_axis(CT_OP_CUMSUM, xi, 1).to_vector<int64_t>() == c1.to_vector<int64_t>());
 
   // Errors.
-  require_status([&] { ct::softmax(x, 2); }, CT_ERR_INVALID_ARGUMENT, "ct_along_axis");
+  // A bad axis: the value form's shape query says it; the out= form, the op.
+  require_status([&] { ct::softmax(x, 2); }, CT_ERR_INVALID_ARGUMENT, "ct_op_output_info");
+  require_status([&] { ct::softmax(x, 2, so); }, CT_ERR_INVALID_ARGUMENT, "ct_along_axis");
   require_status([&] { ct::cumsum(xi, -3); }, CT_ERR_INVALID_ARGUMENT);
   require_status([&] { ct::softmax(xi); }, CT_ERR_UNSUPPORTED);
   require_status([&] { ct::cumsum(xi, 1, ct::Tensor::empty({2, 3}, ct::dtype::int32)); },

@@ -213,19 +213,26 @@ TEST_CASE("nn: option structs map to the C descriptors", "[cpp]") {
   REQUIRE(md.activation == CT_ACTIVATION_GELU);
 }
 
-TEST_CASE("nn: output shape helpers use the header's floor formulas", "[cpp]") {
+TEST_CASE("nn: output shape helpers give the library's shapes", "[cpp]") {
   // P = (H + pb + pe - dil * (R - 1) - 1) / s + 1, floor.
   REQUIRE(ct::conv2d_output_shape({2, 4, 9, 8}, {6, 2, 3, 3},
-                                  ct::Conv2dOptions().stride(2).padding(1, 2, 0, 1).dilation(1, 2)) ==
+                                  ct::Conv2dOptions().stride(2).padding(1, 2, 0, 1).dilation(1, 2).groups(2)) ==
           shp({2, 6, 5, 3}));
   REQUIRE(ct::conv2d_output_shape({1, 3, 5, 5}, {8, 3, 3, 3}) == shp({1, 8, 3, 3}));
   REQUIRE(ct::conv2d_output_shape({1, 3, 5, 5}, {8, 3, 3, 3}, ct::Conv2dOptions().padding(1)) ==
           shp({1, 8, 5, 5}));
   REQUIRE(ct::conv2d_output_shape({1, 3, 6, 7}, {8, 3, 3, 3}, ct::Conv2dOptions().stride(2)) ==
           shp({1, 8, 2, 3}));
-  // A kernel larger than the padded input: floor of a negative, clamped at 0.
-  REQUIRE(ct::conv2d_output_shape({1, 3, 2, 2}, {8, 3, 5, 5}, ct::Conv2dOptions().stride(3)) ==
-          shp({1, 8, 0, 0}));
+  // The library validates what ct::conv2d would: channels per group, a
+  // kernel larger than the padded input, 4-d tensors, negative strides.
+  const ct::Error ge = error_of([] { ct::conv2d_output_shape({2, 4, 9, 8}, {6, 2, 3, 3}); });
+  REQUIRE(ge.status() == CT_ERR_SHAPE_MISMATCH);
+  REQUIRE(ctt::contains(ge.what(), "ct_op_output_info"));
+  REQUIRE(ctt::contains(ge.what(), "groups"));
+  const ct::Error ke =
+      error_of([] { ct::conv2d_output_shape({1, 3, 2, 2}, {8, 3, 5, 5}, ct::Conv2dOptions().stride(3)); });
+  REQUIRE(ke.status() == CT_ERR_SHAPE_MISMATCH);
+  REQUIRE(ctt::contains(ke.what(), "kernel"));
   REQUIRE_THROWS_AS(ct::conv2d_output_shape({3, 5, 5}, {8, 3, 3, 3}), ct::Error);
   REQUIRE_THROWS_AS(ct::conv2d_output_shape({1, 3, 5, 5}, {8, 3, 3, 3}, ct::Conv2dOptions().stride(-1)),
                     ct::Error);
@@ -237,8 +244,8 @@ TEST_CASE("nn: output shape helpers use the header's floor formulas", "[cpp]") {
   REQUIRE(ct::pool2d_output_shape({1, 1, 5, 5}, ct::Pool2dOptions(2).stride(1).dilation(2)) ==
           shp({1, 1, 3, 3}));
   const ct::Error pe = error_of([] { ct::pool2d_output_shape({1, 5, 5}, ct::Pool2dOptions(2)); });
-  REQUIRE(pe.status() == CT_ERR_INVALID_ARGUMENT);
-  REQUIRE(ctt::contains(pe.what(), "ct::pool2d_output_shape"));
+  REQUIRE(pe.status() == CT_ERR_SHAPE_MISMATCH);
+  REQUIRE(ctt::contains(pe.what(), "ct_op_output_info"));
 
   REQUIRE(ct::matmul_output_shape({3, 4}, {4, 5}) == shp({3, 5}));
   REQUIRE(ct::matmul_output_shape({2, 1, 3, 4}, {3, 4, 5}) == shp({2, 3, 3, 5}));
@@ -246,6 +253,10 @@ TEST_CASE("nn: output shape helpers use the header's floor formulas", "[cpp]") {
   const ct::Error me = error_of([] { ct::matmul_output_shape({2, 3, 4}, {3, 4, 5}); });
   REQUIRE(me.status() == CT_ERR_SHAPE_MISMATCH);
   REQUIRE_THROWS_AS(ct::matmul_output_shape({4}, {4, 5}), ct::Error);
+  // The K dims are the library's to check, too.
+  const ct::Error ke2 = error_of([] { ct::matmul_output_shape({3, 4}, {5, 2}); });
+  REQUIRE(ke2.status() == CT_ERR_SHAPE_MISMATCH);
+  REQUIRE(ctt::contains(ke2.what(), "K"));
 }
 
 TEST_CASE("nn: Workspace is a move-only, growable ct_malloc buffer", "[cpp]") {
@@ -1176,6 +1187,117 @@ TEST_CASE("nn: Plan errors are ct::Error with the library's message", "[cpp]") {
 }
 
 // ---------------------------------------------------------------------------
+// The generic forms by op id
+// ---------------------------------------------------------------------------
+
+TEST_CASE("nn: ct::nn, ct::nn_outputs and ct::nn_workspace_size run any NN op by id", "[cpp]") {
+  Tensor x = rnd({2, 3, 4}, 200), scale = rnd({4}, 201), shift = rnd({4}, 202);
+  const ct::LayerNormOptions lo(1);
+
+  // nn_outputs: every output new, shaped by the library, as ct::layer_norm's.
+  const ct::LayerNormResult r = ct::layer_norm(x, &scale, &shift, lo);
+  std::vector<Tensor> outs = ct::nn_outputs(CT_OP_LAYER_NORM, lo, {&x, &scale, &shift});
+  REQUIRE(outs.size() == 3);
+  REQUIRE(outs[0].shape() == shp({2, 3, 4}));
+  REQUIRE(outs[1].shape() == shp({2, 3}));
+  REQUIRE(outs[2].shape() == shp({2, 3}));
+  REQUIRE(dt_eq(outs[1].dtype(), ct::dtype::float32));
+  REQUIRE(raw_bytes(outs[0]) == raw_bytes(r.y));
+  REQUIRE(raw_bytes(outs[1]) == raw_bytes(r.mean));
+  REQUIRE(raw_bytes(outs[2]) == raw_bytes(r.rstd));
+
+  // Optional outputs skipped: nullptr in the call, an empty Tensor back.
+  Tensor want = filled({2, 3, 4}, ct::dtype::float32);
+  CTensor wc = want.c();
+  c_call([&](size_t* n) { return ct_layer_norm_workspace_size(&lo.c(), &x.c(), nullptr, nullptr, &wc, nullptr, nullptr, n); },
+         [&](void* p, size_t n) {
+           return ct_layer_norm(&lo.c(), &x.c(), nullptr, nullptr, &wc, nullptr, nullptr, p, n, nullptr);
+         });
+  std::vector<Tensor> only_y =
+      ct::nn_outputs(CT_OP_LAYER_NORM, lo, {&x, nullptr, nullptr}, ct::NNOutputs().skip(1).skip(2));
+  REQUIRE(only_y.size() == 3);
+  REQUIRE(raw_bytes(only_y[0]) == raw_bytes(want));
+  REQUIRE(only_y[1].raw_data() == nullptr);
+  REQUIRE(only_y[2].use_count() == 0);
+  REQUIRE_FALSE(ct::NNOutputs().skip(1).allocates(1));
+  REQUIRE(ct::NNOutputs().skip(1).allocate(1, true).allocates(1));
+  REQUIRE_THROWS_AS(ct::NNOutputs().skip(32), ct::Error);
+
+  // out= form with a C descriptor (ct::NNDesc takes either), a Workspace and
+  // a caller's buffer; nn_workspace_size is the per-op query's size.
+  const CTLayerNormDesc d = lo;
+  Tensor y = filled({2, 3, 4}, ct::dtype::float32);
+  ct::nn(CT_OP_LAYER_NORM, d, {&x, &scale, &shift, &y, nullptr, nullptr});
+  REQUIRE(raw_bytes(y) == raw_bytes(r.y));
+  const size_t need = ct::nn_workspace_size(CT_OP_LAYER_NORM, lo, {&x, &scale, &shift, &y, nullptr, nullptr});
+  REQUIRE(need == ct::layer_norm_workspace_size(x, &scale, &shift, y, nullptr, nullptr, lo));
+  ct::Workspace ws;
+  y = filled({2, 3, 4}, ct::dtype::float32);
+  ct::nn(CT_OP_LAYER_NORM, lo, {&x, &scale, &shift, &y, nullptr, nullptr}, ws);
+  REQUIRE(ws.size() == need);
+  REQUIRE(raw_bytes(y) == raw_bytes(r.y));
+  CBuf buf(need);
+  y = filled({2, 3, 4}, ct::dtype::float32);
+  ct::nn(CT_OP_LAYER_NORM, lo, {&x, &scale, &shift, &y, nullptr, nullptr}, buf.p, buf.n);
+  REQUIRE(raw_bytes(y) == raw_bytes(r.y));
+  std::vector<Tensor> with_ws = ct::nn_outputs(CT_OP_LAYER_NORM, lo, {&x, &scale, &shift}, ct::NNOutputs(), ws);
+  REQUIRE(raw_bytes(with_ws[0]) == raw_bytes(r.y));
+
+  // Options of another op's kind: the wrapper's check, from CTOpInfo.desc_type.
+  const ct::Error e = error_of([&] { ct::nn(CT_OP_LAYER_NORM, ct::Conv2dOptions(), {&x}); });
+  REQUIRE(e.status() == CT_ERR_INVALID_ARGUMENT);
+  REQUIRE(ctt::contains(e.what(), "ct::nn"));
+  REQUIRE(ctt::contains(e.what(), "ct::LayerNormOptions"));
+  REQUIRE(ctt::contains(e.what(), "ct::Conv2dOptions"));
+  const ct::Error ee = error_of([&] { ct::nn_outputs(CT_OP_EXP, lo, {&x}); });
+  REQUIRE(ee.status() == CT_ERR_INVALID_ARGUMENT);
+  REQUIRE(ctt::contains(ee.what(), "not an NN op"));
+  REQUIRE(error_of([&] { ct::nn_workspace_size(1 << 20, lo, {&x}); }).status() == CT_ERR_NOT_FOUND);
+  // A wrong number of inputs: the shape query's message.
+  const ct::Error en = error_of([&] { ct::nn_outputs(CT_OP_LAYER_NORM, lo, {&x}); });
+  REQUIRE(en.status() == CT_ERR_INVALID_ARGUMENT);
+  REQUIRE(ctt::contains(en.what(), "ct_op_output_info"));
+
+  // Extents the inputs leave open: the library gives the smallest x for a
+  // pooling backward; a shape given for the output is used, and its (H, W)
+  // go to the query as CTOpArgs.extent.
+  Tensor dy = rnd({1, 2, 2, 2}, 203);
+  const ct::Pool2dOptions po(2);
+  std::vector<Tensor> smallest = ct::nn_outputs(CT_OP_AVG_POOL2D_BACKWARD, po, {&dy});
+  REQUIRE(smallest.size() == 1);
+  REQUIRE(smallest[0].shape() == shp({1, 2, 4, 4}));
+  std::vector<Tensor> given =
+      ct::nn_outputs(CT_OP_AVG_POOL2D_BACKWARD, po, {&dy}, ct::NNOutputs().shape(0, shp({1, 2, 5, 5})));
+  REQUIRE(given[0].shape() == shp({1, 2, 5, 5}));
+  REQUIRE(raw_bytes(given[0]) == raw_bytes(ct::avg_pool2d_backward(dy, shp({1, 2, 5, 5}), po)));
+  // An extent no window arrangement gives: the library's message.
+  const ct::Error ex = error_of([&] { ct::avg_pool2d_backward(dy, shp({1, 2, 7, 4}), po); });
+  REQUIRE(ex.status() == CT_ERR_SHAPE_MISMATCH);
+  // A strided conv2d_backward_weight whose kernel the inputs do not fix: the
+  // value form passes w_shape's (R, S) to the query.
+  const ct::Conv2dOptions so = ct::Conv2dOptions().stride(2);
+  Tensor xs = rnd({1, 2, 6, 6}, 204), dys = rnd({1, 3, 2, 2}, 205);
+  CTOpArgs args;
+  std::memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.desc = &so.c();
+  const ct::Error open = error_of([&] { ct::output_info(CT_OP_CONV2D_BACKWARD_WEIGHT, {&xs, &dys}, &args); });
+  REQUIRE(open.status() == CT_ERR_INVALID_ARGUMENT);
+  REQUIRE(ctt::contains(open.what(), "kernel extent"));
+  const ct::Conv2dWeightGrads g = ct::conv2d_backward_weight(xs, dys, shp({3, 2, 3, 3}), true, so);
+  REQUIRE(g.dw.shape() == shp({3, 2, 3, 3}));
+  REQUIRE(g.dbias.shape() == shp({3}));
+  Tensor dw = filled({3, 2, 3, 3}, ct::dtype::float32), db = filled({3}, ct::dtype::float32);
+  CTensor dwc = dw.c(), dbc = db.c();
+  c_call([&](size_t* n) { return ct_conv2d_backward_weight_workspace_size(&so.c(), &xs.c(), &dys.c(), &dwc, &dbc, n); },
+         [&](void* p, size_t n) {
+           return ct_conv2d_backward_weight(&so.c(), &xs.c(), &dys.c(), &dwc, &dbc, p, n, nullptr);
+         });
+  REQUIRE(raw_bytes(g.dw) == raw_bytes(dw));
+  REQUIRE(raw_bytes(g.dbias) == raw_bytes(db));
+}
+
+// ---------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------
 
@@ -1185,46 +1307,67 @@ TEST_CASE("nn: wrapper errors are ct::Error with the library's message", "[cpp]"
   Tensor w_bad = rnd({4, 2, 3, 3}, 91);  // C/groups = 3 expected
   const std::vector<unsigned char> sentinel = raw_bytes(filled({1, 4, 3, 3}, ct::dtype::float32));
 
-  // out= form (queries first): the message of ct_conv2d_workspace_size.
+  // The wrapper runs every op through the generic pair (ct_nn_workspace_size,
+  // ct_nn), which validates as ct_conv2d_workspace_size and ct_conv2d do:
+  // the same words after the function's name.
+  const auto after_name = [](const std::string& m) { return m.substr(m.find(": ")); };
+
+  // out= form (queries first): the message of ct_nn_workspace_size.
   Tensor y = filled({1, 4, 3, 3}, ct::dtype::float32);
   const ct::Error e1 = error_of([&] { ct::conv2d(x, w_bad, nullptr, y, o); });
   CTensor yc = y.c();
+  const CTensor* t1[4] = {&x.c(), &w_bad.c(), nullptr, &yc};
   size_t n = 0;
-  const CTStatus s1 = ct_conv2d_workspace_size(&o.c(), &x.c(), &w_bad.c(), nullptr, &yc, &n);
+  const CTStatus s1 = ct_nn_workspace_size(CT_OP_CONV2D, &o.c(), t1, 4, &n);
   REQUIRE(s1 != CT_OK);
   REQUIRE(e1.status() == s1);
   REQUIRE(std::string(e1.what()) == ct_last_error());
+  REQUIRE(ctt::contains(e1.what(), "ct_nn_workspace_size"));
+  REQUIRE(ct_conv2d_workspace_size(&o.c(), &x.c(), &w_bad.c(), nullptr, &yc, &n) == s1);
+  REQUIRE(after_name(e1.what()) == after_name(ct_last_error()));
   REQUIRE(raw_bytes(y) == sentinel);
 
-  // Caller's buffer form (no query): the message of ct_conv2d itself.
+  // Caller's buffer form (no query): the message of ct_nn itself.
   const ct::Error e2 = error_of([&] { ct::conv2d(x, w_bad, nullptr, y, o, nullptr, 0); });
-  const CTStatus s2 = ct_conv2d(&o.c(), &x.c(), &w_bad.c(), nullptr, &yc, nullptr, 0, nullptr);
+  const CTStatus s2 = ct_nn(CT_OP_CONV2D, &o.c(), t1, 4, nullptr, 0, nullptr);
   REQUIRE(s2 != CT_OK);
   REQUIRE(e2.status() == s2);
   REQUIRE(std::string(e2.what()) == ct_last_error());
   REQUIRE(raw_bytes(y) == sentinel);
 
-  // Value form: the same validation, the library's words.
+  // Value form: the library's shape query (ct_op_output_info) rejects the
+  // inputs before anything is allocated, with the same words.
   const ct::Error e3 = error_of([&] { ct::conv2d(x, w_bad); });
-  REQUIRE(e3.status() == s1);
-  REQUIRE(std::string(e3.what()) == std::string(e1.what()));
+  CTOpArgs args;
+  std::memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.desc = &o.c();
+  const CTensor* in3[3] = {&x.c(), &w_bad.c(), nullptr};
+  CTOutputInfo out3;
+  const CTStatus s3 = ct_op_output_info(CT_OP_CONV2D, &args, in3, 3, &out3, 1);
+  REQUIRE(s3 == s1);
+  REQUIRE(e3.status() == s3);
+  REQUIRE(std::string(e3.what()) == ct_last_error());
+  REQUIRE(after_name(e3.what()) == after_name(e1.what()));
 
-  // Arguments the wrapper cannot size an output for still get the library's message.
+  // Arguments no output can be sized for: the shape query's message.
   Tensor x3 = rnd({3, 5, 5}, 92);
   Tensor w = rnd({4, 3, 3, 3}, 93);
   const ct::Error e4 = error_of([&] { ct::conv2d(x3, w); });
   REQUIRE(e4.status() != CT_OK);
-  REQUIRE(ctt::contains(e4.what(), "ct_conv2d"));
+  REQUIRE(ctt::contains(e4.what(), "ct_op_output_info"));
+  REQUIRE(ctt::contains(e4.what(), "x.shape=[3,5,5]"));
   const ct::Error e5 = error_of([&] { ct::max_pool2d(x3, ct::Pool2dOptions(2)); });
-  REQUIRE(ctt::contains(e5.what(), "ct_max_pool2d"));
+  REQUIRE(ctt::contains(e5.what(), "ct_op_output_info"));
   const ct::Error e6 = error_of([&] { ct::layer_norm(x3, ct::LayerNormOptions(4)); });
-  REQUIRE(ctt::contains(e6.what(), "ct_layer_norm"));
+  REQUIRE(ctt::contains(e6.what(), "ct_op_output_info"));
+  REQUIRE(ctt::contains(e6.what(), "normalized_ndim"));
   const ct::Error e7 = error_of([&] { ct::batch_norm_training(rnd({5}, 94)); });
-  REQUIRE(ctt::contains(e7.what(), "ct_batch_norm_training"));
+  REQUIRE(ctt::contains(e7.what(), "ct_op_output_info"));
   const ct::Error e8 = error_of([&] { ct::matmul(rnd({4}, 95), rnd({4, 2}, 96)); });
-  REQUIRE(ctt::contains(e8.what(), "ct_matmul"));
+  REQUIRE(ctt::contains(e8.what(), "ct_op_output_info"));
 
-  // matmul with mismatched K: the query's message for the out the wrapper sized.
+  // matmul with mismatched K: the shape query's message, the call's words.
   Tensor a = rnd({3, 4}, 97), b = rnd({5, 2}, 98);
   const ct::Error e9 = error_of([&] { ct::matmul(a, b); });
   Tensor out = filled({3, 2}, ct::dtype::float32);
@@ -1233,7 +1376,8 @@ TEST_CASE("nn: wrapper errors are ct::Error with the library's message", "[cpp]"
   const CTStatus s9 = ct_matmul_workspace_size(&mo.c(), &a.c(), &b.c(), nullptr, &oc, &n);
   REQUIRE(s9 != CT_OK);
   REQUIRE(e9.status() == s9);
-  REQUIRE(std::string(e9.what()) == ct_last_error());
+  REQUIRE(ctt::contains(e9.what(), "ct_op_output_info"));
+  REQUIRE(after_name(e9.what()) == after_name(ct_last_error()));
 
   // A caller's buffer smaller than the query: CT_ERR_WORKSPACE_TOO_SMALL naming
   // the size, outputs untouched. At least one of these calls needs scratch.
