@@ -1,6 +1,6 @@
 // test_nn_conv_matmul.cpp — category 3 (issue 4): ct_matmul, ct_conv2d,
-// ct_conv2d_backward_data and ct_conv2d_backward_weight against plain
-// reference loops written here (double accumulation over logical indices;
+// ct_conv2d_backward_data and ct_conv2d_backward_weight against their
+// references in tests/reference (double accumulation over logical indices;
 // the library is never called to compute a reference), and the backward ops
 // against central finite differences of loss = sum(out * G) computed through
 // the forward op.
@@ -12,8 +12,9 @@
 // the gaps of a non-compact output must keep the sentinel.
 //
 // Tolerances: |got - ref| <= rtol * (mag + |ref|) + atol where mag is the sum
-// of |terms| of the reference dot product (plus |bias|), a bound on the
-// rounding error of any summation order. float32: rtol 1e-5, atol 1e-6;
+// of |terms| of the reference dot product (plus |bias|): the reference of the
+// same op on |inputs| without activation, a bound on the rounding error of
+// any summation order. float32: rtol 1e-5, atol 1e-6;
 // bfloat16 / float16 (inputs exactly representable, the reference computed
 // from the stored values): rtol 1e-2, atol 1e-3. Finite differences:
 // eps 1e-2, |fd - analytic| <= 1e-2 * |analytic| + 1e-3 * max|analytic|.
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "test_ref.h"
 #include "test_util.h"
 
 using namespace ctt;
@@ -86,16 +88,30 @@ const char* act_name(int a) {
   return "?";
 }
 
-double act_ref(double v, int a) {
-  switch (a) {
-    case CT_ACTIVATION_RELU: return v > 0 ? v : 0.0;
-    case CT_ACTIVATION_GELU: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-    case CT_ACTIVATION_GELU_TANH:
-      return 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
-    case CT_ACTIVATION_SIGMOID: return 1.0 / (1.0 + std::exp(-v));
-    case CT_ACTIVATION_TANH: return std::tanh(v);
+// The reference (tests/reference) of NN op `op` with descriptor `desc` on
+// `ins` (nullptr: absent) into float64 outputs shaped as `outs`: val; and
+// mag, the same op with `plain_desc` (no activation) on |inputs|, the sum of
+// |terms| of every output (the tolerances' scale).
+struct RefVals {
+  std::vector<std::vector<double>> val, mag;
+};
+
+RefVals nn_reference(int op, const void* desc, const void* plain_desc, const std::vector<const HostTensor*>& ins,
+                     const std::vector<RefOut>& outs) {
+  std::vector<ctref::Array> x(ins.size()), ax(ins.size());
+  std::vector<const ctref::Array*> px, pax;
+  for (size_t k = 0; k < ins.size(); ++k) {
+    if (ins[k]) {
+      x[k] = ref_in(*ins[k]);
+      ax[k] = ref_abs(x[k]);
+    }
+    px.push_back(ins[k] ? &x[k] : nullptr);
+    pax.push_back(ins[k] ? &ax[k] : nullptr);
   }
-  return v;
+  RefVals r;
+  for (const ctref::Array& a : reference_of(ref_call(op, desc), px, outs)) r.val.push_back(a.f);
+  for (const ctref::Array& a : reference_of(ref_call(op, plain_desc), pax, outs)) r.mag.push_back(a.f);
+  return r;
 }
 
 // Tolerance parameters for a data dtype.
@@ -274,33 +290,17 @@ int64_t bcast_lin(const std::vector<int64_t>& s, const std::vector<int64_t>& idx
   return ravel(i, s);
 }
 
-// out = act(a @ b + bias) in double; mag = sum |a*b| + |bias|.
+// out = act(a @ b + bias) in double; mag = sum |a*b| + |bias| (tests/reference).
 void ref_matmul(const HostTensor& a, const HostTensor& b, const HostTensor* bias, int act,
                 const std::vector<int64_t>& os, std::vector<double>& val, std::vector<double>& mag) {
-  size_t r = os.size();
-  int64_t K = a.shape.back();
-  int64_t total = prod(os);
-  val.assign((size_t)total, 0);
-  mag.assign((size_t)total, 0);
-  for (int64_t lin = 0; lin < total; ++lin) {
-    std::vector<int64_t> idx = unravel(lin, os);
-    int64_t m = idx[r - 2], n = idx[r - 1];
-    double acc = 0, mg = 0;
-    for (int64_t k = 0; k < K; ++k) {
-      int64_t ai[2] = {m, k}, bi[2] = {k, n};
-      double av = a.get(bcast_lin(a.shape, idx, 2, ai));
-      double bv = b.get(bcast_lin(b.shape, idx, 2, bi));
-      acc += av * bv;
-      mg += std::fabs(av * bv);
-    }
-    if (bias) {
-      double bv = bias->get(bcast_lin(bias->shape, idx, 0, nullptr));
-      acc += bv;
-      mg += std::fabs(bv);
-    }
-    val[(size_t)lin] = act_ref(acc, act);
-    mag[(size_t)lin] = mg;
-  }
+  CTMatmulDesc d, plain;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  plain = d;
+  d.activation = act;
+  RefVals r = nn_reference(CT_OP_MATMUL, &d, &plain, {&a, &b, bias}, {{DT_F64, os}});
+  val = r.val[0];
+  mag = r.mag[0];
 }
 
 struct MatmulProblem {
@@ -625,14 +625,8 @@ TEST_CASE("matmul gradient of a broadcast (rank-promoted) b: dB = A^T @ G over t
   HostTensor db = HostTensor::compact(DT_F32, {4, 5}, true);
   db.fill_bytes(kSentinel);
   REQUIRE(matmul_views(at, g2, db, "dB = (a as (6,4))^T @ (G as (6,5))"));
-  std::vector<double> val(20, 0), mag(20, 0);
-  for (int64_t k = 0; k < 4; ++k)
-    for (int64_t n = 0; n < 5; ++n)
-      for (int64_t bm = 0; bm < 6; ++bm) {
-        double t = a.get(bm * 4 + k) * g.get(bm * 5 + n);
-        val[(size_t)(k * 5 + n)] += t;
-        mag[(size_t)(k * 5 + n)] += std::fabs(t);
-      }
+  std::vector<double> val, mag;
+  ref_matmul(at, g2, nullptr, CT_ACTIVATION_NONE, {4, 5}, val, mag);
   expect_close("dB of broadcast b vs reference", db, val, mag, 1e-5, 1e-6);
   auto loss = [&]() {
     if (!matmul_views(a, b, out, "forward a(2,3,4) @ b(4,5)")) return std::nan("");
@@ -748,84 +742,6 @@ std::string describe(const ConvCase& c, const char* op, int d = DT_F32) {
   return os.str();
 }
 
-// Visit every (n, k, p, q, c, r, s) tap that lands inside x:
-// f(x_lin, w_lin, y_lin, k).
-template <class F>
-void for_each_tap(const Geo& g, F f) {
-  for (int64_t n = 0; n < g.N; ++n)
-    for (int64_t k = 0; k < g.K; ++k) {
-      int64_t grp = k / g.Kg;
-      for (int64_t p = 0; p < g.P; ++p)
-        for (int64_t q = 0; q < g.Q; ++q) {
-          int64_t yl = ((n * g.K + k) * g.P + p) * g.Q + q;
-          for (int64_t c = 0; c < g.Cg; ++c)
-            for (int64_t r = 0; r < g.R; ++r) {
-              int64_t h = p * g.s0 - g.pb0 + r * g.d0;
-              if (h < 0 || h >= g.H) continue;
-              for (int64_t s = 0; s < g.S; ++s) {
-                int64_t w = q * g.s1 - g.pb1 + s * g.d1;
-                if (w < 0 || w >= g.W) continue;
-                int64_t xl = ((n * g.C + grp * g.Cg + c) * g.H + h) * g.W + w;
-                int64_t wl = ((k * g.Cg + c) * g.R + r) * g.S + s;
-                f(xl, wl, yl, k);
-              }
-            }
-        }
-    }
-}
-
-void ref_conv_fwd(const Geo& g, const std::vector<double>& x, const std::vector<double>& w,
-                  const std::vector<double>* bias, int act, std::vector<double>& y, std::vector<double>& mag) {
-  size_t ny = (size_t)(g.N * g.K * g.P * g.Q);
-  y.assign(ny, 0);
-  mag.assign(ny, 0);
-  for_each_tap(g, [&](int64_t xl, int64_t wl, int64_t yl, int64_t) {
-    double t = x[(size_t)xl] * w[(size_t)wl];
-    y[(size_t)yl] += t;
-    mag[(size_t)yl] += std::fabs(t);
-  });
-  for (size_t i = 0; i < ny; ++i) {
-    if (bias) {
-      double b = (*bias)[(size_t)((int64_t)i / (g.P * g.Q) % g.K)];
-      y[i] += b;
-      mag[i] += std::fabs(b);
-    }
-    y[i] = act_ref(y[i], act);
-  }
-}
-
-void ref_conv_bwd_data(const Geo& g, const std::vector<double>& dy, const std::vector<double>& w,
-                       std::vector<double>& dx, std::vector<double>& mag) {
-  size_t nx = (size_t)(g.N * g.C * g.H * g.W);
-  dx.assign(nx, 0);
-  mag.assign(nx, 0);
-  for_each_tap(g, [&](int64_t xl, int64_t wl, int64_t yl, int64_t) {
-    double t = dy[(size_t)yl] * w[(size_t)wl];
-    dx[(size_t)xl] += t;
-    mag[(size_t)xl] += std::fabs(t);
-  });
-}
-
-void ref_conv_bwd_weight(const Geo& g, const std::vector<double>& x, const std::vector<double>& dy,
-                         std::vector<double>& dw, std::vector<double>& magw, std::vector<double>& db,
-                         std::vector<double>& magb) {
-  size_t nw = (size_t)(g.K * g.Cg * g.R * g.S);
-  dw.assign(nw, 0);
-  magw.assign(nw, 0);
-  for_each_tap(g, [&](int64_t xl, int64_t wl, int64_t yl, int64_t) {
-    double t = x[(size_t)xl] * dy[(size_t)yl];
-    dw[(size_t)wl] += t;
-    magw[(size_t)wl] += std::fabs(t);
-  });
-  db.assign((size_t)g.K, 0);
-  magb.assign((size_t)g.K, 0);
-  for (int64_t i = 0; i < g.N * g.K * g.P * g.Q; ++i) {
-    int64_t k = i / (g.P * g.Q) % g.K;
-    db[(size_t)k] += dy[(size_t)i];
-    magb[(size_t)k] += std::fabs(dy[(size_t)i]);
-  }
-}
-
 struct ConvFwdProblem {
   ConvCase c;
   Geo g;
@@ -859,10 +775,10 @@ struct ConvFwdProblem {
   }
   void fill_outputs(unsigned char s) { y.fill_bytes(s); }
   void verify(const std::string& what) {
-    std::vector<double> xd = dense(x), wd = dense(w), bd = c.bias ? dense(bias) : std::vector<double>();
-    std::vector<double> val, mag;
-    ref_conv_fwd(g, xd, wd, c.bias ? &bd : nullptr, desc.activation, val, mag);
-    expect_close(what + " [y]", y, val, mag, rtol_for(d), atol_for(d));
+    CTConv2dDesc plain = desc;
+    plain.activation = CT_ACTIVATION_NONE;
+    RefVals r = nn_reference(CT_OP_CONV2D, &desc, &plain, {&x, &w, c.bias ? &bias : nullptr}, {{DT_F64, y.shape}});
+    expect_close(what + " [y]", y, r.val[0], r.mag[0], rtol_for(d), atol_for(d));
     expect_gaps_untouched(what + " [y]", y);
   }
 };
@@ -895,9 +811,8 @@ struct ConvBwdDataProblem {
   }
   void fill_outputs(unsigned char s) { dx.fill_bytes(s); }
   void verify(const std::string& what) {
-    std::vector<double> val, mag;
-    ref_conv_bwd_data(g, dense(dy), dense(w), val, mag);
-    expect_close(what + " [dx]", dx, val, mag, 1e-5, 1e-6);
+    RefVals r = nn_reference(CT_OP_CONV2D_BACKWARD_DATA, &desc, &desc, {&dy, &w}, {{DT_F64, dx.shape}});
+    expect_close(what + " [dx]", dx, r.val[0], r.mag[0], 1e-5, 1e-6);
     expect_gaps_untouched(what + " [dx]", dx);
   }
 };
@@ -935,11 +850,11 @@ struct ConvBwdWeightProblem {
     if (with_dbias) dbias.fill_bytes(s);
   }
   void verify(const std::string& what) {
-    std::vector<double> val, mag, bval, bmag;
-    ref_conv_bwd_weight(g, dense(x), dense(dy), val, mag, bval, bmag);
-    expect_close(what + " [dw]", dw, val, mag, 1e-5, 1e-6);
+    RefVals r = nn_reference(CT_OP_CONV2D_BACKWARD_WEIGHT, &desc, &desc, {&x, &dy},
+                             {{DT_F64, dw.shape}, {DT_F64, {g.K}}});
+    expect_close(what + " [dw]", dw, r.val[0], r.mag[0], 1e-5, 1e-6);
     expect_gaps_untouched(what + " [dw]", dw);
-    if (with_dbias) expect_close(what + " [dbias]", dbias, bval, bmag, 1e-5, 1e-6);
+    if (with_dbias) expect_close(what + " [dbias]", dbias, r.val[1], r.mag[1], 1e-5, 1e-6);
   }
 };
 

@@ -3,8 +3,9 @@
 // buffers, mismatching tensors), thread safety of plans and of the plan cache
 // behind the direct calls, the cache's counters and capacity, the validation
 // paths of every op family (status, message naming function, argument and
-// values, outputs untouched), and CTCpuStream handling. Small double-precision
-// references (conv2d, matmul, max_pool2d, layer_norm) check the results.
+// values, outputs untouched), and CTCpuStream handling. The results are
+// checked against tests/reference (conv2d, matmul, max_pool2d, layer_norm,
+// batch_norm).
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_ref.h"
 #include "test_util.h"
 
 using namespace ctt;
@@ -157,127 +159,46 @@ void check_same_within(const HostTensor& a, const HostTensor& b, double rtol, co
 }
 
 // ---------------------------------------------------------------------------
-// references (double)
+// references (tests/reference, double), as flat row-major vectors
 // ---------------------------------------------------------------------------
 
 std::vector<double> conv_ref(const HostTensor& x, const HostTensor& w, const HostTensor* bias, const CTConv2dDesc& d,
                              const std::vector<int64_t>& ys) {
-  int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
-  int64_t K = w.shape[0], Cg = w.shape[1], R = w.shape[2], S = w.shape[3];
-  int64_t P = ys[2], Q = ys[3];
-  int64_t G = d.groups ? d.groups : 1, Kg = K / G;
-  int64_t sh = d.stride[0] ? d.stride[0] : 1, sw = d.stride[1] ? d.stride[1] : 1;
-  int64_t dh = d.dilation[0] ? d.dilation[0] : 1, dw = d.dilation[1] ? d.dilation[1] : 1;
-  (void)C;
-  std::vector<double> y((size_t)(N * K * P * Q));
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t p = 0; p < P; ++p)
-        for (int64_t q = 0; q < Q; ++q) {
-          int64_t g = k / Kg;
-          double acc = bias ? bias->get(k) : 0.0;
-          for (int64_t c = 0; c < Cg; ++c)
-            for (int64_t r = 0; r < R; ++r)
-              for (int64_t s = 0; s < S; ++s) {
-                int64_t h = p * sh - d.pad_begin[0] + r * dh, ww = q * sw - d.pad_begin[1] + s * dw;
-                if (h < 0 || h >= H || ww < 0 || ww >= W) continue;
-                int64_t ci = g * Cg + c;
-                acc += x.get(((n * x.shape[1] + ci) * H + h) * W + ww) * w.get(((k * Cg + c) * R + r) * S + s);
-              }
-          if (d.activation == CT_ACTIVATION_RELU && acc < 0) acc = 0;
-          y[(size_t)(((n * K + k) * P + p) * Q + q)] = acc;
-        }
-  return y;
-}
-
-// Row-major linear index of the element of t (right-aligned into out's batch
-// dims, broadcasting size-1 dims) at the out multi-index idx, with the last
-// two coordinates given.
-int64_t bcast_index(const std::vector<int64_t>& tshape, const std::vector<int64_t>& idx, size_t outnd, int64_t i2,
-                    int64_t i1, bool last_two) {
-  size_t nd = tshape.size();
-  int64_t lin = 0;
-  for (size_t j = 0; j < nd; ++j) {
-    int64_t v;
-    if (last_two && j == nd - 2) v = i2;
-    else if (last_two && j == nd - 1) v = i1;
-    else v = tshape[j] == 1 ? 0 : idx[j + outnd - nd];
-    lin = lin * tshape[j] + v;
-  }
-  return lin;
+  return reference(ref_call(CT_OP_CONV2D, &d), {&x, &w, bias}, {{DT_F64, ys}})[0].f;
 }
 
 std::vector<double> matmul_ref(const HostTensor& a, const HostTensor& b, const HostTensor* bias,
                                const std::vector<int64_t>& os) {
-  size_t nd = os.size();
-  int64_t M = os[nd - 2], N = os[nd - 1], K = a.shape.back();
-  int64_t total = 1;
-  for (int64_t s : os) total *= s;
-  std::vector<double> out((size_t)total);
-  std::vector<int64_t> idx(nd);
-  for (int64_t lin = 0; lin < total; ++lin) {
-    int64_t r = lin;
-    for (size_t j = nd; j-- > 0;) {
-      idx[j] = r % os[j];
-      r /= os[j];
-    }
-    int64_t m = idx[nd - 2], n = idx[nd - 1];
-    double acc = 0;
-    for (int64_t k = 0; k < K; ++k)
-      acc += a.get(bcast_index(a.shape, idx, nd, m, k, true)) * b.get(bcast_index(b.shape, idx, nd, k, n, true));
-    if (bias) acc += bias->get(bcast_index(bias->shape, idx, nd, 0, 0, false));
-    (void)M;
-    (void)N;
-    out[(size_t)lin] = acc;
-  }
-  return out;
+  CTMatmulDesc d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  return reference(ref_call(CT_OP_MATMUL, &d), {&a, &b, bias}, {{DT_F64, os}})[0].f;
 }
 
 void maxpool_ref(const HostTensor& x, const CTPool2dDesc& d, const std::vector<int64_t>& ys, std::vector<double>& y,
                  std::vector<double>& ind) {
-  int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3], P = ys[2], Q = ys[3];
-  int64_t sh = d.stride[0] ? d.stride[0] : d.kernel[0], sw = d.stride[1] ? d.stride[1] : d.kernel[1];
-  int64_t dh = d.dilation[0] ? d.dilation[0] : 1, dw = d.dilation[1] ? d.dilation[1] : 1;
-  y.assign((size_t)(N * C * P * Q), 0);
-  ind.assign(y.size(), 0);
-  for (int64_t nc = 0; nc < N * C; ++nc)
-    for (int64_t p = 0; p < P; ++p)
-      for (int64_t q = 0; q < Q; ++q) {
-        double best = -INFINITY;
-        int64_t bi = -1;
-        for (int64_t r = 0; r < d.kernel[0]; ++r)
-          for (int64_t s = 0; s < d.kernel[1]; ++s) {
-            int64_t h = p * sh - d.pad_begin[0] + r * dh, w = q * sw - d.pad_begin[1] + s * dw;
-            if (h < 0 || h >= H || w < 0 || w >= W) continue;
-            double v = x.get((nc * H + h) * W + w);
-            if (bi < 0 || v > best) {
-              best = v;
-              bi = h * W + w;
-            }
-          }
-        y[(size_t)((nc * P + p) * Q + q)] = best;
-        ind[(size_t)((nc * P + p) * Q + q)] = (double)bi;
-      }
+  std::vector<ctref::Array> r = reference(ref_call(CT_OP_MAX_POOL2D, &d), {&x}, {{DT_F64, ys}, {DT_I64, ys}});
+  y = r[0].f;
+  ind.assign(r[1].i.begin(), r[1].i.end());
 }
 
+// Layer norm over the last axes of x that hold D elements.
 void layernorm_ref(const HostTensor& x, int64_t D, const HostTensor* scale, const HostTensor* shift, double eps,
                    std::vector<double>& y, std::vector<double>& mean, std::vector<double>& rstd) {
-  int64_t rows = x.numel() / D;
-  y.assign((size_t)x.numel(), 0);
-  mean.assign((size_t)rows, 0);
-  rstd.assign((size_t)rows, 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    double m = 0, v = 0;
-    for (int64_t i = 0; i < D; ++i) m += x.get(r * D + i);
-    m /= (double)D;
-    for (int64_t i = 0; i < D; ++i) v += (x.get(r * D + i) - m) * (x.get(r * D + i) - m);
-    v /= (double)D;
-    double rs = 1.0 / std::sqrt(v + eps);
-    mean[(size_t)r] = m;
-    rstd[(size_t)r] = rs;
-    for (int64_t i = 0; i < D; ++i)
-      y[(size_t)(r * D + i)] = (x.get(r * D + i) - m) * rs * (scale ? scale->get(i) : 1.0) + (shift ? shift->get(i) : 0.0);
-  }
+  CTLayerNormDesc d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.epsilon = eps;
+  int64_t tail = 1;
+  while (tail != D && d.normalized_ndim < (int32_t)x.shape.size())
+    tail *= x.shape[x.shape.size() - (size_t)++d.normalized_ndim];
+  REQUIRE(tail == D);
+  const std::vector<int64_t> rows = {x.numel() / D};
+  std::vector<ctref::Array> r = reference(ref_call(CT_OP_LAYER_NORM, &d), {&x, scale, shift},
+                                          {{DT_F64, x.shape}, {DT_F64, rows}, {DT_F64, rows}});
+  y = r[0].f;
+  mean = r[1].f;
+  rstd = r[2].f;
 }
 
 CTConv2dDesc conv_desc(int64_t pad, int64_t stride = 1, int32_t groups = 1) {
@@ -1681,11 +1602,8 @@ TEST_CASE("nn: batch_norm validation", "[nn]") {
   SECTION("the fixture runs, also without scale and shift") {
     REQUIRE(ct_batch_norm(&d, &vx, &vm, &vv, &vs, &vsh, &vy, ws.ptr(), ws.bytes, nullptr) == CT_OK);
     REQUIRE(ct_batch_norm(&d, &vx, &vm, &vv, nullptr, nullptr, &vy, ws.ptr(), ws.bytes, nullptr) == CT_OK);
-    std::vector<double> ref((size_t)x.numel());
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      int64_t c = (i / 20) % 3;
-      ref[(size_t)i] = (x.get(i) - mean.get(c)) / std::sqrt(var.get(c) + 1e-5);
-    }
+    const std::vector<double> ref =
+        reference(ref_call(CT_OP_BATCH_NORM, &d), {&x, &mean, &var, nullptr, nullptr}, {{DT_F64, x.shape}})[0].f;
     check_close(y, ref, 1e-5, 1e-5, "batch_norm without scale/shift");
   }
   SECTION("statistics of the wrong length") {
@@ -2041,12 +1959,9 @@ TEST_CASE("matmul with K = 0 gives act(bias) or zeros", "[nn]") {
       REQUIRE(ct_matmul_workspace_size(&d, &av, &bv, with_bias ? &biasv : nullptr, &ov, &bytes) == CT_OK);
       CHECK(bytes == 0);
       REQUIRE(ct_matmul(&d, &av, &bv, with_bias ? &biasv : nullptr, &ov, nullptr, 0, nullptr) == CT_OK);
-      for (int64_t i = 0; i < out.numel(); ++i) {
-        double v = with_bias ? (double)(i % 4) - 1.5 : 0.0;
-        if (act == CT_ACTIVATION_RELU) v = v > 0 ? v : 0;
-        if (act == CT_ACTIVATION_SIGMOID) v = 1.0 / (1.0 + std::exp(-v));
-        CHECK(out.get(i) == Approx(v).epsilon(1e-6).margin(1e-7));
-      }
+      const std::vector<double> want =
+          reference(ref_call(CT_OP_MATMUL, &d), {&a, &b, with_bias ? &bias : nullptr}, {{DT_F64, out.shape}})[0].f;
+      for (int64_t i = 0; i < out.numel(); ++i) CHECK(out.get(i) == Approx(want[(size_t)i]).epsilon(1e-6).margin(1e-7));
     }
   }
 }

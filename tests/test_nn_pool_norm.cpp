@@ -9,8 +9,8 @@
 //    batch_norm_backward, 2-d to 5-d, NCHW / NHWC by strides;
 //  - layer_norm over the last k axes (stats NULL, x.shape[:-k], keep-ones,
 //    strided, 0-d) and layer_norm_backward;
-// all float32 against naive references written here (double accumulation,
-// never the library), the normalisation gradients also against central
+// all float32 against their references in tests/reference (double
+// accumulation, never the library), the normalisation gradients also against central
 // finite differences of loss = sum(y * G) through the library's own forward;
 // bfloat16 and float16 where ct_op_supported says CT_OK, else the call must
 // be CT_ERR_UNSUPPORTED naming the op with the outputs untouched.
@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "test_ref.h"
 #include "test_util.h"
 
 using namespace ctt;
@@ -388,21 +389,20 @@ const PoolP kPool[] = {
 };
 const int kNumPool = (int)(sizeof kPool / sizeof kPool[0]);
 
-// Calls f(ih, iw) for the window's taps inside x, in row-major window order.
-template <class F>
-int64_t for_taps(const PoolP& p, int64_t oh, int64_t ow, F f) {
-  int64_t n = 0;
-  for (int64_t kh = 0; kh < p.k[0]; ++kh) {
-    const int64_t ih = oh * p.se(0) - p.pb[0] + kh * p.de(0);
-    if (ih < 0 || ih >= p.H) continue;
-    for (int64_t kw = 0; kw < p.k[1]; ++kw) {
-      const int64_t iw = ow * p.se(1) - p.pb[1] + kw * p.de(1);
-      if (iw < 0 || iw >= p.W) continue;
-      f(ih, iw);
-      ++n;
-    }
-  }
-  return n;
+// ---------------------------------------------------------------------------
+// The references (tests/reference) on logical row-major values
+// ---------------------------------------------------------------------------
+
+// A float64 reference array of `shape` holding `v` (row-major), or int64.
+ctref::Array f64_array(const Shape& shape, const std::vector<double>& v) {
+  ctref::Array a(dtype(DT_F64).dt, shape);
+  a.f = v;
+  return a;
+}
+ctref::Array i64_array(const Shape& shape, const std::vector<int64_t>& v) {
+  ctref::Array a(dtype(DT_I64).dt, shape);
+  a.i = v;
+  return a;
 }
 
 struct PoolRef {
@@ -412,80 +412,44 @@ struct PoolRef {
 };
 
 PoolRef ref_max_pool(const PoolP& p, const std::vector<double>& x) {
+  const CTPool2dDesc desc = p.desc(0);
+  const ctref::Array xa = f64_array(p.xshape(), x);
+  std::vector<ctref::Array> o =
+      reference_of(ref_call(CT_OP_MAX_POOL2D, &desc), {&xa}, {{DT_F64, p.yshape()}, {DT_I64, p.yshape()}});
   PoolRef r;
-  const int64_t P = p.P(), Q = p.Q();
-  r.y.assign((size_t)(p.N * p.C * P * Q), 0.0);
-  r.idx.assign(r.y.size(), -1);
-  for (int64_t nc = 0; nc < p.N * p.C; ++nc)
-    for (int64_t oh = 0; oh < P; ++oh)
-      for (int64_t ow = 0; ow < Q; ++ow) {
-        bool found = false;
-        double best = 0;
-        int64_t bi = -1;
-        for_taps(p, oh, ow, [&](int64_t ih, int64_t iw) {
-          const double v = x[(size_t)((nc * p.H + ih) * p.W + iw)];
-          if (!found || v > best) {  // strict: the first max wins
-            found = true;
-            best = v;
-            bi = ih * p.W + iw;
-          }
-        });
-        if (!found) r.nonempty = false;
-        const size_t o = (size_t)((nc * P + oh) * Q + ow);
-        r.y[o] = best;
-        r.idx[o] = bi;
-      }
+  r.y = o[0].f;
+  r.idx = o[1].i;
+  for (int64_t i : r.idx) r.nonempty = r.nonempty && i >= 0;
   return r;
 }
 
-// dx, and per element the sum of |terms| (absum, for the tolerance).
+// dx, and per element the sum of |terms| (absum, for the tolerance: the
+// same routing of |dy|).
 std::vector<double> ref_max_pool_bwd(const PoolP& p, const std::vector<double>& dy,
                                      const std::vector<int64_t>& idx, std::vector<double>* absum = nullptr) {
-  std::vector<double> dx((size_t)(p.N * p.C * p.H * p.W), 0.0);
-  if (absum) absum->assign(dx.size(), 0.0);
-  const int64_t PQ = p.P() * p.Q();
-  for (int64_t nc = 0; nc < p.N * p.C; ++nc)
-    for (int64_t j = 0; j < PQ; ++j) {
-      const size_t o = (size_t)(nc * p.H * p.W + idx[(size_t)(nc * PQ + j)]);
-      dx[o] += dy[(size_t)(nc * PQ + j)];
-      if (absum) (*absum)[o] += std::fabs(dy[(size_t)(nc * PQ + j)]);
-    }
-  return dx;
+  const CTPool2dDesc desc = p.desc(0);
+  const ctref::Array dya = f64_array(p.yshape(), dy), ia = i64_array(p.yshape(), idx), ady = ref_abs(dya);
+  const ctref::Call c = ref_call(CT_OP_MAX_POOL2D_BACKWARD, &desc);
+  if (absum) *absum = reference_of(c, {&ady, &ia}, {{DT_F64, p.xshape()}})[0].f;
+  return reference_of(c, {&dya, &ia}, {{DT_F64, p.xshape()}})[0].f;
 }
 
 PoolRef ref_avg_pool(const PoolP& p, const std::vector<double>& x, bool cip) {
+  const CTPool2dDesc desc = p.desc(cip);
+  const ctref::Array xa = f64_array(p.xshape(), x);
   PoolRef r;
-  const int64_t P = p.P(), Q = p.Q();
-  r.y.assign((size_t)(p.N * p.C * P * Q), 0.0);
-  for (int64_t nc = 0; nc < p.N * p.C; ++nc)
-    for (int64_t oh = 0; oh < P; ++oh)
-      for (int64_t ow = 0; ow < Q; ++ow) {
-        double s = 0;
-        const int64_t n =
-            for_taps(p, oh, ow, [&](int64_t ih, int64_t iw) { s += x[(size_t)((nc * p.H + ih) * p.W + iw)]; });
-        if (n == 0) r.nonempty = false;
-        r.y[(size_t)((nc * P + oh) * Q + ow)] = s / (double)(cip ? p.k[0] * p.k[1] : std::max<int64_t>(n, 1));
-      }
+  r.y = reference_of(ref_call(CT_OP_AVG_POOL2D, &desc), {&xa}, {{DT_F64, p.yshape()}})[0].f;
+  for (double v : r.y) r.nonempty = r.nonempty && !std::isnan(v);  // an empty window divides 0 by 0
   return r;
 }
 
 std::vector<double> ref_avg_pool_bwd(const PoolP& p, const std::vector<double>& dy, bool cip,
                                      std::vector<double>* absum = nullptr) {
-  std::vector<double> dx((size_t)(p.N * p.C * p.H * p.W), 0.0);
-  if (absum) absum->assign(dx.size(), 0.0);
-  const int64_t P = p.P(), Q = p.Q();
-  for (int64_t nc = 0; nc < p.N * p.C; ++nc)
-    for (int64_t oh = 0; oh < P; ++oh)
-      for (int64_t ow = 0; ow < Q; ++ow) {
-        const int64_t n = for_taps(p, oh, ow, [](int64_t, int64_t) {});
-        const double g =
-            dy[(size_t)((nc * P + oh) * Q + ow)] / (double)(cip ? p.k[0] * p.k[1] : std::max<int64_t>(n, 1));
-        for_taps(p, oh, ow, [&](int64_t ih, int64_t iw) {
-          dx[(size_t)((nc * p.H + ih) * p.W + iw)] += g;
-          if (absum) (*absum)[(size_t)((nc * p.H + ih) * p.W + iw)] += std::fabs(g);
-        });
-      }
-  return dx;
+  const CTPool2dDesc desc = p.desc(cip);
+  const ctref::Array dya = f64_array(p.yshape(), dy), ady = ref_abs(dya);
+  const ctref::Call c = ref_call(CT_OP_AVG_POOL2D_BACKWARD, &desc);
+  if (absum) *absum = reference_of(c, {&ady}, {{DT_F64, p.xshape()}})[0].f;
+  return reference_of(c, {&dya}, {{DT_F64, p.xshape()}})[0].f;
 }
 
 // Max-pool inputs: 0 small integers (many ties), 1 negative halves (padding
@@ -643,21 +607,6 @@ struct BnGeom {
   int64_t chan(int64_t i) const { return (i / inner) % C; }
 };
 
-// Batch mean and biased variance per channel, in double.
-void ref_bn_stats(const std::vector<double>& x, const BnGeom& g, double eps, std::vector<double>& mean,
-                  std::vector<double>& invstd) {
-  mean.assign((size_t)g.C, 0.0);
-  invstd.assign((size_t)g.C, 0.0);
-  std::vector<double> var((size_t)g.C, 0.0);
-  for (int64_t i = 0; i < g.numel; ++i) mean[(size_t)g.chan(i)] += x[(size_t)i];
-  for (double& m : mean) m /= (double)g.M;
-  for (int64_t i = 0; i < g.numel; ++i) {
-    const double t = x[(size_t)i] - mean[(size_t)g.chan(i)];
-    var[(size_t)g.chan(i)] += t * t;
-  }
-  for (int64_t c = 0; c < g.C; ++c) invstd[(size_t)c] = 1.0 / std::sqrt(var[(size_t)c] / (double)g.M + eps);
-}
-
 const char* affine_name(int a) {
   static const char* k[4] = {"scale and shift NULL", "scale and shift given", "scale only (shift NULL)",
                              "shift only (scale NULL)"};
@@ -680,6 +629,17 @@ CTBatchNormDesc bn_desc(double eps) {
   d.struct_size = sizeof d;
   d.epsilon = eps;
   return d;
+}
+
+// Batch mean and invstd = 1 / sqrt(biased variance + eps) per channel of x
+// (the reference batch_norm_training's statistics).
+void ref_bn_stats(const HostTensor& x, double eps, std::vector<double>& mean, std::vector<double>& invstd) {
+  const CTBatchNormDesc desc = bn_desc(eps);
+  const Shape C = {x.shape[1]};
+  std::vector<ctref::Array> r = reference(ref_call(CT_OP_BATCH_NORM_TRAINING, &desc), {&x, nullptr, nullptr},
+                                          {{DT_F64, x.shape}, {DT_F64, C}, {DT_F64, C}});
+  mean = r[1].f;
+  invstd = r[2].f;
 }
 
 void run_bn_infer(const NdCase& cs, int yl, int d, int affine, double eps, uint64_t seed) {
@@ -709,13 +669,10 @@ void run_bn_infer(const NdCase& cs, int yl, int d, int affine, double eps, uint6
   const RunOutcome o = check_run(r, sup, "batch_norm");
   if (o == UNSUP) CHECK(y.bytes() == y0);
   if (o != RAN) return;
-  const std::vector<double> xs = vals(x), ms = vals(mean), vs = vals(var), ss = vals(sc), hs = vals(sh);
-  std::vector<double> ref((size_t)g.numel);
-  for (int64_t i = 0; i < g.numel; ++i) {
-    const size_t c = (size_t)g.chan(i);
-    ref[(size_t)i] = (xs[(size_t)i] - ms[c]) / std::sqrt(vs[c] + eps) * (has_scale(affine) ? ss[c] : 1.0) +
-                     (has_shift(affine) ? hs[c] : 0.0);
-  }
+  const std::vector<double> ref =
+      reference(ref_call(CT_OP_BATCH_NORM, &desc),
+                {&x, &mean, &var, has_scale(affine) ? &sc : nullptr, has_shift(affine) ? &sh : nullptr},
+                {{DT_F64, cs.shape}})[0].f;
   check_data("y", vals(y), ref, d, 1e-5);
   check_gaps(y, "y");
 }
@@ -762,48 +719,15 @@ void run_bn_train(const NdCase& cs, int yl, int d, int affine, double eps, uint6
     CHECK(invstd.bytes() == s0);
   }
   if (o != RAN) return;
-  const std::vector<double> xs = vals(x), ss = vals(sc), hs = vals(sh);
-  std::vector<double> rm, ri;
-  ref_bn_stats(xs, g, eps, rm, ri);
-  std::vector<double> ref((size_t)g.numel);
-  for (int64_t i = 0; i < g.numel; ++i) {
-    const size_t c = (size_t)g.chan(i);
-    ref[(size_t)i] = (xs[(size_t)i] - rm[c]) * ri[c] * (has_scale(affine) ? ss[c] : 1.0) +
-                     (has_shift(affine) ? hs[c] : 0.0);
-  }
-  check_data("y", vals(y), ref, d, 1e-4);
-  check_stat("mean", vals(mean), rm, d, 1e-5, 1e-5 * maxabs(xs));
-  check_stat("invstd", vals(invstd), ri, d, 1e-4, 0.0);
+  const std::vector<double> xs = vals(x);
+  const std::vector<ctref::Array> ref =
+      reference(ref_call(CT_OP_BATCH_NORM_TRAINING, &desc),
+                {&x, has_scale(affine) ? &sc : nullptr, has_shift(affine) ? &sh : nullptr},
+                {{DT_F64, cs.shape}, {DT_F64, {g.C}}, {DT_F64, {g.C}}});
+  check_data("y", vals(y), ref[0].f, d, 1e-4);
+  check_stat("mean", vals(mean), ref[1].f, d, 1e-5, 1e-5 * maxabs(xs));
+  check_stat("invstd", vals(invstd), ref[2].f, d, 1e-4, 0.0);
   check_gaps(y, "y");
-}
-
-struct BnBwdRef {
-  std::vector<double> dx, dscale, dshift;
-};
-
-// Training-mode gradients with the given mean and invstd (standard formulas):
-// xhat = (x - mean) * invstd, dshift = sum dy, dscale = sum dy * xhat,
-// dx = scale * invstd * (dy - dshift / M - xhat * dscale / M).
-BnBwdRef ref_bn_bwd(const std::vector<double>& x, const std::vector<double>& dy, const std::vector<double>& mean,
-                    const std::vector<double>& invstd, const std::vector<double>* scale, const BnGeom& g) {
-  BnBwdRef r;
-  r.dscale.assign((size_t)g.C, 0.0);
-  r.dshift.assign((size_t)g.C, 0.0);
-  r.dx.assign((size_t)g.numel, 0.0);
-  for (int64_t i = 0; i < g.numel; ++i) {
-    const size_t c = (size_t)g.chan(i);
-    const double xh = (x[(size_t)i] - mean[c]) * invstd[c];
-    r.dshift[c] += dy[(size_t)i];
-    r.dscale[c] += dy[(size_t)i] * xh;
-  }
-  for (int64_t i = 0; i < g.numel; ++i) {
-    const size_t c = (size_t)g.chan(i);
-    const double xh = (x[(size_t)i] - mean[c]) * invstd[c];
-    const double s = scale ? (*scale)[c] : 1.0;
-    r.dx[(size_t)i] =
-        s * invstd[c] * (dy[(size_t)i] - r.dshift[c] / (double)g.M - xh * r.dscale[c] / (double)g.M);
-  }
-  return r;
 }
 
 void run_bn_bwd(const NdCase& cs, int dxl, int d, bool with_scale, int outs, double eps, uint64_t seed) {
@@ -818,7 +742,7 @@ void run_bn_bwd(const NdCase& cs, int dxl, int d, bool with_scale, int outs, dou
   fill_input(dy, [&](int64_t) { return rng.uniform(-1, 1); });
   // The batch statistics of x, computed here and stored as float32.
   std::vector<double> rm, ri;
-  ref_bn_stats(vals(x), g, eps, rm, ri);
+  ref_bn_stats(x, eps, rm, ri);
   HostTensor mean = f32_compact({g.C}), invstd = f32_compact({g.C}), sc = f32_compact({g.C});
   fill_input(mean, [&](int64_t c) { return rm[(size_t)c]; });
   fill_input(invstd, [&](int64_t c) { return ri[(size_t)c]; });
@@ -848,12 +772,13 @@ void run_bn_bwd(const NdCase& cs, int dxl, int d, bool with_scale, int outs, dou
     CHECK(dsh.bytes() == dsh0);
   }
   if (o != RAN) return;
-  const std::vector<double> ss = vals(sc);
-  const BnBwdRef ref = ref_bn_bwd(vals(x), vals(dy), vals(mean), vals(invstd), with_scale ? &ss : nullptr, g);
-  check_data("dx", vals(dx), ref.dx, d, 1e-4);
+  const std::vector<ctref::Array> ref =
+      reference(ref_call(CT_OP_BATCH_NORM_BACKWARD, &desc), {&x, &dy, &mean, &invstd, with_scale ? &sc : nullptr},
+                {{DT_F64, cs.shape}, {DT_F64, {g.C}}, {DT_F64, {g.C}}});
+  check_data("dx", vals(dx), ref[0].f, d, 1e-4);
   check_gaps(dx, "dx");
-  if (want_dscale(outs)) check_stat("dscale", vals(dsc), ref.dscale, d, 1e-4, 1e-5 * maxabs(ref.dscale) + 1e-6);
-  if (want_dshift(outs)) check_stat("dshift", vals(dsh), ref.dshift, d, 1e-4, 1e-5 * maxabs(ref.dshift) + 1e-6);
+  if (want_dscale(outs)) check_stat("dscale", vals(dsc), ref[1].f, d, 1e-4, 1e-5 * maxabs(ref[1].f) + 1e-6);
+  if (want_dshift(outs)) check_stat("dshift", vals(dsh), ref[2].f, d, 1e-4, 1e-5 * maxabs(ref[2].f) + 1e-6);
 }
 
 // ---------------------------------------------------------------------------
@@ -1021,20 +946,16 @@ CTLayerNormDesc ln_desc(int32_t k, double eps) {
   return d;
 }
 
-// Rows are the row-major linear index / D.
-void ref_ln_stats(const std::vector<double>& x, int64_t R, int64_t D, double eps, std::vector<double>& mean,
+// Per row (the row-major linear index / D) mean and rstd = 1 / sqrt(biased
+// variance + eps) of x (the reference layer_norm's statistics).
+void ref_ln_stats(const HostTensor& x, const LnCase& cs, double eps, std::vector<double>& mean,
                   std::vector<double>& rstd) {
-  mean.assign((size_t)R, 0.0);
-  rstd.assign((size_t)R, 0.0);
-  for (int64_t r = 0; r < R; ++r) {
-    double s = 0;
-    for (int64_t j = 0; j < D; ++j) s += x[(size_t)(r * D + j)];
-    const double m = s / (double)D;
-    double v = 0;
-    for (int64_t j = 0; j < D; ++j) v += (x[(size_t)(r * D + j)] - m) * (x[(size_t)(r * D + j)] - m);
-    mean[(size_t)r] = m;
-    rstd[(size_t)r] = 1.0 / std::sqrt(v / (double)D + eps);
-  }
+  const CTLayerNormDesc desc = ln_desc(cs.desc_k, eps);
+  const Shape R = {cs.R()};
+  std::vector<ctref::Array> r = reference(ref_call(CT_OP_LAYER_NORM, &desc), {&x, nullptr, nullptr},
+                                          {{DT_F64, x.shape}, {DT_F64, R}, {DT_F64, R}});
+  mean = r[1].f;
+  rstd = r[2].f;
 }
 
 double ln_input(Rng& rng, const LnCase& cs, int64_t i) {
@@ -1046,7 +967,7 @@ void run_ln(const LnCase& cs, int xl, int yl, int sv, int affine, int d, double 
                      << sv_name(sv) << "; " << affine_name(affine) << "; " << dtype(d).name << "; eps " << eps);
   const bool sup = supported(CT_OP_LAYER_NORM, d);
   Rng rng(seed);
-  const int64_t R = cs.R(), D = cs.D();
+  const int64_t R = cs.R();
   HostTensor x = make_nd(d, cs.shape, xl);
   fill_input(x, [&](int64_t i) { return ln_input(rng, cs, i); });
   HostTensor sc = f32_compact(cs.tail()), sh = f32_compact(cs.tail());
@@ -1073,61 +994,21 @@ void run_ln(const LnCase& cs, int xl, int yl, int sv, int affine, int d, double 
     CHECK(rstd.bytes() == r0);
   }
   if (o != RAN) return;
-  const std::vector<double> xs = vals(x), ss = vals(sc), hs = vals(sh);
-  std::vector<double> rm, rr;
-  ref_ln_stats(xs, R, D, eps, rm, rr);
-  std::vector<double> ref((size_t)(R * D));
-  for (int64_t i = 0; i < R * D; ++i) {
-    const size_t row = (size_t)(i / D), j = (size_t)(i % D);
-    ref[(size_t)i] = (xs[(size_t)i] - rm[row]) * rr[row] * (has_scale(affine) ? ss[j] : 1.0) +
-                     (has_shift(affine) ? hs[j] : 0.0);
-  }
-  check_data("y", vals(y), ref, d, 1e-4);
+  const std::vector<double> xs = vals(x);
+  const std::vector<ctref::Array> ref =
+      reference(ref_call(CT_OP_LAYER_NORM, &desc),
+                {&x, has_scale(affine) ? &sc : nullptr, has_shift(affine) ? &sh : nullptr},
+                {{DT_F64, cs.shape}, {DT_F64, {R}}, {DT_F64, {R}}});
+  check_data("y", vals(y), ref[0].f, d, 1e-4);
   check_gaps(y, "y");
   if (mp) {
-    check_stat("mean", vals(mean), rm, d, 1e-5, 1e-5 * maxabs(xs));
+    check_stat("mean", vals(mean), ref[1].f, d, 1e-5, 1e-5 * maxabs(xs));
     check_gaps(mean, "mean");
   }
   if (rp) {
-    check_stat("rstd", vals(rstd), rr, d, 1e-4, 0.0);
+    check_stat("rstd", vals(rstd), ref[2].f, d, 1e-4, 0.0);
     check_gaps(rstd, "rstd");
   }
-}
-
-struct LnBwdRef {
-  std::vector<double> dx, dscale, dshift;
-};
-
-// xhat = (x - mean) * rstd, g = dy * scale, per row:
-// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dscale = sum over rows
-// of dy * xhat, dshift = sum over rows of dy.
-LnBwdRef ref_ln_bwd(const std::vector<double>& x, const std::vector<double>& dy, const std::vector<double>& mean,
-                    const std::vector<double>& rstd, const std::vector<double>* scale, int64_t R, int64_t D) {
-  LnBwdRef r;
-  r.dx.assign((size_t)(R * D), 0.0);
-  r.dscale.assign((size_t)D, 0.0);
-  r.dshift.assign((size_t)D, 0.0);
-  for (int64_t row = 0; row < R; ++row) {
-    double mg = 0, mgx = 0;
-    for (int64_t j = 0; j < D; ++j) {
-      const size_t i = (size_t)(row * D + j);
-      const double xh = (x[i] - mean[(size_t)row]) * rstd[(size_t)row];
-      const double gj = dy[i] * (scale ? (*scale)[(size_t)j] : 1.0);
-      mg += gj;
-      mgx += gj * xh;
-      r.dscale[(size_t)j] += dy[i] * xh;
-      r.dshift[(size_t)j] += dy[i];
-    }
-    mg /= (double)D;
-    mgx /= (double)D;
-    for (int64_t j = 0; j < D; ++j) {
-      const size_t i = (size_t)(row * D + j);
-      const double xh = (x[i] - mean[(size_t)row]) * rstd[(size_t)row];
-      const double gj = dy[i] * (scale ? (*scale)[(size_t)j] : 1.0);
-      r.dx[i] = rstd[(size_t)row] * (gj - mg - xh * mgx);
-    }
-  }
-  return r;
 }
 
 void run_ln_bwd(const LnCase& cs, int xl, int dxl, int sv, bool with_scale, int outs, int d, double eps,
@@ -1137,12 +1018,11 @@ void run_ln_bwd(const LnCase& cs, int xl, int dxl, int sv, bool with_scale, int 
                               << "; " << outs_name(outs) << "; " << dtype(d).name << "; eps " << eps);
   const bool sup = supported(CT_OP_LAYER_NORM_BACKWARD, d);
   Rng rng(seed);
-  const int64_t R = cs.R(), D = cs.D();
   HostTensor x = make_nd(d, cs.shape, xl), dy = make_nd(d, cs.shape, xl);
   fill_input(x, [&](int64_t i) { return ln_input(rng, cs, i); });
   fill_input(dy, [&](int64_t) { return rng.uniform(-1, 1); });
   std::vector<double> rm, rr;
-  ref_ln_stats(vals(x), R, D, eps, rm, rr);
+  ref_ln_stats(x, cs, eps, rm, rr);
   HostTensor mean = make_stats(cs, sv), rstd = make_stats(cs, sv), sc = f32_compact(cs.tail());
   fill_input(mean, [&](int64_t i) { return rm[(size_t)i]; });
   fill_input(rstd, [&](int64_t i) { return rr[(size_t)i]; });
@@ -1172,12 +1052,13 @@ void run_ln_bwd(const LnCase& cs, int xl, int dxl, int sv, bool with_scale, int 
     CHECK(dsh.bytes() == dsh0);
   }
   if (o != RAN) return;
-  const std::vector<double> ss = vals(sc);
-  const LnBwdRef ref = ref_ln_bwd(vals(x), vals(dy), vals(mean), vals(rstd), with_scale ? &ss : nullptr, R, D);
-  check_data("dx", vals(dx), ref.dx, d, 1e-4);
+  const std::vector<ctref::Array> ref =
+      reference(ref_call(CT_OP_LAYER_NORM_BACKWARD, &desc), {&x, &dy, &mean, &rstd, with_scale ? &sc : nullptr},
+                {{DT_F64, cs.shape}, {DT_F64, cs.tail()}, {DT_F64, cs.tail()}});
+  check_data("dx", vals(dx), ref[0].f, d, 1e-4);
   check_gaps(dx, "dx");
-  if (want_dscale(outs)) check_stat("dscale", vals(dsc), ref.dscale, d, 1e-4, 1e-5 * maxabs(ref.dscale) + 1e-6);
-  if (want_dshift(outs)) check_stat("dshift", vals(dsh), ref.dshift, d, 1e-4, 1e-5 * maxabs(ref.dshift) + 1e-6);
+  if (want_dscale(outs)) check_stat("dscale", vals(dsc), ref[1].f, d, 1e-4, 1e-5 * maxabs(ref[1].f) + 1e-6);
+  if (want_dshift(outs)) check_stat("dshift", vals(dsh), ref[2].f, d, 1e-4, 1e-5 * maxabs(ref[2].f) + 1e-6);
 }
 
 void ln_fd(const LnCase& cs, int xl, int sv, bool affine, double eps, uint64_t seed) {

@@ -1,11 +1,13 @@
 // test_util.h — helpers shared by the C-API tests: a host tensor that owns its
 // bytes, the ten dtypes, value <-> double/int64 conversion for every dtype
-// (with a float16/bfloat16 codec written here, independent of the library),
-// a deterministic RNG and byte-sentinel helpers. Only <ctensor/ctensor.h>.
+// (with the reference library's float16/bfloat16 codec, independent of the
+// library), a deterministic RNG and byte-sentinel helpers. Only
+// <ctensor/ctensor.h> and tests/reference.
 #ifndef CTENSOR_TESTS_TEST_UTIL_H_
 #define CTENSOR_TESTS_TEST_UTIL_H_
 
 #include <ctensor/ctensor.h>
+#include <reference.h>
 
 #include <algorithm>
 #include <cmath>
@@ -86,58 +88,15 @@ inline int64_t wrap_int(uint64_t v, int d) {
 }
 
 // ---------------------------------------------------------------------------
-// Reference IEEE binary codec (float16: e5m10, bfloat16: e8m7), from double,
-// round to nearest even, overflow to +-inf, subnormals kept. Written with
-// frexp/ldexp arithmetic only, so it shares nothing with the library.
+// The IEEE binary16 / bfloat16 codec is the reference library's
+// (tests/reference: frexp/ldexp arithmetic, round to nearest even, overflow
+// to +-inf, subnormals kept), so it shares nothing with the library.
 // ---------------------------------------------------------------------------
 
-inline uint16_t encode_small_float(double v, int ebits, int mbits) {
-  const int bias = (1 << (ebits - 1)) - 1;
-  const int emin = 1 - bias;
-  const uint32_t exp_all = (1u << ebits) - 1;
-  uint32_t sign = std::signbit(v) ? 1u : 0u;
-  uint32_t out_sign = sign << (ebits + mbits);
-  if (std::isnan(v)) return (uint16_t)(out_sign | (exp_all << mbits) | (1u << (mbits - 1)));
-  double a = std::fabs(v);
-  if (std::isinf(a)) return (uint16_t)(out_sign | (exp_all << mbits));
-  if (a == 0) return (uint16_t)out_sign;
-  int e;
-  std::frexp(a, &e);
-  int E = e - 1;  // a = 1.f * 2^E
-  int qexp = (E < emin ? emin : E) - mbits;
-  double scaled = std::ldexp(a, -qexp);   // exact
-  double r = std::nearbyint(scaled);     // default mode: nearest even
-  double val = std::ldexp(r, qexp);       // rounded magnitude
-  if (val >= std::ldexp(1.0, bias + 1)) return (uint16_t)(out_sign | (exp_all << mbits));
-  if (val < std::ldexp(1.0, emin)) {       // subnormal (or zero)
-    uint32_t m = (uint32_t)std::ldexp(val, -(emin - mbits));
-    return (uint16_t)(out_sign | m);
-  }
-  std::frexp(val, &e);
-  E = e - 1;
-  uint32_t m = (uint32_t)(std::ldexp(val, mbits - E) - std::ldexp(1.0, mbits));
-  return (uint16_t)(out_sign | ((uint32_t)(E + bias) << mbits) | m);
-}
-
-inline double decode_small_float(uint16_t h, int ebits, int mbits) {
-  const int bias = (1 << (ebits - 1)) - 1;
-  uint32_t sign = (h >> (ebits + mbits)) & 1;
-  uint32_t ex = (h >> mbits) & ((1u << ebits) - 1);
-  uint32_t m = h & ((1u << mbits) - 1);
-  double r;
-  if (ex == (1u << ebits) - 1)
-    r = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else if (ex == 0)
-    r = std::ldexp((double)m, 1 - bias - mbits);
-  else
-    r = std::ldexp((double)(m | (1u << mbits)), (int)ex - bias - mbits);
-  return sign ? -r : r;
-}
-
-inline uint16_t f16_from_double(double v) { return encode_small_float(v, 5, 10); }
-inline double f16_to_double(uint16_t h) { return decode_small_float(h, 5, 10); }
-inline uint16_t bf16_from_double(double v) { return encode_small_float(v, 8, 7); }
-inline double bf16_to_double(uint16_t h) { return decode_small_float(h, 8, 7); }
+using ctref::bf16_from_double;
+using ctref::bf16_to_double;
+using ctref::f16_from_double;
+using ctref::f16_to_double;
 
 #if defined(__FLT16_MANT_DIG__)
 #define CTT_HAVE_FLOAT16 1

@@ -35,8 +35,6 @@
 #include <vector>
 
 #include "probes.h"
-#include "reference.h"
-#include "reference_internal.h"
 #include "tool.h"
 
 namespace ctool {

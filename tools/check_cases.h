@@ -1,21 +1,33 @@
-// Private to the reference implementations (tools/reference*.cc): the seam
-// between the elementwise/broadcast/reduce references (reference.cc) and the
-// NN ones (reference_nn.cc).
+// check_cases.h — the plan of `ctensor check` besides the references: where
+// random inputs come from, how close results must be, and the NN ops' cases.
+// The expected values themselves come from tests/reference (ctref).
 #pragma once
+#include <ctensor/ctensor.h>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "reference.h"
+namespace ctcheck {
 
-namespace ctref {
+// Where random float inputs for op `name` should come from, so that the op is
+// well defined and well conditioned there (log: (0.1, 10), ...); for integer
+// dtypes the range is [ilo, ihi] clipped to the dtype. `input` is the input
+// index (pow's exponent, shift counts and divisors get their own ranges).
+struct Domain {
+  double lo = -4, hi = 4;
+  int64_t ilo = -20, ihi = 20;
+  bool nonzero = false;  // avoid 0 (divisors)
+};
+Domain domain(const std::string& name, int input, CTDataType dt);
 
-// Reference for an op of kind CT_KIND_NN (matmul, conv2d, pooling, norms):
-// the same contract as run() (outputs[k] null for an output not requested;
-// reset() to its dtype and shape is done by the callee). Implemented in
-// reference_nn.cc.
-bool run_nn(const Call& c, const std::vector<Array*>& outputs, std::string* why);
-
-// ---- NN cases for `ctensor check` (implemented in reference_nn.cc) --------
+// How close ctensor's result must be to the reference for op `name` of kind
+// `kind` (CT_KIND_*) with output dtype `dt`: |got - ref| <= atol + rtol *
+// |ref| (floats); integers and bools must be equal. NaN matches NaN.
+struct Tolerance {
+  double rtol = 0, atol = 0;
+};
+Tolerance tolerance(const std::string& name, int kind, CTDataType dt);
 
 // One call of an NN op: the descriptor and every tensor argument of ct_<op>.
 struct NNCase {
@@ -34,17 +46,10 @@ struct NNCase {
 // Empty for an op that is not an NN op.
 std::vector<NNCase> nn_cases(const std::string& op, bool quick);
 
-// For max_pool2d_backward cases (tensors dy, indices, dx): fill `idx` with
-// one valid position h * W + w per element of indices, in the logical
-// row-major order of indices (N, C, P, Q): a random tap of that output's
-// window that lies inside x (deterministic in seed). False when the case is
-// not a pooling backward geometry or a window has no tap inside x.
-bool fill_pool_indices(const NNCase& c, std::vector<int64_t>& idx, uint64_t seed);
-
 // Where random float inputs of NN op `op` should come from, by input index
 // (the position among the ct_<op> tensor arguments): data in [-2, 2];
 // batch_norm var in [0.25, 2]; invstd/rstd of the backward ops in [0.5, 2];
 // means in [-1, 1]; scale in [-1.5, 1.5]; shift in [-1, 1].
 Domain nn_domain(const std::string& op, int input);
 
-}  // namespace ctref
+}  // namespace ctcheck

@@ -1,0 +1,200 @@
+// binary.cc — references of the broadcasting binary ops (category 2), each
+// written from its definition in notes/SEMANTICS.md in double or exact
+// integer arithmetic (floor division and Python's modulus from
+// a == q*b + m, not from any kernel's formula); the table sits at the end.
+#include "ref_internal.h"
+
+namespace ctref {
+namespace {
+
+// F: float dtypes, on the exact double values (one rounding to the output
+// dtype happens later, in the comparison). I: integer and bool dtypes, exact
+// int64 in, wrapped to the output dtype by store(). An op without I whose
+// output is a float dtype (div) runs F on the integers as doubles.
+typedef double (*F2)(double a, double b);
+typedef int64_t (*I2)(int64_t a, int64_t b, CTDataType d);
+
+template <F2 F, I2 I = nullptr>
+bool binary(const Call& c, const Outs& o, std::string* why) {
+  if (!need_inputs(c, 2, why) || !need_output(c, o, why)) return false;
+  const Array &a = *c.inputs[0], &b = *c.inputs[1];
+  Array& out = *o[0];
+  std::vector<int64_t> ia, ib;
+  if (!broadcast_index(a.shape, out.shape, &ia, why, "a") || !broadcast_index(b.shape, out.shape, &ib, why, "b"))
+    return false;
+  const bool as_double = !a.is_float() && !has_form(I) && has_form(F) && out.is_float();
+  if (a.is_float() ? !has_form(F) : (!has_form(I) && !as_double))
+    return fail(why, name_of(c) + ": not defined for " + dtype_name(a.dtype));
+  for (int64_t k = 0; k < out.numel(); ++k) {
+    const size_t x = (size_t)ia[(size_t)k], y = (size_t)ib[(size_t)k];
+    if (a.is_float()) store(out, k, vf(F(a.f[x], b.f[y])));
+    else if (as_double) store(out, k, vf(F((double)a.i[x], (double)b.i[y])));
+    else store(out, k, vi(I(a.i[x], b.i[y], a.dtype)));
+  }
+  return true;
+}
+
+// ---- arithmetic ---------------------------------------------------------------
+
+double f_add(double a, double b) { return a + b; }
+int64_t i_add(int64_t a, int64_t b, CTDataType) { return (int64_t)((uint64_t)a + (uint64_t)b); }  // bool: or
+double f_sub(double a, double b) { return a - b; }
+int64_t i_sub(int64_t a, int64_t b, CTDataType) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+double f_mul(double a, double b) { return a * b; }
+int64_t i_mul(int64_t a, int64_t b, CTDataType) { return (int64_t)((uint64_t)a * (uint64_t)b); }  // bool: and
+double f_div(double a, double b) { return a / b; }  // integers: (double)a / (double)b into float64
+
+// Integer floor division from the definition: q = floor(a / b), the integer
+// with a == q*b + m and m of b's sign, |m| < |b|. On magnitudes: floor of a
+// non-negative quotient is the quotient of magnitudes, of a negative one
+// minus the rounded-up quotient of magnitudes. The result wraps as the dtype
+// does (INT_MIN // -1 = INT_MIN); x // 0 = 0 (SEMANTICS).
+int64_t floor_div_exact(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  const uint64_t ma = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, mb = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+  const uint64_t q = ma / mb, up = q + (ma % mb != 0);
+  return (a < 0) == (b < 0) ? (int64_t)q : (int64_t)(0 - up);
+}
+int64_t i_floor_div(int64_t a, int64_t b, CTDataType) { return floor_div_exact(a, b); }
+// m = a - floor(a / b) * b (exact: |m| < |b|); x % 0 = 0.
+int64_t i_mod(int64_t a, int64_t b, CTDataType) {
+  if (b == 0) return 0;
+  return (int64_t)((uint64_t)a - (uint64_t)floor_div_exact(a, b) * (uint64_t)b);
+}
+
+// Float floor division and modulus from the same definition. q is found
+// exactly: floor(a / b) rounded, then corrected until a - q*b (its sign known
+// exactly through fma) has b's sign or is 0, and a - (q+1)*b has not.
+// Zero results take the sign of a / b (q) and of b (m), as NumPy; b = 0 gives
+// a / b (q) and NaN (m); else an infinite a gives NaN; a finite a over an infinite b
+// gives q = 0 or -1 (m = a or b). Quotients beyond 2^52 are the rounded
+// quotient (every double there is an integer).
+bool same_sign_as(double r, double b) { return r == 0 || (r < 0) == (b < 0); }
+
+double floor_quotient(double a, double b) {
+  if (b == 0) return a / b;
+  if (std::isnan(a) || std::isnan(b) || std::isinf(a)) return kNaN;
+  if (std::isinf(b)) return (a == 0 || (a < 0) == (b < 0)) ? std::copysign(0.0, a / b) : -1.0;
+  const double t = a / b;
+  if (!(std::fabs(t) < 4503599627370496.0)) return t;  // 2^52
+  double q = std::floor(t);
+  while (!same_sign_as(std::fma(-q, b, a), b)) q -= 1;
+  while (same_sign_as(std::fma(-(q + 1), b, a), b)) q += 1;
+  return q == 0 ? std::copysign(0.0, t) : q;
+}
+
+double f_floor_div(double a, double b) { return floor_quotient(a, b); }
+
+double f_mod(double a, double b) {
+  if (std::isnan(a) || std::isnan(b) || std::isinf(a) || b == 0) return kNaN;
+  if (std::isinf(b)) return (a == 0) ? std::copysign(0.0, b) : (a < 0) == (b < 0) ? a : b;
+  const double q = floor_quotient(a, b);
+  double m;
+  if (std::fabs(q) < 4503599627370496.0) {
+    m = std::fma(-q, b, a);  // a - q*b, exact before its one rounding
+  } else {  // q is only the rounded quotient: the truncated remainder (exact), moved to b's side
+    m = std::fmod(a, b);
+    if (m != 0 && (m < 0) != (b < 0)) m += b;
+  }
+  return m == 0 ? std::copysign(0.0, b) : m;
+}
+
+double f_pow(double a, double b) { return std::pow(a, b); }
+// a^b modulo 2^64 by squaring (wraps as the dtype after store); b < 0:
+// 1 / a^-b truncated: 1 for a = 1, +-1 for a = -1 by parity, else 0.
+int64_t i_pow(int64_t a, int64_t b, CTDataType) {
+  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+  uint64_t r = 1, base = (uint64_t)a;
+  for (uint64_t e = (uint64_t)b; e; e >>= 1) {
+    if (e & 1) r *= base;
+    base *= base;
+  }
+  return (int64_t)r;
+}
+
+// ---- maxima, signs, bits ----------------------------------------------------------
+
+double f_maximum(double a, double b) { return std::isnan(a) ? a : std::isnan(b) ? b : (a > b ? a : b); }
+double f_minimum(double a, double b) { return std::isnan(a) ? a : std::isnan(b) ? b : (a < b ? a : b); }
+int64_t i_max(int64_t a, int64_t b, CTDataType) { return a > b ? a : b; }  // maximum and fmax
+int64_t i_min(int64_t a, int64_t b, CTDataType) { return a < b ? a : b; }  // minimum and fmin
+double f_fmax(double a, double b) { return std::fmax(a, b); }
+double f_fmin(double a, double b) { return std::fmin(a, b); }
+double f_atan2(double a, double b) { return std::atan2(a, b); }
+double f_hypot(double a, double b) { return std::hypot(a, b); }
+double f_copysign(double a, double b) { return std::copysign(a, b); }
+int64_t i_and(int64_t a, int64_t b, CTDataType) { return a & b; }
+int64_t i_or(int64_t a, int64_t b, CTDataType) { return a | b; }
+int64_t i_xor(int64_t a, int64_t b, CTDataType) { return a ^ b; }
+// a * 2^b modulo 2^64 (wrapped to the dtype); a count outside [0, bits) gives 0.
+int64_t i_left_shift(int64_t a, int64_t b, CTDataType d) {
+  if (b < 0 || b >= d.bits) return 0;
+  return (int64_t)((uint64_t)a * ((uint64_t)1 << b));
+}
+// floor(a / 2^b) (arithmetic shift); a count outside [0, bits) fills with the sign.
+int64_t i_right_shift(int64_t a, int64_t b, CTDataType d) {
+  if (b < 0 || b >= d.bits) return a < 0 ? -1 : 0;
+  return b == 63 ? (a < 0 ? -1 : 0) : floor_div_exact(a, (int64_t)1 << b);
+}
+
+// ---- logic and comparisons (bool out; NaN is true, and compares false) -------------
+
+double f_logical_and(double a, double b) { return a != 0 && b != 0; }
+int64_t i_logical_and(int64_t a, int64_t b, CTDataType) { return a != 0 && b != 0; }
+double f_logical_or(double a, double b) { return a != 0 || b != 0; }
+int64_t i_logical_or(int64_t a, int64_t b, CTDataType) { return a != 0 || b != 0; }
+double f_logical_xor(double a, double b) { return (a != 0) != (b != 0); }
+int64_t i_logical_xor(int64_t a, int64_t b, CTDataType) { return (a != 0) != (b != 0); }
+double f_equal(double a, double b) { return a == b; }
+int64_t i_equal(int64_t a, int64_t b, CTDataType) { return a == b; }
+double f_not_equal(double a, double b) { return a != b; }
+int64_t i_not_equal(int64_t a, int64_t b, CTDataType) { return a != b; }
+double f_less(double a, double b) { return a < b; }
+int64_t i_less(int64_t a, int64_t b, CTDataType) { return a < b; }
+double f_less_equal(double a, double b) { return a <= b; }
+int64_t i_less_equal(int64_t a, int64_t b, CTDataType) { return a <= b; }
+double f_greater(double a, double b) { return a > b; }
+int64_t i_greater(int64_t a, int64_t b, CTDataType) { return a > b; }
+double f_greater_equal(double a, double b) { return a >= b; }
+int64_t i_greater_equal(int64_t a, int64_t b, CTDataType) { return a >= b; }
+
+// ---------------------------------------------------------------------------
+// The table: one entry per op
+// ---------------------------------------------------------------------------
+
+const Entry kBinary[] = {
+    {CT_OP_ADD, binary<f_add, i_add>},
+    {CT_OP_SUB, binary<f_sub, i_sub>},
+    {CT_OP_MUL, binary<f_mul, i_mul>},
+    {CT_OP_DIV, binary<f_div>},
+    {CT_OP_FLOOR_DIV, binary<f_floor_div, i_floor_div>},
+    {CT_OP_MOD, binary<f_mod, i_mod>},
+    {CT_OP_POW, binary<f_pow, i_pow>},
+    {CT_OP_MAXIMUM, binary<f_maximum, i_max>},
+    {CT_OP_MINIMUM, binary<f_minimum, i_min>},
+    {CT_OP_FMAX, binary<f_fmax, i_max>},
+    {CT_OP_FMIN, binary<f_fmin, i_min>},
+    {CT_OP_ATAN2, binary<f_atan2>},
+    {CT_OP_HYPOT, binary<f_hypot>},
+    {CT_OP_COPYSIGN, binary<f_copysign>},
+    {CT_OP_BITWISE_AND, binary<nullptr, i_and>},
+    {CT_OP_BITWISE_OR, binary<nullptr, i_or>},
+    {CT_OP_BITWISE_XOR, binary<nullptr, i_xor>},
+    {CT_OP_LEFT_SHIFT, binary<nullptr, i_left_shift>},
+    {CT_OP_RIGHT_SHIFT, binary<nullptr, i_right_shift>},
+    {CT_OP_LOGICAL_AND, binary<f_logical_and, i_logical_and>},
+    {CT_OP_LOGICAL_OR, binary<f_logical_or, i_logical_or>},
+    {CT_OP_LOGICAL_XOR, binary<f_logical_xor, i_logical_xor>},
+    {CT_OP_EQUAL, binary<f_equal, i_equal>},
+    {CT_OP_NOT_EQUAL, binary<f_not_equal, i_not_equal>},
+    {CT_OP_LESS, binary<f_less, i_less>},
+    {CT_OP_LESS_EQUAL, binary<f_less_equal, i_less_equal>},
+    {CT_OP_GREATER, binary<f_greater, i_greater>},
+    {CT_OP_GREATER_EQUAL, binary<f_greater_equal, i_greater_equal>},
+};
+
+}  // namespace
+
+CTREF_TABLE(binary_table, kBinary)
+
+}  // namespace ctref

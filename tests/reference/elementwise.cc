@@ -1,0 +1,271 @@
+// elementwise.cc — references of the elementwise maps (category 1): unary and
+// unary_param ops as one scalar definition per dtype class, the ternary ops
+// (broadcasting) and cast; their table entries sit at the end.
+#include "ref_internal.h"
+
+namespace ctref {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Unary and unary_param: F for float dtypes (double in, double out; a
+// predicate returns 0 or 1), I for integer and bool dtypes (exact int64 in,
+// the result is wrapped to the output dtype). p: the call's parameters.
+// ---------------------------------------------------------------------------
+
+typedef double (*F1)(double x, const double* p);
+typedef int64_t (*I1)(int64_t x, const double* p, CTDataType d);
+
+template <F1 F, I1 I = nullptr>
+bool unary(const Call& c, const Outs& o, std::string* why) {
+  if (!need_inputs(c, 1, why) || !need_output(c, o, why)) return false;
+  const Array& x = *c.inputs[0];
+  Array& out = *o[0];
+  if (x.numel() != out.numel()) return fail(why, name_of(c) + ": x" + str(x.shape) + " and out" + str(out.shape));
+  const double* p = c.params.data();
+  if (x.is_float() ? !has_form(F) : !has_form(I))
+    return fail(why, name_of(c) + ": not defined for " + dtype_name(x.dtype));
+  for (int64_t k = 0; k < x.numel(); ++k)
+    store(out, k, x.is_float() ? vf(F(x.f[(size_t)k], p)) : vi(I(x.i[(size_t)k], p, x.dtype)));
+  return true;
+}
+
+// Round half to even, independent of the FP rounding mode.
+double round_half_even(double x) {
+  if (!std::isfinite(x)) return x;
+  double r = std::floor(x);
+  const double d = x - r;  // exact for |x| < 2^52; 0 above (x is then integral)
+  if (d > 0.5 || (d == 0.5 && std::fmod(r, 2.0) != 0)) r += 1.0;
+  return r == 0 ? std::copysign(0.0, x) : r;
+}
+
+double f_neg(double x, const double*) { return -x; }
+int64_t i_neg(int64_t x, const double*, CTDataType) { return (int64_t)(0 - (uint64_t)x); }  // wraps
+double f_abs(double x, const double*) { return std::fabs(x); }
+int64_t i_abs(int64_t x, const double*, CTDataType) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }
+double f_sign(double x, const double*) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }  // NaN, +-0 stay
+int64_t i_sign(int64_t x, const double*, CTDataType) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+double f_exp(double x, const double*) { return std::exp(x); }
+double f_expm1(double x, const double*) { return std::expm1(x); }
+double f_exp2(double x, const double*) { return std::exp2(x); }
+double f_log(double x, const double*) { return std::log(x); }
+double f_log1p(double x, const double*) { return std::log1p(x); }
+double f_log2(double x, const double*) { return std::log2(x); }
+double f_sqrt(double x, const double*) { return std::sqrt(x); }
+double f_rsqrt(double x, const double*) { return 1.0 / std::sqrt(x); }
+double f_reciprocal(double x, const double*) { return 1.0 / x; }
+int64_t i_reciprocal(int64_t x, const double*, CTDataType) { return x == 1 ? 1 : x == -1 ? -1 : 0; }  // 1/0 = 0
+double f_square(double x, const double*) { return x * x; }
+int64_t i_square(int64_t x, const double*, CTDataType) { return (int64_t)((uint64_t)x * (uint64_t)x); }
+double f_sin(double x, const double*) { return std::sin(x); }
+double f_cos(double x, const double*) { return std::cos(x); }
+double f_tan(double x, const double*) { return std::tan(x); }
+double f_tanh(double x, const double*) { return std::tanh(x); }
+double f_sigmoid(double x, const double*) { return sigmoid_ref(x); }
+double f_relu(double x, const double*) { return relu_ref(x); }
+int64_t i_relu(int64_t x, const double*, CTDataType) { return x < 0 ? 0 : x; }
+double f_gelu(double x, const double*) { return gelu_ref(x); }
+double f_gelu_tanh(double x, const double*) { return gelu_tanh_ref(x); }
+double f_silu(double x, const double*) { return silu_ref(x); }
+double f_softplus(double x, const double*) { return softplus_ref(x); }
+double f_erf(double x, const double*) { return std::erf(x); }
+double f_floor(double x, const double*) { return std::floor(x); }
+double f_ceil(double x, const double*) { return std::ceil(x); }
+double f_round(double x, const double*) { return round_half_even(x); }
+double f_trunc(double x, const double*) { return std::trunc(x); }
+int64_t i_identity(int64_t x, const double*, CTDataType) { return x; }  // floor, ceil, round, trunc of ints
+double f_logical_not(double x, const double*) { return x == 0; }
+int64_t i_logical_not(int64_t x, const double*, CTDataType) { return x == 0; }
+int64_t i_bitwise_not(int64_t x, const double*, CTDataType d) { return dt_bool(d) ? x == 0 : (int64_t)~(uint64_t)x; }
+double f_isnan(double x, const double*) { return std::isnan(x); }
+double f_isinf(double x, const double*) { return std::isinf(x); }
+double f_isfinite(double x, const double*) { return std::isfinite(x); }
+int64_t i_false(int64_t, const double*, CTDataType) { return 0; }  // isnan, isinf of ints and bool
+int64_t i_true(int64_t, const double*, CTDataType) { return 1; }   // isfinite
+
+// unary_param: p[0] (and p[1]) as CTOpInfo.param_names says.
+double f_leaky_relu(double x, const double* p) { return x >= 0 ? x : p[0] * x; }
+double f_elu(double x, const double* p) { return x > 0 ? x : p[0] * std::expm1(x); }
+double f_clamp(double x, const double* p) {  // NaN x stays NaN; lo > hi gives hi
+  const double r = x < p[0] ? p[0] : x;
+  return r > p[1] ? p[1] : r;
+}
+int64_t i_clamp(int64_t x, const double* p, CTDataType) {
+  const int64_t lo = (int64_t)p[0], hi = (int64_t)p[1];
+  const int64_t r = x < lo ? lo : x;
+  return r > hi ? hi : r;
+}
+double f_pow_scalar(double x, const double* p) { return std::pow(x, p[0]); }
+double f_add_scalar(double x, const double* p) { return x + p[0]; }
+int64_t i_add_scalar(int64_t x, const double* p, CTDataType) {  // wraps
+  return (int64_t)((uint64_t)x + (uint64_t)(int64_t)p[0]);
+}
+double f_mul_scalar(double x, const double* p) { return x * p[0]; }
+int64_t i_mul_scalar(int64_t x, const double* p, CTDataType) {  // wraps
+  return (int64_t)((uint64_t)x * (uint64_t)(int64_t)p[0]);
+}
+
+// ---------------------------------------------------------------------------
+// Ternary ops, broadcasting their three inputs to out's shape
+// ---------------------------------------------------------------------------
+
+bool ternary_index(const Call& c, const Array& out, std::vector<int64_t> (&idx)[3], std::string* why) {
+  static const char* const names[3] = {"a", "b", "c"};
+  for (int k = 0; k < 3; ++k)
+    if (!broadcast_index(c.inputs[(size_t)k]->shape, out.shape, &idx[k], why, names[k])) return false;
+  return true;
+}
+
+typedef double (*F3)(double a, double b, double c);
+typedef int64_t (*I3)(int64_t a, int64_t b, int64_t c);
+
+template <F3 F, I3 I = nullptr>
+bool ternary(const Call& c, const Outs& o, std::string* why) {
+  if (!need_inputs(c, 3, why) || !need_output(c, o, why)) return false;
+  const Array &a = *c.inputs[0], &b = *c.inputs[1], &w = *c.inputs[2];
+  Array& out = *o[0];
+  std::vector<int64_t> idx[3];
+  if (!ternary_index(c, out, idx, why)) return false;
+  if (a.is_float() ? !has_form(F) : !has_form(I))
+    return fail(why, name_of(c) + ": not defined for " + dtype_name(a.dtype));
+  for (int64_t k = 0; k < out.numel(); ++k) {
+    const size_t ia = (size_t)idx[0][(size_t)k], ib = (size_t)idx[1][(size_t)k], iw = (size_t)idx[2][(size_t)k];
+    store(out, k, a.is_float() ? vf(F(a.f[ia], b.f[ib], w.f[iw])) : vi(I(a.i[ia], b.i[ib], w.i[iw])));
+  }
+  return true;
+}
+
+double f_fma(double a, double b, double c) { return std::fma(a, b, c); }  // one rounding
+int64_t i_fma(int64_t a, int64_t b, int64_t c) { return (int64_t)((uint64_t)a * (uint64_t)b + (uint64_t)c); }
+// PyTorch's form, exact at w = 0 and w = 1.
+double f_lerp(double a, double b, double w) { return w < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w); }
+
+// where(cond, a, b): cond (bool) nonzero picks a; a, b, out of any one dtype.
+bool ref_where(const Call& c, const Outs& o, std::string* why) {
+  if (!need_inputs(c, 3, why) || !need_output(c, o, why)) return false;
+  const Array &cond = *c.inputs[0], &a = *c.inputs[1], &b = *c.inputs[2];
+  Array& out = *o[0];
+  std::vector<int64_t> idx[3];
+  if (!ternary_index(c, out, idx, why)) return false;
+  for (int64_t k = 0; k < out.numel(); ++k)
+    store(out, k,
+          cond.get(idx[0][(size_t)k]) != 0 ? load(a, idx[1][(size_t)k]) : load(b, idx[2][(size_t)k]));
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// cast: float -> int truncates and saturates (NaN -> 0); int -> int wraps;
+// -> bool is x != 0 (NaN true); -> float rounds once to nearest even (the
+// value stored is the rounded one: a rounding is what cast computes).
+// ---------------------------------------------------------------------------
+
+// The int64 v rounded once (nearest even) to a float of mbits mantissa bits,
+// as a double (exact: every such value is a double).
+double round_int(int64_t v, int mbits) {
+  const uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  int top = 63;
+  while (top > 0 && !((m >> top) & 1)) --top;
+  if (m == 0 || top <= mbits) return (double)v;  // exact
+  const int shift = top - mbits;
+  uint64_t keep = m >> shift;
+  const uint64_t rem = m & ((1ull << shift) - 1), half = 1ull << (shift - 1);
+  if (rem > half || (rem == half && (keep & 1))) ++keep;
+  const double val = std::ldexp((double)keep, shift);
+  return v < 0 ? -val : val;
+}
+
+int mantissa_bits(CTDataType d) {
+  if (d.code == CT_BFLOAT) return 7;
+  return d.bits == 16 ? 10 : d.bits == 32 ? 23 : 52;
+}
+
+bool ref_cast(const Call& c, const Outs& o, std::string* why) {
+  if (!need_inputs(c, 1, why) || !need_output(c, o, why)) return false;
+  const Array& x = *c.inputs[0];
+  Array& out = *o[0];
+  if (x.numel() != out.numel()) return fail(why, "cast: x" + str(x.shape) + " and out" + str(out.shape));
+  const CTDataType od = out.dtype;
+  for (int64_t k = 0; k < x.numel(); ++k) {
+    if (x.is_float()) {
+      const double v = x.f[(size_t)k];
+      if (out.is_float()) {
+        out.f[(size_t)k] = round_to(v, od);
+      } else if (dt_bool(od)) {
+        out.i[(size_t)k] = v != 0;  // NaN is true
+      } else if (std::isnan(v)) {
+        out.i[(size_t)k] = 0;
+      } else {
+        const double t = std::trunc(v);
+        if (od.bits == 64 && !dt_uint(od))
+          out.i[(size_t)k] = t >= 9223372036854775808.0 ? INT64_MAX : t < -9223372036854775808.0 ? INT64_MIN
+                                                                                                 : (int64_t)t;
+        else
+          out.i[(size_t)k] = t <= (double)dt_min(od) ? dt_min(od) : t >= (double)dt_max(od) ? dt_max(od) : (int64_t)t;
+      }
+    } else {
+      const int64_t v = x.i[(size_t)k];
+      if (out.is_float()) {
+        const double r = round_int(v, mantissa_bits(od));
+        out.f[(size_t)k] = od.bits == 64 ? r : round_to(r, od);  // round_to only overflows here
+      } else {
+        out.i[(size_t)k] = wrap((uint64_t)v, od);
+      }
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// The table: one entry per op
+// ---------------------------------------------------------------------------
+
+const Entry kElementwise[] = {
+    {CT_OP_NEG, unary<f_neg, i_neg>},
+    {CT_OP_ABS, unary<f_abs, i_abs>},
+    {CT_OP_SIGN, unary<f_sign, i_sign>},
+    {CT_OP_EXP, unary<f_exp>},
+    {CT_OP_EXPM1, unary<f_expm1>},
+    {CT_OP_EXP2, unary<f_exp2>},
+    {CT_OP_LOG, unary<f_log>},
+    {CT_OP_LOG1P, unary<f_log1p>},
+    {CT_OP_LOG2, unary<f_log2>},
+    {CT_OP_SQRT, unary<f_sqrt>},
+    {CT_OP_RSQRT, unary<f_rsqrt>},
+    {CT_OP_RECIPROCAL, unary<f_reciprocal, i_reciprocal>},
+    {CT_OP_SQUARE, unary<f_square, i_square>},
+    {CT_OP_SIN, unary<f_sin>},
+    {CT_OP_COS, unary<f_cos>},
+    {CT_OP_TAN, unary<f_tan>},
+    {CT_OP_TANH, unary<f_tanh>},
+    {CT_OP_SIGMOID, unary<f_sigmoid>},
+    {CT_OP_RELU, unary<f_relu, i_relu>},
+    {CT_OP_GELU, unary<f_gelu>},
+    {CT_OP_GELU_TANH, unary<f_gelu_tanh>},
+    {CT_OP_SILU, unary<f_silu>},
+    {CT_OP_SOFTPLUS, unary<f_softplus>},
+    {CT_OP_ERF, unary<f_erf>},
+    {CT_OP_FLOOR, unary<f_floor, i_identity>},
+    {CT_OP_CEIL, unary<f_ceil, i_identity>},
+    {CT_OP_ROUND, unary<f_round, i_identity>},
+    {CT_OP_TRUNC, unary<f_trunc, i_identity>},
+    {CT_OP_LOGICAL_NOT, unary<f_logical_not, i_logical_not>},
+    {CT_OP_BITWISE_NOT, unary<nullptr, i_bitwise_not>},
+    {CT_OP_ISNAN, unary<f_isnan, i_false>},
+    {CT_OP_ISINF, unary<f_isinf, i_false>},
+    {CT_OP_ISFINITE, unary<f_isfinite, i_true>},
+    {CT_OP_LEAKY_RELU, unary<f_leaky_relu>},
+    {CT_OP_ELU, unary<f_elu>},
+    {CT_OP_CLAMP, unary<f_clamp, i_clamp>},
+    {CT_OP_POW_SCALAR, unary<f_pow_scalar>},
+    {CT_OP_ADD_SCALAR, unary<f_add_scalar, i_add_scalar>},
+    {CT_OP_MUL_SCALAR, unary<f_mul_scalar, i_mul_scalar>},
+    {CT_OP_WHERE, ref_where},
+    {CT_OP_FMA, ternary<f_fma, i_fma>},
+    {CT_OP_LERP, ternary<f_lerp>},
+    {CT_OP_CAST, ref_cast},
+};
+
+}  // namespace
+
+CTREF_TABLE(elementwise_table, kElementwise)
+
+}  // namespace ctref

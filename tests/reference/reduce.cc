@@ -1,0 +1,328 @@
+// reduce.cc — references of the reductions and the along-axis ops (category
+// 2): one function per op over the values of one output's set (or one
+// line), in long double / exact int64; the table sits at the end.
+#include "ref_internal.h"
+
+namespace ctref {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Reductions: R computes the value of one output from its set `v` (row-major
+// within the reduced axes, in x's axis order).
+// ---------------------------------------------------------------------------
+
+typedef bool (*RedFn)(const Values& v, const Call& c, V* r, std::string* why);
+
+template <RedFn R>
+bool reduce(const Call& c, const Outs& o, std::string* why) {
+  if (!need_inputs(c, 1, why) || !need_output(c, o, why)) return false;
+  const Array& x = *c.inputs[0];
+  Array& out = *o[0];
+  std::vector<std::vector<int64_t>> groups;
+  std::string bad;
+  if (!reduction_groups(x.shape, c.axes, c.all_axes, &groups, &bad)) return fail(why, name_of(c) + ": " + bad);
+  if ((int64_t)groups.size() != out.numel())
+    return fail(why, name_of(c) + ": out" + str(out.shape) + " has " + std::to_string(out.numel()) +
+                         " elements, the reduction " + std::to_string(groups.size()));
+  Values v;
+  v.fl = x.is_float();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    v.f.clear();
+    v.i.clear();
+    for (int64_t k : groups[g]) {
+      if (v.fl) v.f.push_back(x.f[(size_t)k]);
+      else v.i.push_back(x.i[(size_t)k]);
+    }
+    V r;
+    if (!R(v, c, &r, why)) return false;
+    store(out, (int64_t)g, r);
+  }
+  return true;
+}
+
+// Neumaier's compensated sum in long double (plain when a value is not finite).
+long double fsum(const std::vector<double>& v) {
+  long double s = 0, comp = 0;
+  bool finite = true;
+  for (double x : v) finite = finite && std::isfinite(x);
+  if (!finite) {
+    for (double x : v) s += x;
+    return s;
+  }
+  for (double x : v) {
+    const long double t = s + x;
+    if (std::fabs(s) >= std::fabs((long double)x)) comp += (s - t) + x;
+    else comp += (x - t) + s;
+    s = t;
+  }
+  return s + comp;
+}
+
+__extension__ typedef __int128 Int128;
+
+// The exact sum of integers, as a long double (exact below 2^64).
+long double isum_exact(const std::vector<int64_t>& v) {
+  Int128 s = 0;
+  for (int64_t x : v) s += x;
+  return (long double)s;
+}
+
+// The mean of v in long double (ints: the exact sum once divided; a sum
+// below 2^53 gives the correctly rounded double quotient).
+long double mean_of(const Values& v) {
+  const int64_t n = v.size();
+  if (n == 0) return kNaN;
+  if (v.fl) return fsum(v.f) / n;
+  const long double s = isum_exact(v.i);
+  if (std::fabs(s) <= 9007199254740992.0L) return (long double)((double)s / (double)n);
+  return s / n;
+}
+
+bool r_sum(const Values& v, const Call&, V* r, std::string*) {
+  if (v.fl) {
+    *r = vf((double)fsum(v.f));
+  } else {
+    uint64_t s = 0;  // int64, wrapping
+    for (int64_t x : v.i) s += (uint64_t)x;
+    *r = vi((int64_t)s);
+  }
+  return true;
+}
+
+// ints and bool are summed exactly (SEMANTICS: in float64, as NumPy).
+bool r_mean(const Values& v, const Call&, V* r, std::string*) {
+  *r = vf((double)mean_of(v));
+  return true;
+}
+
+bool r_prod(const Values& v, const Call&, V* r, std::string*) {
+  if (v.fl) {
+    long double p = 1;
+    for (double x : v.f) p *= x;
+    *r = vf((double)p);
+  } else {
+    uint64_t p = 1;
+    for (int64_t x : v.i) p *= (uint64_t)x;
+    *r = vi((int64_t)p);
+  }
+  return true;
+}
+
+// The first extreme (the first NaN wins); j of the winner.
+bool extreme(const Values& v, const Call& c, bool largest, int64_t* best, std::string* why) {
+  if (v.size() == 0) return fail(why, name_of(c) + " of an empty set (no identity)");
+  *best = 0;
+  for (int64_t j = 1; j < v.size(); ++j) {
+    if (v.fl) {
+      const double x = v.f[(size_t)j], bx = v.f[(size_t)*best];
+      if (std::isnan(bx)) break;
+      if (std::isnan(x) || (largest ? x > bx : x < bx)) *best = j;
+    } else {
+      const int64_t x = v.i[(size_t)j], bx = v.i[(size_t)*best];
+      if (largest ? x > bx : x < bx) *best = j;
+    }
+  }
+  return true;
+}
+
+bool r_max(const Values& v, const Call& c, V* r, std::string* why) {
+  int64_t b;
+  if (!extreme(v, c, true, &b, why)) return false;
+  *r = v.fl ? vf(v.f[(size_t)b]) : vi(v.i[(size_t)b]);
+  return true;
+}
+bool r_min(const Values& v, const Call& c, V* r, std::string* why) {
+  int64_t b;
+  if (!extreme(v, c, false, &b, why)) return false;
+  *r = v.fl ? vf(v.f[(size_t)b]) : vi(v.i[(size_t)b]);
+  return true;
+}
+bool r_argmax(const Values& v, const Call& c, V* r, std::string* why) {
+  int64_t b;
+  if (!extreme(v, c, true, &b, why)) return false;
+  *r = vi(b);
+  return true;
+}
+bool r_argmin(const Values& v, const Call& c, V* r, std::string* why) {
+  int64_t b;
+  if (!extreme(v, c, false, &b, why)) return false;
+  *r = vi(b);
+  return true;
+}
+
+bool r_any(const Values& v, const Call&, V* r, std::string*) {  // nonzero (NaN too) is true
+  bool t = false;
+  for (int64_t j = 0; j < v.size(); ++j) t = t || v.get(j) != 0;
+  *r = vb(t);
+  return true;
+}
+bool r_all(const Values& v, const Call&, V* r, std::string*) {
+  bool t = true;
+  for (int64_t j = 0; j < v.size(); ++j) t = t && v.get(j) != 0;
+  *r = vb(t);
+  return true;
+}
+
+// sqrt(sum(x*x)) in long double (ints do not wrap).
+bool r_norm2(const Values& v, const Call&, V* r, std::string*) {
+  long double s = 0;
+  for (int64_t j = 0; j < v.size(); ++j) s += v.fl ? (long double)v.f[(size_t)j] * v.f[(size_t)j]
+                                                   : (long double)v.i[(size_t)j] * (long double)v.i[(size_t)j];
+  *r = vf((double)std::sqrt(s));
+  return true;
+}
+
+// m + log(sum(exp(x - m))), m = max; nothing: -inf; any NaN: NaN; m = +-inf: m.
+bool r_logsumexp(const Values& v, const Call& c, V* r, std::string* why) {
+  if (!v.fl) return fail(why, name_of(c) + ": float dtypes only");
+  double m = -kInf;
+  for (double x : v.f) {
+    if (std::isnan(x)) {
+      *r = vf(kNaN);
+      return true;
+    }
+    m = std::max(m, x);
+  }
+  if (std::isinf(m)) {
+    *r = vf(m);
+    return true;
+  }
+  long double s = 0;
+  for (double x : v.f) s += std::exp((long double)x - m);
+  *r = vf((double)((long double)m + std::log(s)));
+  return true;
+}
+
+// Two-pass: sum((x - mean)^2) / max(count - correction, 0) (x / 0 is inf or
+// NaN, as NumPy); nothing: NaN. params[0] = correction.
+long double variance(const Values& v, double correction) {
+  const int64_t n = v.size();
+  if (n == 0) return kNaN;
+  const long double mean = mean_of(v);
+  long double ss = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const long double d = (v.fl ? (long double)v.f[(size_t)j] : (long double)v.i[(size_t)j]) - mean;
+    ss += d * d;
+  }
+  const long double den = std::max<long double>((long double)n - correction, 0);
+  return ss / den;
+}
+bool r_var(const Values& v, const Call& c, V* r, std::string*) {
+  *r = vf((double)variance(v, c.params[0]));
+  return true;
+}
+bool r_std(const Values& v, const Call& c, V* r, std::string*) {
+  *r = vf((double)std::sqrt(variance(v, c.params[0])));
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Along-axis ops: L maps one line of x (along the axis) to the same positions
+// of out. The axis is in [-ndim, ndim); a 0-d x is one line of one element.
+// ---------------------------------------------------------------------------
+
+typedef bool (*LineFn)(const Values& line, const Call& c, std::vector<V>* out, std::string* why);
+
+template <LineFn L>
+bool along(const Call& c, const Outs& o, std::string* why) {
+  if (!need_inputs(c, 1, why) || !need_output(c, o, why)) return false;
+  const Array& x = *c.inputs[0];
+  Array& out = *o[0];
+  const int nd = (int)x.shape.size();
+  int ax = c.axis < 0 ? c.axis + std::max(nd, 1) : c.axis;
+  if (ax < 0 || ax >= std::max(nd, 1))
+    return fail(why, name_of(c) + ": axis " + std::to_string(c.axis) + " out of range");
+  if (out.numel() != x.numel()) return fail(why, name_of(c) + ": out" + str(out.shape) + " is not x" + str(x.shape));
+  const int64_t len = nd ? x.shape[(size_t)ax] : 1, outer = nd ? prod(x.shape, 0, (size_t)ax) : 1,
+                inner = nd ? prod(x.shape, (size_t)ax + 1) : 1;
+  Values line;
+  line.fl = x.is_float();
+  std::vector<V> res;
+  for (int64_t p = 0; p < outer; ++p)
+    for (int64_t q = 0; q < inner; ++q) {
+      auto at = [&](int64_t j) { return (p * len + j) * inner + q; };
+      line.f.clear();
+      line.i.clear();
+      for (int64_t j = 0; j < len; ++j) {
+        if (line.fl) line.f.push_back(x.f[(size_t)at(j)]);
+        else line.i.push_back(x.i[(size_t)at(j)]);
+      }
+      if (!L(line, c, &res, why)) return false;
+      for (int64_t j = 0; j < len; ++j) store(out, at(j), res[(size_t)j]);
+    }
+  return true;
+}
+
+// Running sum / product in long double (floats) or int64, wrapping (ints, bool).
+bool running(const Values& line, bool sum, std::vector<V>* out) {
+  out->clear();
+  if (line.fl) {
+    long double acc = sum ? 0 : 1;
+    for (double x : line.f) out->push_back(vf((double)(acc = sum ? acc + x : acc * x)));
+  } else {
+    uint64_t acc = sum ? 0 : 1;
+    for (int64_t x : line.i) out->push_back(vi((int64_t)(acc = sum ? acc + (uint64_t)x : acc * (uint64_t)x)));
+  }
+  return true;
+}
+bool l_cumsum(const Values& line, const Call&, std::vector<V>* out, std::string*) { return running(line, true, out); }
+bool l_cumprod(const Values& line, const Call&, std::vector<V>* out, std::string*) {
+  return running(line, false, out);
+}
+
+// NumPy's expression in long double: e^(x - m) / sum(e^(x - m)), m = max:
+// -inf entries give 0; a NaN, a +inf or a line of all -inf makes the line NaN.
+bool softmax_line(const Values& line, const Call& c, bool log, std::vector<V>* out, std::string* why) {
+  if (!line.fl) return fail(why, name_of(c) + ": float dtypes only");
+  double m = -kInf;
+  bool nan = false;
+  for (double x : line.f) {
+    if (std::isnan(x)) nan = true;
+    else m = std::max(m, x);
+  }
+  if (nan) m = kNaN;
+  long double s = 0;
+  for (double x : line.f) s += std::exp((long double)x - m);
+  out->clear();
+  for (double x : line.f) {
+    const long double d = (long double)x - m;
+    out->push_back(vf(log ? (double)(d - std::log(s)) : (double)(std::exp(d) / s)));
+  }
+  return true;
+}
+bool l_softmax(const Values& line, const Call& c, std::vector<V>* out, std::string* why) {
+  return softmax_line(line, c, false, out, why);
+}
+bool l_log_softmax(const Values& line, const Call& c, std::vector<V>* out, std::string* why) {
+  return softmax_line(line, c, true, out, why);
+}
+
+// ---------------------------------------------------------------------------
+// The table: one entry per op
+// ---------------------------------------------------------------------------
+
+const Entry kReduce[] = {
+    {CT_OP_SUM, reduce<r_sum>},
+    {CT_OP_MEAN, reduce<r_mean>},
+    {CT_OP_PROD, reduce<r_prod>},
+    {CT_OP_MAX, reduce<r_max>},
+    {CT_OP_MIN, reduce<r_min>},
+    {CT_OP_ARGMAX, reduce<r_argmax>},
+    {CT_OP_ARGMIN, reduce<r_argmin>},
+    {CT_OP_ANY, reduce<r_any>},
+    {CT_OP_ALL, reduce<r_all>},
+    {CT_OP_NORM2, reduce<r_norm2>},
+    {CT_OP_LOGSUMEXP, reduce<r_logsumexp>},
+    {CT_OP_VAR, reduce<r_var>},
+    {CT_OP_STD, reduce<r_std>},
+    {CT_OP_SOFTMAX, along<l_softmax>},
+    {CT_OP_LOG_SOFTMAX, along<l_log_softmax>},
+    {CT_OP_CUMSUM, along<l_cumsum>},
+    {CT_OP_CUMPROD, along<l_cumprod>},
+};
+
+}  // namespace
+
+CTREF_TABLE(reduce_table, kReduce)
+
+}  // namespace ctref
