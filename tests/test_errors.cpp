@@ -86,6 +86,56 @@ TEST_CASE("errors: bad op id and op of another kind", "[errors]") {
   CHECK(f.untouched());
 }
 
+// Regression: an NN op id passed to an entry point of another kind indexed
+// the kind -> entry-point name table out of bounds ("... call (null)").
+TEST_CASE("errors: every op id x every entry point of another kind names the right entry point", "[errors]") {
+  Fx f;
+  CTensor x = f.x.view(), o = f.out.view();
+  double p[2] = {0, 1};
+  int32_t ax = 0;
+  struct Entry {
+    const char* fn;
+    int32_t kind;
+  };
+  const Entry entries[] = {{"ct_unary", CT_KIND_UNARY},   {"ct_unary_param", CT_KIND_UNARY_PARAM},
+                           {"ct_ternary", CT_KIND_TERNARY}, {"ct_binary", CT_KIND_BINARY},
+                           {"ct_reduce", CT_KIND_REDUCE},   {"ct_along_axis", CT_KIND_ALONG_AXIS}};
+  int kinds_seen[CT_KIND_NN + 1] = {0};
+  for (int32_t op = 0; op < ct_op_count(); ++op) {
+    CTOpInfo info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    REQUIRE(ct_op_info(op, &info) == CT_OK);
+    REQUIRE(info.kind >= CT_KIND_UNARY);
+    REQUIRE(info.kind <= CT_KIND_NN);
+    ++kinds_seen[info.kind];
+    static const char* const want_entry[] = {"", "ct_unary", "ct_unary_param", "ct_ternary", "ct_cast",
+                                             "ct_binary", "ct_reduce", "ct_along_axis", ""};
+    const std::string want = info.kind == CT_KIND_NN ? "call ct_" + std::string(info.name) + " or ct_nn"
+                                                     : "call " + std::string(want_entry[info.kind]);
+    for (const Entry& e : entries) {
+      if (e.kind == info.kind) continue;
+      CTStatus s = CT_OK;
+      switch (e.kind) {
+        case CT_KIND_UNARY: s = ct_unary(op, &x, &o, nullptr); break;
+        case CT_KIND_UNARY_PARAM: s = ct_unary_param(op, &x, p, 2, &o, nullptr); break;
+        case CT_KIND_TERNARY: s = ct_ternary(op, &x, &x, &x, &o, nullptr); break;
+        case CT_KIND_BINARY: s = ct_binary(op, &x, &x, &o, nullptr); break;
+        case CT_KIND_REDUCE: s = ct_reduce(op, &x, &ax, 1, 1, nullptr, 0, &o, nullptr); break;
+        case CT_KIND_ALONG_AXIS: s = ct_along_axis(op, &x, 0, &o, nullptr); break;
+      }
+      INFO("op " << op << " (" << info.name << ", kind " << info.kind << ") through " << e.fn);
+      expect_fail(s, CT_ERR_INVALID_ARGUMENT, e.fn, {}, {info.name, want});
+      CHECK(!contains(last_error(), "(null)"));
+    }
+  }
+  for (int k = CT_KIND_UNARY; k <= CT_KIND_NN; ++k) {
+    INFO("kind " << k);
+    CHECK(kinds_seen[k] > 0);  // the loop above covered every kind
+  }
+  CHECK(f.untouched());
+}
+
 // ---------------------------------------------------------------------------
 // tensor structure
 // ---------------------------------------------------------------------------

@@ -159,13 +159,25 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
 CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* entry) {
   const OpDef* d = op_def(op);
   if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, CT_OP_END_ - 1);
-  if (d->kind != kind) {
-    static const char* const entries[] = {"",          "ct_unary",  "ct_unary_param", "ct_ternary",
-                                          "ct_cast",   "ct_binary", "ct_reduce",      "ct_along_axis"};
-    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call %s", fn, op, d->name, entry,
-                entries[d->kind]);
+  if (d->kind == kind) return CT_OK;
+  // The entry point of every kind; NN ops have their own (ct_<name>) and the generic ct_nn.
+  switch (d->kind) {
+    case CT_KIND_UNARY: case CT_KIND_UNARY_PARAM: case CT_KIND_TERNARY: case CT_KIND_CAST:
+    case CT_KIND_BINARY: case CT_KIND_REDUCE: case CT_KIND_ALONG_AXIS: {
+      static const char* const entries[] = {"ct_unary",  "ct_unary_param", "ct_ternary",   "ct_cast",
+                                            "ct_binary", "ct_reduce",      "ct_along_axis"};
+      static_assert(sizeof entries / sizeof entries[0] == CT_KIND_ALONG_AXIS - CT_KIND_UNARY + 1,
+                    "one entry point per kind");
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call %s", fn, op, d->name, entry,
+                  entries[d->kind - CT_KIND_UNARY]);
+    }
+    case CT_KIND_NN:
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call ct_%s or ct_nn", fn, op, d->name,
+                  entry, d->name);
+    default:  // a kind this table does not know: a registry bug, never an out-of-bounds read
+      return fail(CT_ERR_INTERNAL, "%s: op=%d (%s) has kind %d, which has no entry point", fn, op, d->name,
+                  d->kind);
   }
-  return CT_OK;
 }
 
 // ---- category 2 -------------------------------------------------------------
