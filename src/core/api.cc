@@ -316,16 +316,27 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
   // The output shape keepdims gives.
   int64_t want[CT_MAX_NDIM];
   int32_t wn = 0;
+  // count (elements per output) and outer (outputs), with checked products:
+  // an empty x may have extents whose product overflows (shape (0, 2^62, 4)
+  // reduced over axes 1 and 2). A 0 extent makes its group 0 whatever the
+  // rest; an overflow saturates, and then the other group is 0 (x's element
+  // count was checked), so nothing is computed from it.
   int64_t count = 1, outer = 1;
+  bool count_zero = false, outer_zero = false;
   for (int32_t i = 0; i < x->ndim; ++i) {
-    if (mask & (1u << i)) {
-      count *= x->shape[i];  // no overflow: x's element count was checked
+    const bool red = (mask & (1u << i)) != 0;
+    int64_t& prod = red ? count : outer;
+    bool& zero = red ? count_zero : outer_zero;
+    if (x->shape[i] == 0) zero = true;
+    else if (__builtin_mul_overflow(prod, x->shape[i], &prod)) prod = INT64_MAX;
+    if (red) {
       if (keepdims) want[wn++] = 1;
     } else {
-      outer *= x->shape[i];
       want[wn++] = x->shape[i];
     }
   }
+  if (count_zero) count = 0;
+  if (outer_zero) outer = 0;
   bool same = out->ndim == wn;
   for (int32_t i = 0; same && i < wn; ++i) same = out->shape[i] == want[i];
   char sx[24 * CT_MAX_NDIM + 4], so[24 * CT_MAX_NDIM + 4], sw[24 * CT_MAX_NDIM + 4];

@@ -85,9 +85,10 @@ CTStatus check_same_shape(const char* fn, const char* arg_a, const CTensor* a, c
 
 CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out) {
   if (!out->strides) return CT_OK;  // compact
+  for (int32_t i = 0; i < out->ndim; ++i)
+    if (out->shape[i] == 0) return CT_OK;  // nothing is written: any strides will do
   int32_t dims[CT_MAX_NDIM], n = 0;
   for (int32_t i = 0; i < out->ndim; ++i) {
-    if (out->shape[i] == 0) return CT_OK;  // nothing is written
     if (out->shape[i] == 1) continue;
     if (out->strides[i] == 0)
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.strides[%d]=0 with shape[%d]=%" PRId64 ": an output cannot broadcast",
