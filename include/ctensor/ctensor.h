@@ -218,7 +218,8 @@ CT_API CTStatus ct_malloc(CTDevice device, size_t bytes, void** ptr);
 CT_API void ct_free(CTDevice device, void* ptr);
 
 /** Copy @p src into @p dst: same shape and dtype, any strides on both sides
- *  (dst must not overlap src except exactly, nor overlap itself).
+ *  (dst must not overlap src except exactly, nor overlap itself: overlap is
+ *  decided exactly, within a bound, as for the elementwise ops below).
  *  @return CT_OK or a validation error; dst untouched on failure. */
 CT_API CTStatus ct_copy(const CTensor* src, CTensor* dst, void* stream);
 
@@ -478,7 +479,23 @@ CT_API CTStatus ct_op_supported(int32_t op, CTDevice device, CTDataType dtype);
  * negative included) and any byte_offset. The output may be exactly an input
  * (same data, byte_offset, dtype, shape and strides: in-place); any other
  * overlap between the output and an input, or of the output with itself, is
- * CT_ERR_INVALID_ARGUMENT. Operands share the dtype, except: predicates
+ * CT_ERR_INVALID_ARGUMENT.
+ *
+ * Overlap, for every entry point (ct_copy and categories 1 and 2), is
+ * decided exactly on the bytes the elements occupy, as NumPy's
+ * solve_may_share_memory: interleaved views that share no byte are
+ * accepted (x = the even and out = the odd elements of one buffer; an out
+ * of shape (2, 3) with strides (4, 3), whose six elements are distinct).
+ * The test is a search with a bounded amount of work: when it cannot settle
+ * the question within 20000 steps (seen only with layouts of several large
+ * strides that share no structure, three or more dims), the call is refused
+ * with CT_ERR_INVALID_ARGUMENT and a message saying that the overlap "could
+ * not be ruled out within the exact overlap test's bound of 20000 steps",
+ * whether or not the views overlap. Layouts whose strides, sorted by size,
+ * each exceed the span of the smaller ones (every padded, permuted or
+ * reversed row-major view) never reach the search.
+ *
+ * Operands share the dtype, except: predicates
  * (isnan, isinf, isfinite, logical_not) write bool; where's cond is bool;
  * cast converts. float16 and bfloat16 compute in float32. Integer arithmetic
  * wraps (two's complement), as in NumPy.
@@ -528,7 +545,9 @@ CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream);
  * Inputs may have any strides (0 and negative included) and any
  * byte_offset; outputs must not overlap themselves or an input, except that
  * the out of a binary or along-axis op may be exactly an input whose shape
- * is out's (in-place). A reduction's out never shares memory with x.
+ * is out's (in-place). A reduction's out never shares a byte with x (it may
+ * interleave with x without sharing one). Overlap is decided exactly within
+ * a bound, as for category 1.
  * Operands share a dtype except as the op's CTOpInfo.output_dtype says:
  * comparisons and logical ops write bool, argmax/argmin int64, sum/prod/
  * cumsum/cumprod of integers and bool int64, div/mean/var/std/norm2 of

@@ -208,11 +208,11 @@ CTStatus check_same_device(const char* fn, const char* arg, const CTensor* t, co
               t->device.device_type, t->device.device_id, out->device.device_type, out->device.device_id);
 }
 
-// Out overlapping x at all (reductions read many elements per output).
-CTStatus check_disjoint(const char* fn, const TensorFacts& of, const TensorFacts& xf) {
-  if (of.numel == 0 || xf.numel == 0 || of.hi <= xf.lo || xf.hi <= of.lo) return CT_OK;
-  return fail(CT_ERR_INVALID_ARGUMENT, "%s: out (bytes [%p, %p)) overlaps x (bytes [%p, %p)); a reduction's output must not share memory with its input",
-              fn, (void*)of.lo, (void*)of.hi, (void*)xf.lo, (void*)xf.hi);
+// Out sharing any byte with x (reductions read many elements per output).
+CTStatus check_disjoint(const char* fn, const CTensor* out, const TensorFacts& of, const CTensor* x,
+                        const TensorFacts& xf) {
+  return check_no_shared_bytes(fn, "out", out, of, "x", x, xf,
+                               "a reduction's output must not share memory with its input");
 }
 
 CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTensor* out, void* stream) {
@@ -370,7 +370,7 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
                 fn, d->name, format_shape(sx, sizeof sx, x->ndim, x->shape), ax, d->name);
   }
   if (CTStatus s = check_output_layout(fn, "out", out)) return s;
-  if (CTStatus s = check_disjoint(fn, of, xf)) return s;
+  if (CTStatus s = check_disjoint(fn, out, of, x, xf)) return s;
   if (of.numel == 0) return CT_OK;
   CTReduceCall call;
   call.fn = fn;
