@@ -512,6 +512,51 @@ TEST_CASE("errors: output strides and overlap", "[errors]") {
   }
 }
 
+// Regression: ct_cast between dtypes of one size ran exactly in place
+// (float32 <-> int32 on the same bytes) although CTOpInfo.inplace is 0 for
+// cast. ct_copy, and a cast to x's own dtype, exactly in place stay allowed.
+TEST_CASE("errors: cast between dtypes never runs in place", "[errors]") {
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  REQUIRE(ct_op_info(CT_OP_CAST, &info) == CT_OK);
+  CHECK(info.inplace == 0);
+  const int pairs[][2] = {{DT_F32, DT_I32}, {DT_I32, DT_F32}, {DT_F64, DT_I64}, {DT_I64, DT_F64},
+                          {DT_F16, DT_BF16}, {DT_BF16, DT_I16}, {DT_I8, DT_U8}, {DT_BOOL, DT_U8}, {DT_U8, DT_BOOL}};
+  for (const auto& p : pairs) {
+    INFO(dtype(p[0]).name << " -> " << dtype(p[1]).name);
+    for (int strided = 0; strided < 2; ++strided) {
+      HostTensor x = strided ? HostTensor::strided(p[0], {3, 2}, {-4, 2}, 1) : HostTensor::compact(p[0], {3, 2});
+      for (int64_t i = 0; i < 6; ++i) x.set(i, (double)(i % 2));
+      const std::vector<unsigned char> before = x.bytes();
+      CTensor xv = x.view(), ov = xv;
+      ov.dtype = dtype(p[1]).dt;
+      expect_fail(ct_cast(&xv, &ov, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_cast", {"out", "x"},
+                  {"cast cannot run in place between dtypes",
+                   std::string("(") + dtype(p[0]).name + " -> " + dtype(p[1]).name + ")"});
+      CHECK(x.bytes() == before);
+      // the same dtype: a copy onto itself, allowed
+      CHECK(ct_cast(&xv, &xv, nullptr) == CT_OK);
+      CHECK(ct_copy(&xv, &xv, nullptr) == CT_OK);
+      CHECK(x.bytes() == before);
+    }
+  }
+  // interleaved without sharing a byte is fine: float32 x at even elements, int32 out at odd ones
+  HostTensor buf = HostTensor::compact(DT_F32, {8});
+  for (int i = 0; i < 8; ++i) buf.set(i, 1.5 * i);
+  int64_t sh[1] = {4}, st[1] = {2};
+  CTensor xv = {buf.buf(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, sh, st, 0};
+  CTensor ov = {buf.buf(), {CT_CPU, 0}, 1, {CT_INT, 32, 1}, sh, st, 4};
+  REQUIRE(ct_cast(&xv, &ov, nullptr) == CT_OK);
+  int32_t v;
+  std::memcpy(&v, buf.buf() + 4 * 5, 4);
+  CHECK(v == 6);  // (int)(1.5 * 4)
+  // sharing part of the bytes names the cast rule too
+  CTensor op = {buf.buf(), {CT_CPU, 0}, 1, {CT_INT, 32, 1}, sh, st, 8};
+  expect_fail(ct_cast(&xv, &op, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_cast", {"out", "x"},
+              {"cast cannot run in place between dtypes"});
+}
+
 TEST_CASE("errors: NULL operands of ternary, cast and copy", "[errors]") {
   Fx f;
   CTensor x = f.x.view(), o = f.out.view();

@@ -535,7 +535,11 @@ CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const
  *  Float to integer truncates toward zero and saturates (NaN gives 0);
  *  integer to narrower integer wraps modulo 2^bits (as NumPy and C's
  *  conversion to unsigned); to bool is x != 0 (NaN is true); float to
- *  float16/bfloat16 rounds to nearest even, overflowing to +-inf. */
+ *  float16/bfloat16 rounds to nearest even, overflowing to +-inf.
+ *  A cast between two dtypes never runs in place (CTOpInfo.inplace is 0):
+ *  an out that shares any byte with x is CT_ERR_INVALID_ARGUMENT, even
+ *  exactly x's bytes with a dtype of the same size (float32 <-> int32). A
+ *  cast to x's own dtype is a copy and, like ct_copy, may be exactly x. */
 CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream);
 
 /* ------------------------------------------------------------------------ */

@@ -139,6 +139,16 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
   }
 
   if (CTStatus s = check_output_layout(fn, out_name, out)) return s;
+  if (op == CT_OP_CAST && of.dt != inf[0].dt) {
+    // CTOpInfo.inplace is 0 for cast: converting between dtypes never runs
+    // in place, not even on exactly the same bytes (float32 <-> int32).
+    // ct_copy and a cast to the same dtype are copies: exactly in place is
+    // allowed there (it changes nothing).
+    char why[128];
+    std::snprintf(why, sizeof why, "cast cannot run in place between dtypes (%s -> %s): %s must share no byte with %s",
+                  dtype_name(inf[0].dt), dtype_name(of.dt), out_name, names[0]);
+    if (CTStatus s = check_no_shared_bytes(fn, out_name, out, of, names[0], in[0], inf[0], why)) return s;
+  }
   for (int32_t i = 0; i < nin; ++i)
     if (CTStatus s = check_overlap(fn, out_name, out, of, names[i], in[i], inf[i])) return s;
   if (of.numel == 0) return CT_OK;
