@@ -585,7 +585,9 @@ CT_API CTStatus ct_binary(int32_t op, const CTensor* a, const CTensor* b, CTenso
 /** out = op(x) reduced over a set of axes, for a CT_KIND_REDUCE op.
  *  @param[in]  axes       num_axes distinct axes in [-x.ndim, x.ndim); NULL
  *                         (with num_axes = 0) reduces over every axis; a
- *                         non-NULL empty set reduces over none (NumPy's axis=())
+ *                         non-NULL empty set reduces over none (NumPy's axis=());
+ *                         a 0-d x takes one axis 0 or -1 (NumPy's reductions
+ *                         accept it): its one element, out 0-d either way
  *  @param[in]  keepdims   nonzero: out has x.ndim dims, the reduced ones 1;
  *                         zero: the reduced dims are removed
  *  @param[in]  params     var and std: {correction} (NumPy's ddof; 0 for the

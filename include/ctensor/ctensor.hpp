@@ -1295,21 +1295,24 @@ inline bool try_reduce_shape(const std::vector<int64_t>& shape, const Axes& axes
   if (axes.is_all()) {
     for (int64_t d = 0; d < nd; ++d) reduced[d] = true;
   } else {
+    // A 0-d shape takes axis 0 or -1 (its one element), as ct_reduce does.
+    const int64_t na = nd > 0 ? nd : 1;
     for (size_t k = 0; k < axes.values().size(); ++k) {
       const int64_t a = axes.values()[k];
-      if (a < -nd || a >= nd) {
+      if (a < -na || a >= na) {
         if (why)
           *why = "axis " + std::to_string(static_cast<long long>(a)) +
                  " is out of range for ndim=" + std::to_string(static_cast<long long>(nd));
         return false;
       }
-      const int64_t w = a < 0 ? a + nd : a;
+      const int64_t w = a < 0 ? a + na : a;
       if (reduced[w]) {
         if (why) *why = "axis " + std::to_string(static_cast<long long>(w)) + " is repeated";
         return false;
       }
       reduced[w] = true;
     }
+    if (nd == 0) reduced[0] = false;  // nothing to drop or keep as 1
   }
   out.clear();
   for (int64_t d = 0; d < nd; ++d) {

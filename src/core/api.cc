@@ -303,7 +303,9 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
   const CTBackend* backend = nullptr;
   if (CTStatus s = check_unary_call(fn, op, CT_KIND_REDUCE, "reduce", x, out, &xf, &of, &backend)) return s;
   const OpDef* d = op_def(op);
-  // Axes: NULL = all; each in [-ndim, ndim), no repeats.
+  // Axes: NULL = all; each in [-ndim, ndim), no repeats. A 0-d x takes axis
+  // 0 or -1 (once), as NumPy's reductions do (np.sum(np.float32(3), axis=0)):
+  // its one element is reduced, and the out is 0-d with or without keepdims.
   uint32_t mask = 0;
   if (!axes) {
     if (num_axes != 0)
@@ -311,17 +313,21 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
                   num_axes);
     mask = x->ndim ? (uint32_t)((1ull << x->ndim) - 1) : 0u;
   } else {
-    if (num_axes < 0 || num_axes > x->ndim)
-      return fail(CT_ERR_INVALID_ARGUMENT, "%s: num_axes=%d is outside 0..x.ndim=%d", fn, num_axes, x->ndim);
+    const int32_t nd = x->ndim > 0 ? x->ndim : 1;  // a 0-d x has the one axis 0 (= -1)
+    if (num_axes < 0 || num_axes > nd)
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: num_axes=%d is outside 0..%d for x.ndim=%d", fn, num_axes, nd,
+                  x->ndim);
+    uint32_t seen = 0;
     for (int32_t i = 0; i < num_axes; ++i) {
-      const int32_t ax = axes[i] < 0 ? axes[i] + x->ndim : axes[i];
-      if (ax < 0 || ax >= x->ndim)
+      const int32_t ax = axes[i] < 0 ? axes[i] + nd : axes[i];
+      if (ax < 0 || ax >= nd)
         return fail(CT_ERR_INVALID_ARGUMENT, "%s: axes[%d]=%d is outside [-%d, %d) for x.ndim=%d", fn, i, axes[i],
-                    x->ndim, x->ndim, x->ndim);
-      if (mask & (1u << ax))
+                    nd, nd, x->ndim);
+      if (seen & (1u << ax))
         return fail(CT_ERR_INVALID_ARGUMENT, "%s: axes[%d]=%d repeats axis %d", fn, i, axes[i], ax);
-      mask |= 1u << ax;
+      seen |= 1u << ax;
     }
+    if (x->ndim > 0) mask = seen;  // 0-d: no dim to reduce, one element per output
   }
   // The output shape keepdims gives.
   int64_t want[CT_MAX_NDIM];

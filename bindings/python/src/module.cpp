@@ -916,14 +916,16 @@ nb::object call_reduce(const OpCtx& c, nb::handle x, nb::handle axis, bool keepd
   Axes ax = parse_axes(axis, c.name);
   const CTDataType odt = output_dtype(c.output_rule, xa.t.dtype);
   // The shape the library will want; on a bad axis it names the problem.
-  uint32_t mask = 0;
+  uint32_t mask = 0, seen = 0;
   bool bad = false;
   if (ax.all) mask = xa.t.ndim ? (uint32_t)((1ull << xa.t.ndim) - 1) : 0u;
+  const int32_t nax = xa.t.ndim > 0 ? xa.t.ndim : 1;  // a 0-d x takes axis 0 or -1, as the library does
   for (int i = 0; i < ax.n; ++i) {
-    const int32_t a = ax.v[i] < 0 ? ax.v[i] + xa.t.ndim : ax.v[i];
-    if (a < 0 || a >= xa.t.ndim || (mask & (1u << a))) bad = true;
-    else mask |= 1u << a;
+    const int32_t a = ax.v[i] < 0 ? ax.v[i] + nax : ax.v[i];
+    if (a < 0 || a >= nax || (seen & (1u << a))) bad = true;
+    else seen |= 1u << a;
   }
+  if (!ax.all && xa.t.ndim > 0) mask = seen;
   const int32_t* axes = ax.all ? nullptr : ax.v;
   if (bad) {
     int64_t zero = 0;
