@@ -1034,6 +1034,14 @@ TEST_CASE("reductions", "[cpp]") {
   REQUIRE(ct::sum(x, {1, 0}, true).item<float>() == 21.f);
   REQUIRE(ct::sum(x, std::vector<int>{0}).to_vector<float>() == std::vector<float>{5, 7, 9});
   REQUIRE(ct::sum(x, ct::Axes::all(), true).shape() == shp({1, 1}));
+  // A 0-d tensor takes axis 0 or -1 (as NumPy's reductions and ct_reduce do).
+  ct::Tensor x0 = ct::Tensor::from({4.f}, {});
+  REQUIRE(ct::sum(x0, 0).shape() == shp({}));
+  REQUIRE(ct::sum(x0, -1, true).shape() == shp({}));
+  REQUIRE(ct::sum(x0, 0).item<float>() == 4.f);
+  REQUIRE(ct::argmax(x0, 0).item<int64_t>() == 0);
+  REQUIRE_THROWS_AS(ct::sum(x0, 1), ct::Error);
+  REQUIRE_THROWS_AS(ct::sum(x0, {0, -1}), ct::Error);
 
   ct::Tensor y = iota({2, 3, 4});
   ct::Tensor s02 = ct::sum(y, {0, 2}, true);
@@ -1190,7 +1198,8 @@ TEST_CASE("reduction out= forms, streams and errors", "[cpp]") {
   require_status([&] { ct::mean(x, {0, 0}); }, CT_ERR_INVALID_ARGUMENT, "ct_op_output_info");
   require_status([&] { ct::mean(x, {1, -1}, true); }, CT_ERR_INVALID_ARGUMENT, "ct_op_output_info");
   require_status([&] { ct::sum(x, {2}, false, o); }, CT_ERR_INVALID_ARGUMENT, "ct_reduce");  // out= form
-  require_status([&] { ct::sum(ct::Tensor::from({1.f}, {}), 0); }, CT_ERR_INVALID_ARGUMENT);
+  require_status([&] { ct::sum(ct::Tensor::from({1.f}, {}), 1); }, CT_ERR_INVALID_ARGUMENT);  // 0-d: only 0, -1
+  REQUIRE(ct::sum(ct::Tensor::from({1.f}, {}), 0).item<float>() == 1.f);                     // as NumPy
   // Wrong out shape or dtype.
   require_status([&] { ct::sum(x, {1}, false, o); }, CT_ERR_SHAPE_MISMATCH, "ct_reduce");
   require_status([&] { ct::argmax(x, 0, false, ct::Tensor::empty({3}, ct::dtype::int32)); },

@@ -86,6 +86,56 @@ TEST_CASE("errors: bad op id and op of another kind", "[errors]") {
   CHECK(f.untouched());
 }
 
+// Regression: an NN op id passed to an entry point of another kind indexed
+// the kind -> entry-point name table out of bounds ("... call (null)").
+TEST_CASE("errors: every op id x every entry point of another kind names the right entry point", "[errors]") {
+  Fx f;
+  CTensor x = f.x.view(), o = f.out.view();
+  double p[2] = {0, 1};
+  int32_t ax = 0;
+  struct Entry {
+    const char* fn;
+    int32_t kind;
+  };
+  const Entry entries[] = {{"ct_unary", CT_KIND_UNARY},   {"ct_unary_param", CT_KIND_UNARY_PARAM},
+                           {"ct_ternary", CT_KIND_TERNARY}, {"ct_binary", CT_KIND_BINARY},
+                           {"ct_reduce", CT_KIND_REDUCE},   {"ct_along_axis", CT_KIND_ALONG_AXIS}};
+  int kinds_seen[CT_KIND_NN + 1] = {0};
+  for (int32_t op = 0; op < ct_op_count(); ++op) {
+    CTOpInfo info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    REQUIRE(ct_op_info(op, &info) == CT_OK);
+    REQUIRE(info.kind >= CT_KIND_UNARY);
+    REQUIRE(info.kind <= CT_KIND_NN);
+    ++kinds_seen[info.kind];
+    static const char* const want_entry[] = {"", "ct_unary", "ct_unary_param", "ct_ternary", "ct_cast",
+                                             "ct_binary", "ct_reduce", "ct_along_axis", ""};
+    const std::string want = info.kind == CT_KIND_NN ? "call ct_" + std::string(info.name) + " or ct_nn"
+                                                     : "call " + std::string(want_entry[info.kind]);
+    for (const Entry& e : entries) {
+      if (e.kind == info.kind) continue;
+      CTStatus s = CT_OK;
+      switch (e.kind) {
+        case CT_KIND_UNARY: s = ct_unary(op, &x, &o, nullptr); break;
+        case CT_KIND_UNARY_PARAM: s = ct_unary_param(op, &x, p, 2, &o, nullptr); break;
+        case CT_KIND_TERNARY: s = ct_ternary(op, &x, &x, &x, &o, nullptr); break;
+        case CT_KIND_BINARY: s = ct_binary(op, &x, &x, &o, nullptr); break;
+        case CT_KIND_REDUCE: s = ct_reduce(op, &x, &ax, 1, 1, nullptr, 0, &o, nullptr); break;
+        case CT_KIND_ALONG_AXIS: s = ct_along_axis(op, &x, 0, &o, nullptr); break;
+      }
+      INFO("op " << op << " (" << info.name << ", kind " << info.kind << ") through " << e.fn);
+      expect_fail(s, CT_ERR_INVALID_ARGUMENT, e.fn, {}, {info.name, want});
+      CHECK(!contains(last_error(), "(null)"));
+    }
+  }
+  for (int k = CT_KIND_UNARY; k <= CT_KIND_NN; ++k) {
+    INFO("kind " << k);
+    CHECK(kinds_seen[k] > 0);  // the loop above covered every kind
+  }
+  CHECK(f.untouched());
+}
+
 // ---------------------------------------------------------------------------
 // tensor structure
 // ---------------------------------------------------------------------------
@@ -461,6 +511,51 @@ TEST_CASE("errors: output strides and overlap", "[errors]") {
     CHECK(buf.get(7) == -3.0);
     CHECK(buf.get(3) == 3.0);
   }
+}
+
+// Regression: ct_cast between dtypes of one size ran exactly in place
+// (float32 <-> int32 on the same bytes) although CTOpInfo.inplace is 0 for
+// cast. ct_copy, and a cast to x's own dtype, exactly in place stay allowed.
+TEST_CASE("errors: cast between dtypes never runs in place", "[errors]") {
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  REQUIRE(ct_op_info(CT_OP_CAST, &info) == CT_OK);
+  CHECK(info.inplace == 0);
+  const int pairs[][2] = {{DT_F32, DT_I32}, {DT_I32, DT_F32}, {DT_F64, DT_I64}, {DT_I64, DT_F64},
+                          {DT_F16, DT_BF16}, {DT_BF16, DT_I16}, {DT_I8, DT_U8}, {DT_BOOL, DT_U8}, {DT_U8, DT_BOOL}};
+  for (const auto& p : pairs) {
+    INFO(dtype(p[0]).name << " -> " << dtype(p[1]).name);
+    for (int strided = 0; strided < 2; ++strided) {
+      HostTensor x = strided ? HostTensor::strided(p[0], {3, 2}, {-4, 2}, 1) : HostTensor::compact(p[0], {3, 2});
+      for (int64_t i = 0; i < 6; ++i) x.set(i, (double)(i % 2));
+      const std::vector<unsigned char> before = x.bytes();
+      CTensor xv = x.view(), ov = xv;
+      ov.dtype = dtype(p[1]).dt;
+      expect_fail(ct_cast(&xv, &ov, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_cast", {"out", "x"},
+                  {"cast cannot run in place between dtypes",
+                   std::string("(") + dtype(p[0]).name + " -> " + dtype(p[1]).name + ")"});
+      CHECK(x.bytes() == before);
+      // the same dtype: a copy onto itself, allowed
+      CHECK(ct_cast(&xv, &xv, nullptr) == CT_OK);
+      CHECK(ct_copy(&xv, &xv, nullptr) == CT_OK);
+      CHECK(x.bytes() == before);
+    }
+  }
+  // interleaved without sharing a byte is fine: float32 x at even elements, int32 out at odd ones
+  HostTensor buf = HostTensor::compact(DT_F32, {8});
+  for (int i = 0; i < 8; ++i) buf.set(i, 1.5 * i);
+  int64_t sh[1] = {4}, st[1] = {2};
+  CTensor xv = {buf.buf(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, sh, st, 0};
+  CTensor ov = {buf.buf(), {CT_CPU, 0}, 1, {CT_INT, 32, 1}, sh, st, 4};
+  REQUIRE(ct_cast(&xv, &ov, nullptr) == CT_OK);
+  int32_t v;
+  std::memcpy(&v, buf.buf() + 4 * 5, 4);
+  CHECK(v == 6);  // (int)(1.5 * 4)
+  // sharing part of the bytes names the cast rule too
+  CTensor op = {buf.buf(), {CT_CPU, 0}, 1, {CT_INT, 32, 1}, sh, st, 8};
+  expect_fail(ct_cast(&xv, &op, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_cast", {"out", "x"},
+              {"cast cannot run in place between dtypes"});
 }
 
 TEST_CASE("errors: NULL operands of ternary, cast and copy", "[errors]") {

@@ -944,7 +944,61 @@ TEST_CASE("reduce errors: axes", "[reduce]") {
   expect_reduce_fail(CT_OP_MAX, x, false, {100}, 1, 0, nullptr, 0, o35, inv);
   HostTensor s = HostTensor::compact(DT_F32, {});
   HostTensor os = HostTensor::compact(DT_F32, {});
-  expect_reduce_fail(CT_OP_SUM, s, false, {0}, 1, 0, nullptr, 0, os, inv);  // 0-d: no axis 0
+  // 0-d: axis 0 or -1 once (see the next test); nothing else
+  expect_reduce_fail(CT_OP_SUM, s, false, {1}, 1, 0, nullptr, 0, os, inv, {"axes[0]=1", "[-1, 1)"});
+  expect_reduce_fail(CT_OP_SUM, s, false, {-2}, 1, 0, nullptr, 0, os, inv, {"axes[0]=-2"});
+  expect_reduce_fail(CT_OP_SUM, s, false, {0, -1}, 2, 0, nullptr, 0, os, inv, {"num_axes=2"});
+  expect_reduce_fail(CT_OP_SUM, s, false, {0, 0}, 2, 1, nullptr, 0, os, inv, {"num_axes=2"});
+  HostTensor o1 = HostTensor::compact(DT_F32, {1});
+  expect_reduce_fail(CT_OP_SUM, s, false, {0}, 1, 1, nullptr, 0, o1, CT_ERR_SHAPE_MISMATCH, {"[]"});  // keepdims: 0-d
+}
+
+// Regression: ct_reduce refused axis 0 / -1 on a 0-d x, which NumPy's
+// reductions accept (np.sum(np.float32(3), axis=0) is 3) and ct_along_axis
+// already did: the one element is reduced, out is 0-d with or without keepdims.
+TEST_CASE("reduce: a 0-d x takes axis 0 or -1", "[reduce]") {
+  const int32_t ops[] = {CT_OP_SUM, CT_OP_MEAN, CT_OP_PROD, CT_OP_MAX, CT_OP_MIN, CT_OP_ARGMAX, CT_OP_ARGMIN,
+                         CT_OP_ANY, CT_OP_ALL, CT_OP_NORM2, CT_OP_LOGSUMEXP, CT_OP_VAR, CT_OP_STD};
+  for (int d : {DT_F32, DT_I32, DT_F64}) {
+    for (int32_t op : ops) {
+      CTOpInfo info;
+      std::memset(&info, 0, sizeof info);
+      info.struct_size = sizeof info;
+      REQUIRE(ct_op_info(op, &info) == CT_OK);
+      if (!(info.dtype_mask & (1u << d))) continue;
+      HostTensor x = HostTensor::compact(d, {});
+      x.set(0, -3.0);
+      const int od = output_dtype_for(info.output_dtype, d);
+      double want;
+      switch (op) {
+        case CT_OP_ARGMAX: case CT_OP_ARGMIN: want = 0; break;
+        case CT_OP_ANY: case CT_OP_ALL: want = 1; break;
+        case CT_OP_NORM2: want = 3; break;
+        case CT_OP_VAR: case CT_OP_STD: want = 0; break;
+        default: want = -3; break;
+      }
+      for (int32_t axis : {0, -1})
+        for (int keep = 0; keep < 2; ++keep) {
+          INFO(info.name << " " << dtype(d).name << " axis " << axis << " keepdims " << keep);
+          HostTensor o = HostTensor::compact(od, {});
+          o.fill_bytes(0x5A);
+          CTensor xv = x.view(), ov = o.view();
+          double corr = 0.0;
+          const int np = info.num_params;
+          REQUIRE(ct_reduce(op, &xv, &axis, 1, keep, np ? &corr : nullptr, np, &ov, nullptr) == CT_OK);
+          CHECK(o.get(0) == want);
+        }
+    }
+  }
+  // NULL axes and axes=() on a 0-d x keep working
+  HostTensor x = HostTensor::compact(DT_F32, {}), o = HostTensor::compact(DT_F32, {});
+  x.set(0, 2.5);
+  CTensor xv = x.view(), ov = o.view();
+  REQUIRE(ct_reduce(CT_OP_SUM, &xv, nullptr, 0, 1, nullptr, 0, &ov, nullptr) == CT_OK);
+  CHECK(o.get(0) == 2.5);
+  const int32_t none = 0;
+  REQUIRE(ct_reduce(CT_OP_PROD, &xv, &none, 0, 0, nullptr, 0, &ov, nullptr) == CT_OK);
+  CHECK(o.get(0) == 2.5);
 }
 
 TEST_CASE("reduce errors: out shape and dtype, params, op, unsupported, overlap", "[reduce]") {

@@ -221,12 +221,13 @@ CT_API CTStatus ct_malloc(CTDevice device, size_t bytes, void** ptr);
 CT_API void ct_free(CTDevice device, void* ptr);
 
 /** Copy @p src into @p dst: same shape and dtype, any strides on both sides
- *  (dst must not overlap src except exactly, nor overlap itself), between
+ *  (dst must not overlap src except exactly, nor overlap itself: overlap is
+ *  decided exactly, within a bound, as for the elementwise ops below), between
  *  any two devices: within a device and between a device and the host
  *  through the device's own copy (asynchronous on @p stream, the stream of
  *  the device that is not the CPU: keep host memory alive until it is
- *  synchronised); between two non-CPU devices staged through host memory,
- *  synchronously.
+ *  synchronised); between two devices of one backend through its copy;
+ *  between devices of two backends staged through host memory, synchronously.
  *  @return CT_OK or a validation error; dst untouched on failure. */
 CT_API CTStatus ct_copy(const CTensor* src, CTensor* dst, void* stream);
 
@@ -598,7 +599,23 @@ CT_API CTStatus ct_op_output_info(int32_t op, const CTOpArgs* args, const CTenso
  * negative included) and any byte_offset. The output may be exactly an input
  * (same data, byte_offset, dtype, shape and strides: in-place); any other
  * overlap between the output and an input, or of the output with itself, is
- * CT_ERR_INVALID_ARGUMENT. Operands share the dtype, except: predicates
+ * CT_ERR_INVALID_ARGUMENT.
+ *
+ * Overlap, for every entry point (ct_copy and categories 1 and 2), is
+ * decided exactly on the bytes the elements occupy, as NumPy's
+ * solve_may_share_memory: interleaved views that share no byte are
+ * accepted (x = the even and out = the odd elements of one buffer; an out
+ * of shape (2, 3) with strides (4, 3), whose six elements are distinct).
+ * The test is a search with a bounded amount of work: when it cannot settle
+ * the question within 20000 steps (seen only with layouts of several large
+ * strides that share no structure, three or more dims), the call is refused
+ * with CT_ERR_INVALID_ARGUMENT and a message saying that the overlap "could
+ * not be ruled out within the exact overlap test's bound of 20000 steps",
+ * whether or not the views overlap. Layouts whose strides, sorted by size,
+ * each exceed the span of the smaller ones (every padded, permuted or
+ * reversed row-major view) never reach the search.
+ *
+ * Operands share the dtype, except: predicates
  * (isnan, isinf, isfinite, logical_not) write bool; where's cond is bool;
  * cast converts. float16 and bfloat16 compute in float32. Integer arithmetic
  * wraps (two's complement), as in NumPy.
@@ -638,7 +655,11 @@ CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const
  *  Float to integer truncates toward zero and saturates (NaN gives 0);
  *  integer to narrower integer wraps modulo 2^bits (as NumPy and C's
  *  conversion to unsigned); to bool is x != 0 (NaN is true); float to
- *  float16/bfloat16 rounds to nearest even, overflowing to +-inf. */
+ *  float16/bfloat16 rounds to nearest even, overflowing to +-inf.
+ *  A cast between two dtypes never runs in place (CTOpInfo.inplace is 0):
+ *  an out that shares any byte with x is CT_ERR_INVALID_ARGUMENT, even
+ *  exactly x's bytes with a dtype of the same size (float32 <-> int32). A
+ *  cast to x's own dtype is a copy and, like ct_copy, may be exactly x. */
 CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream);
 
 /* ------------------------------------------------------------------------ */
@@ -648,7 +669,9 @@ CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream);
  * Inputs may have any strides (0 and negative included) and any
  * byte_offset; outputs must not overlap themselves or an input, except that
  * the out of a binary or along-axis op may be exactly an input whose shape
- * is out's (in-place). A reduction's out never shares memory with x.
+ * is out's (in-place). A reduction's out never shares a byte with x (it may
+ * interleave with x without sharing one). Overlap is decided exactly within
+ * a bound, as for category 1.
  * Operands share a dtype except as the op's CTOpInfo.output_dtype says:
  * comparisons and logical ops write bool, argmax/argmin int64, sum/prod/
  * cumsum/cumprod of integers and bool int64, div/mean/var/std/norm2 of
@@ -682,7 +705,9 @@ CT_API CTStatus ct_binary(int32_t op, const CTensor* a, const CTensor* b, CTenso
 /** out = op(x) reduced over a set of axes, for a CT_KIND_REDUCE op.
  *  @param[in]  axes       num_axes distinct axes in [-x.ndim, x.ndim); NULL
  *                         (with num_axes = 0) reduces over every axis; a
- *                         non-NULL empty set reduces over none (NumPy's axis=())
+ *                         non-NULL empty set reduces over none (NumPy's axis=());
+ *                         a 0-d x takes one axis 0 or -1 (NumPy's reductions
+ *                         accept it): its one element, out 0-d either way
  *  @param[in]  keepdims   nonzero: out has x.ndim dims, the reduced ones 1;
  *                         zero: the reduced dims are removed
  *  @param[in]  params     var and std: {correction} (NumPy's ddof; 0 for the

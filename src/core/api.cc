@@ -178,6 +178,16 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
   }
 
   if (CTStatus s = check_output_layout(fn, out_name, out)) return s;
+  if (op == CT_OP_CAST && of.dt != inf[0].dt) {
+    // CTOpInfo.inplace is 0 for cast: converting between dtypes never runs
+    // in place, not even on exactly the same bytes (float32 <-> int32).
+    // ct_copy and a cast to the same dtype are copies: exactly in place is
+    // allowed there (it changes nothing).
+    char why[128];
+    std::snprintf(why, sizeof why, "cast cannot run in place between dtypes (%s -> %s): %s must share no byte with %s",
+                  dtype_name(inf[0].dt), dtype_name(of.dt), out_name, names[0]);
+    if (CTStatus s = check_no_shared_bytes(fn, out_name, out, of, names[0], in[0], inf[0], why)) return s;
+  }
   for (int32_t i = 0; i < nin; ++i)
     if (CTStatus s = check_overlap(fn, out_name, out, of, names[i], in[i], inf[i])) return s;
   if (CTStatus s = check_stream(backend, fn, out->device.device_id, stream)) return s;
@@ -208,10 +218,25 @@ namespace {
 CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* entry) {
   const OpDef* d = op_def(op);
   if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
-  if (d->kind != kind)
-    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call %s", fn, op, d->name, entry,
-                kind_entry(d->kind));
-  return CT_OK;
+  if (d->kind == kind) return CT_OK;
+  // The entry point of every kind; NN ops have their own (ct_<name>) and the generic ct_nn.
+  switch (d->kind) {
+    case CT_KIND_UNARY: case CT_KIND_UNARY_PARAM: case CT_KIND_TERNARY: case CT_KIND_CAST:
+    case CT_KIND_BINARY: case CT_KIND_REDUCE: case CT_KIND_ALONG_AXIS: {
+      static const char* const entries[] = {"ct_unary",  "ct_unary_param", "ct_ternary",   "ct_cast",
+                                            "ct_binary", "ct_reduce",      "ct_along_axis"};
+      static_assert(sizeof entries / sizeof entries[0] == CT_KIND_ALONG_AXIS - CT_KIND_UNARY + 1,
+                    "one entry point per kind");
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call %s", fn, op, d->name, entry,
+                  entries[d->kind - CT_KIND_UNARY]);
+    }
+    case CT_KIND_NN:
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call ct_%s or ct_nn", fn, op, d->name,
+                  entry, d->name);
+    default:  // a kind this table does not know: a registry bug, never an out-of-bounds read
+      return fail(CT_ERR_INTERNAL, "%s: op=%d (%s) has kind %d, which has no entry point", fn, op, d->name,
+                  d->kind);
+  }
 }
 
 // ---- category 2 -------------------------------------------------------------
@@ -247,11 +272,11 @@ CTStatus check_same_device(const char* fn, const char* arg, const CTensor* t, co
               t->device.device_type, t->device.device_id, out->device.device_type, out->device.device_id);
 }
 
-// Out overlapping x at all (reductions read many elements per output).
-CTStatus check_disjoint(const char* fn, const TensorFacts& of, const TensorFacts& xf) {
-  if (!ranges_meet(of, xf)) return CT_OK;
-  return fail(CT_ERR_INVALID_ARGUMENT, "%s: out (bytes [%p, %p)) overlaps x (bytes [%p, %p)); a reduction's output must not share memory with its input",
-              fn, (void*)of.lo, (void*)of.hi, (void*)xf.lo, (void*)xf.hi);
+// Out sharing any byte with x (reductions read many elements per output).
+CTStatus check_disjoint(const char* fn, const CTensor* out, const TensorFacts& of, const CTensor* x,
+                        const TensorFacts& xf) {
+  return check_no_shared_bytes(fn, "out", out, of, "x", x, xf,
+                               "a reduction's output must not share memory with its input");
 }
 
 CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTensor* out, void* stream) {
@@ -336,7 +361,9 @@ CTStatus check_unary_call(const char* fn, int32_t op, int32_t kind, const char* 
 
 CTStatus reduce_shape(const char* fn, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
                       uint32_t* mask_out, int64_t* want, int32_t* wn_out, int64_t* count_out, int64_t* outer_out) {
-  // Axes: NULL = all; each in [-ndim, ndim), no repeats.
+  // Axes: NULL = all; each in [-ndim, ndim), no repeats. A 0-d x takes axis
+  // 0 or -1 (once), as NumPy's reductions do (np.sum(np.float32(3), axis=0)):
+  // its one element is reduced, and the out is 0-d with or without keepdims.
   uint32_t mask = 0;
   if (!axes) {
     if (num_axes != 0)
@@ -344,30 +371,45 @@ CTStatus reduce_shape(const char* fn, const CTensor* x, const int32_t* axes, int
                   num_axes);
     mask = x->ndim ? (uint32_t)((1ull << x->ndim) - 1) : 0u;
   } else {
-    if (num_axes < 0 || num_axes > x->ndim)
-      return fail(CT_ERR_INVALID_ARGUMENT, "%s: num_axes=%d is outside 0..x.ndim=%d", fn, num_axes, x->ndim);
+    const int32_t nd = x->ndim > 0 ? x->ndim : 1;  // a 0-d x has the one axis 0 (= -1)
+    if (num_axes < 0 || num_axes > nd)
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: num_axes=%d is outside 0..%d for x.ndim=%d", fn, num_axes, nd,
+                  x->ndim);
+    uint32_t seen = 0;
     for (int32_t i = 0; i < num_axes; ++i) {
-      const int32_t ax = axes[i] < 0 ? axes[i] + x->ndim : axes[i];
-      if (ax < 0 || ax >= x->ndim)
+      const int32_t ax = axes[i] < 0 ? axes[i] + nd : axes[i];
+      if (ax < 0 || ax >= nd)
         return fail(CT_ERR_INVALID_ARGUMENT, "%s: axes[%d]=%d is outside [-%d, %d) for x.ndim=%d", fn, i, axes[i],
-                    x->ndim, x->ndim, x->ndim);
-      if (mask & (1u << ax))
+                    nd, nd, x->ndim);
+      if (seen & (1u << ax))
         return fail(CT_ERR_INVALID_ARGUMENT, "%s: axes[%d]=%d repeats axis %d", fn, i, axes[i], ax);
-      mask |= 1u << ax;
+      seen |= 1u << ax;
     }
+    if (x->ndim > 0) mask = seen;  // 0-d: no dim to reduce, one element per output
   }
   // The output shape keepdims gives (no overflow: x's element count was checked).
   int32_t wn = 0;
+  // count (elements per output) and outer (outputs), with checked products:
+  // an empty x may have extents whose product overflows (shape (0, 2^62, 4)
+  // reduced over axes 1 and 2). A 0 extent makes its group 0 whatever the
+  // rest; an overflow saturates, and then the other group is 0 (x's element
+  // count was checked), so nothing is computed from it.
   int64_t count = 1, outer = 1;
+  bool count_zero = false, outer_zero = false;
   for (int32_t i = 0; i < x->ndim; ++i) {
-    if (mask & (1u << i)) {
-      count *= x->shape[i];
+    const bool red = (mask & (1u << i)) != 0;
+    int64_t& prod = red ? count : outer;
+    bool& zero = red ? count_zero : outer_zero;
+    if (x->shape[i] == 0) zero = true;
+    else if (__builtin_mul_overflow(prod, x->shape[i], &prod)) prod = INT64_MAX;
+    if (red) {
       if (keepdims) want[wn++] = 1;
     } else {
-      outer *= x->shape[i];
       want[wn++] = x->shape[i];
     }
   }
+  if (count_zero) count = 0;
+  if (outer_zero) outer = 0;
   *mask_out = mask;
   *wn_out = wn;
   *count_out = count;
@@ -423,7 +465,7 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
                 fn, d->name, format_shape(sx, sizeof sx, x->ndim, x->shape), ax, d->name);
   }
   if (CTStatus s = check_output_layout(fn, "out", out)) return s;
-  if (CTStatus s = check_disjoint(fn, of, xf)) return s;
+  if (CTStatus s = check_disjoint(fn, out, of, x, xf)) return s;
   if (CTStatus s = check_stream(backend, fn, out->device.device_id, stream)) return s;
   if (of.numel == 0) return CT_OK;
   CTReduceCall call;

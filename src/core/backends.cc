@@ -9,6 +9,7 @@
 #include <cstdarg>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "core/error.h"
 #include "core/registry.h"
@@ -121,7 +122,10 @@ CTStatus register_backend(const CTDeviceInterface* dev, const CTKernelInterface*
   b->cache_ops = op_count();
   b->cache = new std::atomic<uint8_t>[(size_t)b->cache_ops * CT_DT_COUNT]();  // kept with b (never freed)
   next->b[at >= 0 ? at : next->count++] = b;
-  g_snapshot.store(next, std::memory_order_release);  // old snapshots stay valid for readers in flight
+  // Old snapshots stay valid for readers in flight, and reachable (not leaks).
+  static std::vector<const Snapshot*>* retired = new std::vector<const Snapshot*>;
+  if (old) retired->push_back(old);
+  g_snapshot.store(next, std::memory_order_release);
   return CT_OK;
 }
 

@@ -50,12 +50,23 @@ CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorF
 CTStatus check_same_shape(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b,
                           const CTensor* b);
 
-// An output must not have zero strides on an extent > 1, nor overlap itself.
+// The overlap tests below are exact (NumPy's solve_may_share_memory /
+// solve_may_have_internal_overlap: a bounded Diophantine search) up to this
+// many steps; past it they refuse, saying that overlap could not be ruled
+// out within the bound. Documented in ctensor.h and notes/SEMANTICS.md.
+constexpr int64_t kOverlapMaxWork = 20000;
+
+// An output must not have zero strides on an extent > 1, nor two elements
+// at one address.
 CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out);
 
 // out and in may share bytes only if out is exactly in (in-place).
 CTStatus check_overlap(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,
                        const char* in_arg, const CTensor* in, const TensorFacts& inf);
+
+// out and in share no byte at all; `rule` ends the message when they may.
+CTStatus check_no_shared_bytes(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,
+                               const char* in_arg, const CTensor* in, const TensorFacts& inf, const char* rule);
 
 }  // namespace ct
 

@@ -113,6 +113,18 @@ bool view_strides(const CTensor* t, const dims& nd, dims* out) {
 bool describable(const dims& d, const dims& s) {
   for (size_t i = 0; i < d.size(); ++i)
     if (d[i] > 1 && s[i] <= 0) return false;
+  // oneDNN also wants each stride, sorted, to be at least the extent of the
+  // smaller ones (it refuses e.g. (2,3) with strides (4,3), a layout whose
+  // elements are distinct but interleave); those go through the dense copy.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < d.size(); ++i)
+    if (d[i] > 1) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s[a] < s[b]; });
+  int64_t need = 1;
+  for (size_t i : order) {
+    if (s[i] < need) return false;
+    need = s[i] * d[i];
+  }
   return true;
 }
 

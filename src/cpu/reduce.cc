@@ -738,28 +738,55 @@ template <class T, class R> void run_recipe(const R& rec, Geometry& g) {
 template <class T> using SumA = typename std::conditional<kFloat<T>, double, int64_t>::type;
 template <class T> using ExtA = typename std::conditional<kHalf<T>, float, T>::type;
 
+// An empty reduced set (count 0): every output is the finish of nothing.
+// x is not touched and no pointer into it is formed: an empty x may have
+// NULL data and any extents and strides (core checks nothing of them).
+template <class T, class R> void run_empty(const R& rec, const CTReduceCall* c) {
+  const CTensor* out = c->out;
+  char* base = static_cast<char*>(out->data) + out->byte_offset;
+  const int64_t osize = out->dtype.bits / 8;
+  int64_t n = 1;
+  for (int32_t d = 0; d < out->ndim; ++d) n *= out->shape[d];  // out is not empty: its count was checked
+  const auto s1 = rec.p1().init();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0, r = i;
+    for (int32_t d = out->ndim - 1; d >= 0; --d) {
+      const int64_t q = r / out->shape[d];
+      off += (r - q * out->shape[d]) * ct_stride_of(out, d);
+      r = q;
+    }
+    if constexpr (R::kTwo) rec.finish(base + off * osize, c->out_dt, s1, rec.p2(s1).init());
+    else rec.finish(base + off * osize, c->out_dt, s1, 0);
+  }
+}
+
 template <class T> CTStatus reduce_typed(const CTReduceCall* c, const CTCpuStream* s) {
   Geometry g;
   const bool arg = c->op == CT_OP_ARGMAX || c->op == CT_OP_ARGMIN;
-  build_geometry(c, arg, &g);
+  const bool empty = c->count == 0;
+  if (!empty) build_geometry(c, arg, &g);
   g.stream = s;
+  auto run = [&](const auto& rec) {
+    if (empty) run_empty<T>(rec, c);
+    else run_recipe<T>(rec, g);
+  };
   switch (c->op) {
-    case CT_OP_SUM: run_recipe<T>(RSum<T, SumA<T>>{}, g); break;
-    case CT_OP_MEAN: { RMean<T> r; r.count = c->count; run_recipe<T>(r, g); break; }
-    case CT_OP_PROD: run_recipe<T>(RProd<T, SumA<T>>{}, g); break;
-    case CT_OP_MAX: run_recipe<T>(RExt<T, ExtA<T>, true>{}, g); break;
-    case CT_OP_MIN: run_recipe<T>(RExt<T, ExtA<T>, false>{}, g); break;
-    case CT_OP_ARGMAX: run_recipe<T>(RArg<T, ExtA<T>, true>{}, g); break;
-    case CT_OP_ARGMIN: run_recipe<T>(RArg<T, ExtA<T>, false>{}, g); break;
-    case CT_OP_ANY: run_recipe<T>(RAny<T, false>{}, g); break;
-    case CT_OP_ALL: run_recipe<T>(RAny<T, true>{}, g); break;
-    case CT_OP_NORM2: run_recipe<T>(RNorm2<T>{}, g); break;
+    case CT_OP_SUM: run(RSum<T, SumA<T>>{}); break;
+    case CT_OP_MEAN: { RMean<T> r; r.count = c->count; run(r); break; }
+    case CT_OP_PROD: run(RProd<T, SumA<T>>{}); break;
+    case CT_OP_MAX: run(RExt<T, ExtA<T>, true>{}); break;
+    case CT_OP_MIN: run(RExt<T, ExtA<T>, false>{}); break;
+    case CT_OP_ARGMAX: run(RArg<T, ExtA<T>, true>{}); break;
+    case CT_OP_ARGMIN: run(RArg<T, ExtA<T>, false>{}); break;
+    case CT_OP_ANY: run(RAny<T, false>{}); break;
+    case CT_OP_ALL: run(RAny<T, true>{}); break;
+    case CT_OP_NORM2: run(RNorm2<T>{}); break;
     case CT_OP_LOGSUMEXP:
-      if constexpr (kFloat<T>) run_recipe<T>(RLogSumExp<T, ExtA<T>>{}, g);
+      if constexpr (kFloat<T>) run(RLogSumExp<T, ExtA<T>>{});
       break;
     case CT_OP_VAR: case CT_OP_STD: {
-      if (c->op == CT_OP_VAR) { RVar<T, false> r; r.count = c->count; r.correction = c->params[0]; run_recipe<T>(r, g); }
-      else { RVar<T, true> r; r.count = c->count; r.correction = c->params[0]; run_recipe<T>(r, g); }
+      if (c->op == CT_OP_VAR) { RVar<T, false> r; r.count = c->count; r.correction = c->params[0]; run(r); }
+      else { RVar<T, true> r; r.count = c->count; r.correction = c->params[0]; run(r); }
       break;
     }
     default:

@@ -839,8 +839,25 @@ def test_reduce_0d():
     assert float(_np(ct.sum(x, axis=()))) == 2.5
     assert int(_np(ct.argmax(x))) == 0
     assert tuple(ct.sum(x, keepdims=True).shape) == ()
-    with pytest.raises(ValueError):
-        ct.sum(x, axis=0)
+    # axis 0 or -1 reduce the one element, as NumPy's reductions do
+    # (np.sum(np.float32(3), axis=0) is 3.0); the result stays 0-d
+    for axis in (0, -1, (0,), (-1,)):
+        for keepdims in (False, True):
+            r = ct.sum(x, axis=axis, keepdims=keepdims)
+            assert tuple(r.shape) == ()
+            assert float(_np(r)) == 2.5
+    assert float(_np(ct.sum(np.float32(3), axis=0))) == float(np.sum(np.float32(3), axis=0))
+    assert int(_np(ct.argmax(x, axis=0))) == int(np.argmax(x, axis=0)) == 0
+    assert float(_np(ct.max(x, axis=-1))) == float(np.max(x, axis=-1))
+    assert float(_np(ct.mean(x, axis=0))) == 2.5
+    assert float(_np(ct.var(x, axis=0))) == 0.0
+    assert bool(_np(ct.any(x, axis=0)))
+    out = np.zeros((), np.float32)
+    assert ct.prod(x, axis=-1, out=out) is out
+    assert float(out) == 2.5
+    for axis in (1, -2, (0, -1), (0, 0)):
+        with pytest.raises(ValueError):
+            ct.sum(x, axis=axis)
 
 
 # ---------------------------------------------------------------------------
