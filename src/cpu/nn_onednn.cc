@@ -492,6 +492,9 @@ void build_matmul(const CTNNCall* c, Plan* p) {
     if (bias) p->args.push_back(tensor_arg(c, 2, DNNL_ARG_BIAS, false, padded(bias)));
     p->args.push_back(tensor_arg(c, 3, DNNL_ARG_DST, true, tdims(O)));
   }
+  // oneDNN 2.6's matmul reads a strided bias as if it were dense: it gets
+  // a dense one, reordered from the caller's layout in the workspace.
+  if (bias) p->args[2].prim = dense_like(p->args[2].user);
   dnnl::primitive_attr attr = scratch_attr();
   dnnl::post_ops po;
   if (post_op(c->matmul.activation, &po)) attr.set_post_ops(po);
@@ -560,10 +563,11 @@ void build_conv(const CTNNCall* c, Plan* p) {
     p->args.push_back(tensor_arg(c, 3, DNNL_ARG_DST, true, tdims(c->t[3])));
     Arg &src = p->args[0], &wei = p->args[1], &dst = p->args.back();
     Arg* b = c->t[2] ? &p->args[2] : nullptr;
+    if (b) b->prim = dense_like(b->user);  // as matmul's: a strided bias would be read as dense
     auto make = [&](bool any_data) {
       const memory::desc s = any_data ? any_like(src.user) : src.user, o = any_data ? any_like(dst.user) : dst.user;
       auto desc = b ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s, any_like(wei.user),
-                                                      b->user, o, g.strides, g.dilates, g.pl, g.pr)
+                                                      b->prim, o, g.strides, g.dilates, g.pl, g.pr)
                     : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s, any_like(wei.user), o,
                                                       g.strides, g.dilates, g.pl, g.pr);
       return dnnl::convolution_forward::primitive_desc(desc, attr, eng());
@@ -608,15 +612,16 @@ void build_conv(const CTNNCall* c, Plan* p) {
   if (c->t[3]) p->args.push_back(tensor_arg(c, 3, DNNL_ARG_DIFF_BIAS, true, tdims(c->t[3])));
   Arg &x = p->args[0], &dy = p->args[1], &dw = p->args[2];
   Arg* db = c->t[3] ? &p->args[3] : nullptr;
+  if (db) db->prim = dense_like(db->user);  // a strided dbias would be written as dense: reordered out instead
   auto make = [&](bool any_data) {
     const memory::desc s = any_data ? any_like(x.user) : x.user, o = any_data ? any_like(dy.user) : dy.user;
     const memory::desc w = any_like(dw.user);
-    auto fwd = db ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, s, w, db->user, o,
+    auto fwd = db ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, s, w, db->prim, o,
                                                     g.strides, g.dilates, g.pl, g.pr)
                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, s, w, o, g.strides,
                                                     g.dilates, g.pl, g.pr);
     dnnl::convolution_forward::primitive_desc hint(fwd, eng());
-    auto bwd = db ? dnnl::convolution_backward_weights::desc(alg, s, w, db->user, o, g.strides, g.dilates, g.pl, g.pr)
+    auto bwd = db ? dnnl::convolution_backward_weights::desc(alg, s, w, db->prim, o, g.strides, g.dilates, g.pl, g.pr)
                   : dnnl::convolution_backward_weights::desc(alg, s, w, o, g.strides, g.dilates, g.pl, g.pr);
     return dnnl::convolution_backward_weights::primitive_desc(bwd, attr, eng(), hint);
   };
