@@ -1,6 +1,8 @@
 // test_nn_regressions.cpp — regression tests for defects of the category-3
 // NN ops, one section per defect:
 //   1. strided and negative-stride bias / dbias (read and written as compact);
+//   2. layouts oneDNN cannot describe (CT_ERR_BACKEND), for every tensor of
+//      every op: repacked through the workspace;
 // References are plain loops in double written here, or (for the layout
 // tests) the same op on compact tensors, which the other suites check.
 #include <catch2/catch.hpp>
@@ -39,6 +41,18 @@ struct Scratch {
     return true;
   }
 };
+
+// A failed call: the status, a message starting with fn and containing every substring.
+void expect_fail(CTStatus got, CTStatus want, const std::string& fn, const std::vector<std::string>& subs) {
+  const std::string msg = last_error();
+  INFO("status " << ct_status_string(got) << ", want " << ct_status_string(want) << "; message: \"" << msg << "\"");
+  CHECK(got == want);
+  CHECK(msg.rfind(fn + ": ", 0) == 0);
+  for (const std::string& s : subs) {
+    INFO("substring " << s);
+    CHECK(contains(msg, s));
+  }
+}
 
 HostTensor filled(std::vector<int64_t> shape, uint64_t seed, double lo = -1, double hi = 1, int d = DT_F32) {
   HostTensor t = HostTensor::compact(d, shape);
@@ -105,6 +119,15 @@ CTStatus run_plan(int32_t op, const void* desc, const std::vector<HostTensor*>& 
   CHECK(ws.guard_intact());
   ct_plan_destroy(plan);
   return s;
+}
+
+CTPool2dDesc pool_desc(int64_t kh, int64_t kw) {
+  CTPool2dDesc d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.kernel[0] = kh;
+  d.kernel[1] = kw;
+  return d;
 }
 
 CTConv2dDesc conv_desc() {
@@ -259,6 +282,183 @@ TEST_CASE("nn regression: conv2d reads, conv2d_backward_weight writes, a strided
     REQUIRE(run_plan(CT_OP_CONV2D_BACKWARD_WEIGHT, &d, ts) == CT_OK);
     expect_values(dbias, channel_sums(dy), 1e-5, 1e-5, "dbias (plan)");
     expect_gaps(dbias, "dbias (plan)");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 2. layouts oneDNN cannot describe
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Strides for shape with no overlap that oneDNN's memory descriptors refuse:
+// the two innermost extents > 1, (a, b), get strides (2b - 1, 2) (no two
+// elements meet, but 2b - 1 < 2 * b); outer dims follow densely. Empty when
+// the shape has fewer than two extents > 1.
+std::vector<int64_t> odd_strides(const std::vector<int64_t>& shape) {
+  int ib = -1, ia = -1;
+  for (int i = (int)shape.size() - 1; i >= 0; --i)
+    if (shape[(size_t)i] > 1) {
+      if (ib < 0) ib = i;
+      else if (ia < 0) ia = i;
+    }
+  if (ia < 0) return {};
+  std::vector<int64_t> st(shape.size(), 1);
+  const int64_t a = shape[(size_t)ia], b = shape[(size_t)ib];
+  st[(size_t)ib] = 2;
+  st[(size_t)ia] = 2 * b - 1;
+  int64_t reach = (a - 1) * (2 * b - 1) + 2 * (b - 1) + 1;
+  for (int i = ia - 1; i >= 0; --i) {
+    st[(size_t)i] = reach;
+    reach *= std::max<int64_t>(shape[(size_t)i], 1);
+  }
+  return st;
+}
+
+struct OpCase {
+  const char* name;
+  int32_t op;
+  const void* desc;
+  std::vector<std::vector<int64_t>> shapes;  // empty: absent
+  std::vector<int> dts;
+  int inputs;
+  std::vector<int> positive;  // inputs that must be > 0 (variances, inverse stds)
+};
+
+}  // namespace
+
+TEST_CASE("nn regression: every tensor of every op in a layout oneDNN cannot describe (repacked in the workspace)",
+          "[nn]") {
+  CTMatmulDesc md;
+  std::memset(&md, 0, sizeof md);
+  md.struct_size = sizeof md;
+  CTConv2dDesc cd = conv_desc();
+  cd.pad_begin[0] = cd.pad_end[1] = 1;
+  CTPool2dDesc pd = pool_desc(2, 2);
+  CTPool2dDesc pd_ex = pool_desc(2, 2);
+  pd_ex.stride[0] = pd_ex.stride[1] = 1;
+  pd_ex.pad_begin[1] = 1;
+  CTBatchNormDesc bd = {sizeof(CTBatchNormDesc), 0, 1e-5};
+  CTLayerNormDesc ld = {sizeof(CTLayerNormDesc), 1, 1e-5};
+  const int F = DT_F32, I = DT_I64;
+  const std::vector<OpCase> cases = {
+      {"matmul", CT_OP_MATMUL, &md, {{2, 3, 4}, {2, 4, 5}, {3, 5}, {2, 3, 5}}, {F, F, F, F}, 3, {}},
+      {"conv2d", CT_OP_CONV2D, &cd, {{2, 3, 5, 5}, {4, 3, 3, 3}, {4}, {2, 4, 4, 4}}, {F, F, F, F}, 3, {}},
+      {"conv2d_backward_data", CT_OP_CONV2D_BACKWARD_DATA, &cd, {{2, 4, 4, 4}, {4, 3, 3, 3}, {2, 3, 5, 5}},
+       {F, F, F}, 2, {}},
+      {"conv2d_backward_weight", CT_OP_CONV2D_BACKWARD_WEIGHT, &cd,
+       {{2, 3, 5, 5}, {2, 4, 4, 4}, {4, 3, 3, 3}, {4}}, {F, F, F, F}, 2, {}},
+      {"max_pool2d", CT_OP_MAX_POOL2D, &pd, {{2, 3, 4, 6}, {2, 3, 2, 3}, {2, 3, 2, 3}}, {F, F, I}, 1, {}},
+      {"max_pool2d_backward", CT_OP_MAX_POOL2D_BACKWARD, &pd, {{2, 3, 2, 3}, {2, 3, 2, 3}, {2, 3, 4, 6}}, {F, I, F},
+       2, {}},
+      {"avg_pool2d", CT_OP_AVG_POOL2D, &pd_ex, {{2, 3, 4, 6}, {2, 3, 3, 6}}, {F, F}, 1, {}},
+      {"avg_pool2d_backward", CT_OP_AVG_POOL2D_BACKWARD, &pd_ex, {{2, 3, 3, 6}, {2, 3, 4, 6}}, {F, F}, 1, {}},
+      {"batch_norm", CT_OP_BATCH_NORM, &bd, {{2, 3, 4, 5}, {3}, {3}, {3}, {3}, {2, 3, 4, 5}}, {F, F, F, F, F, F}, 5,
+       {2}},
+      {"batch_norm_training", CT_OP_BATCH_NORM_TRAINING, &bd, {{2, 3, 4, 5}, {3}, {3}, {2, 3, 4, 5}, {3}, {3}},
+       {F, F, F, F, F, F}, 3, {}},
+      {"batch_norm_backward", CT_OP_BATCH_NORM_BACKWARD, &bd,
+       {{2, 3, 4, 5}, {2, 3, 4, 5}, {3}, {3}, {3}, {2, 3, 4, 5}, {3}, {3}}, {F, F, F, F, F, F, F, F}, 5, {3}},
+      {"batch_norm 2-d", CT_OP_BATCH_NORM_TRAINING, &bd, {{4, 3}, {3}, {3}, {4, 3}, {3}, {3}}, {F, F, F, F, F, F}, 3,
+       {}},
+      {"layer_norm", CT_OP_LAYER_NORM, &ld, {{2, 3, 6}, {6}, {6}, {2, 3, 6}, {2, 3}, {2, 3}}, {F, F, F, F, F, F}, 3,
+       {}},
+      {"layer_norm_backward", CT_OP_LAYER_NORM_BACKWARD, &ld,
+       {{2, 3, 6}, {2, 3, 6}, {2, 3}, {2, 3}, {6}, {2, 3, 6}, {6}, {6}}, {F, F, F, F, F, F, F, F}, 5, {3}},
+  };
+  int odd_runs = 0;
+  for (const OpCase& oc : cases) {
+    const size_t n = oc.shapes.size();
+    // Compact inputs (indices from a max_pool2d of dx-shaped data), and the compact run's outputs.
+    std::vector<HostTensor> base(n);
+    for (size_t i = 0; i < n; ++i) {
+      bool pos = false;
+      for (int p : oc.positive) pos = pos || p == (int)i;
+      base[i] = oc.dts[i] == I ? HostTensor::compact(I, oc.shapes[i])
+                               : filled(oc.shapes[i], 1000 + 10 * oc.op + i, pos ? 0.5 : -1, pos ? 2 : 1, oc.dts[i]);
+    }
+    if (oc.op == CT_OP_MAX_POOL2D_BACKWARD) {
+      HostTensor src = filled(oc.shapes[2], 77), y = HostTensor::compact(F, oc.shapes[0]);
+      std::vector<HostTensor*> ts = {&src, &y, &base[1]};
+      REQUIRE(run_plan(CT_OP_MAX_POOL2D, oc.desc, ts) == CT_OK);
+    }
+    std::vector<HostTensor*> ts(n);
+    for (size_t i = 0; i < n; ++i) ts[i] = &base[i];
+    size_t compact_bytes = 0;
+    {
+      INFO(oc.name << ", compact");
+      REQUIRE(run_plan(oc.op, oc.desc, ts, &compact_bytes) == CT_OK);
+    }
+    for (size_t j = 0; j < n; ++j) {
+      const std::vector<int64_t> st = odd_strides(oc.shapes[j]);
+      if (st.empty()) continue;
+      ++odd_runs;
+      std::vector<HostTensor> t = base;
+      t[j] = relayout(base[j], st, 3);
+      for (size_t i = (size_t)oc.inputs; i < n; ++i) t[i].fill_bytes(kSentinel);
+      std::vector<HostTensor*> tp(n);
+      for (size_t i = 0; i < n; ++i) tp[i] = &t[i];
+      size_t bytes = 0;
+      const CTStatus s = run_plan(oc.op, oc.desc, tp, &bytes);
+      INFO(oc.name << ": tensor " << j << " of shape " << shape_str(oc.shapes[j]) << " with strides " << shape_str(st)
+                   << ": " << ct_status_string(s) << " '" << last_error() << "'");
+      REQUIRE(s == CT_OK);
+      if (j >= (size_t)oc.inputs) CHECK(bytes > 0);  // at least the dense copy of the output
+      for (size_t i = (size_t)oc.inputs; i < n; ++i) {
+        std::vector<double> want;
+        for (int64_t e = 0; e < base[i].numel(); ++e) want.push_back(base[i].get(e));
+        expect_values(t[i], want, 1e-5, 1e-6, std::string(oc.name) + " output " + std::to_string(i));
+      }
+      if (j >= (size_t)oc.inputs) expect_gaps(t[j], std::string(oc.name) + " output " + std::to_string(j));
+    }
+  }
+  CHECK(odd_runs >= 30);
+}
+
+TEST_CASE("nn regression: the two layouts that failed in oneDNN, by direct calls", "[nn]") {
+  SECTION("matmul out (2, 2) with strides (3, 2)") {
+    CTMatmulDesc d;
+    std::memset(&d, 0, sizeof d);
+    d.struct_size = sizeof d;
+    HostTensor a = HostTensor::compact(DT_F32, {2, 2}), b = HostTensor::compact(DT_F32, {2, 2});
+    const double av[] = {1, 0, 0, 1}, bv[] = {1, 2, 3, 4};
+    for (int i = 0; i < 4; ++i) a.set(i, av[i]), b.set(i, bv[i]);
+    HostTensor out = HostTensor::strided(DT_F32, {2, 2}, {3, 2}, 0);
+    out.fill_bytes(kSentinel);
+    CTensor va = a.view(), vb = b.view(), vo = out.view();
+    size_t bytes = 0;
+    REQUIRE(ct_matmul_workspace_size(&d, &va, &vb, nullptr, &vo, &bytes) == CT_OK);
+    CHECK(bytes >= 4 * sizeof(float));  // the dense buffer out is computed in
+    Scratch ws(bytes);
+    const CTStatus s = ct_matmul(&d, &va, &vb, nullptr, &vo, ws.ptr(), bytes, nullptr);
+    INFO(last_error());
+    REQUIRE(s == CT_OK);
+    CHECK(ws.guard_intact());
+    expect_values(out, {1, 2, 3, 4}, 0, 0, "out");
+    expect_gaps(out, "out");
+    // One byte less is refused, naming the size.
+    if (bytes > 0) {
+      Scratch small(bytes - 1);
+      expect_fail(ct_matmul(&d, &va, &vb, nullptr, &vo, small.ptr(), bytes - 1, nullptr), CT_ERR_WORKSPACE_TOO_SMALL,
+                  "ct_matmul", {std::to_string(bytes)});
+    }
+  }
+  SECTION("avg_pool2d y (2, 2, 1, 1) with strides (4, 3, 1, 1)") {
+    CTPool2dDesc d = pool_desc(2, 2);
+    HostTensor x = HostTensor::compact(DT_F32, {2, 2, 2, 2});
+    for (int i = 0; i < 16; ++i) x.set(i, i);
+    HostTensor y = HostTensor::strided(DT_F32, {2, 2, 1, 1}, {4, 3, 1, 1}, 0);
+    y.fill_bytes(kSentinel);
+    CTensor vx = x.view(), vy = y.view();
+    size_t bytes = 0;
+    REQUIRE(ct_avg_pool2d_workspace_size(&d, &vx, &vy, &bytes) == CT_OK);
+    Scratch ws(bytes);
+    const CTStatus s = ct_avg_pool2d(&d, &vx, &vy, ws.ptr(), bytes, nullptr);
+    INFO(last_error());
+    REQUIRE(s == CT_OK);
+    CHECK(ws.guard_intact());
+    expect_values(y, {1.5, 5.5, 9.5, 13.5}, 0, 0, "y");
+    expect_gaps(y, "y");
   }
 }
 

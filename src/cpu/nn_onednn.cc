@@ -5,8 +5,8 @@
 // strides, viewed with the dims the primitive wants), the primitive's own
 // descriptor (a blocked layout when oneDNN prefers one) and, where they
 // differ, a reorder through a buffer in the caller's workspace. Layouts
-// oneDNN cannot describe (negative or zero strides) are first copied to a
-// dense buffer with ct_copy. Scratch memory comes from the workspace too
+// oneDNN cannot describe (negative or zero strides, strides that do not nest)
+// are first copied to a dense buffer with ct_copy. Scratch memory comes from the workspace too
 // (oneDNN's user scratchpad mode): the library allocates nothing per call.
 // Small conversions oneDNN does not do (variance <-> inverse std, max-pool
 // window offsets <-> int64 positions) are hooks run before or after it.
@@ -110,9 +110,24 @@ bool view_strides(const CTensor* t, const dims& nd, dims* out) {
   return true;
 }
 
+// Whether oneDNN takes these strides as a memory descriptor: positive on
+// every dim of extent > 1 and, sorted by stride, each at least the extent
+// times the stride of the one below (oneDNN's own check, which refuses some
+// layouts whose elements do not overlap, such as (2, 2) with strides (3, 2):
+// those are copied to a dense buffer instead).
 bool describable(const dims& d, const dims& s) {
-  for (size_t i = 0; i < d.size(); ++i)
-    if (d[i] > 1 && s[i] <= 0) return false;
+  std::vector<std::pair<int64_t, int64_t>> order;  // (stride, extent)
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (d[i] <= 1) continue;
+    if (s[i] <= 0) return false;
+    order.emplace_back(s[i], d[i]);
+  }
+  std::sort(order.begin(), order.end());
+  int64_t need = 1;
+  for (const auto& o : order) {
+    if (o.first < need) return false;
+    if (__builtin_mul_overflow(o.first, o.second, &need)) return false;
+  }
   return true;
 }
 
