@@ -3,6 +3,9 @@
 //   1. strided and negative-stride bias / dbias (read and written as compact);
 //   2. layouts oneDNN cannot describe (CT_ERR_BACKEND), for every tensor of
 //      every op: repacked through the workspace;
+//   3. pooling windows wholly in the padding (dilated windows that step over
+//      a short input): refused by validation, for exactly those geometries;
+//   4. descriptor arithmetic near INT64_MAX: checked, messages naming fields;
 // References are plain loops in double written here, or (for the layout
 // tests) the same op on compact tensors, which the other suites check.
 #include <catch2/catch.hpp>
@@ -59,6 +62,11 @@ HostTensor filled(std::vector<int64_t> shape, uint64_t seed, double lo = -1, dou
   Rng r(seed);
   for (int64_t i = 0; i < t.numel(); ++i) t.set(i, r.uniform(lo, hi));
   return t;
+}
+
+// An empty tensor of any extents (a leading 0 keeps every product in range).
+HostTensor empty_tensor(const std::vector<int64_t>& shape) {
+  return HostTensor::strided(DT_F32, shape, std::vector<int64_t>(shape.size(), 1), 0);
 }
 
 // Same logical values in another layout.
@@ -459,6 +467,371 @@ TEST_CASE("nn regression: the two layouts that failed in oneDNN, by direct calls
     CHECK(ws.guard_intact());
     expect_values(y, {1.5, 5.5, 9.5, 13.5}, 0, 0, "y");
     expect_gaps(y, "y");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 3. pooling windows wholly in the padding
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Brute force: the first output along one axis whose window has no tap in [0, H), or -1.
+int64_t brute_padding_window(int64_t H, int64_t k, int64_t s, int64_t dil, int64_t pb, int64_t P) {
+  for (int64_t p = 0; p < P; ++p) {
+    bool inside = false;
+    for (int64_t j = 0; j < k && !inside; ++j) {
+      const __int128 tap = (__int128)p * s - pb + (__int128)j * dil;
+      inside = tap >= 0 && tap < H;
+    }
+    if (!inside) return p;
+  }
+  return -1;
+}
+
+// P for one axis in __int128, or -1 when the window is longer than the padded input.
+int64_t ref_extent(int64_t H, int64_t k, int64_t s, int64_t dil, int64_t pb, int64_t pe) {
+  const __int128 span = (__int128)H + pb + pe - ((__int128)dil * (k - 1) + 1);
+  return span < 0 ? -1 : (int64_t)(span / s + 1);
+}
+
+}  // namespace
+
+TEST_CASE("nn regression: a dilated pooling window wholly in the padding is refused by validation", "[nn]") {
+  SECTION("the reported case: H=2, kernel 2, dilation 3, pads 1: taps -1 and 2") {
+    CTPool2dDesc d = pool_desc(2, 1);
+    d.dilation[0] = 3;
+    d.pad_begin[0] = d.pad_end[0] = 1;
+    d.stride[0] = 1;
+    HostTensor x = filled({1, 1, 2, 1}, 31), y = HostTensor::compact(DT_F32, {1, 1, 1, 1});
+    HostTensor ind = HostTensor::compact(DT_I64, {1, 1, 1, 1}), dx = HostTensor::compact(DT_F32, {1, 1, 2, 1});
+    y.fill_bytes(kSentinel), ind.fill_bytes(kSentinel), dx.fill_bytes(kSentinel);
+    const std::vector<unsigned char> y0 = y.bytes(), i0 = ind.bytes(), dx0 = dx.bytes();
+    CTensor vx = x.view(), vy = y.view(), vi = ind.view(), vdx = dx.view();
+    const std::vector<std::string> subs = {"desc->kernel[0]=2", "dilation[0]=3", "pad_begin[0]=1", "pad_end[0]=1",
+                                           "x.shape[2]=2", "padding"};
+    Scratch ws(1 << 16);
+    size_t bytes = 7;
+    expect_fail(ct_max_pool2d_workspace_size(&d, &vx, &vy, &vi, &bytes), CT_ERR_INVALID_ARGUMENT,
+                "ct_max_pool2d_workspace_size", subs);
+    CHECK(bytes == 7);
+    expect_fail(ct_max_pool2d(&d, &vx, &vy, &vi, ws.ptr(), ws.n, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_max_pool2d",
+                subs);
+    expect_fail(ct_avg_pool2d(&d, &vx, &vy, ws.ptr(), ws.n, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_avg_pool2d", subs);
+    d.count_include_pad = 1;
+    expect_fail(ct_avg_pool2d(&d, &vx, &vy, ws.ptr(), ws.n, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_avg_pool2d", subs);
+    const std::vector<std::string> bsubs = {"desc->kernel[0]=2", "dilation[0]=3", "dx.shape[2]=2"};
+    expect_fail(ct_avg_pool2d_backward(&d, &vy, &vdx, ws.ptr(), ws.n, nullptr), CT_ERR_INVALID_ARGUMENT,
+                "ct_avg_pool2d_backward", bsubs);
+    expect_fail(ct_max_pool2d_backward(&d, &vy, &vi, &vdx, ws.ptr(), ws.n, nullptr), CT_ERR_INVALID_ARGUMENT,
+                "ct_max_pool2d_backward", bsubs);
+    CHECK(y.bytes() == y0);
+    CHECK(ind.bytes() == i0);
+    CHECK(dx.bytes() == dx0);
+    // The same along W, and for an empty batch (the geometry is refused whatever N is).
+    CTPool2dDesc dw = pool_desc(1, 2);
+    dw.dilation[1] = 3;
+    dw.pad_begin[1] = dw.pad_end[1] = 1;
+    dw.stride[1] = 1;
+    HostTensor xw = HostTensor::compact(DT_F32, {0, 2, 3, 2}), yw = HostTensor::compact(DT_F32, {0, 2, 3, 1});
+    CTensor vxw = xw.view(), vyw = yw.view();
+    expect_fail(ct_max_pool2d_workspace_size(&dw, &vxw, &vyw, nullptr, &bytes), CT_ERR_INVALID_ARGUMENT,
+                "ct_max_pool2d_workspace_size", {"column 0", "kernel[1]=2", "x.shape[3]=2"});
+  }
+  SECTION("an empty H (every window in the padding)") {
+    CTPool2dDesc d = pool_desc(2, 1);
+    d.pad_begin[0] = d.pad_end[0] = 1;
+    HostTensor x = HostTensor::compact(DT_F32, {1, 1, 0, 3}), y = HostTensor::compact(DT_F32, {1, 1, 1, 3});
+    y.fill_bytes(kSentinel);
+    CTensor vx = x.view(), vy = y.view();
+    Scratch ws(1 << 16);
+    expect_fail(ct_avg_pool2d(&d, &vx, &vy, ws.ptr(), ws.n, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_avg_pool2d",
+                {"row 0", "x.shape[2]=0"});
+    expect_gaps(y, "y");
+  }
+  SECTION("exactly the geometries with such a window are refused; the others compute the reference") {
+    Rng rng(3301);
+    int refused = 0, accepted = 0;
+    for (int it = 0; it < 1500; ++it) {
+      const int64_t H = rng.int_in(1, 7), k = rng.int_in(1, 4), dil = rng.int_in(1, 6), s = rng.int_in(1, 4);
+      const int64_t ext = dil * (k - 1) + 1, pb = rng.int_in(0, ext - 1), pe = rng.int_in(0, ext - 1);
+      const int64_t P = ref_extent(H, k, s, dil, pb, pe);
+      if (P < 1) continue;
+      CTPool2dDesc d = pool_desc(k, 1);
+      d.stride[0] = s, d.dilation[0] = dil, d.pad_begin[0] = pb, d.pad_end[0] = pe;
+      HostTensor x = filled({1, 2, H, 2}, 4000 + it), y = HostTensor::compact(DT_F32, {1, 2, P, 2});
+      HostTensor yi = HostTensor::compact(DT_F32, {1, 2, P, 2});
+      y.fill_bytes(kSentinel);
+      yi.fill_bytes(kSentinel);
+      CTensor vx = x.view(), vy = y.view(), vyi = yi.view();
+      Scratch ws(1 << 16);
+      const int64_t bad = brute_padding_window(H, k, s, dil, pb, P);
+      INFO("H=" << H << " kernel=" << k << " dilation=" << dil << " stride=" << s << " pads=" << pb << "," << pe
+                << " P=" << P << ": brute force says " << bad);
+      const CTStatus sm = ct_max_pool2d(&d, &vx, &vy, nullptr, ws.ptr(), ws.n, nullptr);
+      d.count_include_pad = 1;
+      const CTStatus sa = ct_avg_pool2d(&d, &vx, &vyi, ws.ptr(), ws.n, nullptr);
+      if (bad >= 0) {
+        ++refused;
+        INFO(last_error());
+        CHECK(sm == CT_ERR_INVALID_ARGUMENT);
+        CHECK(sa == CT_ERR_INVALID_ARGUMENT);
+        CHECK(contains(last_error(), "row " + std::to_string(bad) + " "));
+        expect_gaps(y, "y");
+        continue;
+      }
+      ++accepted;
+      REQUIRE(sm == CT_OK);
+      REQUIRE(sa == CT_OK);
+      std::vector<double> wmax, wavg;
+      for (int64_t nc = 0; nc < 2; ++nc)
+        for (int64_t p = 0; p < P; ++p)
+          for (int64_t q = 0; q < 2; ++q) {
+            double best = -INFINITY, sum = 0;
+            for (int64_t j = 0; j < k; ++j) {
+              const int64_t h = p * s - pb + j * dil;
+              if (h < 0 || h >= H) continue;
+              best = std::max(best, x.get((nc * H + h) * 2 + q));
+              sum += x.get((nc * H + h) * 2 + q);
+            }
+            wmax.push_back(best);
+            wavg.push_back(sum / (double)k);
+          }
+      expect_values(y, wmax, 0, 0, "max_pool2d y");
+      expect_values(yi, wavg, 1e-6, 1e-7, "avg_pool2d y (count_include_pad)");
+    }
+    CHECK(refused > 20);
+    CHECK(accepted > 200);
+  }
+  SECTION("large dilations and strides (validation only, on an empty batch): as brute force says") {
+    Rng rng(3302);
+    int refused = 0;
+    for (int it = 0; it < 3000; ++it) {
+      const int64_t H = rng.int_in(1, 6), k = rng.int_in(2, 3);
+      const int64_t dil = rng.int_in(H + 1, it % 2 ? ((int64_t)1 << 40) : 40);
+      const int64_t ext = dil * (k - 1) + 1, pb = rng.int_in(0, ext - 1), pe = rng.int_in(0, ext - 1);
+      const int64_t span = H + pb + pe - ext;
+      if (span < 0) continue;
+      const int64_t s = rng.int_in(std::max<int64_t>(1, span / 500), std::max<int64_t>(1, span / 2 + 1));
+      const int64_t P = span / s + 1;
+      CTPool2dDesc d = pool_desc(k, 1);
+      d.stride[0] = s, d.dilation[0] = dil, d.pad_begin[0] = pb, d.pad_end[0] = pe;
+      HostTensor x = HostTensor::compact(DT_F32, {0, 1, H, 1}), y = HostTensor::compact(DT_F32, {0, 1, P, 1});
+      CTensor vx = x.view(), vy = y.view();
+      size_t bytes = 0;
+      const CTStatus st = ct_max_pool2d_workspace_size(&d, &vx, &vy, nullptr, &bytes);
+      const int64_t bad = brute_padding_window(H, k, s, dil, pb, P);
+      INFO("H=" << H << " kernel=" << k << " dilation=" << dil << " stride=" << s << " pads=" << pb << "," << pe
+                << " P=" << P << ": brute force says " << bad << "; got " << ct_status_string(st) << " '"
+                << last_error() << "'");
+      if (bad < 0) {
+        CHECK(st == CT_OK);
+      } else {
+        ++refused;
+        CHECK(st == CT_ERR_INVALID_ARGUMENT);
+        CHECK(contains(last_error(), "row " + std::to_string(bad) + " "));
+      }
+    }
+    CHECK(refused > 100);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 4. descriptor arithmetic near INT64_MAX
+// ---------------------------------------------------------------------------
+
+TEST_CASE("nn regression: pooling descriptor fields near INT64_MAX: checked arithmetic, the field named", "[nn]") {
+  const int64_t M = std::numeric_limits<int64_t>::max();
+  const int64_t values[] = {M, M - 1, M / 2, M / 2 + 1, ((int64_t)1 << 32) + 1, (int64_t)1 << 31, 3};
+  const char* const fields[] = {"kernel", "stride", "dilation", "pad_begin", "pad_end"};
+  int ok_runs = 0;
+  for (int axis = 0; axis < 2; ++axis)
+    for (int f = 0; f < 5; ++f)
+      for (int64_t v : values)
+        for (int64_t H : {(int64_t)5, M, M / 2}) {
+          // A 2x2 window over x (N, 1, 5, 5) with one field set to v (and H along axis, N = 0 when H is huge).
+          CTPool2dDesc d = pool_desc(2, 2);
+          int64_t* field[] = {d.kernel, d.stride, d.dilation, d.pad_begin, d.pad_end};
+          field[f][axis] = v;
+          const int64_t k = d.kernel[axis], s = d.stride[axis] ? d.stride[axis] : k,
+                        dil = d.dilation[axis] ? d.dilation[axis] : 1, pb = d.pad_begin[axis], pe = d.pad_end[axis];
+          // The reference in __int128.
+          const __int128 ext = (__int128)dil * (k - 1) + 1;
+          const __int128 sum = (__int128)H + pb + pe;
+          std::string want_sub;
+          CTStatus want = CT_OK;
+          int64_t P = -1;
+          if (ext > M) {
+            want = CT_ERR_INVALID_ARGUMENT, want_sub = "overflows int64";
+          } else if (pb >= ext || pe >= ext) {
+            want = CT_ERR_INVALID_ARGUMENT, want_sub = "smaller than the window";
+          } else if (sum > M) {
+            want = CT_ERR_INVALID_ARGUMENT, want_sub = "overflows int64";
+          } else if (sum < ext) {
+            want = CT_ERR_SHAPE_MISMATCH, want_sub = "smaller than the window";
+          } else {
+            P = (int64_t)((sum - ext) / s + 1);
+            if (brute_padding_window(H, k, s, dil, pb, std::min<int64_t>(P, 1000)) >= 0)
+              want = CT_ERR_INVALID_ARGUMENT, want_sub = "whole window in the padding";
+          }
+          const bool huge = H > 5 || P > 1000;
+          std::vector<int64_t> xs = {huge ? 0 : 1, 1, 5, 5}, ys = {huge ? 0 : 1, 1, 1, 1};
+          xs[2 + axis] = H;
+          ys[2 + (1 - axis)] = (5 - 2) / 2 + 1;  // the other axis: kernel 2, stride 2 over 5
+          ys[2 + axis] = P > 0 ? P : 1;
+          HostTensor x = huge ? empty_tensor(xs) : filled(xs, 5000 + f, -1, 1);
+          HostTensor y = huge ? empty_tensor(ys) : HostTensor::compact(DT_F32, ys);
+          y.fill_bytes(kSentinel);
+          const std::vector<unsigned char> y0 = y.bytes();
+          CTensor vx = x.view(), vy = y.view();
+          Scratch ws(1 << 16);
+          const CTStatus got = ct_max_pool2d(&d, &vx, &vy, nullptr, ws.ptr(), ws.n, nullptr);
+          const std::string msg = last_error();
+          INFO("desc->" << fields[f] << "[" << axis << "]=" << v << ", x.shape[" << 2 + axis << "]=" << H << ": got "
+                        << ct_status_string(got) << " '" << msg << "', want " << ct_status_string(want) << " ("
+                        << want_sub << ")");
+          if (want != CT_OK) {
+            CHECK(got == want);
+            CHECK(msg.rfind("ct_max_pool2d: ", 0) == 0);
+            CHECK(contains(msg, want_sub));
+            CHECK(!contains(msg, "-9223372036854775"));  // no wrapped value in the message
+            CHECK(y.bytes() == y0);
+            continue;
+          }
+          // Valid: computed, or beyond oneDNN's 2^31-1 and refused as unsupported naming a field.
+          if (got == CT_ERR_UNSUPPORTED) {
+            CHECK(contains(msg, "2^31-1"));
+            CHECK(y.bytes() == y0);
+            continue;
+          }
+          REQUIRE(got == CT_OK);
+          if (huge) continue;
+          ++ok_runs;
+          std::vector<double> want_y;
+          const int64_t Pq[2] = {ys[2], ys[3]};
+          const int64_t st[2] = {axis == 0 ? s : 2, axis == 1 ? s : 2}, dl[2] = {axis == 0 ? dil : 1, axis == 1 ? dil : 1},
+                        kk[2] = {axis == 0 ? k : 2, axis == 1 ? k : 2}, pp[2] = {axis == 0 ? pb : 0, axis == 1 ? pb : 0};
+          for (int64_t p = 0; p < Pq[0]; ++p)
+            for (int64_t q = 0; q < Pq[1]; ++q) {
+              double best = -INFINITY;
+              for (int64_t r = 0; r < kk[0]; ++r)
+                for (int64_t c = 0; c < kk[1]; ++c) {
+                  const __int128 h = (__int128)p * st[0] - pp[0] + (__int128)r * dl[0],
+                                 w = (__int128)q * st[1] - pp[1] + (__int128)c * dl[1];
+                  if (h < 0 || h >= xs[2] || w < 0 || w >= xs[3]) continue;
+                  best = std::max(best, x.get((int64_t)(h * xs[3] + w)));
+                }
+              want_y.push_back(best);
+            }
+          expect_values(y, want_y, 0, 0, "y");
+        }
+  CHECK(ok_runs > 10);
+}
+
+TEST_CASE("nn regression: conv2d descriptor fields and extents near INT64_MAX: checked arithmetic, the field named",
+          "[nn]") {
+  const int64_t M = std::numeric_limits<int64_t>::max();
+  const int64_t values[] = {M, M - 1, M / 2, M / 2 + 1, ((int64_t)1 << 32) + 1, (int64_t)1 << 31};
+  Scratch ws(1 << 16);
+  for (int axis = 0; axis < 2; ++axis) {
+    for (int64_t v : values) {
+      INFO("axis " << axis << ", value " << v);
+      // Paddings: H + pad_begin + pad_end overflows, or an output far too large for y.
+      for (int f = 0; f < 2; ++f) {
+        CTConv2dDesc d = conv_desc();
+        (f == 0 ? d.pad_begin : d.pad_end)[axis] = v;
+        (f == 0 ? d.pad_end : d.pad_begin)[axis] = v;
+        HostTensor x = filled({1, 1, 3, 3}, 61), w = filled({1, 1, 2, 2}, 62), y = HostTensor::compact(DT_F32, {1, 1, 2, 2});
+        CTensor vx = x.view(), vw = w.view(), vy = y.view();
+        const CTStatus s = ct_conv2d(&d, &vx, &vw, nullptr, &vy, ws.ptr(), ws.n, nullptr);
+        const std::string msg = last_error();
+        INFO(msg);
+        CHECK((s == CT_ERR_INVALID_ARGUMENT || s == CT_ERR_SHAPE_MISMATCH));
+        CHECK(!contains(msg, "-9223372036854775"));
+        if (v > M / 2) {
+          CHECK(s == CT_ERR_INVALID_ARGUMENT);
+          CHECK(contains(msg, "pad_begin[" + std::to_string(axis) + "]"));
+          CHECK(contains(msg, "overflows int64"));
+        }
+      }
+      // Dilation with a kernel of extent 3 (overflows when v > M / 2) and of extent 1 (ignored).
+      {
+        CTConv2dDesc d = conv_desc();
+        d.dilation[axis] = v;
+        HostTensor x = filled({1, 1, 3, 3}, 63), w = filled({1, 1, 3, 3}, 64), y = HostTensor::compact(DT_F32, {1, 1, 1, 1});
+        CTensor vx = x.view(), vw = w.view(), vy = y.view();
+        const CTStatus s = ct_conv2d(&d, &vx, &vw, nullptr, &vy, ws.ptr(), ws.n, nullptr);
+        const std::string msg = last_error();
+        INFO(msg);
+        CHECK((s == CT_ERR_INVALID_ARGUMENT || s == CT_ERR_SHAPE_MISMATCH));
+        if (v > M / 2) CHECK(contains(msg, "desc->dilation[" + std::to_string(axis) + "]=" + std::to_string(v)));
+        CHECK(!contains(msg, "-9223372036854775"));
+        std::vector<int64_t> ws1 = {1, 1, 3, 3};
+        ws1[2 + axis] = 1;
+        std::vector<int64_t> ys = {1, 1, 1, 1};
+        ys[2 + axis] = 3;
+        HostTensor w1 = filled(ws1, 65), y1 = HostTensor::compact(DT_F32, ys);
+        CTensor vw1 = w1.view(), vy1 = y1.view();
+        const CTStatus s1 = ct_conv2d(&d, &vx, &vw1, nullptr, &vy1, ws.ptr(), ws.n, nullptr);
+        INFO(last_error());
+        CHECK(s1 == CT_OK);
+      }
+      // Stride: one output window, any stride.
+      {
+        CTConv2dDesc d = conv_desc();
+        d.stride[axis] = v;
+        std::vector<int64_t> ys = {1, 1, 2, 2};
+        ys[2 + axis] = 1;
+        HostTensor x = filled({1, 1, 3, 3}, 66), w = filled({1, 1, 2, 2}, 67), y = HostTensor::compact(DT_F32, ys);
+        CTensor vx = x.view(), vw = w.view(), vy = y.view();
+        const CTStatus s = ct_conv2d(&d, &vx, &vw, nullptr, &vy, ws.ptr(), ws.n, nullptr);
+        INFO(last_error());
+        REQUIRE(s == CT_OK);
+        std::vector<double> want;
+        for (int64_t p = 0; p < ys[2]; ++p)
+          for (int64_t q = 0; q < ys[3]; ++q) {
+            double acc = 0;
+            for (int64_t r = 0; r < 2; ++r)
+              for (int64_t c = 0; c < 2; ++c) acc += x.get((p + r) * 3 + q + c) * w.get(r * 2 + c);
+            want.push_back(acc);
+          }
+        expect_values(y, want, 1e-5, 1e-6, "y");
+      }
+      // Extents: x.shape[2 + axis] = v on an empty batch; w.shape[2 + axis] = v with K = 0.
+      {
+        CTConv2dDesc d = conv_desc();
+        d.pad_begin[axis] = d.pad_end[axis] = 5;
+        std::vector<int64_t> xs = {0, 1, 3, 3};
+        xs[2 + axis] = v;
+        HostTensor x = empty_tensor(xs), w = filled({1, 1, 2, 2}, 68);
+        HostTensor y = HostTensor::compact(DT_F32, {0, 1, 1, 1});
+        CTensor vx = x.view(), vw = w.view(), vy = y.view();
+        size_t bytes = 0;
+        const CTStatus s = ct_conv2d_workspace_size(&d, &vx, &vw, nullptr, &vy, &bytes);
+        const std::string msg = last_error();
+        INFO(msg);
+        CHECK((s == CT_ERR_INVALID_ARGUMENT || s == CT_ERR_SHAPE_MISMATCH));
+        if (v > M - 10) {
+          CHECK(s == CT_ERR_INVALID_ARGUMENT);
+          CHECK(contains(msg, "x.shape[" + std::to_string(2 + axis) + "]=" + std::to_string(v)));
+        }
+        CHECK(!contains(msg, "-9223372036854775"));
+        std::vector<int64_t> wsh = {0, 1, 2, 2};
+        wsh[2 + axis] = v;
+        HostTensor w0 = empty_tensor(wsh), x1 = filled({1, 1, 3, 3}, 69);
+        HostTensor y0 = HostTensor::compact(DT_F32, {1, 0, 2, 2});
+        d = conv_desc();
+        d.dilation[axis] = 2;
+        CTensor vw0 = w0.view(), vx1 = x1.view(), vy0 = y0.view();
+        const CTStatus s2 = ct_conv2d_workspace_size(&d, &vx1, &vw0, nullptr, &vy0, &bytes);
+        const std::string msg2 = last_error();
+        INFO(msg2);
+        CHECK((s2 == CT_ERR_INVALID_ARGUMENT || s2 == CT_ERR_SHAPE_MISMATCH));
+        if ((__int128)2 * (v - 1) + 1 > M)  // dilation 2 * (extent - 1) + 1
+          CHECK(contains(msg2, "w.shape[" + std::to_string(2 + axis) + "]=" + std::to_string(v)));
+        CHECK(!contains(msg2, "-9223372036854775"));
+      }
+    }
   }
 }
 

@@ -125,6 +125,20 @@ CTStatus check_epsilon(const char* fn, double e) {
   return CT_OK;
 }
 
+// dil * (k - 1) + 1, the span of a dilated window, with checked arithmetic
+// (dil >= 1 and k >= 1 are already known). dil_name and k_name are printed
+// with index i, e.g. "desc->dilation[0]" and "w.shape[2]".
+CTStatus dilated_extent(const char* fn, const char* dil_name, int64_t dil, const char* k_name, int64_t k, int i,
+                        int64_t* out) {
+  int64_t e;
+  if (__builtin_mul_overflow(dil, k - 1, &e) || __builtin_add_overflow(e, (int64_t)1, &e))
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: %s[%d]=%" PRId64 " and %s=%" PRId64 ": the dilated window (dilation * (size - 1) + 1) overflows int64",
+                fn, dil_name, i, dil, k_name, k);
+  *out = e;
+  return CT_OK;
+}
+
 CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, CTNNCall* c) {
   switch (op) {
     case CT_OP_MATMUL: {
@@ -168,7 +182,9 @@ CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, CTNNCall* c)
         if (CTStatus s = positive_or_default(fn, dl[i], &d.dilation[i], 1)) return s;
         if (CTStatus s = non_negative(fn, pb[i], d.pad_begin[i])) return s;
         if (CTStatus s = non_negative(fn, pe[i], d.pad_end[i])) return s;
-        const int64_t extent = d.dilation[i] * (d.kernel[i] - 1) + 1;
+        int64_t extent = 0;
+        static const char* const kn[2] = {"desc->kernel[0]", "desc->kernel[1]"};
+        if (CTStatus s = dilated_extent(fn, "desc->dilation", d.dilation[i], kn[i], d.kernel[i], i, &extent)) return s;
         if (d.pad_begin[i] >= extent || d.pad_end[i] >= extent)
           return fail(CT_ERR_INVALID_ARGUMENT,
                       "%s: desc->pad_begin[%d]=%" PRId64 " and pad_end[%d]=%" PRId64 " must be smaller than the window (%" PRId64
@@ -214,10 +230,22 @@ CTStatus want_ndim(const char* fn, const char* arg, const CTensor* t, int32_t lo
               t->ndim, what);
 }
 
-// Output extent of a strided window; < 1 when the input is too small.
-int64_t out_extent(int64_t in, int64_t pb, int64_t pe, int64_t dil, int64_t k, int64_t stride) {
-  const int64_t span = in + pb + pe - dil * (k - 1) - 1;
-  return span < 0 ? 0 : span / stride + 1;
+// Output extent of a window of span `ext` (the dilated kernel) moved by
+// `stride` over `in` padded by pb and pe: (in + pb + pe - ext) / stride + 1,
+// 0 when the padded input is shorter than the window. Checked arithmetic:
+// every term may be as large as INT64_MAX (an empty tensor's other extents
+// are unbounded); an overflow is CT_ERR_INVALID_ARGUMENT naming the fields.
+CTStatus out_extent(const char* fn, const char* xname, int axis, int64_t in, int64_t pb, int64_t pe, int64_t ext,
+                    int64_t stride, int64_t* out) {
+  int64_t sum;
+  if (__builtin_add_overflow(in, pb, &sum) || __builtin_add_overflow(sum, pe, &sum))
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: %s.shape[%d]=%" PRId64 " + desc->pad_begin[%d]=%" PRId64 " + desc->pad_end[%d]=%" PRId64
+                " (the padded input) overflows int64",
+                fn, xname, axis + 2, in, axis, pb, axis, pe);
+  const int64_t span = sum - ext;  // both >= 0: no overflow
+  *out = span < 0 ? 0 : span / stride + 1;  // ext >= 1, so span < INT64_MAX and the + 1 fits
+  return CT_OK;
 }
 
 CTStatus check_matmul(const char* fn, const CTNNCall* c, const Names& n) {
@@ -286,13 +314,21 @@ CTStatus check_conv(const char* fn, const CTNNCall* c, const Names& n) {
     Shape sw;
     return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s has an empty kernel", fn, n.name[iw], format_shape(sw, sizeof sw, 4, w->shape));
   }
-  const int64_t P = out_extent(x->shape[2], d.pad_begin[0], d.pad_end[0], d.dilation[0], w->shape[2], d.stride[0]);
-  const int64_t Q = out_extent(x->shape[3], d.pad_begin[1], d.pad_end[1], d.dilation[1], w->shape[3], d.stride[1]);
+  // The dilated kernel and the output extents, in checked arithmetic.
+  static const char* const wn[2][2] = {{"w.shape[2]", "w.shape[3]"}, {"dw.shape[2]", "dw.shape[3]"}};
+  int64_t ext[2], PQ[2];
+  for (int i = 0; i < 2; ++i) {
+    if (CTStatus s = dilated_extent(fn, "desc->dilation", d.dilation[i], wn[iw == 2][i], w->shape[2 + i], i, &ext[i]))
+      return s;
+    if (CTStatus s = out_extent(fn, n.name[ix], i, x->shape[2 + i], d.pad_begin[i], d.pad_end[i], ext[i], d.stride[i],
+                                &PQ[i]))
+      return s;
+  }
+  const int64_t P = PQ[0], Q = PQ[1];
   if (P < 1 || Q < 1) {
     Shape sx;
     return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s is smaller than the dilated kernel (%" PRId64 "x%" PRId64 ") with this padding",
-                fn, n.name[ix], format_shape(sx, sizeof sx, 4, x->shape), d.dilation[0] * (w->shape[2] - 1) + 1,
-                d.dilation[1] * (w->shape[3] - 1) + 1);
+                fn, n.name[ix], format_shape(sx, sizeof sx, 4, x->shape), ext[0], ext[1]);
   }
   const int64_t want[4] = {N, K, P, Q};
   char why[64];
@@ -306,6 +342,43 @@ CTStatus check_conv(const char* fn, const CTNNCall* c, const Names& n) {
   return CT_OK;
 }
 
+// The smallest x >= 0 with lo <= (a * x) mod m <= hi, or -1 if there is
+// none; 0 <= a < m, 0 <= lo <= hi < m. When no multiple of a lies in
+// [lo, hi], a * x - m * y in [lo, hi] is the same as (m * y) mod a in a range
+// below a, for the same smallest y: Euclid's descent, O(log m) deep.
+int64_t first_mod_in_range(uint64_t a, uint64_t m, uint64_t lo, uint64_t hi) {
+  using u128 = unsigned __int128;
+  if (lo == 0) return 0;
+  if (a == 0) return -1;
+  const uint64_t x = lo / a + (lo % a != 0);
+  if ((u128)a * x <= hi) return (int64_t)x;
+  const int64_t y = first_mod_in_range(m % a, a, (a - hi % a) % a, (a - lo % a) % a);
+  if (y < 0) return -1;
+  const u128 num = (u128)lo + (u128)m * (uint64_t)y;
+  return (int64_t)(num / a + (num % a != 0));  // < m: the residues repeat with period m / gcd(a, m)
+}
+
+// The first output index along one axis whose window has every tap in the
+// padding, or -1. Window p's taps are p * s - pb + j * dil, j in [0, k), on an
+// input of extent H; pb < dil * (k - 1) + 1 and P >= 1 are known, and
+// (P - 1) * s and H + pb fit in int64 (out_extent checked them).
+int64_t first_padding_window(int64_t H, int64_t pb, int64_t s, int64_t dil, int64_t P) {
+  if (H == 0) return 0;
+  // Windows that start in the leading padding (p * s < pb): the first tap at
+  // or after 0 is (p * s - pb) mod dil (pb is short of the window, so such a
+  // tap exists), which lands past x only when H <= it < dil.
+  const int64_t lead_all = pb / s + (pb % s != 0), lead = lead_all < P ? lead_all : P;
+  if (lead > 0 && H < dil) {
+    const uint64_t m = (uint64_t)dil, c = (m - (uint64_t)pb % m) % m;  // window 0's residue
+    if (c >= (uint64_t)H) return 0;
+    const int64_t p = first_mod_in_range((uint64_t)s % m, m, (uint64_t)H - c, m - 1 - c);
+    if (p >= 0 && p < lead) return p;
+  }
+  // The others start at p * s - pb >= 0 and have that tap inside x unless it is >= H.
+  if ((P - 1) * s - pb >= H) return (H + pb) / s + ((H + pb) % s != 0);
+  return -1;
+}
+
 CTStatus check_pool(const char* fn, const CTNNCall* c, const Names& n) {
   const CTPool2dDesc& d = c->pool;
   const bool fwd = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_AVG_POOL2D;
@@ -314,12 +387,32 @@ CTStatus check_pool(const char* fn, const CTNNCall* c, const Names& n) {
   const char* four = "pooling takes 4-d (N, C, H, W) tensors";
   if (CTStatus s = want_ndim(fn, n.name[ix], c->t[ix], 4, 4, four)) return s;
   const CTensor* x = c->t[ix];
-  const int64_t P = out_extent(x->shape[2], d.pad_begin[0], d.pad_end[0], d.dilation[0], d.kernel[0], d.stride[0]);
-  const int64_t Q = out_extent(x->shape[3], d.pad_begin[1], d.pad_end[1], d.dilation[1], d.kernel[1], d.stride[1]);
+  int64_t ext[2], PQ[2];
+  for (int i = 0; i < 2; ++i) {
+    ext[i] = d.dilation[i] * (d.kernel[i] - 1) + 1;  // load_op_desc checked it fits
+    if (CTStatus s = out_extent(fn, n.name[ix], i, x->shape[2 + i], d.pad_begin[i], d.pad_end[i], ext[i], d.stride[i],
+                                &PQ[i]))
+      return s;
+  }
+  const int64_t P = PQ[0], Q = PQ[1];
   if (P < 1 || Q < 1) {
     Shape sx;
     return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s is smaller than the window (%" PRId64 "x%" PRId64 ") with this padding", fn,
-                n.name[ix], format_shape(sx, sizeof sx, 4, x->shape), d.kernel[0], d.kernel[1]);
+                n.name[ix], format_shape(sx, sizeof sx, 4, x->shape), ext[0], ext[1]);
+  }
+  // A window wholly in the padding has no value (max of nothing; an average
+  // without the padding divides by 0): refused whatever N and C are. With a
+  // dilation, a window can also straddle a short x without a tap inside it.
+  for (int i = 0; i < 2; ++i) {
+    const int64_t H = x->shape[2 + i], p = first_padding_window(H, d.pad_begin[i], d.stride[i], d.dilation[i], PQ[i]);
+    if (p < 0) continue;
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: output %s %" PRId64 " (of %" PRId64 ") has its whole window in the padding: desc->kernel[%d]=%" PRId64
+                ", stride[%d]=%" PRId64 ", dilation[%d]=%" PRId64 ", pad_begin[%d]=%" PRId64 ", pad_end[%d]=%" PRId64
+                " put its taps at %" PRId64 " + %" PRId64 "*j (j < %" PRId64 "), none in [0, %" PRId64 ") of %s.shape[%d]=%" PRId64
+                "; a window of padding only has no value",
+                fn, i == 0 ? "row" : "column", p, PQ[i], i, d.kernel[i], i, d.stride[i], i, d.dilation[i], i, d.pad_begin[i],
+                i, d.pad_end[i], p * d.stride[i] - d.pad_begin[i], d.dilation[i], d.kernel[i], H, n.name[ix], 2 + i, H);
   }
   const int64_t want[4] = {x->shape[0], x->shape[1], P, Q};
   char why[64];

@@ -954,6 +954,64 @@ void build_norm(const CTNNCall* c, Plan* p) {
   finish(p, made.first, made.second);
 }
 
+// ---- geometry oneDNN takes --------------------------------------------------
+
+// oneDNN 2.6 refuses (invalid_arguments) convolution and pooling descriptors
+// with a stride, dilation, padding or (dilated) kernel above 2^31 - 1, and an
+// average without the padding whose dilation is larger than the input. Core
+// accepts any int64 whose arithmetic fits: here a stride that leaves one
+// output window and the dilation of a one-tap kernel, which change nothing,
+// are first made small; what is still too large is CT_ERR_UNSUPPORTED naming
+// the field (not CT_ERR_BACKEND from a descriptor oneDNN refuses).
+CTStatus fit_geometry(CTNNCall* c) {
+  const bool conv = c->op == CT_OP_CONV2D || c->op == CT_OP_CONV2D_BACKWARD_DATA || c->op == CT_OP_CONV2D_BACKWARD_WEIGHT;
+  const bool pool = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_MAX_POOL2D_BACKWARD || c->op == CT_OP_AVG_POOL2D ||
+                    c->op == CT_OP_AVG_POOL2D_BACKWARD;
+  if (!conv && !pool) return CT_OK;
+  const int64_t kMax = INT32_MAX;
+  int64_t *stride, *dilation, *pb, *pe;
+  const CTensor *x, *y, *w = nullptr;
+  if (conv) {
+    const int ix = c->op == CT_OP_CONV2D_BACKWARD_DATA ? 2 : 0, iy = c->op == CT_OP_CONV2D ? 3 : c->op == CT_OP_CONV2D_BACKWARD_DATA ? 0 : 1;
+    const int iw = c->op == CT_OP_CONV2D_BACKWARD_WEIGHT ? 2 : 1;
+    x = c->t[ix], y = c->t[iy], w = c->t[iw];
+    stride = c->conv.stride, dilation = c->conv.dilation, pb = c->conv.pad_begin, pe = c->conv.pad_end;
+  } else {
+    const bool fwd = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_AVG_POOL2D;
+    x = c->t[fwd ? 0 : c->op == CT_OP_MAX_POOL2D_BACKWARD ? 2 : 1], y = c->t[fwd ? 1 : 0];
+    stride = c->pool.stride, dilation = c->pool.dilation, pb = c->pool.pad_begin, pe = c->pool.pad_end;
+  }
+  for (int i = 0; i < 2; ++i) {
+    const int64_t H = x->shape[2 + i], P = y->shape[2 + i], k = conv ? w->shape[2 + i] : c->pool.kernel[i];
+    if (k == 1) dilation[i] = 1;
+    const int64_t ext = dilation[i] * (k - 1) + 1, given_stride = stride[i];  // core checked that these fit in int64
+    if (P == 1 && stride[i] > kMax) stride[i] = H + pb[i] + pe[i] - ext + 1;  // any stride past the span will do
+    struct {
+      const char* what;
+      int64_t v;
+      bool ok;
+    } const f[] = {{"desc->pad_begin", pb[i], pb[i] <= kMax},
+                   {"desc->pad_end", pe[i], pe[i] <= kMax},
+                   {conv ? "the kernel's extent" : "desc->kernel", k, k <= kMax},
+                   {"desc->dilation", dilation[i], dilation[i] <= kMax},
+                   {"the dilated window", ext, ext <= kMax},
+                   {"desc->stride", given_stride, stride[i] <= kMax}};
+    for (const auto& e : f)
+      if (!e.ok)
+        return fail(CT_ERR_UNSUPPORTED,
+                    "%s: %s[%d]=%" PRId64 " is beyond oneDNN %d.%d, which takes strides, dilations, paddings and "
+                    "(dilated) kernels up to 2^31-1",
+                    c->fn, e.what, i, e.v, DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR);
+    if (pool && c->pool.count_include_pad == 0 && (c->op == CT_OP_AVG_POOL2D || c->op == CT_OP_AVG_POOL2D_BACKWARD) &&
+        dilation[i] > H)
+      return fail(CT_ERR_UNSUPPORTED,
+                  "%s: oneDNN %d.%d has no average pooling without the padding (count_include_pad=0) whose "
+                  "desc->dilation[%d]=%" PRId64 " exceeds the input's extent %" PRId64 " (x.shape[%d])",
+                  c->fn, DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, i, dilation[i], H, 2 + i);
+  }
+  return CT_OK;
+}
+
 // ---- the backend slots ------------------------------------------------------
 
 CTStatus backend_error(const char* fn, const char* what, const dnnl::error& e) {
@@ -968,18 +1026,20 @@ CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes,
   std::unique_ptr<Plan> p(new Plan);
   p->op = c->op;
   p->nthreads = c->num_threads;
+  CTNNCall cc = *c;
+  if (CTStatus s = fit_geometry(&cc)) return s;
   try {
     ThreadScope threads(p->nthreads);
     switch (c->op) {
-      case CT_OP_MATMUL: build_matmul(c, p.get()); break;
+      case CT_OP_MATMUL: build_matmul(&cc, p.get()); break;
       case CT_OP_CONV2D:
       case CT_OP_CONV2D_BACKWARD_DATA:
-      case CT_OP_CONV2D_BACKWARD_WEIGHT: build_conv(c, p.get()); break;
+      case CT_OP_CONV2D_BACKWARD_WEIGHT: build_conv(&cc, p.get()); break;
       case CT_OP_MAX_POOL2D:
       case CT_OP_MAX_POOL2D_BACKWARD:
       case CT_OP_AVG_POOL2D:
-      case CT_OP_AVG_POOL2D_BACKWARD: build_pool(c, p.get()); break;
-      default: build_norm(c, p.get()); break;
+      case CT_OP_AVG_POOL2D_BACKWARD: build_pool(&cc, p.get()); break;
+      default: build_norm(&cc, p.get()); break;
     }
   } catch (const dnnl::error& e) {
     *primitives = p->primitives;
