@@ -6,6 +6,7 @@
 //   3. pooling windows wholly in the padding (dilated windows that step over
 //      a short input): refused by validation, for exactly those geometries;
 //   4. descriptor arithmetic near INT64_MAX: checked, messages naming fields;
+//   5. empty inputs with non-empty outputs (PyTorch's results);
 // References are plain loops in double written here, or (for the layout
 // tests) the same op on compact tensors, which the other suites check.
 #include <catch2/catch.hpp>
@@ -832,6 +833,142 @@ TEST_CASE("nn regression: conv2d descriptor fields and extents near INT64_MAX: c
         CHECK(!contains(msg2, "-9223372036854775"));
       }
     }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 5. empty inputs with non-empty outputs
+// ---------------------------------------------------------------------------
+
+TEST_CASE("nn regression: empty inputs with non-empty outputs give PyTorch's results", "[nn]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Scratch ws(1 << 16);
+  for (int32_t op : {CT_OP_CONV2D, CT_OP_CONV2D_BACKWARD_WEIGHT, CT_OP_BATCH_NORM_TRAINING, CT_OP_BATCH_NORM_BACKWARD,
+                     CT_OP_LAYER_NORM, CT_OP_LAYER_NORM_BACKWARD}) {
+    const CTDevice cpu = {CT_CPU, 0};
+    CHECK(ct_op_supported(op, cpu, dtype(DT_F32).dt) == CT_OK);
+  }
+  SECTION("conv2d_backward_weight with N = 0: dw = 0, dbias = 0 (strided, gaps untouched)") {
+    const CTConv2dDesc d = conv_desc();
+    HostTensor x = HostTensor::compact(DT_F32, {0, 3, 5, 5}), dy = HostTensor::compact(DT_F32, {0, 4, 4, 4});
+    HostTensor dw = HostTensor::compact(DT_F32, {4, 3, 2, 2}), db = HostTensor::strided(DT_F32, {4}, {-2}, 1);
+    dw.fill_bytes(kSentinel), db.fill_bytes(kSentinel);
+    CTensor vx = x.view(), vdy = dy.view(), vdw = dw.view(), vdb = db.view();
+    size_t bytes = 1;
+    REQUIRE(ct_conv2d_backward_weight_workspace_size(&d, &vx, &vdy, &vdw, &vdb, &bytes) == CT_OK);
+    CHECK(bytes == 0);
+    const CTStatus s = ct_conv2d_backward_weight(&d, &vx, &vdy, &vdw, &vdb, nullptr, 0, nullptr);
+    INFO(last_error());
+    REQUIRE(s == CT_OK);
+    expect_values(dw, std::vector<double>(48, 0.0), 0, 0, "dw");
+    expect_values(db, std::vector<double>(4, 0.0), 0, 0, "dbias");
+    expect_gaps(db, "dbias");
+    // Through a plan, and without dbias.
+    dw.fill_bytes(kSentinel);
+    std::vector<HostTensor*> ts = {&x, &dy, &dw, nullptr};
+    REQUIRE(run_plan(CT_OP_CONV2D_BACKWARD_WEIGHT, &d, ts) == CT_OK);
+    expect_values(dw, std::vector<double>(48, 0.0), 0, 0, "dw (plan)");
+  }
+  // The gradient of that y = act(bias): dbias is dy's sum whatever x holds.
+  SECTION("conv2d_backward_weight with C = 0: dw is empty, dbias = dy summed over (N, P, Q)") {
+    const CTConv2dDesc d = conv_desc();
+    HostTensor x = HostTensor::compact(DT_F32, {2, 0, 5, 5}), dy = filled({2, 4, 4, 4}, 71);
+    HostTensor dw = HostTensor::compact(DT_F32, {4, 0, 2, 2}), db = HostTensor::strided(DT_F32, {4}, {3}, 1);
+    db.fill_bytes(kSentinel);
+    CTensor vx = x.view(), vdy = dy.view(), vdw = dw.view(), vdb = db.view();
+    const CTStatus s = ct_conv2d_backward_weight(&d, &vx, &vdy, &vdw, &vdb, ws.ptr(), ws.n, nullptr);
+    INFO(last_error());
+    REQUIRE(s == CT_OK);
+    expect_values(db, channel_sums(dy), 1e-6, 1e-6, "dbias");
+    expect_gaps(db, "dbias");
+  }
+  // conv2d with C = 0 sums nothing, as torch's linear with K = 0 (torch's own
+  // conv2d answers an empty (N, 0, P, Q) there, not the (N, K, P, Q) asked for).
+  SECTION("conv2d with C = 0: y = act(bias), or 0; conv2d_backward_data with K = 0: dx = 0") {
+    HostTensor x = HostTensor::compact(DT_F32, {2, 0, 4, 4}), w = HostTensor::compact(DT_F32, {3, 0, 3, 3});
+    HostTensor bias = HostTensor::compact(DT_F32, {3});
+    bias.set(0, -1.5), bias.set(1, 0.25), bias.set(2, 2.0);
+    for (int act : {(int)CT_ACTIVATION_NONE, (int)CT_ACTIVATION_RELU}) {
+      for (bool with_bias : {true, false}) {
+        CTConv2dDesc d = conv_desc();
+        d.activation = act;
+        HostTensor y = HostTensor::strided(DT_F32, {2, 3, 2, 2}, {1, 2, 12, 6}, 0);
+        y.fill_bytes(kSentinel);
+        CTensor vx = x.view(), vw = w.view(), vb = bias.view(), vy = y.view();
+        const CTStatus s = ct_conv2d(&d, &vx, &vw, with_bias ? &vb : nullptr, &vy, ws.ptr(), ws.n, nullptr);
+        INFO("activation " << act << (with_bias ? ", bias" : ", no bias") << ": " << last_error());
+        REQUIRE(s == CT_OK);
+        std::vector<double> want;
+        for (int64_t i = 0; i < 24; ++i) {
+          double v = with_bias ? bias.get((i / 4) % 3) : 0.0;
+          want.push_back(act == CT_ACTIVATION_RELU && v < 0 ? 0.0 : v);
+        }
+        expect_values(y, want, 0, 0, "y");
+      }
+    }
+    const CTConv2dDesc d = conv_desc();
+    HostTensor dy = HostTensor::compact(DT_F32, {2, 0, 2, 2}), w0 = HostTensor::compact(DT_F32, {0, 3, 3, 3});
+    HostTensor dx = HostTensor::compact(DT_F32, {2, 3, 4, 4});
+    dx.fill_bytes(kSentinel);
+    CTensor vdy = dy.view(), vw0 = w0.view(), vdx = dx.view();
+    const CTStatus s = ct_conv2d_backward_data(&d, &vdy, &vw0, &vdx, ws.ptr(), ws.n, nullptr);
+    INFO(last_error());
+    REQUIRE(s == CT_OK);
+    expect_values(dx, std::vector<double>(96, 0.0), 0, 0, "dx");
+  }
+  SECTION("batch_norm_training with N * H * W = 0: mean = 0, invstd = NaN; batch_norm_backward: dscale = dshift = 0") {
+    CTBatchNormDesc d = {sizeof(CTBatchNormDesc), 0, 1e-5};
+    for (std::vector<int64_t> xs : {std::vector<int64_t>{0, 3, 4, 4}, std::vector<int64_t>{2, 3, 0}}) {
+      INFO("x.shape " << shape_str(xs));
+      HostTensor x = HostTensor::compact(DT_F32, xs), y = HostTensor::compact(DT_F32, xs);
+      HostTensor scale = filled({3}, 72), shift = filled({3}, 73);
+      HostTensor mean = HostTensor::strided(DT_F32, {3}, {2}, 1), invstd = HostTensor::compact(DT_F32, {3});
+      mean.fill_bytes(kSentinel), invstd.fill_bytes(kSentinel);
+      CTensor vx = x.view(), vy = y.view(), vs = scale.view(), vh = shift.view(), vm = mean.view(), vi = invstd.view();
+      const CTStatus s = ct_batch_norm_training(&d, &vx, &vs, &vh, &vy, &vm, &vi, ws.ptr(), ws.n, nullptr);
+      INFO(last_error());
+      REQUIRE(s == CT_OK);
+      expect_values(mean, {0, 0, 0}, 0, 0, "mean");
+      expect_values(invstd, {nan, nan, nan}, 0, 0, "invstd");
+      expect_gaps(mean, "mean");
+      HostTensor dy = HostTensor::compact(DT_F32, xs), dx = HostTensor::compact(DT_F32, xs);
+      HostTensor dscale = HostTensor::compact(DT_F32, {3}), dshift = HostTensor::compact(DT_F32, {3});
+      dscale.fill_bytes(kSentinel), dshift.fill_bytes(kSentinel);
+      CTensor vdy = dy.view(), vdx = dx.view(), vds = dscale.view(), vdh = dshift.view();
+      const CTStatus sb = ct_batch_norm_backward(&d, &vx, &vdy, &vm, &vi, &vs, &vdx, &vds, &vdh, ws.ptr(), ws.n, nullptr);
+      INFO(last_error());
+      REQUIRE(sb == CT_OK);
+      expect_values(dscale, {0, 0, 0}, 0, 0, "dscale");
+      expect_values(dshift, {0, 0, 0}, 0, 0, "dshift");
+    }
+  }
+  SECTION("layer_norm over 0 elements: mean = 0, rstd = NaN (torch's native_layer_norm); 0 rows") {
+    CTLayerNormDesc d = {sizeof(CTLayerNormDesc), 1, 1e-5};
+    HostTensor x = HostTensor::compact(DT_F32, {2, 3, 0}), y = HostTensor::compact(DT_F32, {2, 3, 0});
+    for (bool keep : {false, true}) {
+      HostTensor mean = HostTensor::compact(DT_F32, keep ? std::vector<int64_t>{2, 3, 1} : std::vector<int64_t>{2, 3});
+      HostTensor rstd = HostTensor::compact(DT_F32, keep ? std::vector<int64_t>{2, 3, 1} : std::vector<int64_t>{2, 3});
+      mean.fill_bytes(kSentinel), rstd.fill_bytes(kSentinel);
+      CTensor vx = x.view(), vy = y.view(), vm = mean.view(), vr = rstd.view();
+      const CTStatus s = ct_layer_norm(&d, &vx, nullptr, nullptr, &vy, &vm, &vr, ws.ptr(), ws.n, nullptr);
+      INFO(last_error());
+      REQUIRE(s == CT_OK);
+      expect_values(mean, std::vector<double>(6, 0.0), 0, 0, "mean");
+      expect_values(rstd, std::vector<double>(6, nan), 0, 0, "rstd");
+    }
+    // No rows: y, mean and rstd are empty (nothing to do), the backward's dscale and dshift are 0.
+    HostTensor x0 = HostTensor::compact(DT_F32, {0, 5}), y0 = HostTensor::compact(DT_F32, {0, 5});
+    HostTensor m0 = HostTensor::compact(DT_F32, {0}), r0 = HostTensor::compact(DT_F32, {0});
+    HostTensor scale = filled({5}, 74), dscale = HostTensor::compact(DT_F32, {5}), dshift = HostTensor::compact(DT_F32, {5});
+    dscale.fill_bytes(kSentinel), dshift.fill_bytes(kSentinel);
+    CTensor vx = x0.view(), vy = y0.view(), vm = m0.view(), vr = r0.view(), vs = scale.view(), vds = dscale.view(),
+            vdh = dshift.view();
+    REQUIRE(ct_layer_norm(&d, &vx, &vs, nullptr, &vy, &vm, &vr, ws.ptr(), ws.n, nullptr) == CT_OK);
+    const CTStatus s = ct_layer_norm_backward(&d, &vx, &vx, &vm, &vr, &vs, &vy, &vds, &vdh, ws.ptr(), ws.n, nullptr);
+    INFO(last_error());
+    REQUIRE(s == CT_OK);
+    expect_values(dscale, std::vector<double>(5, 0.0), 0, 0, "dscale");
+    expect_values(dshift, std::vector<double>(5, 0.0), 0, 0, "dshift");
   }
 }
 

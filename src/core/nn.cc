@@ -84,12 +84,6 @@ Role role_of(const char* name) {
   return DATA;
 }
 
-int64_t numel(const CTensor* t) {
-  int64_t n = 1;
-  for (int32_t i = 0; i < t->ndim; ++i) n *= t->shape[i];
-  return n;
-}
-
 // ---- descriptors ------------------------------------------------------------
 
 template <class D>
@@ -587,24 +581,25 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
   return CT_OK;
 }
 
-// Nothing to compute when every output is empty. A matmul with K = 0 (its
-// only empty-input case with a non-empty out) sums nothing: out = act(bias)
-// or act(0), filled by k_zero_matmul below. Any other empty input with a
-// non-empty output is refused.
+// Nothing to compute when every output is empty: the call succeeds at once.
+// A matmul with K = 0 sums nothing: out = act(bias) or act(0), through the
+// library's own ct_cast and ct_unary (k_zero_matmul below). Any other empty
+// input with a non-empty output goes to the backend's plan, which writes
+// what PyTorch gives there (a sum over nothing is 0; see SEMANTICS.md): core
+// never writes device memory itself.
 CTStatus empty_case(const char* fn, const CTNNCall* c, bool* all_empty, bool* k_zero) {
+  (void)fn;
   const Names& n = names_of(c->op);
   bool any_in = false, all_out = true;
   for (int i = 0; i < n.count; ++i) {
     if (!c->t[i]) continue;
-    const bool e = numel(c->t[i]) == 0;
+    bool e = false;  // a zero extent (a product of the extents could overflow int64 first)
+    for (int32_t d = 0; d < c->t[i]->ndim; ++d) e = e || c->t[i]->shape[d] == 0;
     if (i < n.inputs) any_in = any_in || e;
     else all_out = all_out && e;
   }
   *all_empty = all_out;
   *k_zero = c->op == CT_OP_MATMUL && any_in && !all_out;
-  if (any_in && !all_out && !*k_zero)
-    return fail(CT_ERR_UNSUPPORTED, "%s: %s with an empty input but a non-empty output is not supported yet", fn,
-                op_def(c->op)->name);
   return CT_OK;
 }
 

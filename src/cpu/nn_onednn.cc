@@ -20,8 +20,10 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,6 +31,7 @@
 #include "core/error.h"
 #include "core/registry.h"
 #include "cpu/engine.h"
+#include "cpu/half.h"
 
 namespace ct {
 namespace cpu {
@@ -223,6 +226,7 @@ struct Ctx {
 struct Plan {
   int32_t op = 0;
   int32_t nthreads = 1;
+  bool has_prim = true;  // false: an empty input, the outputs written by the post hooks alone
   dnnl::primitive prim;
   memory::desc prim_scratch;
   std::vector<Arg> args;
@@ -360,6 +364,10 @@ CTStatus execute(Plan* p, const CTensor* const* t, void* workspace) {
   e.plan = p;
   e.t = t;
   e.base = reinterpret_cast<char*>(((uintptr_t)workspace + 63) & ~uintptr_t(63));
+  if (!p->has_prim) {
+    for (const Hook& h : p->post) h(e);
+    return CT_OK;
+  }
   std::unique_ptr<Ctx> c;
   {
     std::lock_guard<std::mutex> lock(p->mu);
@@ -954,6 +962,139 @@ void build_norm(const CTNNCall* c, Plan* p) {
   finish(p, made.first, made.second);
 }
 
+// ---- empty inputs -----------------------------------------------------------
+
+bool has_zero_extent(const CTensor* t) {
+  for (int32_t i = 0; i < t->ndim; ++i)
+    if (t->shape[i] == 0) return true;
+  return false;
+}
+
+double load_value(const char* ptr, int32_t dt) {
+  uint16_t h;
+  float f;
+  switch (dt) {
+    case CT_DT_BFLOAT16: std::memcpy(&h, ptr, 2); return bf16_to_float(h);
+    case CT_DT_FLOAT16: std::memcpy(&h, ptr, 2); return f16_to_float(h);
+    default: std::memcpy(&f, ptr, 4); return f;
+  }
+}
+void store_value(char* ptr, int32_t dt, double v) {
+  uint16_t h;
+  float f;
+  switch (dt) {
+    case CT_DT_BFLOAT16: h = double_to_bf16(v); std::memcpy(ptr, &h, 2); break;
+    case CT_DT_FLOAT16: h = double_to_f16(v); std::memcpy(ptr, &h, 2); break;
+    default: f = (float)v; std::memcpy(ptr, &f, 4); break;
+  }
+}
+
+// Every element of t (any strides; the bytes between elements untouched) set to v.
+Hook fill_tensor(int ti, double v) {
+  return [ti, v](const Exec& e) {
+    const CTensor* t = e.t[ti];
+    const int32_t dt = dtype_index(t->dtype);
+    for_each_elem(t, [&](int64_t, char* ptr) { store_value(ptr, dt, v); });
+  };
+}
+
+CTCpuStream cpu_stream(int32_t nthreads) {
+  CTCpuStream s;
+  std::memset(&s, 0, sizeof s);
+  s.struct_size = sizeof s;
+  s.num_threads = nthreads;
+  return s;
+}
+
+// out = act(bias) broadcast to out (conv2d: bias along dim 1; matmul: bias
+// aligned at the last dims), or act(0): a ct_cast from a stride-0 view, then
+// the activation in place, as core's matmul with K = 0.
+Hook bias_activation(int bi, int oi, bool channel_dim1, int32_t act) {
+  return [bi, oi, channel_dim1, act](const Exec& e) {
+    const CTensor* bias = bi >= 0 ? e.t[bi] : nullptr;
+    CTensor* out = const_cast<CTensor*>(e.t[oi]);
+    int64_t strides[CT_MAX_NDIM] = {0};
+    uint64_t zero = 0;
+    CTensor src = *out;
+    src.byte_offset = 0;
+    src.strides = strides;
+    if (bias) {
+      src.data = data_of(bias);
+      src.dtype = bias->dtype;
+      for (int32_t i = 0; i < out->ndim; ++i) {
+        const int32_t j = channel_dim1 ? (i == 1 ? 0 : -1) : i - (out->ndim - bias->ndim);
+        strides[i] = j < 0 || bias->shape[j] == 1 ? 0 : ct_stride_of(bias, j);
+      }
+    } else {
+      src.data = &zero;
+    }
+    CTCpuStream st = cpu_stream(e.plan->nthreads);
+    if (ct_cast(&src, out, &st) != CT_OK) throw std::runtime_error(ct_last_error());
+    static const int32_t act_op[] = {-1, CT_OP_RELU, CT_OP_GELU, CT_OP_GELU_TANH, CT_OP_SIGMOID, CT_OP_TANH};
+    if (act != CT_ACTIVATION_NONE && ct_unary(act_op[act], out, out, &st) != CT_OK)
+      throw std::runtime_error(ct_last_error());
+  };
+}
+
+// dbias[k] = the sum of dy[n, k, p, q] over (n, p, q), in double, rounded once.
+Hook channel_sums(int dyi, int oi) {
+  return [dyi, oi](const Exec& e) {
+    const CTensor *dy = e.t[dyi], *out = e.t[oi];
+    const int64_t K = dy->shape[1], PQ = dy->shape[2] * dy->shape[3];
+    std::vector<double> sum((size_t)K, 0.0);
+    const int32_t dt = dtype_index(dy->dtype), ot = dtype_index(out->dtype);
+    for_each_elem(dy, [&](int64_t l, char* ptr) { sum[(size_t)((l / PQ) % K)] += load_value(ptr, dt); });
+    for_each_elem(out, [&](int64_t l, char* ptr) { store_value(ptr, ot, sum[(size_t)l]); });
+  };
+}
+
+// Calls with an empty input and a non-empty output, which core hands on (it
+// skips only calls whose every output is empty). oneDNN takes no empty
+// tensors, so such a plan has no primitive: its hooks write what PyTorch
+// does, a sum over nothing being 0:
+//   matmul (K = 0) and conv2d (C = 0)  out = act(bias), or act(0) (torch's linear)
+//   conv2d_backward_data (K = 0)       dx = 0
+//   conv2d_backward_weight             dw = 0 (N = 0), dbias = dy summed over (N, P, Q)
+//   batch_norm_training (N*H*W = 0)    mean = 0, invstd = NaN  } torch's layer_norm: Welford's mean of
+//   layer_norm (normalized size 0)     mean = 0, rstd = NaN    } nothing is 0, its variance 0/0
+//   batch_norm_backward, layer_norm_backward   dscale = dshift = 0
+// *handled is false when no input is empty (the ordinary plan).
+CTStatus build_empty(const CTNNCall* c, Plan* p, bool* handled) {
+  int32_t count = 0, inputs = 0;
+  nn_tensor_names(c->op, &count, &inputs);
+  bool any_in = false;
+  for (int i = 0; i < inputs; ++i) any_in = any_in || (c->t[i] && has_zero_extent(c->t[i]));
+  *handled = any_in;
+  if (!any_in) return CT_OK;
+  p->has_prim = false;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int i = inputs; i < count; ++i) {
+    if (!c->t[i] || has_zero_extent(c->t[i])) continue;
+    switch (c->op * 8 + i) {
+      case CT_OP_MATMUL * 8 + 3: p->post.push_back(bias_activation(c->t[2] ? 2 : -1, 3, false, c->matmul.activation)); break;
+      case CT_OP_CONV2D * 8 + 3: p->post.push_back(bias_activation(c->t[2] ? 2 : -1, 3, true, c->conv.activation)); break;
+      case CT_OP_CONV2D_BACKWARD_DATA * 8 + 2:
+      case CT_OP_CONV2D_BACKWARD_WEIGHT * 8 + 2:
+      case CT_OP_BATCH_NORM_BACKWARD * 8 + 6:
+      case CT_OP_BATCH_NORM_BACKWARD * 8 + 7:
+      case CT_OP_LAYER_NORM_BACKWARD * 8 + 6:
+      case CT_OP_LAYER_NORM_BACKWARD * 8 + 7: p->post.push_back(fill_tensor(i, 0.0)); break;
+      case CT_OP_CONV2D_BACKWARD_WEIGHT * 8 + 3: p->post.push_back(channel_sums(1, 3)); break;
+      case CT_OP_BATCH_NORM_TRAINING * 8 + 4:
+      case CT_OP_LAYER_NORM * 8 + 4: p->post.push_back(fill_tensor(i, 0.0)); break;
+      case CT_OP_BATCH_NORM_TRAINING * 8 + 5:
+      case CT_OP_LAYER_NORM * 8 + 5: p->post.push_back(fill_tensor(i, nan)); break;
+      default: {  // no such shapes pass core's checks (an empty input makes these outputs empty too)
+        char names[96];
+        std::snprintf(names, sizeof names, "%s", nn_tensor_names(c->op, &count, &inputs));
+        return fail(CT_ERR_INTERNAL, "%s: %s with an empty input and a non-empty output %d (of %s) has no rule", c->fn,
+                    op_def(c->op)->name, i, names);
+      }
+    }
+  }
+  return CT_OK;
+}
+
 // ---- geometry oneDNN takes --------------------------------------------------
 
 // oneDNN 2.6 refuses (invalid_arguments) convolution and pooling descriptors
@@ -1026,6 +1167,14 @@ CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes,
   std::unique_ptr<Plan> p(new Plan);
   p->op = c->op;
   p->nthreads = c->num_threads;
+  bool empty = false;
+  if (CTStatus s = build_empty(c, p.get(), &empty)) return s;
+  if (empty) {
+    *workspace_bytes = 0;
+    *primitives = 0;
+    *impl = p.release();
+    return CT_OK;
+  }
   CTNNCall cc = *c;
   if (CTStatus s = fit_geometry(&cc)) return s;
   try {
