@@ -7,6 +7,7 @@
 //      a short input): refused by validation, for exactly those geometries;
 //   4. descriptor arithmetic near INT64_MAX: checked, messages naming fields;
 //   5. empty inputs with non-empty outputs (PyTorch's results);
+//   6. a failing ct_plan_execute names ct_plan_execute.
 // References are plain loops in double written here, or (for the layout
 // tests) the same op on compact tensors, which the other suites check.
 #include <catch2/catch.hpp>
@@ -972,3 +973,39 @@ TEST_CASE("nn regression: empty inputs with non-empty outputs give PyTorch's res
   }
 }
 
+// ---------------------------------------------------------------------------
+// 6. messages name the entry point called
+// ---------------------------------------------------------------------------
+
+TEST_CASE("nn regression: a bad index found while executing names the entry point called", "[nn]") {
+  CTPool2dDesc d = pool_desc(2, 2);
+  HostTensor dy = filled({1, 1, 2, 2}, 81), ind = HostTensor::compact(DT_I64, {1, 1, 2, 2});
+  HostTensor dx = HostTensor::compact(DT_F32, {1, 1, 4, 4});
+  const int64_t pos[4] = {0, 2, 8, 99};  // 99 is in no window
+  for (int i = 0; i < 4; ++i) ind.set_i(i, pos[i]);
+  dx.fill_bytes(kSentinel);
+  const std::vector<unsigned char> dx0 = dx.bytes();
+  CTensor vdy = dy.view(), vi = ind.view(), vdx = dx.view();
+  const CTensor* ts[3] = {&vdy, &vi, &vdx};
+  CTPlan* plan = nullptr;
+  REQUIRE(ct_plan_create(CT_OP_MAX_POOL2D_BACKWARD, &d, ts, 3, nullptr, &plan) == CT_OK);
+  size_t bytes = 0;
+  REQUIRE(ct_plan_workspace_size(plan, &bytes) == CT_OK);
+  Scratch ws(bytes);
+  expect_fail(ct_plan_execute(plan, ts, 3, ws.ptr(), bytes, nullptr), CT_ERR_INVALID_ARGUMENT, "ct_plan_execute",
+              {"indices", "99"});
+  CHECK(!contains(last_error(), "ct_max_pool2d_backward"));
+  ct_plan_destroy(plan);
+  CHECK(dx.bytes() == dx0);
+  // The direct call (which may find the same plan in the cache) names itself.
+  expect_fail(ct_max_pool2d_backward(&d, &vdy, &vi, &vdx, ws.ptr(), bytes, nullptr), CT_ERR_INVALID_ARGUMENT,
+              "ct_max_pool2d_backward", {"indices", "99"});
+  CHECK(dx.bytes() == dx0);
+  // Any int64 is looked at without overflow (window offsets are formed only for positions inside x).
+  for (int64_t v : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), (int64_t)-1}) {
+    ind.set_i(3, v);
+    expect_fail(ct_max_pool2d_backward(&d, &vdy, &vi, &vdx, ws.ptr(), bytes, nullptr), CT_ERR_INVALID_ARGUMENT,
+                "ct_max_pool2d_backward", {"indices", std::to_string(v)});
+    CHECK(dx.bytes() == dx0);
+  }
+}

@@ -200,6 +200,7 @@ struct Arg {
 
 struct Plan;
 struct Exec {
+  const char* fn;                                  // the entry point called (ct_plan_execute, ct_max_pool2d_backward, ...)
   const Plan* plan;
   const CTensor* const* t;
   char* base;                                      // the aligned workspace
@@ -358,9 +359,10 @@ void copy_dense(const Exec& e, size_t i, bool to_user) {
   if (st != CT_OK) throw std::runtime_error(ct_last_error());
 }
 
-CTStatus execute(Plan* p, const CTensor* const* t, void* workspace) {
+CTStatus execute(Plan* p, const char* fn, const CTensor* const* t, void* workspace) {
   ThreadScope threads(p->nthreads);
   Exec e;
+  e.fn = fn;
   e.plan = p;
   e.t = t;
   e.base = reinterpret_cast<char*>(((uintptr_t)workspace + 63) & ~uintptr_t(63));
@@ -758,9 +760,11 @@ void build_pool(const CTNNCall* c, Plan* p) {
         int64_t v;
         std::memcpy(&v, ptr, sizeof v);
         const int64_t pq = l % PQ, pp = pq / g.Q, q = pq % g.Q;
-        const int64_t dh = v / g.W - (pp * g.SH - g.PT), dw = v % g.W - (q * g.SW - g.PL);
-        const bool inside = v >= 0 && v < g.H * g.W && dh >= 0 && dw >= 0 && dh % g.DH == 0 && dw % g.DW == 0 &&
-                            dh / g.DH < g.KH && dw / g.DW < g.KW;
+        // Any int64 may come here: the offsets are formed only for a position inside x.
+        int64_t dh = -1, dw = -1;
+        if (v >= 0 && v < g.H * g.W) dh = v / g.W - (pp * g.SH - g.PT), dw = v % g.W - (q * g.SW - g.PL);
+        const bool inside = dh >= 0 && dw >= 0 && dh % g.DH == 0 && dw % g.DW == 0 && dh / g.DH < g.KH &&
+                            dw / g.DW < g.KW;
         if (!inside) {
           if (bad < 0) bad = l, bad_v = v;
           off[l] = 0;
@@ -771,10 +775,10 @@ void build_pool(const CTNNCall* c, Plan* p) {
       if (bad < 0) return CT_OK;
       const int64_t pq = bad % PQ;
       return fail(CT_ERR_INVALID_ARGUMENT,
-                  "ct_max_pool2d_backward: indices element %" PRId64 " (output row %" PRId64 ", column %" PRId64
+                  "%s: indices element %" PRId64 " (output row %" PRId64 ", column %" PRId64
                   " of its plane) is %" PRId64 ", which is not a position h * W + w inside that output's window "
                   "(W=%" PRId64 "); max_pool2d writes only such positions",
-                  bad, pq / g.Q, pq % g.Q, bad_v, g.W);
+                  e.fn, bad, pq / g.Q, pq % g.Q, bad_v, g.W);
     });
   }
   finish(p, dnnl::pooling_v2_backward(pd), pd.scratchpad_desc());
@@ -1203,7 +1207,7 @@ CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes,
 CTStatus nn_plan_execute(void* impl, const char* fn, const CTensor* const* t, void* workspace, size_t) {
   Plan* p = static_cast<Plan*>(impl);
   try {
-    return execute(p, t, workspace);
+    return execute(p, fn, t, workspace);
   } catch (const dnnl::error& e) {
     return fail(CT_ERR_BACKEND, "%s: oneDNN failed while running %s: %s (status %d)", fn, op_def(p->op)->name,
                 e.what(), (int)e.status);
