@@ -837,6 +837,166 @@ TEST_CASE("nn regression: conv2d descriptor fields and extents near INT64_MAX: c
   }
 }
 
+// The shape query (ct_op_output_info) infers the extents the inputs leave
+// open with the same checked arithmetic: a backward op's input extent
+// ((P - 1) * stride + the dilated window - the padding) and
+// conv2d_backward_weight's kernel extent, on empty tensors of any extents.
+namespace {
+
+const int64_t kM = std::numeric_limits<int64_t>::max();
+
+int64_t pick_extreme(Rng& r) {
+  static const int64_t v[] = {0, 1, 2, 3, 7, (int64_t)1 << 31, ((int64_t)1 << 32) + 1, kM / 4, kM / 2 - 1, kM / 2,
+                              kM / 2 + 1, kM - 10, kM - 1, kM};
+  return v[r.next() % (sizeof v / sizeof v[0])];
+}
+
+// ct_op_output_info on empty float32 inputs of these shapes: the status, and out[0] on success.
+CTStatus query_shapes(int32_t op, const void* desc, const std::vector<std::vector<int64_t>>& ins, CTOutputInfo* out,
+                      int32_t nout, const int64_t* extent = nullptr) {
+  std::vector<HostTensor> ts;
+  for (const auto& sh : ins) ts.push_back(empty_tensor(sh));
+  std::vector<CTensor> views;
+  for (HostTensor& t : ts) views.push_back(t.view());
+  std::vector<const CTensor*> ptrs;
+  for (CTensor& v : views) ptrs.push_back(&v);
+  CTOpArgs a;
+  std::memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.desc = desc;
+  if (extent) a.extent[0] = extent[0], a.extent[1] = extent[1];
+  return ct_op_output_info(op, &a, ptrs.data(), (int32_t)ptrs.size(), out, nout);
+}
+
+}  // namespace
+
+TEST_CASE("nn regression: ct_op_output_info's inferred extents near INT64_MAX: checked arithmetic, the field named",
+          "[nn]") {
+  SECTION("conv2d_backward_data and avg_pool2d_backward: dx's extent from dy, against __int128") {
+    Rng rng(3401);
+    int overflowed = 0, computed = 0;
+    for (int it = 0; it < 3000; ++it) {
+      const bool conv = it % 2 == 0;
+      const int64_t out = pick_extreme(rng), s = std::max<int64_t>(1, pick_extreme(rng)),
+                    dil = std::max<int64_t>(1, pick_extreme(rng)),
+                    k = conv ? std::max<int64_t>(1, pick_extreme(rng)) : rng.int_in(1, 4),  // brute force over pool taps
+                    pb = rng.next() % 3 ? rng.int_in(0, 3) : pick_extreme(rng),
+                    pe = rng.next() % 3 ? rng.int_in(0, 3) : pick_extreme(rng);
+      const __int128 ext = (__int128)dil * (k - 1) + 1, need = (__int128)(out - 1) * s + ext,
+                     in = need - pb - pe;
+      CTOutputInfo o[1];
+      std::memset(o, 0x7F, sizeof o);
+      CTStatus st;
+      if (conv) {
+        CTConv2dDesc d = conv_desc();
+        d.stride[0] = s, d.dilation[0] = dil, d.pad_begin[0] = pb, d.pad_end[0] = pe;
+        st = query_shapes(CT_OP_CONV2D_BACKWARD_DATA, &d, {{0, 0, out, 1}, {0, 1, k, 1}}, o, 1);
+      } else {
+        CTPool2dDesc d = pool_desc(k, 1);
+        d.stride[0] = s, d.dilation[0] = dil, d.pad_begin[0] = pb, d.pad_end[0] = pe;
+        st = query_shapes(CT_OP_AVG_POOL2D_BACKWARD, &d, {{0, 1, out, 1}}, o, 1);
+      }
+      const std::string msg = last_error();
+      INFO((conv ? "conv2d_backward_data" : "avg_pool2d_backward")
+           << ": dy.shape[2]=" << out << " kernel " << k << " stride " << s << " dilation " << dil << " pads " << pb
+           << "," << pe << ": " << ct_status_string(st) << " '" << msg << "'");
+      CHECK(!contains(msg, "-9223372036854775"));
+      if (st != CT_OK) CHECK(msg.rfind("ct_op_output_info: ", 0) == 0);
+      if (ext > kM) {  // the dilated window itself (the pool's desc or the conv's w with its dilation)
+        CHECK(st == CT_ERR_INVALID_ARGUMENT);
+        CHECK(contains(msg, "overflows int64"));
+        continue;
+      }
+      if (!conv && (pb >= ext || pe >= ext)) {
+        CHECK(st == CT_ERR_INVALID_ARGUMENT);
+        continue;
+      }
+      if (need > kM) {
+        ++overflowed;
+        CHECK(st == CT_ERR_INVALID_ARGUMENT);
+        CHECK(contains(msg, "overflows int64"));
+        CHECK(contains(msg, "dy.shape[2]=" + std::to_string(out)));
+        CHECK(contains(msg, "desc->stride[0]=" + std::to_string(s)));
+        continue;
+      }
+      if (in < 1 || out < 1) {  // no input gives dy: refused, never a wrapped extent
+        CHECK(st != CT_OK);
+        continue;
+      }
+      if (!conv && brute_padding_window((int64_t)in, k, s, dil, pb, std::min<int64_t>(out, 1000)) >= 0) {
+        CHECK(st == CT_ERR_INVALID_ARGUMENT);
+        continue;
+      }
+      if (!conv && st == CT_ERR_INVALID_ARGUMENT && out > 1000) continue;  // a padding window past the brute force's reach
+      REQUIRE(st == CT_OK);
+      ++computed;
+      CHECK(o[0].ndim == 4);
+      CHECK(o[0].shape[2] == (int64_t)in);
+    }
+    CHECK(overflowed > 100);
+    CHECK(computed > 100);
+  }
+  SECTION("conv2d_backward_weight: the kernel extent from x and dy") {
+    CTConv2dDesc d = conv_desc();
+    CTOutputInfo o[2];
+    // x + pads overflows
+    d.pad_begin[0] = d.pad_end[0] = 5;
+    CTStatus st = query_shapes(CT_OP_CONV2D_BACKWARD_WEIGHT, &d, {{0, 1, kM - 3, 1}, {0, 1, 1, 1}}, o, 2);
+    std::string msg = last_error();
+    INFO(msg);
+    CHECK(st == CT_ERR_INVALID_ARGUMENT);
+    CHECK(msg.rfind("ct_op_output_info: ", 0) == 0);
+    CHECK(contains(msg, "x.shape[2]=" + std::to_string(kM - 3)));
+    CHECK(contains(msg, "overflows int64"));
+    // (P - 1) * stride overflows
+    d = conv_desc();
+    d.stride[0] = kM / 2;
+    st = query_shapes(CT_OP_CONV2D_BACKWARD_WEIGHT, &d, {{0, 1, 5, 1}, {0, 1, 4, 1}}, o, 2);
+    msg = last_error();
+    INFO(msg);
+    CHECK(st == CT_ERR_INVALID_ARGUMENT);
+    CHECK(contains(msg, "dy.shape[2]=4"));
+    CHECK(contains(msg, "desc->stride[0]=" + std::to_string(kM / 2)));
+    CHECK(contains(msg, "overflows int64"));
+    // an empty dy along H with a large stride: x + pads - 1 + stride overflows
+    d.stride[0] = kM - 1;
+    st = query_shapes(CT_OP_CONV2D_BACKWARD_WEIGHT, &d, {{0, 1, 5, 1}, {0, 1, 0, 1}}, o, 2);
+    msg = last_error();
+    INFO(msg);
+    CHECK(st == CT_ERR_INVALID_ARGUMENT);
+    CHECK(!contains(msg, "-9223372036854775"));
+    // a huge but exact kernel: x (H = M - 10), dy (P = 1), stride 1 -> R = M - 10
+    d = conv_desc();
+    st = query_shapes(CT_OP_CONV2D_BACKWARD_WEIGHT, &d, {{0, 1, kM - 10, 1}, {0, 1, 1, 1}}, o, 2);
+    INFO(last_error());
+    REQUIRE(st == CT_OK);
+    CHECK(o[0].shape[2] == kM - 10);
+    // the same with padding M - 10 on both sides overflows H + pads, named
+    d.pad_begin[0] = d.pad_end[0] = kM - 10;
+    st = query_shapes(CT_OP_CONV2D_BACKWARD_WEIGHT, &d, {{0, 1, 3, 1}, {0, 1, 1, 1}}, o, 2);
+    msg = last_error();
+    INFO(msg);
+    CHECK(st == CT_ERR_INVALID_ARGUMENT);
+    CHECK(contains(msg, "desc->pad_begin[0]=" + std::to_string(kM - 10)));
+    // dilation 2 over x (H = M - 11), dy P = 1, stride 1: 2 * (R - 1) = M - 12, odd: none fits, said so
+    d = conv_desc();
+    d.dilation[0] = 2;
+    st = query_shapes(CT_OP_CONV2D_BACKWARD_WEIGHT, &d, {{0, 1, kM - 11, 1}, {0, 1, 1, 1}}, o, 2);
+    msg = last_error();
+    INFO(msg);
+    CHECK(st == CT_ERR_INVALID_ARGUMENT);
+    CHECK(contains(msg, "none fits"));
+    // given, the hint is checked like a tensor's extent: dilation 2 * (R - 1) + 1 overflows
+    const int64_t hint[2] = {kM / 2 + 2, 1};
+    st = query_shapes(CT_OP_CONV2D_BACKWARD_WEIGHT, &d, {{0, 1, kM - 10, 1}, {0, 1, 1, 1}}, o, 2, hint);
+    msg = last_error();
+    INFO(msg);
+    CHECK(st == CT_ERR_INVALID_ARGUMENT);
+    CHECK(contains(msg, "dw.shape[2]=" + std::to_string(kM / 2 + 2)));
+    CHECK(contains(msg, "overflows int64"));
+  }
+}
+
 // ---------------------------------------------------------------------------
 // 5. empty inputs with non-empty outputs
 // ---------------------------------------------------------------------------
