@@ -42,25 +42,24 @@ struct CTPlan {
 namespace ct {
 namespace {
 
-// Nothing to compute when every output is empty. A matmul with K = 0 (its
-// only empty-input case with a non-empty out) sums nothing: out = act(bias)
-// or act(0), filled by k_zero_matmul below. Any other empty input with a
-// non-empty output is refused.
-CTStatus empty_case(const char* fn, const NNCall* c, bool* all_empty, bool* k_zero) {
+// Nothing to compute when every output is empty: the call succeeds at once.
+// A matmul with K = 0 sums nothing: out = act(bias) or act(0), through the
+// library's own ct_cast and ct_unary (k_zero_matmul below). Any other empty
+// input with a non-empty output goes to the backend's plan, which writes
+// what PyTorch gives there (a sum over nothing is 0; see SEMANTICS.md): core
+// never writes device memory itself.
+void empty_case(const NNCall* c, bool* all_empty, bool* k_zero) {
   const Names& n = names_of(c->op);
   bool any_in = false, all_out = true;
   for (int i = 0; i < n.count; ++i) {
     if (!c->t[i]) continue;
-    const bool e = numel(c->t[i]) == 0;
+    bool e = false;  // a zero extent (a product of the extents could overflow int64 first)
+    for (int32_t d = 0; d < c->t[i]->ndim; ++d) e = e || c->t[i]->shape[d] == 0;
     if (i < n.inputs) any_in = any_in || e;
     else all_out = all_out && e;
   }
   *all_empty = all_out;
   *k_zero = c->op == CT_OP_MATMUL && any_in && !all_out;
-  if (any_in && !all_out && !*k_zero)
-    return fail(CT_ERR_UNSUPPORTED, "%s: %s with an empty input but a non-empty output is not supported yet", fn,
-                op_def(c->op)->name);
-  return CT_OK;
 }
 
 // ---- plans and the cache ----------------------------------------------------
@@ -89,7 +88,7 @@ CTStatus make_plan(const NNCall& c, const CTKernelInterface* k, void* stream, st
     p->call.t[i] = &s.view;
   }
   bool empty = false;
-  if (CTStatus s = empty_case(c.fn, &p->call, &empty, &p->k_zero)) return s;
+  empty_case(&p->call, &empty, &p->k_zero);
   if (!empty && !p->k_zero) {
     int64_t prims = 0;
     const CTNNCall kc = backend_call(p->call, p->call.t, stream);

@@ -38,12 +38,6 @@ struct Names {
 };
 const Names& names_of(int32_t op);
 
-inline int64_t numel(const CTensor* t) {
-  int64_t n = 1;
-  for (int32_t i = 0; i < t->ndim; ++i) n *= t->shape[i];
-  return n;
-}
-
 // What a shape rule fixes about one tensor argument.
 struct Expect {
   bool known = false;

@@ -72,6 +72,20 @@ CTStatus check_epsilon(const char* fn, double e) {
   return CT_OK;
 }
 
+// dil * (k - 1) + 1, the span of a dilated window, with checked arithmetic
+// (dil >= 1 and k >= 1 are already known). dil_name and k_name are printed
+// as given, e.g. "desc->dilation[0]" and "w.shape[2]".
+CTStatus dilated_extent(const char* fn, const char* dil_name, int64_t dil, const char* k_name, int64_t k,
+                        int64_t* out) {
+  int64_t e;
+  if (__builtin_mul_overflow(dil, k - 1, &e) || __builtin_add_overflow(e, (int64_t)1, &e))
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: %s=%" PRId64 " and %s=%" PRId64 ": the dilated window (dilation * (size - 1) + 1) overflows int64",
+                fn, dil_name, dil, k_name, k);
+  *out = e;
+  return CT_OK;
+}
+
 CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c) {
   switch (op_def(op)->desc_type) {
     case CT_DESC_MATMUL: {
@@ -110,7 +124,10 @@ CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c) {
         if (CTStatus s = positive_or_default(fn, dl[i], &d.dilation[i], 1)) return s;
         if (CTStatus s = non_negative(fn, pb[i], d.pad_begin[i])) return s;
         if (CTStatus s = non_negative(fn, pe[i], d.pad_end[i])) return s;
-        const int64_t extent = d.dilation[i] * (d.kernel[i] - 1) + 1;
+        static const char* const dn[2] = {"desc->dilation[0]", "desc->dilation[1]"},
+                                 *const kn[2] = {"desc->kernel[0]", "desc->kernel[1]"};
+        int64_t extent = 0;
+        if (CTStatus s = dilated_extent(fn, dn[i], d.dilation[i], kn[i], d.kernel[i], &extent)) return s;
         if (d.pad_begin[i] >= extent || d.pad_end[i] >= extent)
           return fail(CT_ERR_INVALID_ARGUMENT,
                       "%s: desc->pad_begin[%d]=%" PRId64 " and pad_end[%d]=%" PRId64 " must be smaller than the window (%" PRId64
@@ -193,16 +210,81 @@ CTStatus want_ndim(const char* fn, const char* arg, const CTensor* t, int32_t lo
               t->ndim, what);
 }
 
-// Output extent of a strided window; < 1 when the input is too small.
-int64_t out_extent(int64_t in, int64_t pb, int64_t pe, int64_t dil, int64_t k, int64_t stride) {
-  const int64_t span = in + pb + pe - dil * (k - 1) - 1;
-  return span < 0 ? 0 : span / stride + 1;
+// Output extent of a window of span `ext` (the dilated kernel) moved by
+// `stride` over `in` padded by pb and pe: (in + pb + pe - ext) / stride + 1,
+// 0 when the padded input is shorter than the window. Checked arithmetic:
+// every term may be as large as INT64_MAX (an empty tensor's other extents
+// are unbounded); an overflow is CT_ERR_INVALID_ARGUMENT naming the fields.
+CTStatus out_extent(const char* fn, const char* xname, int axis, int64_t in, int64_t pb, int64_t pe, int64_t ext,
+                    int64_t stride, int64_t* out) {
+  int64_t sum;
+  if (__builtin_add_overflow(in, pb, &sum) || __builtin_add_overflow(sum, pe, &sum))
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: %s.shape[%d]=%" PRId64 " + desc->pad_begin[%d]=%" PRId64 " + desc->pad_end[%d]=%" PRId64
+                " (the padded input) overflows int64",
+                fn, xname, axis + 2, in, axis, pb, axis, pe);
+  const int64_t span = sum - ext;           // both >= 0: no overflow
+  *out = span < 0 ? 0 : span / stride + 1;  // ext >= 1, so span < INT64_MAX and the + 1 fits
+  return CT_OK;
 }
 
-// The smallest input extent whose windows give `out` outputs (>= 1 or 0).
-int64_t in_extent(int64_t out, int64_t pb, int64_t pe, int64_t dil, int64_t k, int64_t stride) {
-  const int64_t in = (out - 1) * stride - pb - pe + dil * (k - 1) + 1;
-  return in < 1 ? 0 : in;
+// The smallest input extent whose windows (span `ext`) give `out` outputs:
+// (out - 1) * stride + ext - pb - pe, or 0 when that is < 1. Checked
+// arithmetic, as out_extent; yname names the tensor that gave `out`.
+CTStatus in_extent(const char* fn, const char* yname, int axis, int64_t out, int64_t pb, int64_t pe, int64_t ext,
+                   int64_t stride, int64_t* in) {
+  int64_t v;
+  if (__builtin_mul_overflow(out - 1, stride, &v) || __builtin_add_overflow(v, ext, &v))
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: the input extent that %s.shape[%d]=%" PRId64 " outputs need ((outputs - 1) * desc->stride[%d]=%" PRId64
+                " + the dilated window %" PRId64 " - the padding) overflows int64",
+                fn, yname, axis + 2, out, axis, stride, ext);
+  // v - pb - pe, compared rather than subtracted where it could wrap (v may be
+  // as low as 1 - INT64_MAX, the pads as high as INT64_MAX).
+  if (v <= pb) {
+    *in = 0;
+    return CT_OK;
+  }
+  v -= pb;  // > 0
+  *in = v <= pe ? 0 : v - pe;
+  return CT_OK;
+}
+
+// The smallest x >= 0 with lo <= (a * x) mod m <= hi, or -1 if there is
+// none; 0 <= a < m, 0 <= lo <= hi < m. When no multiple of a lies in
+// [lo, hi], a * x - m * y in [lo, hi] is the same as (m * y) mod a in a range
+// below a, for the same smallest y: Euclid's descent, O(log m) deep.
+int64_t first_mod_in_range(uint64_t a, uint64_t m, uint64_t lo, uint64_t hi) {
+  using u128 = unsigned __int128;
+  if (lo == 0) return 0;
+  if (a == 0) return -1;
+  const uint64_t x = lo / a + (lo % a != 0);
+  if ((u128)a * x <= hi) return (int64_t)x;
+  const int64_t y = first_mod_in_range(m % a, a, (a - hi % a) % a, (a - lo % a) % a);
+  if (y < 0) return -1;
+  const u128 num = (u128)lo + (u128)m * (uint64_t)y;
+  return (int64_t)(num / a + (num % a != 0));  // < m: the residues repeat with period m / gcd(a, m)
+}
+
+// The first output index along one axis whose window has every tap in the
+// padding, or -1. Window p's taps are p * s - pb + j * dil, j in [0, k), on an
+// input of extent H; pb < dil * (k - 1) + 1 and P >= 1 are known, and
+// (P - 1) * s and H + pb fit in int64 (out_extent checked them).
+int64_t first_padding_window(int64_t H, int64_t pb, int64_t s, int64_t dil, int64_t P) {
+  if (H == 0) return 0;
+  // Windows that start in the leading padding (p * s < pb): the first tap at
+  // or after 0 is (p * s - pb) mod dil (pb is short of the window, so such a
+  // tap exists), which lands past x only when H <= it < dil.
+  const int64_t lead_all = pb / s + (pb % s != 0), lead = lead_all < P ? lead_all : P;
+  if (lead > 0 && H < dil) {
+    const uint64_t m = (uint64_t)dil, c = (m - (uint64_t)pb % m) % m;  // window 0's residue
+    if (c >= (uint64_t)H) return 0;
+    const int64_t p = first_mod_in_range((uint64_t)s % m, m, (uint64_t)H - c, m - 1 - c);
+    if (p >= 0 && p < lead) return p;
+  }
+  // The others start at p * s - pb >= 0 and have that tap inside x unless it is >= H.
+  if ((P - 1) * s - pb >= H) return (H + pb) / s + ((H + pb) % s != 0);
+  return -1;
 }
 
 void set_expect(Expect* e, int32_t nd, const int64_t* shape, int32_t dt, const char* why) {
@@ -253,6 +335,14 @@ CTStatus shapes_matmul(const char* fn, const NNCall* c, const Names& n, const CT
   return CT_OK;
 }
 
+// "w.shape[2]" and the like, for messages (static storage per argument name).
+struct ExtentName {
+  char s[2][48];
+  ExtentName(const char* t) {
+    for (int k = 0; k < 2; ++k) std::snprintf(s[k], sizeof s[k], "%s.shape[%d]", t, 2 + k);
+  }
+};
+
 // conv2d and its backwards. Positions follow the rows: conv2d (x, w, bias, y),
 // backward_data (dy, w, dx), backward_weight (x, dy, dw, dbias).
 CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, const int64_t* hint,
@@ -279,13 +369,23 @@ CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTen
       return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s has an empty kernel", fn, n.name[iw], format_shape(sw, sizeof sw, 4, w));
     }
   }
+  const ExtentName wn(n.name[iw]);
+  static const char* const dn[2] = {"desc->dilation[0]", "desc->dilation[1]"};
+  int64_t ext[2] = {0, 0};  // the dilated kernel, in checked arithmetic
   if (rule == CT_SHAPE_CONV2D_BACKWARD_DATA) {  // dx from dy and w: C = w[1] * g, H from the hint or the smallest
     for (int i = 0; i < 4; ++i) y[i] = t[iy]->shape[i];
     x[0] = y[0];
-    x[1] = w[1] * g;
-    for (int k = 0; k < 2; ++k)
-      x[2 + k] = hint && hint[k] > 0 ? hint[k]
-                                     : in_extent(y[2 + k], d.pad_begin[k], d.pad_end[k], d.dilation[k], w[2 + k], d.stride[k]);
+    if (__builtin_mul_overflow(w[1], g, &x[1]))
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.shape[1]=%" PRId64 " times desc->groups=%d (dx's channels) overflows int64",
+                  fn, n.name[iw], w[1], d.groups);
+    for (int k = 0; k < 2; ++k) {
+      if (CTStatus s = dilated_extent(fn, dn[k], d.dilation[k], wn.s[k], w[2 + k], &ext[k])) return s;
+      if (hint && hint[k] > 0)
+        x[2 + k] = hint[k];
+      else if (CTStatus s = in_extent(fn, n.name[iy], k, y[2 + k], d.pad_begin[k], d.pad_end[k], ext[k], d.stride[k],
+                                      &x[2 + k]))
+        return s;
+    }
   } else {
     for (int i = 0; i < 4; ++i) x[i] = t[ix]->shape[i];
   }
@@ -299,16 +399,29 @@ CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTen
         w[2 + k] = hint[k];
         continue;
       }
-      // dil * (R - 1) lies in [B - (stride - 1), B], B = H + pads - 1 - (P - 1) * stride
-      const int64_t B = x[2 + k] + d.pad_begin[k] + d.pad_end[k] - 1 - (y[2 + k] - 1) * d.stride[k];
-      const int64_t A = B - (d.stride[k] - 1) < 0 ? 0 : B - (d.stride[k] - 1);
-      const int64_t lo = (A + d.dilation[k] - 1) / d.dilation[k], hi = B < 0 ? -1 : B / d.dilation[k];
+      // dil * (R - 1) lies in [B - (stride - 1), B], B = H + pads - 1 - (P - 1) * stride,
+      // in checked arithmetic (every term may be near INT64_MAX).
+      int64_t padded, steps, B;
+      if (__builtin_add_overflow(x[2 + k], d.pad_begin[k], &padded) || __builtin_add_overflow(padded, d.pad_end[k], &padded))
+        return fail(CT_ERR_INVALID_ARGUMENT,
+                    "%s: %s.shape[%d]=%" PRId64 " + desc->pad_begin[%d]=%" PRId64 " + desc->pad_end[%d]=%" PRId64
+                    " (the padded input) overflows int64",
+                    fn, n.name[ix], 2 + k, x[2 + k], k, d.pad_begin[k], k, d.pad_end[k]);
+      if (__builtin_mul_overflow(y[2 + k] - 1, d.stride[k], &steps) || __builtin_sub_overflow(padded - 1, steps, &B))
+        return fail(CT_ERR_INVALID_ARGUMENT,
+                    "%s: the kernel extent along dim %d from %s.shape[%d]=%" PRId64 " and %s.shape[%d]=%" PRId64
+                    " with desc->stride[%d]=%" PRId64 " overflows int64",
+                    fn, 2 + k, n.name[ix], 2 + k, x[2 + k], n.name[iy], 2 + k, y[2 + k], k, d.stride[k]);
+      const int64_t A = B < d.stride[k] - 1 ? 0 : B - (d.stride[k] - 1);
+      const int64_t lo = A / d.dilation[k] + (A % d.dilation[k] != 0), hi = B < 0 ? -1 : B / d.dilation[k];
       if (lo != hi)
         return fail(CT_ERR_INVALID_ARGUMENT,
                     "%s: the kernel extent along dim %d is not fixed by %s and %s (%s with stride %" PRId64
                     "): give it (CTOpArgs.extent, or dw's shape)",
                     fn, 2 + k, n.name[ix], n.name[iy], lo > hi ? "none fits" : "several fit", d.stride[k]);
-      w[2 + k] = lo + 1;
+      if (__builtin_add_overflow(lo, (int64_t)1, &w[2 + k]))
+        return fail(CT_ERR_INVALID_ARGUMENT, "%s: the kernel extent along dim %d (%" PRId64 " + 1) overflows int64", fn,
+                    2 + k, lo);
     }
   }
   {
@@ -320,13 +433,18 @@ CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTen
                   fn, n.name[iw], format_shape(sw, sizeof sw, 4, w), C, d.groups, C / g);
     }
   }
-  const int64_t P = out_extent(x[2], d.pad_begin[0], d.pad_end[0], d.dilation[0], w[2], d.stride[0]);
-  const int64_t Q = out_extent(x[3], d.pad_begin[1], d.pad_end[1], d.dilation[1], w[3], d.stride[1]);
+  int64_t PQ[2];
+  for (int k = 0; k < 2; ++k) {
+    if (rule != CT_SHAPE_CONV2D_BACKWARD_DATA)
+      if (CTStatus s = dilated_extent(fn, dn[k], d.dilation[k], wn.s[k], w[2 + k], &ext[k])) return s;
+    if (CTStatus s = out_extent(fn, n.name[ix], k, x[2 + k], d.pad_begin[k], d.pad_end[k], ext[k], d.stride[k], &PQ[k]))
+      return s;
+  }
+  const int64_t P = PQ[0], Q = PQ[1];
   if (P < 1 || Q < 1 || x[2] < 1 || x[3] < 1) {
     Shape sx;
     return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s is smaller than the dilated kernel (%" PRId64 "x%" PRId64 ") with this padding",
-                fn, n.name[ix], format_shape(sx, sizeof sx, 4, x), d.dilation[0] * (w[2] - 1) + 1,
-                d.dilation[1] * (w[3] - 1) + 1);
+                fn, n.name[ix], format_shape(sx, sizeof sx, 4, x), ext[0], ext[1]);
   }
   const int64_t want[4] = {x[0], w[0], P, Q};
   char why[64];
@@ -362,16 +480,45 @@ CTStatus shapes_pool(const char* fn, const NNCall* c, const Names& n, const CTen
     const CTensor* dy = t[iy];
     x[0] = dy->shape[0];
     x[1] = dy->shape[1];
-    for (int k = 0; k < 2; ++k)
-      x[2 + k] = hint && hint[k] > 0 ? hint[k]
-                                     : in_extent(dy->shape[2 + k], d.pad_begin[k], d.pad_end[k], d.dilation[k], d.kernel[k], d.stride[k]);
+    for (int k = 0; k < 2; ++k) {
+      const int64_t ext = d.dilation[k] * (d.kernel[k] - 1) + 1;  // load_op_desc checked that it fits
+      if (hint && hint[k] > 0)
+        x[2 + k] = hint[k];
+      else if (CTStatus s = in_extent(fn, n.name[iy], k, dy->shape[2 + k], d.pad_begin[k], d.pad_end[k], ext, d.stride[k],
+                                      &x[2 + k]))
+        return s;
+    }
   }
-  const int64_t P = out_extent(x[2], d.pad_begin[0], d.pad_end[0], d.dilation[0], d.kernel[0], d.stride[0]);
-  const int64_t Q = out_extent(x[3], d.pad_begin[1], d.pad_end[1], d.dilation[1], d.kernel[1], d.stride[1]);
-  if (P < 1 || Q < 1 || x[2] < 1 || x[3] < 1) {
+  // An extent inferred from dy (no hint) that comes out empty is too small;
+  // a given empty H or W is refused below, every window being in the padding.
+  bool small = false;
+  for (int k = 0; k < 2; ++k) small = small || (!fwd && !(hint && hint[k] > 0) && x[2 + k] < 1);
+  int64_t ext[2], PQ[2];
+  for (int k = 0; k < 2; ++k) {
+    ext[k] = d.dilation[k] * (d.kernel[k] - 1) + 1;  // load_op_desc checked that it fits
+    if (CTStatus s = out_extent(fn, n.name[ix], k, x[2 + k], d.pad_begin[k], d.pad_end[k], ext[k], d.stride[k], &PQ[k]))
+      return s;
+  }
+  const int64_t P = PQ[0], Q = PQ[1];
+  if (P < 1 || Q < 1 || small) {
     Shape sx;
     return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s is smaller than the window (%" PRId64 "x%" PRId64 ") with this padding", fn,
-                n.name[ix], format_shape(sx, sizeof sx, 4, x), d.kernel[0], d.kernel[1]);
+                n.name[ix], format_shape(sx, sizeof sx, 4, x), ext[0], ext[1]);
+  }
+  // A window wholly in the padding has no value (max of nothing; an average
+  // without the padding divides by 0): refused whatever N and C are. With a
+  // dilation, a window can also straddle a short x without a tap inside it;
+  // an empty H or W puts every window there.
+  for (int k = 0; k < 2; ++k) {
+    const int64_t H = x[2 + k], p = first_padding_window(H, d.pad_begin[k], d.stride[k], d.dilation[k], PQ[k]);
+    if (p < 0) continue;
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: output %s %" PRId64 " (of %" PRId64 ") has its whole window in the padding: desc->kernel[%d]=%" PRId64
+                ", stride[%d]=%" PRId64 ", dilation[%d]=%" PRId64 ", pad_begin[%d]=%" PRId64 ", pad_end[%d]=%" PRId64
+                " put its taps at %" PRId64 " + %" PRId64 "*j (j < %" PRId64 "), none in [0, %" PRId64 ") of %s.shape[%d]=%" PRId64
+                "; a window of padding only has no value",
+                fn, k == 0 ? "row" : "column", p, PQ[k], k, d.kernel[k], k, d.stride[k], k, d.dilation[k], k, d.pad_begin[k],
+                k, d.pad_end[k], p * d.stride[k] - d.pad_begin[k], d.dilation[k], d.kernel[k], H, n.name[ix], 2 + k, H);
   }
   const int64_t want[4] = {x[0], x[1], P, Q};
   char why[64];

@@ -5,8 +5,8 @@
 // strides, viewed with the dims the primitive wants), the primitive's own
 // descriptor (a blocked layout when oneDNN prefers one) and, where they
 // differ, a reorder through a buffer in the caller's workspace. Layouts
-// oneDNN cannot describe (negative or zero strides) are first copied to a
-// dense buffer with ct_copy. Scratch memory comes from the workspace too
+// oneDNN cannot describe (negative or zero strides, strides that do not nest)
+// are first copied to a dense buffer (copy_tensor). Scratch memory comes from the workspace too
 // (oneDNN's user scratchpad mode): the library allocates nothing per call.
 // Small conversions oneDNN does not do (variance <-> inverse std, max-pool
 // window offsets <-> int64 positions) are hooks run before or after it.
@@ -20,8 +20,10 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,6 +31,7 @@
 #include "cpu/host.h"
 
 #include "cpu/engine.h"
+#include "cpu/half.h"
 
 namespace ct {
 namespace cpu {
@@ -110,20 +113,23 @@ bool view_strides(const CTensor* t, const dims& nd, dims* out) {
   return true;
 }
 
+// Whether oneDNN takes these strides as a memory descriptor: positive on
+// every dim of extent > 1 and, sorted by stride, each at least the extent
+// times the stride of the one below (oneDNN's own check, which refuses some
+// layouts whose elements do not overlap, such as (2, 2) with strides (3, 2):
+// those are copied to a dense buffer instead).
 bool describable(const dims& d, const dims& s) {
-  for (size_t i = 0; i < d.size(); ++i)
-    if (d[i] > 1 && s[i] <= 0) return false;
-  // oneDNN also wants each stride, sorted, to be at least the extent of the
-  // smaller ones (it refuses e.g. (2,3) with strides (4,3), a layout whose
-  // elements are distinct but interleave); those go through the dense copy.
-  std::vector<size_t> order;
-  for (size_t i = 0; i < d.size(); ++i)
-    if (d[i] > 1) order.push_back(i);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s[a] < s[b]; });
+  std::vector<std::pair<int64_t, int64_t>> order;  // (stride, extent)
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (d[i] <= 1) continue;
+    if (s[i] <= 0) return false;
+    order.emplace_back(s[i], d[i]);
+  }
+  std::sort(order.begin(), order.end());
   int64_t need = 1;
-  for (size_t i : order) {
-    if (s[i] < need) return false;
-    need = s[i] * d[i];
+  for (const auto& o : order) {
+    if (o.first < need) return false;
+    if (__builtin_mul_overflow(o.first, o.second, &need)) return false;
   }
   return true;
 }
@@ -194,6 +200,7 @@ struct Arg {
 
 struct Plan;
 struct Exec {
+  const char* fn;                                  // the entry point called (ct_plan_execute, ct_max_pool2d_backward, ...)
   const Plan* plan;
   const CTensor* const* t;
   char* base;                                      // the aligned workspace
@@ -220,6 +227,7 @@ struct Ctx {
 struct Plan {
   int32_t op = 0;
   int32_t nthreads = 1;
+  bool has_prim = true;  // false: an empty input, the outputs written by the post hooks alone
   dnnl::primitive prim;
   memory::desc prim_scratch;
   std::vector<Arg> args;
@@ -357,12 +365,17 @@ void copy_dense(const Exec& e, size_t i, bool to_user) {
   if (st != CT_OK) throw CopyFailed{st};  // the message is set; nn_plan_execute returns the status
 }
 
-CTStatus execute(Plan* p, const CTensor* const* t, void* workspace) {
+CTStatus execute(Plan* p, const char* fn, const CTensor* const* t, void* workspace) {
   ThreadScope threads(p->nthreads);
   Exec e;
+  e.fn = fn;
   e.plan = p;
   e.t = t;
   e.base = reinterpret_cast<char*>(((uintptr_t)workspace + 63) & ~uintptr_t(63));
+  if (!p->has_prim) {
+    for (const Hook& h : p->post) h(e);
+    return CT_OK;
+  }
   std::unique_ptr<Ctx> c;
   {
     std::lock_guard<std::mutex> lock(p->mu);
@@ -510,6 +523,9 @@ void build_matmul(const CTNNCall* c, Plan* p) {
     if (bias) p->args.push_back(tensor_arg(c, 2, DNNL_ARG_BIAS, false, padded(bias)));
     p->args.push_back(tensor_arg(c, 3, DNNL_ARG_DST, true, tdims(O)));
   }
+  // oneDNN 2.6's matmul reads a strided bias as if it were dense: it gets
+  // a dense one, reordered from the caller's layout in the workspace.
+  if (bias) p->args[2].prim = dense_like(p->args[2].user);
   dnnl::primitive_attr attr = scratch_attr();
   dnnl::post_ops po;
   if (post_op(static_cast<const CTMatmulDesc*>(c->desc)->activation, &po)) attr.set_post_ops(po);
@@ -578,10 +594,11 @@ void build_conv(const CTNNCall* c, Plan* p) {
     p->args.push_back(tensor_arg(c, 3, DNNL_ARG_DST, true, tdims(c->t[3])));
     Arg &src = p->args[0], &wei = p->args[1], &dst = p->args.back();
     Arg* b = c->t[2] ? &p->args[2] : nullptr;
+    if (b) b->prim = dense_like(b->user);  // as matmul's: a strided bias would be read as dense
     auto make = [&](bool any_data) {
       const memory::desc s = any_data ? any_like(src.user) : src.user, o = any_data ? any_like(dst.user) : dst.user;
       auto desc = b ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s, any_like(wei.user),
-                                                      b->user, o, g.strides, g.dilates, g.pl, g.pr)
+                                                      b->prim, o, g.strides, g.dilates, g.pl, g.pr)
                     : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s, any_like(wei.user), o,
                                                       g.strides, g.dilates, g.pl, g.pr);
       return dnnl::convolution_forward::primitive_desc(desc, attr, eng());
@@ -626,15 +643,16 @@ void build_conv(const CTNNCall* c, Plan* p) {
   if (c->t[3]) p->args.push_back(tensor_arg(c, 3, DNNL_ARG_DIFF_BIAS, true, tdims(c->t[3])));
   Arg &x = p->args[0], &dy = p->args[1], &dw = p->args[2];
   Arg* db = c->t[3] ? &p->args[3] : nullptr;
+  if (db) db->prim = dense_like(db->user);  // a strided dbias would be written as dense: reordered out instead
   auto make = [&](bool any_data) {
     const memory::desc s = any_data ? any_like(x.user) : x.user, o = any_data ? any_like(dy.user) : dy.user;
     const memory::desc w = any_like(dw.user);
-    auto fwd = db ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, s, w, db->user, o,
+    auto fwd = db ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, s, w, db->prim, o,
                                                     g.strides, g.dilates, g.pl, g.pr)
                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, s, w, o, g.strides,
                                                     g.dilates, g.pl, g.pr);
     dnnl::convolution_forward::primitive_desc hint(fwd, eng());
-    auto bwd = db ? dnnl::convolution_backward_weights::desc(alg, s, w, db->user, o, g.strides, g.dilates, g.pl, g.pr)
+    auto bwd = db ? dnnl::convolution_backward_weights::desc(alg, s, w, db->prim, o, g.strides, g.dilates, g.pl, g.pr)
                   : dnnl::convolution_backward_weights::desc(alg, s, w, o, g.strides, g.dilates, g.pl, g.pr);
     return dnnl::convolution_backward_weights::primitive_desc(bwd, attr, eng(), hint);
   };
@@ -748,9 +766,11 @@ void build_pool(const CTNNCall* c, Plan* p) {
         int64_t v;
         std::memcpy(&v, ptr, sizeof v);
         const int64_t pq = l % PQ, pp = pq / g.Q, q = pq % g.Q;
-        const int64_t dh = v / g.W - (pp * g.SH - g.PT), dw = v % g.W - (q * g.SW - g.PL);
-        const bool inside = v >= 0 && v < g.H * g.W && dh >= 0 && dw >= 0 && dh % g.DH == 0 && dw % g.DW == 0 &&
-                            dh / g.DH < g.KH && dw / g.DW < g.KW;
+        // Any int64 may come here: the offsets are formed only for a position inside x.
+        int64_t dh = -1, dw = -1;
+        if (v >= 0 && v < g.H * g.W) dh = v / g.W - (pp * g.SH - g.PT), dw = v % g.W - (q * g.SW - g.PL);
+        const bool inside = dh >= 0 && dw >= 0 && dh % g.DH == 0 && dw % g.DW == 0 && dh / g.DH < g.KH &&
+                            dw / g.DW < g.KW;
         if (!inside) {
           if (bad < 0) bad = l, bad_v = v;
           off[l] = 0;
@@ -761,10 +781,10 @@ void build_pool(const CTNNCall* c, Plan* p) {
       if (bad < 0) return CT_OK;
       const int64_t pq = bad % PQ;
       return fail(CT_ERR_INVALID_ARGUMENT,
-                  "ct_max_pool2d_backward: indices element %" PRId64 " (output row %" PRId64 ", column %" PRId64
+                  "%s: indices element %" PRId64 " (output row %" PRId64 ", column %" PRId64
                   " of its plane) is %" PRId64 ", which is not a position h * W + w inside that output's window "
                   "(W=%" PRId64 "); max_pool2d writes only such positions",
-                  bad, pq / g.Q, pq % g.Q, bad_v, g.W);
+                  e.fn, bad, pq / g.Q, pq % g.Q, bad_v, g.W);
     });
   }
   finish(p, dnnl::pooling_v2_backward(pd), pd.scratchpad_desc());
@@ -952,6 +972,237 @@ void build_norm(const CTNNCall* c, Plan* p) {
   finish(p, made.first, made.second);
 }
 
+// ---- empty inputs -----------------------------------------------------------
+
+bool has_zero_extent(const CTensor* t) {
+  for (int32_t i = 0; i < t->ndim; ++i)
+    if (t->shape[i] == 0) return true;
+  return false;
+}
+
+double load_value(const char* ptr, int32_t dt) {
+  uint16_t h;
+  float f;
+  switch (dt) {
+    case CT_DT_BFLOAT16: std::memcpy(&h, ptr, 2); return bf16_to_float(h);
+    case CT_DT_FLOAT16: std::memcpy(&h, ptr, 2); return f16_to_float(h);
+    default: std::memcpy(&f, ptr, 4); return f;
+  }
+}
+void store_value(char* ptr, int32_t dt, double v) {
+  uint16_t h;
+  float f;
+  switch (dt) {
+    case CT_DT_BFLOAT16: h = double_to_bf16(v); std::memcpy(ptr, &h, 2); break;
+    case CT_DT_FLOAT16: h = double_to_f16(v); std::memcpy(ptr, &h, 2); break;
+    default: f = (float)v; std::memcpy(ptr, &f, 4); break;
+  }
+}
+// v rounded to dtype dt, as a store and a load would.
+double round_to(int32_t dt, double v) {
+  char b[4];
+  store_value(b, dt, v);
+  return load_value(b, dt);
+}
+
+// Every element of t (any strides; the bytes between elements untouched) set to v.
+Hook fill_tensor(int ti, double v) {
+  return [ti, v](const Exec& e) {
+    const CTensor* t = e.t[ti];
+    const int32_t dt = dtype_index(t->dtype);
+    for_each_elem(t, [&](int64_t, char* ptr) { store_value(ptr, dt, v); });
+  };
+}
+
+// The activations of CTActivation on one value, in double.
+double activate(int32_t act, double v) {
+  switch (act) {
+    case CT_ACTIVATION_RELU: return v > 0 ? v : 0.0;
+    case CT_ACTIVATION_GELU: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case CT_ACTIVATION_GELU_TANH:
+      return 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    case CT_ACTIVATION_SIGMOID: return 1.0 / (1.0 + std::exp(-v));
+    case CT_ACTIVATION_TANH: return std::tanh(v);
+    default: return v;
+  }
+}
+
+// out = act(bias) broadcast to out (conv2d: bias along dim 1; matmul: bias
+// aligned at the last dims), or act(0): bias rounded to out's dtype (as a
+// cast), the activation in double, rounded once. The backend's own loop: it
+// calls no public entry point.
+Hook bias_activation(int bi, int oi, bool channel_dim1, int32_t act) {
+  return [bi, oi, channel_dim1, act](const Exec& e) {
+    const CTensor* bias = bi >= 0 ? e.t[bi] : nullptr;
+    const CTensor* out = e.t[oi];
+    const int32_t ot = dtype_index(out->dtype), bt = bias ? dtype_index(bias->dtype) : ot;
+    const int32_t nd = out->ndim;
+    int64_t bstride[CT_MAX_NDIM] = {0};  // bias's stride (elements) along each dim of out, 0 where it broadcasts
+    if (bias)
+      for (int32_t i = 0; i < nd; ++i) {
+        const int32_t j = channel_dim1 ? (i == 1 ? 0 : -1) : i - (nd - bias->ndim);
+        bstride[i] = j < 0 || bias->shape[j] == 1 ? 0 : ct_stride_of(bias, j);
+      }
+    const char* bbase = bias ? data_of(bias) : nullptr;
+    const int64_t bsz = bias ? bias->dtype.bits / 8 : 0;
+    for_each_elem(out, [&](int64_t l, char* ptr) {
+      double v = 0.0;
+      if (bias) {
+        int64_t off = 0, rest = l;
+        for (int32_t i = nd - 1; i >= 0; --i) {
+          off += (rest % out->shape[i]) * bstride[i];
+          rest /= out->shape[i];
+        }
+        v = round_to(ot, load_value(bbase + off * bsz, bt));
+      }
+      store_value(ptr, ot, activate(act, v));
+    });
+  };
+}
+
+// dbias[k] = the sum of dy[n, k, p, q] over (n, p, q), in double, rounded once.
+Hook channel_sums(int dyi, int oi) {
+  return [dyi, oi](const Exec& e) {
+    const CTensor *dy = e.t[dyi], *out = e.t[oi];
+    const int64_t K = dy->shape[1], PQ = dy->shape[2] * dy->shape[3];
+    std::vector<double> sum((size_t)K, 0.0);
+    const int32_t dt = dtype_index(dy->dtype), ot = dtype_index(out->dtype);
+    for_each_elem(dy, [&](int64_t l, char* ptr) { sum[(size_t)((l / PQ) % K)] += load_value(ptr, dt); });
+    for_each_elem(out, [&](int64_t l, char* ptr) { store_value(ptr, ot, sum[(size_t)l]); });
+  };
+}
+
+// Calls with an empty input and a non-empty output, which core hands on (it
+// skips only calls whose every output is empty, and does matmul's K = 0
+// itself). oneDNN takes no empty tensors, so such a plan has no primitive:
+// its hooks write what PyTorch does, a sum over nothing being 0:
+//   matmul (K = 0) and conv2d (C = 0)  out = act(bias), or act(0) (torch's linear)
+//   conv2d_backward_data (K = 0)       dx = 0
+//   conv2d_backward_weight             dw = 0 (N = 0), dbias = dy summed over (N, P, Q)
+//   batch_norm_training (N*H*W = 0)    mean = 0, invstd = NaN  } torch's layer_norm: Welford's mean of
+//   layer_norm (normalized size 0)     mean = 0, rstd = NaN    } nothing is 0, its variance 0/0
+//   batch_norm_backward, layer_norm_backward   dscale = dshift = 0
+// *handled is false when no input is empty (the ordinary plan); *why says
+// why not when a case has no rule.
+CTStatus build_empty(const CTNNCall* c, Plan* p, bool* handled, std::string* why) {
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  if (!host() || host()->op_info(c->op, &info) != CT_OK) {
+    *why = "the host does not describe this op";
+    return CT_ERR_INTERNAL;
+  }
+  const int32_t count = c->num_tensors, inputs = info.num_inputs;
+  bool any_in = false;
+  for (int i = 0; i < inputs && i < count; ++i) any_in = any_in || (c->t[i] && has_zero_extent(c->t[i]));
+  *handled = any_in;
+  if (!any_in) return CT_OK;
+  p->has_prim = false;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int i = inputs; i < count; ++i) {
+    if (!c->t[i] || has_zero_extent(c->t[i])) continue;
+    switch (c->op * 8 + i) {
+      case CT_OP_MATMUL * 8 + 3:
+        p->post.push_back(bias_activation(c->t[2] ? 2 : -1, 3, false,
+                                          static_cast<const CTMatmulDesc*>(c->desc)->activation));
+        break;
+      case CT_OP_CONV2D * 8 + 3:
+        p->post.push_back(bias_activation(c->t[2] ? 2 : -1, 3, true,
+                                          static_cast<const CTConv2dDesc*>(c->desc)->activation));
+        break;
+      case CT_OP_CONV2D_BACKWARD_DATA * 8 + 2:
+      case CT_OP_CONV2D_BACKWARD_WEIGHT * 8 + 2:
+      case CT_OP_BATCH_NORM_BACKWARD * 8 + 6:
+      case CT_OP_BATCH_NORM_BACKWARD * 8 + 7:
+      case CT_OP_LAYER_NORM_BACKWARD * 8 + 6:
+      case CT_OP_LAYER_NORM_BACKWARD * 8 + 7: p->post.push_back(fill_tensor(i, 0.0)); break;
+      case CT_OP_CONV2D_BACKWARD_WEIGHT * 8 + 3: p->post.push_back(channel_sums(1, 3)); break;
+      case CT_OP_BATCH_NORM_TRAINING * 8 + 4:
+      case CT_OP_LAYER_NORM * 8 + 4: p->post.push_back(fill_tensor(i, 0.0)); break;
+      case CT_OP_BATCH_NORM_TRAINING * 8 + 5:
+      case CT_OP_LAYER_NORM * 8 + 5: p->post.push_back(fill_tensor(i, nan)); break;
+      default: {  // no such shapes pass core's checks (an empty input makes these outputs empty too)
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%s with an empty input and a non-empty output %d (of %s) has no rule",
+                      info.name, i, info.tensor_names);
+        *why = buf;
+        return CT_ERR_INTERNAL;
+      }
+    }
+  }
+  return CT_OK;
+}
+
+// ---- geometry oneDNN takes --------------------------------------------------
+
+// oneDNN 2.6 refuses (invalid_arguments) convolution and pooling descriptors
+// with a stride, dilation, padding or (dilated) kernel above 2^31 - 1, and an
+// average without the padding whose dilation is larger than the input. Core
+// accepts any int64 whose arithmetic fits: here a stride that leaves one
+// output window and the dilation of a one-tap kernel, which change nothing,
+// are first made small (in the plan's own copy of the descriptor, *conv or
+// *pool); what is still too large is CT_ERR_UNSUPPORTED naming the field
+// (not CT_ERR_BACKEND from a descriptor oneDNN refuses).
+CTStatus fit_geometry(const CTNNCall* c, CTConv2dDesc* conv_d, CTPool2dDesc* pool_d, std::string* why) {
+  const bool conv = c->op == CT_OP_CONV2D || c->op == CT_OP_CONV2D_BACKWARD_DATA || c->op == CT_OP_CONV2D_BACKWARD_WEIGHT;
+  const bool pool = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_MAX_POOL2D_BACKWARD || c->op == CT_OP_AVG_POOL2D ||
+                    c->op == CT_OP_AVG_POOL2D_BACKWARD;
+  if (!conv && !pool) return CT_OK;
+  const int64_t kMax = INT32_MAX;
+  int64_t *stride, *dilation, *pb, *pe;
+  const CTensor *x, *y, *w = nullptr;
+  if (conv) {
+    const int ix = c->op == CT_OP_CONV2D_BACKWARD_DATA ? 2 : 0,
+              iy = c->op == CT_OP_CONV2D ? 3 : c->op == CT_OP_CONV2D_BACKWARD_DATA ? 0 : 1;
+    const int iw = c->op == CT_OP_CONV2D_BACKWARD_WEIGHT ? 2 : 1;
+    x = c->t[ix], y = c->t[iy], w = c->t[iw];
+    std::memcpy(conv_d, c->desc, sizeof *conv_d);
+    stride = conv_d->stride, dilation = conv_d->dilation, pb = conv_d->pad_begin, pe = conv_d->pad_end;
+  } else {
+    const bool fwd = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_AVG_POOL2D;
+    x = c->t[fwd ? 0 : c->op == CT_OP_MAX_POOL2D_BACKWARD ? 2 : 1], y = c->t[fwd ? 1 : 0];
+    std::memcpy(pool_d, c->desc, sizeof *pool_d);
+    stride = pool_d->stride, dilation = pool_d->dilation, pb = pool_d->pad_begin, pe = pool_d->pad_end;
+  }
+  for (int i = 0; i < 2; ++i) {
+    const int64_t H = x->shape[2 + i], P = y->shape[2 + i], k = conv ? w->shape[2 + i] : pool_d->kernel[i];
+    if (k == 1) dilation[i] = 1;
+    const int64_t ext = dilation[i] * (k - 1) + 1, given_stride = stride[i];  // core checked that these fit in int64
+    if (P == 1 && stride[i] > kMax) stride[i] = H + pb[i] + pe[i] - ext + 1;  // any stride past the span will do
+    struct {
+      const char* what;
+      int64_t v;
+      bool ok;
+    } const f[] = {{"desc->pad_begin", pb[i], pb[i] <= kMax},
+                   {"desc->pad_end", pe[i], pe[i] <= kMax},
+                   {conv ? "the kernel's extent" : "desc->kernel", k, k <= kMax},
+                   {"desc->dilation", dilation[i], dilation[i] <= kMax},
+                   {"the dilated window", ext, ext <= kMax},
+                   {"desc->stride", given_stride, stride[i] <= kMax}};
+    for (const auto& e : f)
+      if (!e.ok) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "%s[%d]=%" PRId64 " is beyond oneDNN %d.%d, which takes strides, dilations, paddings and "
+                      "(dilated) kernels up to 2^31-1",
+                      e.what, i, e.v, DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR);
+        *why = buf;
+        return CT_ERR_UNSUPPORTED;
+      }
+    if (pool && pool_d->count_include_pad == 0 &&
+        (c->op == CT_OP_AVG_POOL2D || c->op == CT_OP_AVG_POOL2D_BACKWARD) && dilation[i] > H) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf,
+                    "oneDNN %d.%d has no average pooling without the padding (count_include_pad=0) whose "
+                    "desc->dilation[%d]=%" PRId64 " exceeds the input's extent %" PRId64 " (x.shape[%d])",
+                    DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, i, dilation[i], H, 2 + i);
+      *why = buf;
+      return CT_ERR_UNSUPPORTED;
+    }
+  }
+  return CT_OK;
+}
+
 // ---- the backend slots ------------------------------------------------------
 
 // Why oneDNN failed, as the message's tail ("oneDNN 2.6 has no ... (...)").
@@ -973,6 +1224,23 @@ CTStatus create(const CTNNCall* c, std::unique_ptr<Plan>* out, int64_t* primitiv
   std::unique_ptr<Plan> p(new Plan);
   p->op = c->op;
   p->nthreads = (int)c->variant;
+  bool empty = false;
+  if (CTStatus s = build_empty(c, p.get(), &empty, why)) return s;
+  if (empty) {  // no primitive, no workspace: the hooks write the outputs
+    *out = std::move(p);
+    return CT_OK;
+  }
+  // The geometry oneDNN takes, in the plan's copy of the descriptor.
+  CTConv2dDesc conv_d;
+  CTPool2dDesc pool_d;
+  if (CTStatus s = fit_geometry(c, &conv_d, &pool_d, why)) return s;
+  CTNNCall fitted = *c;
+  if (c->op == CT_OP_CONV2D || c->op == CT_OP_CONV2D_BACKWARD_DATA || c->op == CT_OP_CONV2D_BACKWARD_WEIGHT)
+    fitted.desc = &conv_d;
+  else if (c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_MAX_POOL2D_BACKWARD || c->op == CT_OP_AVG_POOL2D ||
+           c->op == CT_OP_AVG_POOL2D_BACKWARD)
+    fitted.desc = &pool_d;
+  c = &fitted;
   try {
     ThreadScope threads(p->nthreads);
     switch (c->op) {
@@ -1138,7 +1406,7 @@ CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes,
 CTStatus nn_plan_execute(void* impl, const CTNNCall* call, void* workspace, size_t) {
   Plan* p = static_cast<Plan*>(impl);
   try {
-    return execute(p, call->t, workspace);
+    return execute(p, call->fn, call->t, workspace);
   } catch (const dnnl::error& e) {
     return fail(CT_ERR_BACKEND, "%s: oneDNN failed while running %s: %s (status %d)", call->fn, op_name(p->op),
                 e.what(), (int)e.status);

@@ -42,18 +42,20 @@ def _pair(fn: str, name: str, v) -> tuple[int, int]:
 
 
 def _padding(fn: str, padding) -> tuple[int, int, int, int]:
-    """(top, left, bottom, right) from an int, a pair (both sides) or a 4-tuple in ONNX's order."""
+    """(top, left, bottom, right) from an int, a 1-tuple, a pair (both sides) or a 4-tuple in ONNX's order."""
     if isinstance(padding, int) and not isinstance(padding, bool):
         return (padding,) * 4
     try:
         t = tuple(int(e) for e in padding)
     except TypeError:
         raise TypeError(f"{fn}: padding must be an int, a pair or a 4-tuple, not {type(padding).__name__}") from None
+    if len(t) == 1:  # PyTorch expands a 1-tuple as it does an int
+        return t * 4
     if len(t) == 2:
         return (t[0], t[1], t[0], t[1])
     if len(t) == 4:
         return t
-    raise ValueError(f"{fn}: padding={padding!r}: give an int, (pad_h, pad_w) or (top, left, bottom, right)")
+    raise ValueError(f"{fn}: padding={padding!r}: give an int, (pad,), (pad_h, pad_w) or (top, left, bottom, right)")
 
 
 def _info(x):
@@ -311,12 +313,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         (y,) = _run("batch_norm", [input, running_mean, running_var, weight, bias], [_out(out)], desc)
         return y
     y, mean, invstd = _run("batch_norm_training", [input, weight, bias], [_out(out), True, True], desc)
-    if running_mean is not None or running_var is not None:
-        shape = _info(input)[0]
-        n = 1  # values per channel, for PyTorch's unbiased running variance
-        for i, s in enumerate(shape):
-            if i != 1:
-                n *= s
+    shape = _info(input)[0]
+    n = 1  # values per channel, for PyTorch's unbiased running variance
+    for i, s in enumerate(shape):
+        if i != 1:
+            n *= s
+    # An empty batch has no statistics (mean 0, invstd NaN): PyTorch then
+    # leaves the running ones as they are.
+    if n > 0 and (running_mean is not None or running_var is not None):
         if running_mean is not None:
             # running_mean = (1 - momentum) * running_mean + momentum * mean
             _ctensor.lerp(running_mean, mean, float(momentum), out=running_mean)

@@ -921,7 +921,7 @@ def test_max_pool2d_backward_rejects_out_of_window_indices(bad):
         idx[0, 0, 0, 0] = bad  # output (0,0) covers 0,1,4,5: 10 is outside
     before = np.full((1, 1, 4, 4), 7.0, np.float32)
     dx2 = before.copy()
-    with pytest.raises(ValueError, match="max_pool2d_backward: indices element"):
+    with pytest.raises(ValueError, match=r"^ct_nn\(max_pool2d_backward\): indices element"):  # the entry point called
         ct.max_pool2d_backward(dy, idx, (1, 1, 4, 4), 2, out=dx2)
     np.testing.assert_array_equal(dx2, before)
 
@@ -1026,3 +1026,114 @@ def test_nn_messages_name_the_op():
     assert "conv2d_backward_data" in str(e.value) and "[1,5,4,4]" in str(e.value) and "[1,2,4,4]" in str(e.value)
     with pytest.raises(ValueError, match="input_shape"):
         ct.avg_pool2d_backward(np.zeros((1, 1, 2, 2), np.float32), (4, 4), 2)
+
+
+# ---------------------------------------------------------------------------
+# regressions: 1-tuples as PyTorch takes them; empty batches; the C-level
+# defects seen from Python (strided bias, odd output layouts, windows wholly
+# in the padding)
+# ---------------------------------------------------------------------------
+
+def test_one_tuple_keywords_as_torch(rng):
+    x = rng.uniform(-1, 1, (1, 2, 5, 6)).astype(np.float32)
+    w = rng.uniform(-1, 1, (3, 2, 3, 3)).astype(np.float32)
+    for kw in ({"padding": (1,)}, {"stride": (2,)}, {"dilation": (2,)}, {"padding": (1,), "stride": (1,),
+                                                                          "dilation": (1,)}):
+        plain = {k: v[0] for k, v in kw.items()}
+        np.testing.assert_array_equal(_np(ct.conv2d(x, w, **kw)), _np(ct.conv2d(x, w, **plain)), err_msg=str(kw))
+        np.testing.assert_array_equal(_np(ct.max_pool2d(x, (3,), **kw)), _np(ct.max_pool2d(x, 3, **plain)),
+                                      err_msg=str(kw))
+        y1, i1 = ct.max_pool2d(x, 3, return_indices=True, **kw)
+        y2, i2 = ct.max_pool2d(x, 3, return_indices=True, **plain)
+        np.testing.assert_array_equal(_np(i1), _np(i2))
+        if "dilation" not in kw:
+            np.testing.assert_array_equal(_np(ct.avg_pool2d(x, (3,), **kw)), _np(ct.avg_pool2d(x, 3, **plain)),
+                                          err_msg=str(kw))
+    # the reference agrees on what padding=(1,) means
+    y = ct.conv2d(x, w, padding=(1,))
+    ref, mag = conv2d_ref(x.astype(np.float64), w.astype(np.float64), padding=1)
+    _close(y, ref, mag, "float32", "conv2d padding=(1,)")
+    dx = ct.conv2d_backward_data(y, w, x.shape, padding=(1,))
+    np.testing.assert_array_equal(_np(dx), _np(ct.conv2d_backward_data(y, w, x.shape, padding=1)))
+    with pytest.raises(ValueError, match="padding"):
+        ct.conv2d(x, w, padding=(1, 1, 1))
+
+
+def test_one_tuple_keywords_vs_torch(rng):
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: torch 1-tuple cross-check skipped")
+    F = torch.nn.functional
+    x = rng.uniform(-1, 1, (1, 2, 5, 6)).astype(np.float32)
+    w = rng.uniform(-1, 1, (3, 2, 3, 3)).astype(np.float32)
+    tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+    np.testing.assert_allclose(_np(ct.conv2d(x, w, padding=(1,), stride=(2,), dilation=(1,))),
+                               F.conv2d(tx, tw, padding=(1,), stride=(2,), dilation=(1,)).numpy(), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_array_equal(_np(ct.max_pool2d(x, (3,), stride=(2,), padding=(1,))),
+                                  F.max_pool2d(tx, (3,), stride=(2,), padding=(1,)).numpy())
+    np.testing.assert_allclose(_np(ct.avg_pool2d(x, (3,), stride=(2,), padding=(1,))),
+                               F.avg_pool2d(tx, (3,), stride=(2,), padding=(1,)).numpy(), rtol=1e-6)
+
+
+def test_empty_batch_norms_and_conv_gradients(rng):
+    # batch_norm training on an empty batch: y empty, running stats untouched (as torch)
+    rm = np.array([0.5, -1.0, 2.0], np.float32)
+    rv = np.array([1.0, 2.0, 3.0], np.float32)
+    rm0, rv0 = rm.copy(), rv.copy()
+    y, mean, invstd = ct.batch_norm(np.zeros((0, 3, 4, 4), np.float32), rm, rv, training=True, return_stats=True)
+    assert tuple(y.shape) == (0, 3, 4, 4)
+    np.testing.assert_array_equal(_np(mean), np.zeros(3))
+    assert np.isnan(_np(invstd)).all()
+    np.testing.assert_array_equal(rm, rm0)
+    np.testing.assert_array_equal(rv, rv0)
+    dx, dscale, dshift = ct.batch_norm_backward(np.zeros((0, 3, 4, 4), np.float32),
+                                                np.zeros((0, 3, 4, 4), np.float32), mean, invstd)
+    np.testing.assert_array_equal(_np(dscale), np.zeros(3))
+    np.testing.assert_array_equal(_np(dshift), np.zeros(3))
+    # layer_norm over zero elements: mean 0, rstd NaN (torch's native_layer_norm)
+    y, mean, rstd = ct.layer_norm(np.zeros((2, 0), np.float32), (0,), return_stats=True)
+    np.testing.assert_array_equal(_np(mean), np.zeros(2))
+    assert np.isnan(_np(rstd)).all()
+    # layer_norm_backward of zero rows: dweight = dbias = 0
+    x0 = np.zeros((0, 5), np.float32)
+    _, dw, db = ct.layer_norm_backward(x0, x0, np.zeros(0, np.float32), np.zeros(0, np.float32), (5,),
+                                       np.ones(5, np.float32))
+    np.testing.assert_array_equal(_np(dw), np.zeros(5))
+    np.testing.assert_array_equal(_np(db), np.zeros(5))
+    # conv2d_backward_weight with N = 0: dw = 0, dbias = 0
+    dw, db = ct.conv2d_backward_weight(np.zeros((0, 2, 5, 5), np.float32), np.zeros((0, 3, 3, 3), np.float32),
+                                       (3, 2, 3, 3), bias=True)
+    np.testing.assert_array_equal(_np(dw), np.zeros((3, 2, 3, 3)))
+    np.testing.assert_array_equal(_np(db), np.zeros(3))
+
+
+def test_strided_bias_and_odd_output_layouts(rng):
+    a = np.eye(2, dtype=np.float32)
+    b = np.array([[1, 2], [3, 4]], np.float32)
+    buf = np.array([10, -777, 20], np.float32)
+    np.testing.assert_array_equal(_np(ct.matmul(a, b, bias=buf[::2])), [[11, 22], [13, 24]])
+    np.testing.assert_array_equal(_np(ct.matmul(a, b, bias=buf[::-2])), [[21, 12], [23, 14]])
+    # out (2, 2) with element strides (3, 2)
+    store = np.full(6, -5.0, np.float32)
+    out = np.lib.stride_tricks.as_strided(store, (2, 2), (12, 8))
+    ct.matmul(a, b, out=out)
+    np.testing.assert_array_equal(store, [1, -5, 2, 3, -5, 4])
+    # y (1, 2, 2, 2) of a conv2d with element strides (12, 6, 3, 2): no overlap, but oneDNN cannot describe it
+    x = rng.uniform(-1, 1, (1, 2, 4, 4)).astype(np.float32)
+    w = rng.uniform(-1, 1, (2, 2, 3, 3)).astype(np.float32)
+    store = np.full(12, -5.0, np.float32)
+    y = np.lib.stride_tricks.as_strided(store, (1, 2, 2, 2), (48, 24, 12, 8))
+    ct.conv2d(x, w, out=y)
+    ref, mag = conv2d_ref(x.astype(np.float64), w.astype(np.float64))
+    _close(y.copy(), ref, mag, "float32", "conv2d into an odd layout")
+    touched = np.zeros(12, bool)
+    touched[[0, 2, 3, 5, 6, 8, 9, 11]] = True
+    assert (store[~touched] == -5).all()
+
+
+def test_pool_window_wholly_in_padding_is_refused():
+    x = np.arange(2, dtype=np.float32).reshape(1, 1, 2, 1)
+    msg = r"ct_nn(_workspace_size)?\(max_pool2d\): output row 0 .* whole window in the padding"
+    with pytest.raises(ValueError, match=msg):
+        ct.max_pool2d(x, (2, 1), stride=1, padding=(1, 0), dilation=(3, 1))
+    with pytest.raises(ValueError, match="whole window in the padding"):
+        ct.avg_pool2d(x, (2, 1), stride=1, padding=(1, 0), dilation=(3, 1))
