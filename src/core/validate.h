@@ -14,10 +14,16 @@ struct TensorFacts {
   int64_t itemsize = 0;
   int64_t numel = 0;
   uintptr_t lo = 0, hi = 0;  // byte range [lo, hi) the tensor can touch (empty when numel == 0)
+  // data + byte_offset is a multiple of itemsize (then so is every element's
+  // address: strides are whole elements). Not required: the CPU backend
+  // takes unaligned data (NumPy arrays at odd addresses); a backend that
+  // cannot would refuse on this fact.
+  bool aligned = true;
 };
 
 // Null pointers, ndim, extents, dtype, element count and byte span overflow,
-// data pointer and alignment. `arg` names the tensor in messages ("x", "out").
+// data pointer. Alignment is recorded, not checked. `arg` names the tensor
+// in messages ("x", "out").
 CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);
 
 // Same ndim and extents, else CT_ERR_SHAPE_MISMATCH naming both shapes.
