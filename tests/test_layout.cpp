@@ -593,3 +593,330 @@ TEST_CASE("layout: NN operands whose strides interleave without overlapping", "[
   REQUIRE(ct_matmul(&d, &A2, &B, nullptr, &O2, w.data(), w.size(), nullptr) == CT_OK);
   for (int i = 0; i < 6; ++i) CHECK(o2[i] == a[i]);
 }
+
+// ---------------------------------------------------------------------------
+// Unaligned element data: accepted on the CPU, through every path
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// t's bytes moved `mis` bytes up inside its own buffer (HostTensor keeps 64
+// spare bytes past its data), and a view of them: every element then sits at
+// an address that is not a multiple of its size (for mis < size). Half the
+// views carry the shift in data, half in byte_offset.
+CTensor shifted(HostTensor& t, int mis) {
+  std::memmove(t.buf() + mis, t.buf(), t.buffer_bytes);
+  CTensor v = t.view();
+  if (mis % 2) v.byte_offset += (uint64_t)mis;
+  else v.data = static_cast<char*>(v.data) + mis;
+  return v;
+}
+void unshift(HostTensor& t, int mis) { std::memmove(t.buf(), t.buf() + mis, t.buffer_bytes); }
+
+// Values every op is defined on: positive, exact in every dtype.
+void fill_values(HostTensor& t, int salt) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (dtype(t.d).is_bool()) t.set_i(i, (i + salt) % 3 != 0);
+    else if (dtype(t.d).is_float()) t.set(i, 0.25 + ((i * 5 + salt) % 11) * 0.125);
+    else t.set_i(i, 1 + (i * 3 + salt) % 5);
+  }
+}
+
+// out (misaligned run) against ref (aligned run), element by element.
+void expect_same_values(const HostTensor& ref, const HostTensor& got, const std::string& what) {
+  REQUIRE(ref.numel() == got.numel());
+  const int d = ref.d;
+  const double tol = d == DT_F64 ? 1e-12 : d == DT_F32 ? 2e-6 : 1e-2;
+  int bad = 0;
+  for (int64_t i = 0; i < ref.numel() && bad < 5; ++i) {
+    if (dtype(d).is_float()) {
+      const double a = ref.get(i), b = got.get(i);
+      const bool ok = same_double(a, b) || (std::isfinite(a) && std::fabs(a - b) <= tol * (1 + std::fabs(a)));
+      if (!ok) {
+        ++bad;
+        FAIL_CHECK(what << ": element " << i << " is " << fmt(b) << ", aligned gives " << fmt(a));
+      }
+    } else if (ref.get_i(i) != got.get_i(i)) {
+      ++bad;
+      FAIL_CHECK(what << ": element " << i << " is " << got.get_i(i) << ", aligned gives " << ref.get_i(i));
+    }
+  }
+}
+
+int mis_for(int d, int salt) {  // an offset that misaligns an element of dtype d (1 for bytes)
+  const int size = dtype(d).size;
+  return size == 1 ? 1 : 1 + salt % (size - 1);
+}
+
+}  // namespace
+
+// Regression: data + byte_offset not a multiple of the element size was
+// refused ("is not aligned to its 4-byte elements"), though NumPy makes such
+// arrays (np.frombuffer(buf, np.float32, offset=1)); now every CPU path packs
+// unaligned operands (memcpy) before a kernel reads them. Run under
+// -fsanitize=undefined (alignment) to see that no typed access is unaligned.
+TEST_CASE("layout: unaligned data through every elementwise, binary, reduce and along-axis op and dtype", "[errors]") {
+  const CTDevice cpu = {CT_CPU, 0};
+  int runs = 0;
+  for (int32_t op = 0; op < ct_op_count(); ++op) {
+    CTOpInfo info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    REQUIRE(ct_op_info(op, &info) == CT_OK);
+    if (info.kind == CT_KIND_NN) continue;
+    for (int d = 0; d < DT_COUNT; ++d) {
+      if (ct_op_supported(op, cpu, dtype(d).dt) != CT_OK) continue;
+      // layouts: compact (3,5); (3,5) with a negative outer stride and padding; 1300 contiguous
+      // elements (several 512-element packs, pairwise sums); 0-d
+      const std::vector<std::vector<int64_t>> shapes = {{3, 5}, {3, 5}, {1300}, {}};
+      for (size_t li = 0; li < shapes.size(); ++li) {
+        const std::vector<int64_t>& shape = shapes[li];
+        const int variant = li == 1 ? 2 : 0;
+        const int salt = (int)(op * 7 + d * 3 + li);
+        // inputs, aligned and unaligned
+        const int nin = info.num_inputs;
+        std::vector<HostTensor> in_a, in_m;
+        std::vector<CTensor> va, vm;
+        for (int k = 0; k < nin; ++k) {
+          const int dk = op == CT_OP_WHERE && k == 0 ? DT_BOOL : d;
+          // binary: b broadcasts along dim 0 ((5,) against (3,5))
+          std::vector<int64_t> sk = info.kind == CT_KIND_BINARY && k == 1 && shape.size() == 2
+                                        ? std::vector<int64_t>{shape[1]} : shape;
+          in_a.push_back(make_layout(dk, sk, variant));
+          fill_values(in_a.back(), salt + k);
+        }
+        for (int k = 0; k < nin; ++k) {  // fresh tensors (a HostTensor copy's padding is stale), same bytes
+          in_m.push_back(make_layout(in_a[(size_t)k].d, in_a[(size_t)k].shape, variant));
+          std::memcpy(in_m.back().buf(), in_a[(size_t)k].buf(), in_a[(size_t)k].buffer_bytes);
+          va.push_back(in_a[(size_t)k].view());
+        }
+        for (int k = 0; k < nin; ++k) vm.push_back(shifted(in_m[(size_t)k], mis_for(in_m[(size_t)k].d, salt + k)));
+        // the calls: one per axis choice for reductions and along-axis ops, one per target for cast
+        std::vector<int> targets = {output_dtype_for(info.output_dtype, d)};
+        if (op == CT_OP_CAST) {
+          targets.clear();
+          for (int t = 0; t < DT_COUNT; ++t) targets.push_back(t);
+        }
+        std::vector<int> axis_choices = {0};
+        if (info.kind == CT_KIND_REDUCE) axis_choices = shape.size() == 2 ? std::vector<int>{-100, 0, 1} : std::vector<int>{-100, 0};
+        if (info.kind == CT_KIND_ALONG_AXIS && shape.size() == 2) axis_choices = {0, 1};
+        for (int od : targets)
+          for (int axis : axis_choices) {
+            std::vector<int64_t> oshape = shape;
+            if (info.kind == CT_KIND_REDUCE) {
+              if (axis == -100) oshape.clear();
+              else if (!shape.empty()) oshape.erase(oshape.begin() + axis);
+            }
+            HostTensor oa = make_layout(od, oshape, variant == 2 ? 3 : 0), om = make_layout(od, oshape, variant == 2 ? 3 : 0);
+            const int mo = mis_for(od, salt + 5);
+            CTensor ova = oa.view(), ovm = shifted(om, mo);
+            const double p2[2] = {1.0, 2.0};
+            auto call = [&](const std::vector<CTensor>& v, CTensor* o) -> CTStatus {
+              const int32_t ax = axis;
+              const double corr = 1.0;
+              switch (info.kind) {
+                case CT_KIND_UNARY: return ct_unary(op, &v[0], o, nullptr);
+                case CT_KIND_UNARY_PARAM: return ct_unary_param(op, &v[0], p2, info.num_params, o, nullptr);
+                case CT_KIND_TERNARY: return ct_ternary(op, &v[0], &v[1], &v[2], o, nullptr);
+                case CT_KIND_CAST: return ct_cast(&v[0], o, nullptr);
+                case CT_KIND_BINARY: return ct_binary(op, &v[0], &v[1], o, nullptr);
+                case CT_KIND_REDUCE:
+                  return ct_reduce(op, &v[0], axis == -100 ? nullptr : &ax, axis == -100 ? 0 : 1, 0,
+                                   info.num_params ? &corr : nullptr, info.num_params, o, nullptr);
+                case CT_KIND_ALONG_AXIS: return ct_along_axis(op, &v[0], axis, o, nullptr);
+              }
+              return CT_ERR_INTERNAL;
+            };
+            const std::string what = std::string(info.name) + " " + dtype(d).name + " -> " + dtype(od).name +
+                                     " shape " + shape_str(shape) + " layout " + std::to_string(variant) +
+                                     " axis " + std::to_string(axis);
+            INFO(what);
+            REQUIRE(call(va, &ova) == CT_OK);
+            const CTStatus s = call(vm, &ovm);
+            INFO(last_error());
+            REQUIRE(s == CT_OK);
+            unshift(om, mo);
+            expect_same_values(oa, om, what);
+            ++runs;
+            // in place on the unaligned input (same dtype, same shape): elementwise and along-axis
+            const bool same = od == d && oshape == shape && info.inplace && op != CT_OP_CAST &&
+                              info.kind != CT_KIND_BINARY && !(op == CT_OP_WHERE);
+            if (same) {
+              HostTensor xm = make_layout(d, shape, variant);
+              std::memcpy(xm.buf(), in_a[0].buf(), in_a[0].buffer_bytes);
+              const int mx = mis_for(d, salt + 9);
+              std::vector<CTensor> vi = vm;
+              vi[0] = shifted(xm, mx);
+              REQUIRE(call(vi, &vi[0]) == CT_OK);
+              unshift(xm, mx);
+              expect_same_values(oa, xm, what + " in place");
+            }
+          }
+      }
+    }
+  }
+  CHECK(runs > 1000);
+}
+
+// What a Dask worker hands over: np.frombuffer(bytearray(401), np.float32, offset=1, count=100).
+TEST_CASE("layout: a float32 array at an odd address, as NumPy makes one", "[errors]") {
+  std::vector<unsigned char> raw_bytes(401 + 64);
+  unsigned char* base = raw_bytes.data() + (64 - (uintptr_t)raw_bytes.data() % 64) % 64;
+  for (int i = 0; i < 100; ++i) {
+    const float v = (float)i - 50.0f;
+    std::memcpy(base + 1 + 4 * i, &v, 4);
+  }
+  int64_t sh[1] = {100};
+  CTensor x = raw(base + 1, 1, kF32, sh, nullptr);
+  float out[100];
+  CTensor o = raw(out, 1, kF32, sh, nullptr);
+  REQUIRE(ct_unary(CT_OP_ABS, &x, &o, nullptr) == CT_OK);
+  for (int i = 0; i < 100; ++i) CHECK(out[i] == std::fabs((float)i - 50.0f));
+  float s = 0;
+  CTensor s0 = raw(&s, 0, kF32, nullptr, nullptr);
+  REQUIRE(ct_reduce(CT_OP_SUM, &x, nullptr, 0, 0, nullptr, 0, &s0, nullptr) == CT_OK);
+  CHECK(s == -50.0f);
+  // in place, unaligned: x = x * x
+  REQUIRE(ct_binary(CT_OP_MUL, &x, &x, &x, nullptr) == CT_OK);
+  float v;
+  std::memcpy(&v, base + 1 + 4 * 3, 4);
+  CHECK(v == 47.0f * 47.0f);
+  // softmax along a long unaligned line (the online two-pass path) and a short one
+  std::vector<unsigned char> big(4 * 5000 + 64 + 3);
+  unsigned char* bb = big.data() + (64 - (uintptr_t)big.data() % 64) % 64 + 3;
+  std::vector<float> ref_in(5000);
+  for (int i = 0; i < 5000; ++i) {
+    ref_in[(size_t)i] = (float)((i * 37) % 101) / 25.0f;
+    std::memcpy(bb + 4 * i, &ref_in[(size_t)i], 4);
+  }
+  for (int64_t n : {5000, 700}) {
+    int64_t shn[1] = {n};
+    CTensor xu = raw(bb, 1, kF32, shn, nullptr), xa = raw(ref_in.data(), 1, kF32, shn, nullptr);
+    std::vector<float> ya((size_t)n), yu((size_t)n);
+    CTensor oa = raw(ya.data(), 1, kF32, shn, nullptr), ou = raw(yu.data(), 1, kF32, shn, nullptr);
+    REQUIRE(ct_along_axis(CT_OP_SOFTMAX, &xa, 0, &oa, nullptr) == CT_OK);
+    REQUIRE(ct_along_axis(CT_OP_SOFTMAX, &xu, 0, &ou, nullptr) == CT_OK);
+    for (int64_t i = 0; i < n; ++i) CHECK(yu[(size_t)i] == Approx(ya[(size_t)i]).epsilon(1e-5));
+  }
+}
+
+namespace {
+
+// Runs an NN op through a plan (ct_plan_create does not read data), with
+// the workspace pointer `ws_shift` bytes past a 64-byte boundary.
+CTStatus run_plan(int32_t op, const void* desc, const std::vector<const CTensor*>& t, size_t ws_shift) {
+  CTPlan* plan = nullptr;
+  if (CTStatus s = ct_plan_create(op, desc, t.data(), (int32_t)t.size(), nullptr, &plan)) return s;
+  size_t bytes = 0;
+  CTStatus s = ct_plan_workspace_size(plan, &bytes);
+  if (s == CT_OK) {
+    std::vector<unsigned char> w(bytes + 128);
+    unsigned char* p = w.data() + (64 - (uintptr_t)w.data() % 64) % 64 + ws_shift;
+    s = ct_plan_execute(plan, t.data(), (int32_t)t.size(), bytes ? p : nullptr, bytes, nullptr);
+  }
+  ct_plan_destroy(plan);
+  return s;
+}
+
+}  // namespace
+
+// NN ops hand the caller's pointers to oneDNN (or copy through ct_copy):
+// every op with every tensor unaligned (float32 data and statistics at
+// odd addresses, int64 indices too) gives the aligned run's results.
+TEST_CASE("layout: unaligned data through every NN op", "[nn]") {
+  CTMatmulDesc mm;
+  std::memset(&mm, 0, sizeof mm);
+  mm.struct_size = sizeof mm;
+  CTConv2dDesc cv;
+  std::memset(&cv, 0, sizeof cv);
+  cv.struct_size = sizeof cv;
+  CTPool2dDesc pl;
+  std::memset(&pl, 0, sizeof pl);
+  pl.struct_size = sizeof pl;
+  pl.kernel[0] = pl.kernel[1] = 2;
+  CTBatchNormDesc bn;
+  std::memset(&bn, 0, sizeof bn);
+  bn.struct_size = sizeof bn;
+  bn.epsilon = 1e-5;
+  CTLayerNormDesc ln;
+  std::memset(&ln, 0, sizeof ln);
+  ln.struct_size = sizeof ln;
+  ln.normalized_ndim = 1;
+  ln.epsilon = 1e-5;
+  using S = std::vector<int64_t>;
+  struct Case {
+    int32_t op;
+    const void* desc;
+    std::vector<S> shapes;  // in the order of ct_<op>'s tensor arguments
+  };
+  const S x4 = {2, 3, 6, 6}, y4 = {2, 4, 4, 4}, w4 = {4, 3, 3, 3}, p4 = {2, 3, 3, 3}, c3 = {3}, b4 = {2, 3, 4, 4};
+  const S l3 = {2, 3, 8}, l8 = {8}, l23 = {2, 3};
+  const Case cases[] = {
+      {CT_OP_MATMUL, &mm, {{4, 6}, {6, 5}, {5}, {4, 5}}},
+      {CT_OP_CONV2D, &cv, {x4, w4, {4}, y4}},
+      {CT_OP_CONV2D_BACKWARD_DATA, &cv, {y4, w4, x4}},
+      {CT_OP_CONV2D_BACKWARD_WEIGHT, &cv, {x4, y4, w4, {4}}},
+      {CT_OP_MAX_POOL2D, &pl, {x4, p4, p4}},
+      {CT_OP_MAX_POOL2D_BACKWARD, &pl, {p4, p4, x4}},
+      {CT_OP_AVG_POOL2D, &pl, {x4, p4}},
+      {CT_OP_AVG_POOL2D_BACKWARD, &pl, {p4, x4}},
+      {CT_OP_BATCH_NORM, &bn, {b4, c3, c3, c3, c3, b4}},
+      {CT_OP_BATCH_NORM_TRAINING, &bn, {b4, c3, c3, b4, c3, c3}},
+      {CT_OP_BATCH_NORM_BACKWARD, &bn, {b4, b4, c3, c3, c3, b4, c3, c3}},
+      {CT_OP_LAYER_NORM, &ln, {l3, l8, l8, l3, l23, l23}},
+      {CT_OP_LAYER_NORM_BACKWARD, &ln, {l3, l3, l23, l23, l8, l3, l8, l8}},
+  };
+  int seen = 0;
+  for (const Case& c : cases) {
+    CTOpInfo info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    REQUIRE(ct_op_info(c.op, &info) == CT_OK);
+    REQUIRE((size_t)info.num_tensors == c.shapes.size());
+    ++seen;
+    const int n = info.num_tensors, nin = info.num_inputs;
+    // tensors: float32, except max-pool indices (int64); inputs filled, positive where a
+    // variance or an inverse standard deviation is expected
+    std::vector<HostTensor> ta, tm;
+    for (int i = 0; i < n; ++i) {
+      const bool idx = (c.op == CT_OP_MAX_POOL2D && i == 2) || (c.op == CT_OP_MAX_POOL2D_BACKWARD && i == 1);
+      ta.push_back(HostTensor::compact(idx ? DT_I64 : DT_F32, c.shapes[(size_t)i]));
+      HostTensor& t = ta.back();
+      for (int64_t e = 0; e < t.numel(); ++e) t.set(e, idx ? 0.0 : 0.5 + 0.25 * (double)((e * 7 + i) % 9));
+    }
+    if (c.op == CT_OP_MAX_POOL2D_BACKWARD) {  // valid indices: the forward's
+      HostTensor xf = HostTensor::compact(DT_F32, x4), yf = HostTensor::compact(DT_F32, p4);
+      for (int64_t e = 0; e < xf.numel(); ++e) xf.set(e, (double)((e * 13) % 29));
+      CTensor fw[3] = {xf.view(), yf.view(), ta[1].view()};
+      REQUIRE(run_plan(CT_OP_MAX_POOL2D, &pl, {&fw[0], &fw[1], &fw[2]}, 0) == CT_OK);
+    }
+    std::vector<CTensor> va, vm;
+    std::vector<int> mis;
+    for (int i = 0; i < n; ++i) {
+      tm.push_back(HostTensor::compact(ta[(size_t)i].d, ta[(size_t)i].shape));
+      std::memcpy(tm.back().buf(), ta[(size_t)i].buf(), ta[(size_t)i].buffer_bytes);
+    }
+    for (int i = 0; i < n; ++i) {
+      va.push_back(ta[(size_t)i].view());
+      mis.push_back(1 + (i + c.op) % (dtype(tm[(size_t)i].d).size - 1));
+      vm.push_back(shifted(tm[(size_t)i], mis.back()));
+    }
+    std::vector<const CTensor*> pa, pm;
+    for (int i = 0; i < n; ++i) {
+      pa.push_back(&va[(size_t)i]);
+      pm.push_back(&vm[(size_t)i]);
+    }
+    INFO(info.name);
+    REQUIRE(run_plan(c.op, c.desc, pa, 0) == CT_OK);
+    // an unaligned workspace pointer too (the size includes slack for aligning it)
+    const CTStatus s = run_plan(c.op, c.desc, pm, 3);
+    INFO(last_error());
+    REQUIRE(s == CT_OK);
+    for (int i = 0; i < n; ++i) {
+      unshift(tm[(size_t)i], mis[(size_t)i]);
+      expect_same_values(ta[(size_t)i], tm[(size_t)i],
+                         std::string(info.name) + " tensor " + std::to_string(i) + (i < nin ? " (input)" : ""));
+    }
+  }
+  CHECK(seen == 13);
+}

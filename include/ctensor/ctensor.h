@@ -115,7 +115,7 @@ typedef struct {
 /** A non-owning view of a tensor: layout of DLPack's DLTensor, so a
  *  framework holding a DLTensor* passes it with a cast. */
 typedef struct {
-  void* data;           /**< base pointer (for OpenCL, a cl_mem); may be NULL only when the tensor has no elements */
+  void* data;           /**< base pointer (for OpenCL, a cl_mem); may be NULL only when the tensor has no elements; on the CPU data + byte_offset need not be a multiple of the element size (unaligned data, as a NumPy array at an odd address, is accepted by every op) */
   CTDevice device;      /**< where data lives */
   int32_t ndim;         /**< 0 .. CT_MAX_NDIM; 0 is a scalar with one element */
   CTDataType dtype;     /**< element type */

@@ -43,6 +43,7 @@ CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorF
   f->numel = numel;
   f->lo = f->hi = 0;
   f->handle = 0;
+  f->aligned = true;
   if (numel == 0) return CT_OK;
   if (!t->data)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data is NULL but %s has %" PRId64 " elements", fn, arg, arg, numel);
@@ -71,9 +72,7 @@ CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorF
       __builtin_add_overflow(start, (uintptr_t)pos + (uintptr_t)itemsize, &hi))
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data=%p with byte_offset=%" PRIu64 " and strides addresses memory outside the address space",
                 fn, arg, t->data, t->byte_offset);
-  if (start & (uintptr_t)(itemsize - 1))  // element sizes are powers of two
-    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data + byte_offset (%p + %" PRIu64 ") is not aligned to its %" PRId64 "-byte elements",
-                fn, arg, t->data, t->byte_offset, itemsize);
+  f->aligned = (start & (uintptr_t)(itemsize - 1)) == 0;  // element sizes are powers of two
   f->lo = lo;
   f->hi = hi;
   return CT_OK;

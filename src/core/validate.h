@@ -32,6 +32,11 @@ struct TensorFacts {
   uintptr_t lo = 0, hi = 0;
   uintptr_t handle = 0;      // the data pointer (a buffer handle where the device's data is not an address)
   bool not_address = false;  // set once the device is known to hand out handles
+  // data + byte_offset is a multiple of itemsize (then so is every element's
+  // address: strides are whole elements). Not required: the CPU backend
+  // takes unaligned data (NumPy arrays at odd addresses); a backend that
+  // cannot would refuse on this fact.
+  bool aligned = true;
 };
 
 // True when a and b may share bytes: both non-empty, in the same address
@@ -43,7 +48,8 @@ inline bool ranges_meet(const TensorFacts& a, const TensorFacts& b) {
 }
 
 // Null pointers, ndim, extents, dtype, element count and byte span overflow,
-// data pointer and alignment. `arg` names the tensor in messages ("x", "out").
+// data pointer. Alignment is recorded, not checked. `arg` names the tensor
+// in messages ("x", "out").
 CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);
 
 // Same ndim and extents, else CT_ERR_SHAPE_MISMATCH naming both shapes.

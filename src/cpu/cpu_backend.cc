@@ -107,6 +107,7 @@ struct Loop {
   int64_t stride[kMaxOps][CT_MAX_NDIM];  // bytes
   char* base[kMaxOps];
   int64_t itemsize[kMaxOps];
+  bool aligned[kMaxOps];  // base (so every element) is a multiple of itemsize
   ContigKernel kernel = nullptr;
   ContigKernel bkernel[2] = {nullptr, nullptr};  // binary: input 1 or 2 is one element (stride 0)
   const double* params = nullptr;
@@ -173,8 +174,19 @@ void build_loop(Loop& L, const CTensor* const* ops, int nops) {
   }
 }
 
-// Copies n elements of `size` bytes between strided and packed layouts.
+// Whether an operand's elements are at multiples of their size (strides are
+// whole elements, so the base decides).
+void note_alignment(Loop& L) {
+  for (int k = 0; k < L.nops; ++k) L.aligned[k] = ((uintptr_t)L.base[k] & (uintptr_t)(L.itemsize[k] - 1)) == 0;
+}
+
+// Copies n elements of `size` bytes between strided and packed layouts
+// (memcpy only: either side may be unaligned).
 inline void gather(char* dst, const char* src, int64_t stride, int64_t n, int64_t size) {
+  if (stride == size) {  // contiguous but unaligned
+    std::memcpy(dst, src, (size_t)(n * size));
+    return;
+  }
   switch (size) {
     case 1: for (int64_t i = 0; i < n; ++i) dst[i] = src[i * stride]; break;
     case 2: for (int64_t i = 0; i < n; ++i) std::memcpy(dst + 2 * i, src + i * stride, 2); break;
@@ -183,6 +195,10 @@ inline void gather(char* dst, const char* src, int64_t stride, int64_t n, int64_
   }
 }
 inline void scatter(char* dst, int64_t stride, const char* src, int64_t n, int64_t size) {
+  if (stride == size) {
+    std::memcpy(dst, src, (size_t)(n * size));
+    return;
+  }
   switch (size) {
     case 1: for (int64_t i = 0; i < n; ++i) dst[i * stride] = src[i]; break;
     case 2: for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * stride, src + 2 * i, 2); break;
@@ -192,13 +208,17 @@ inline void scatter(char* dst, int64_t stride, const char* src, int64_t n, int64
 }
 
 // One run of `len` elements along the innermost dim, starting at ptr[].
+// An operand whose data is not aligned to its element size (legal: a NumPy
+// array at an odd address) is packed like a strided one, through memcpy into
+// the aligned stack buffers: kernels (vector code and scalar tails alike)
+// only ever see contiguous, aligned arrays.
 void run_row(const Loop& L, char* const* ptr, int64_t len) {
   const int last = L.ndim - 1;
   bool contiguous = true;
   ContigKernel kernel = L.kernel;
   for (int k = 0; k < L.nops; ++k) {
-    if (L.stride[k][last] == L.itemsize[k]) continue;
-    if (L.stride[k][last] == 0 && (k == 1 || k == 2) && L.bkernel[k - 1] && kernel == L.kernel) {
+    if (L.stride[k][last] == L.itemsize[k] && L.aligned[k]) continue;
+    if (L.stride[k][last] == 0 && (k == 1 || k == 2) && L.bkernel[k - 1] && kernel == L.kernel && L.aligned[k]) {
       kernel = L.bkernel[k - 1];  // a broadcast input: the kernel reads its one element
       continue;
     }
@@ -215,7 +235,7 @@ void run_row(const Loop& L, char* const* ptr, int64_t len) {
     char* q[kMaxOps];
     for (int k = 0; k < L.nops; ++k) {
       char* p = ptr[k] + i * L.stride[k][last];
-      if (L.stride[k][last] == L.itemsize[k]) {
+      if (L.stride[k][last] == L.itemsize[k] && L.aligned[k]) {
         q[k] = p;
       } else {
         q[k] = buf[k];
@@ -325,6 +345,7 @@ CTStatus cpu_elementwise(const CTElementwiseCall* call) {
   } else {
     build_loop(L, ops, nops);
   }
+  note_alignment(L);
   int64_t total = 1;
   for (int d = 0; d < L.ndim; ++d) total *= L.shape[d];
   const int64_t grain = std::max<int64_t>(32768 / cost_of(call->op, call->in_dt[0]), 1024);
@@ -387,6 +408,7 @@ CTStatus cpu_binary(const CTElementwiseCall* call) {
     const CTensor* vops[3] = {&views[0], &views[1], &views[2]};
     build_loop(L, vops, 3);
   }
+  note_alignment(L);
   const int64_t grain = std::max<int64_t>(32768 / cost_of(call->op, dt), 1024);
   parallel_for(s, total, grain, &run_range, &L);
   return CT_OK;

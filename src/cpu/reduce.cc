@@ -85,17 +85,33 @@ inline int64_t wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint
 
 constexpr int64_t kGather = 256;  // elements gathered per strided run
 
+// Element access that does not assume alignment: x may sit at any address
+// (a NumPy array at an odd one); memcpy of one element is one plain load.
+// The address goes through char* so that no compiler takes T's alignment
+// for the copy.
+template <class T> inline T load_u(const T* p) {
+  T v;
+  std::memcpy(&v, reinterpret_cast<const char*>(p), sizeof(T));
+  return v;
+}
+template <class T> inline void store_u(T* p, T v) { std::memcpy(reinterpret_cast<char*>(p), &v, sizeof(T)); }
+template <class T> inline bool is_aligned(const void* p) { return ((uintptr_t)p & (sizeof(T) - 1)) == 0; }
+
 // Calls f(ptr, n) on contiguous pieces of a run of len elements at p with
-// stride st (elements): the run itself, or gathered copies.
-template <class T, class F> inline void for_pieces(const T* p, int64_t st, int64_t len, F&& f) {
-  if (st == 1) {
+// stride st (elements): the run itself, or gathered copies (always when x is
+// not aligned to its elements, so that kernels only read aligned arrays).
+template <class T, class F> inline void for_pieces(const T* p, int64_t st, int64_t len, bool aligned, F&& f) {
+  if (st == 1 && aligned) {
     f(p, (int64_t)0, len);
     return;
   }
   T buf[kGather];
   for (int64_t i = 0; i < len; i += kGather) {
     const int64_t m = std::min(kGather, len - i);
-    for (int64_t k = 0; k < m; ++k) buf[k] = p[(i + k) * st];
+    if (st == 1)
+      std::memcpy(static_cast<void*>(buf), reinterpret_cast<const char*>(p + i), (size_t)m * sizeof(T));
+    else
+      for (int64_t k = 0; k < m; ++k) buf[k] = load_u(p + (i + k) * st);
     f(static_cast<const T*>(buf), i, m);
   }
 }
@@ -372,6 +388,7 @@ struct Dims {
 
 struct Geometry {
   const char* x;  // x's first element (after flips)
+  bool aligned;   // x's elements are at multiples of their size (else: packed before any kernel reads them)
   char* o;
   int64_t xsize, osize;
   Dims kept, red;
@@ -457,6 +474,7 @@ void build_geometry(const CTReduceCall* c, bool keep_order, Geometry* g) {
   }
   k.n = n;
   g->x = base;
+  g->aligned = ((uintptr_t)base & (uintptr_t)(xsize - 1)) == 0;
   g->o = static_cast<char*>(c->out->data) + c->out->byte_offset;
   g->xsize = xsize;
   g->osize = c->out->dtype.bits / 8;
@@ -472,7 +490,11 @@ template <class T, class P>
 typename P::S reduce_range(const P& pass, const Geometry& g, const T* px, int64_t begin, int64_t end) {
   const Dims& r = g.red;
   typename P::S s = pass.init();
-  if (r.n == 0) return begin < end ? pass.contig(px, 1, 0) : s;
+  if (r.n == 0) {  // one element
+    if (begin >= end) return s;
+    const T v = load_u(px);
+    return pass.contig(&v, 1, 0);
+  }
   const int last = r.n - 1;
   const int64_t inner = r.ext[last], st = r.xs[last];
   int64_t pos = begin;
@@ -480,7 +502,7 @@ typename P::S reduce_range(const P& pass, const Geometry& g, const T* px, int64_
     const int64_t j = pos % inner;
     const int64_t len = std::min(inner - j, end - pos);
     const T* p = px + offset_of(r, pos);
-    for_pieces(p, st, len, [&](const T* q, int64_t off, int64_t m) {
+    for_pieces(p, st, len, g.aligned, [&](const T* q, int64_t off, int64_t m) {
       s = pass.combine(s, pass.contig(q, m, pos + off));
     });
     pos += len;
@@ -694,7 +716,9 @@ template <class T, class R> void run_recipe(const R& rec, Geometry& g) {
   for (int i = 0; i < g.kept.n; ++i)
     if (g.kept.xs[i] == 1) kc = i;
   const int threads = g.stream && g.stream->parallel_for ? 8 : default_threads();
-  if (!inner_contig && kc >= 0 && r.n > 0) {
+  // The column loop reads rows in place: only for aligned x (else the
+  // gather loop below packs every run first).
+  if (!inner_contig && kc >= 0 && r.n > 0 && g.aligned) {
     ColCtx<T, R> ctx;
     ctx.rec = &rec;
     ctx.g = &g;
@@ -838,10 +862,10 @@ constexpr int64_t kCachedLine = int64_t(1) << 15;
 
 // Reads/writes chunk [i, i+m) of a line of T with stride st into an A buffer.
 template <class T, class A> void load_chunk(const T* x, int64_t st, int64_t i, int64_t m, A* buf) {
-  for (int64_t k = 0; k < m; ++k) buf[k] = ld<A>(x[(i + k) * st]);
+  for (int64_t k = 0; k < m; ++k) buf[k] = ld<A>(load_u(x + (i + k) * st));  // x may be unaligned
 }
 template <class T, class A> void store_chunk(T* y, int64_t st, int64_t i, int64_t m, const A* buf) {
-  for (int64_t k = 0; k < m; ++k) y[(i + k) * st] = Convert<T>::from(buf[k]);
+  for (int64_t k = 0; k < m; ++k) store_u(y + (i + k) * st, Convert<T>::from(buf[k]));
 }
 
 template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool log) {
@@ -849,7 +873,8 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
   const KernelTable& kt = kernel_table();
   const int dt = std::is_same<A, float>::value ? CT_DT_FLOAT32 : CT_DT_FLOAT64;
   if constexpr (std::is_same<T, A>::value) {
-    if (xs == 1 && ys == 1 && n <= kCachedLine) return softmax_line<A>(x, y, n, log);
+    if (xs == 1 && ys == 1 && n <= kCachedLine && is_aligned<T>(x) && is_aligned<T>(y))
+      return softmax_line<A>(x, y, n, log);
   }
   constexpr int64_t kChunk = 2048;
   A buf[kChunk];
@@ -907,10 +932,10 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
 template <class T, class O, class A> void scan_line(const T* x, int64_t xs, O* y, int64_t ys, int64_t n, bool prod) {
   A acc = prod ? A(1) : A(0);
   for (int64_t i = 0; i < n; ++i) {
-    const A v = ld<A>(x[i * xs]);
+    const A v = ld<A>(load_u(x + i * xs));  // x and y may be unaligned
     if constexpr (std::is_integral<A>::value) acc = prod ? wmul(acc, v) : wadd(acc, v);
     else acc = prod ? acc * v : acc + v;
-    y[i * ys] = Convert<O>::from(acc);
+    store_u(y + i * ys, Convert<O>::from(acc));
   }
 }
 
