@@ -527,6 +527,24 @@ typedef enum {
   CT_DT_COUNT /**< one past the last index of this header */
 } CTDtypeIndex;
 
+/** The CT_DT_* index of @p dt, or -1 when this header does not know the
+ *  dtype (lanes other than 1 included). Inline: it is on every call's path,
+ *  in the library and in each backend alike. */
+static inline int32_t ct_dtype_index(CTDataType dt) {
+  if (dt.lanes != 1) return -1;
+  switch (dt.code) {
+    case CT_BOOL: return dt.bits == 8 ? CT_DT_BOOL : -1;
+    case CT_INT:
+      return dt.bits == 8 ? CT_DT_INT8 : dt.bits == 16 ? CT_DT_INT16 : dt.bits == 32 ? CT_DT_INT32
+           : dt.bits == 64 ? CT_DT_INT64 : -1;
+    case CT_UINT: return dt.bits == 8 ? CT_DT_UINT8 : -1;
+    case CT_FLOAT:
+      return dt.bits == 16 ? CT_DT_FLOAT16 : dt.bits == 32 ? CT_DT_FLOAT32 : dt.bits == 64 ? CT_DT_FLOAT64 : -1;
+    case CT_BFLOAT: return dt.bits == 16 ? CT_DT_BFLOAT16 : -1;
+    default: return -1;
+  }
+}
+
 /** Number of ops the runtime library knows (>= CT_OP_END_ of an older header). */
 CT_API int32_t ct_op_count(void);
 

@@ -195,6 +195,8 @@ struct CTDeviceInterface {
   /** 1 if the host CPU can read and write this device's memory directly
    *  (core may then stage copies through it with memcpy). */
   int32_t host_accessible;
+  /** How many devices of this type there are: asked once, when the device
+   *  registers (the count is fixed for the process, as cudaGetDeviceCount's). */
   int32_t (*device_count)(void);
   /** Fills info (zeroed, struct_size full) for device id. */
   CTStatus (*device_info)(int32_t id, CTDeviceInfo* info);

@@ -318,10 +318,10 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   CTensor views[2];
   int64_t vstrides[2][CT_MAX_NDIM];
   const CTensor* in[2] = {a, b};
-  for (int32_t k = 0; k < 2; ++k) {
-    bool same = in[k]->ndim == out->ndim;
-    for (int32_t d = 0; same && d < out->ndim; ++d) same = in[k]->shape[d] == out->shape[d];
-    if (!same) {
+  for (int32_t k = 0; k < 2 && !same; ++k) {  // same: both have out's shape already
+    bool as_out = in[k]->ndim == out->ndim;
+    for (int32_t d = 0; as_out && d < out->ndim; ++d) as_out = in[k]->shape[d] == out->shape[d];
+    if (!as_out) {
       broadcast_view(in[k], out, vstrides[k], &views[k]);
       in[k] = &views[k];
     }

@@ -109,7 +109,11 @@ CTStatus register_backend(const CTDeviceInterface* dev, const CTKernelInterface*
     return fail(CT_ERR_OUT_OF_MEMORY, "ct_register_backend: %d device types are registered already", kMaxDeviceTypes);
   }
   Backend* b = new Backend(at >= 0 ? *next->b[at] : Backend());
-  if (dev) b->dev = d;
+  if (dev) {
+    b->dev = d;
+    const int32_t n = d.device_count();
+    b->num_devices = n > 0 ? n : 0;
+  }
   if (kern) {
     if (b->num_kernels == kMaxKernelTables) {
       delete b;
@@ -197,19 +201,14 @@ const Backend* find_backend(int32_t device_type) {
   return nullptr;
 }
 
-CTStatus check_device(const char* fn, const char* arg, CTDevice device, const Backend** out) {
-  const Backend* b = find_backend(device.device_type);
+CTStatus no_device(const char* fn, const char* arg, CTDevice device, const Backend* b) {
   const char* dot = arg ? "." : "";  // "x.device.device_type", or "device.device_type" for a bare device
   if (!arg) arg = "";
   if (!b)
     return fail(CT_ERR_UNSUPPORTED, "%s: %s%sdevice.device_type=%d has no backend registered in this process", fn, arg,
                 dot, device.device_type);
-  const int32_t n = b->dev.device_count();
-  if (device.device_id < 0 || device.device_id >= n)
-    return fail(CT_ERR_NOT_FOUND, "%s: %s%sdevice.device_id=%d but the %s backend has %d device(s)", fn, arg, dot,
-                device.device_id, b->dev.name, n);
-  *out = b;
-  return CT_OK;
+  return fail(CT_ERR_NOT_FOUND, "%s: %s%sdevice.device_id=%d but the %s backend has %d device(s)", fn, arg, dot,
+              device.device_id, b->dev.name, b->num_devices);
 }
 
 namespace {
@@ -228,19 +227,10 @@ bool has_slot(const CTKernelInterface& k, int32_t kind) {
 }
 }  // namespace
 
-CTStatus find_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelInterface** out) {
-  // The common case: a call supports() already answered yes to (the cast's
-  // target aside, which is asked every time).
+CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelInterface** out) {
   const bool cacheable = q.device_id == 0 && q.kind != CT_KIND_CAST && q.op >= 0 && q.op < b->cache_ops &&
                          q.dt >= 0 && q.dt < CT_DT_COUNT;
   std::atomic<uint8_t>* slot = cacheable ? &b->cache[(size_t)q.op * CT_DT_COUNT + q.dt] : nullptr;
-  if (slot) {
-    const uint8_t v = slot->load(std::memory_order_relaxed);
-    if (v != 0 && v != Backend::kNone) {
-      *out = &b->kernels[v - 1];
-      return CT_OK;
-    }
-  }
   CTStatus last = CT_ERR_UNSUPPORTED;
   bool asked = false;
   for (int32_t i = 0; i < b->num_kernels; ++i) {
@@ -277,7 +267,7 @@ CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType
   if (!b)
     return fail(CT_ERR_NOT_FOUND, "%s: device type %d has no backend registered in this process", fn,
                 device.device_type);
-  if (device.device_id < 0 || device.device_id >= b->dev.device_count())
+  if (device.device_id < 0 || device.device_id >= b->num_devices)
     return fail(CT_ERR_NOT_FOUND, "%s: %s device %d does not exist", fn, b->dev.name, device.device_id);
   CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, d->kind, dt, -1, device.device_id};
   const CTKernelInterface* k = nullptr;
@@ -319,7 +309,7 @@ CT_API CTStatus ct_set_allocator(int32_t device_type, const CTAllocator* allocat
 CT_API int32_t ct_device_count(void) {
   const ct::Snapshot* s = ct::snapshot();
   int32_t n = 0;
-  for (int32_t i = 0; i < s->count; ++i) n += s->b[i]->dev.device_count();
+  for (int32_t i = 0; i < s->count; ++i) n += s->b[i]->num_devices;
   return n;
 }
 
@@ -330,7 +320,7 @@ CT_API CTStatus ct_device_info(int32_t index, CTDeviceInfo* info) {
   int32_t rest = index;
   for (int32_t i = 0; index >= 0 && i < snap->count; ++i) {
     const ct::Backend* b = snap->b[i];
-    const int32_t n = b->dev.device_count();
+    const int32_t n = b->num_devices;
     if (rest >= n) {
       rest -= n;
       continue;

@@ -17,6 +17,7 @@ constexpr int kMaxKernelTables = 8;
 // slots are NULL).
 struct Backend {
   CTDeviceInterface dev;
+  int32_t num_devices = 0;  // dev.device_count(), asked once when the device registers
   int32_t num_kernels = 0;
   CTKernelInterface kernels[kMaxKernelTables];
   // Which table runs (op, dtype) on device 0, as supports() answered:
@@ -32,14 +33,37 @@ struct Backend {
 // Lock-free: registrations publish a new immutable snapshot.
 const Backend* find_backend(int32_t device_type);
 
+// check_device when the device does not exist: the message.
+CTStatus no_device(const char* fn, const char* arg, CTDevice device, const Backend* b);
+
 // CT_OK if `device` exists; else a message naming fn and the tensor
 // argument `arg` whose device it is ("x.device.device_id=3"), or the bare
-// device when arg is NULL ("device.device_id=3").
-CTStatus check_device(const char* fn, const char* what, CTDevice device, const Backend** backend);
+// device when arg is NULL ("device.device_id=3"). Inline: every call runs it.
+inline CTStatus check_device(const char* fn, const char* arg, CTDevice device, const Backend** out) {
+  const Backend* b = find_backend(device.device_type);
+  if (!b || device.device_id < 0 || device.device_id >= b->num_devices) return no_device(fn, arg, device, b);
+  *out = b;
+  return CT_OK;
+}
+
+// find_kernels when the answer is not cached: asks the tables' supports().
+CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelInterface** out);
 
 // The first kernel table of b that runs q (CT_OK), or the last table's
-// reason (CT_ERR_UNSUPPORTED) with its message.
-CTStatus find_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelInterface** out);
+// reason (CT_ERR_UNSUPPORTED) with its message. The common case, a call
+// supports() already answered yes to on device 0, is one table lookup (the
+// cast's target aside, which is asked every time).
+inline CTStatus find_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelInterface** out) {
+  if (q.device_id == 0 && q.kind != CT_KIND_CAST && q.op >= 0 && q.op < b->cache_ops && q.dt >= 0 &&
+      q.dt < CT_DT_COUNT) {
+    const uint8_t v = b->cache[(size_t)q.op * CT_DT_COUNT + q.dt].load(std::memory_order_relaxed);
+    if (v != 0 && v != Backend::kNone) {
+      *out = &b->kernels[v - 1];
+      return CT_OK;
+    }
+  }
+  return ask_kernels(b, q, out);
+}
 
 // CT_OK if op runs on device for (data) dtype; else says why, naming fn.
 CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype);

@@ -188,21 +188,6 @@ CTDataType dtype_of(int32_t index) {
   return t;
 }
 
-int32_t dtype_index(CTDataType dt) {
-  if (dt.lanes != 1) return -1;
-  switch (dt.code) {
-    case CT_BOOL: return dt.bits == 8 ? CT_DT_BOOL : -1;
-    case CT_INT:
-      return dt.bits == 8 ? CT_DT_INT8 : dt.bits == 16 ? CT_DT_INT16 : dt.bits == 32 ? CT_DT_INT32
-           : dt.bits == 64 ? CT_DT_INT64 : -1;
-    case CT_UINT: return dt.bits == 8 ? CT_DT_UINT8 : -1;
-    case CT_FLOAT:
-      return dt.bits == 16 ? CT_DT_FLOAT16 : dt.bits == 32 ? CT_DT_FLOAT32 : dt.bits == 64 ? CT_DT_FLOAT64 : -1;
-    case CT_BFLOAT: return dt.bits == 16 ? CT_DT_BFLOAT16 : -1;
-    default: return -1;
-  }
-}
-
 const char* dtype_name(int32_t index) { return kDtypes[index].name; }
 
 const char* describe_dtype(char* buf, size_t n, CTDataType dt) {

@@ -44,7 +44,7 @@ const char* kind_name(int32_t kind);
 const char* kind_entry(int32_t kind);
 
 // CT_DT_* index of a dtype, or -1 if ctensor does not support it.
-int32_t dtype_index(CTDataType dt);
+inline int32_t dtype_index(CTDataType dt) { return ct_dtype_index(dt); }
 const char* dtype_name(int32_t index);
 CTDataType dtype_of(int32_t index);
 // Describes any dtype, supported or not ("float32", "float(code 2) bits 24 lanes 2").

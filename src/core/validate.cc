@@ -9,7 +9,7 @@
 
 namespace ct {
 
-CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorFacts* f) {
+CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, TensorFacts* f) {
   if (!t) return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, arg);
   if (t->ndim < 0 || t->ndim > CT_MAX_NDIM)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.ndim=%d is outside 0..%d", fn, arg, t->ndim, CT_MAX_NDIM);

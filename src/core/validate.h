@@ -50,7 +50,35 @@ inline bool ranges_meet(const TensorFacts& a, const TensorFacts& b) {
 // Null pointers, ndim, extents, dtype, element count and byte span overflow,
 // data pointer. Alignment is recorded, not checked. `arg` names the tensor
 // in messages ("x", "out").
-CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);
+CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);
+
+// The same, with the common case inline: a compact tensor (NULL strides) of
+// a known dtype with data and no zero extent, whose span fits. Anything
+// else, and every message, is check_tensor_full's; both give the same facts.
+inline CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorFacts* f) {
+  if (!t || t->strides || !t->data || t->ndim < 0 || t->ndim > CT_MAX_NDIM || (t->ndim > 0 && !t->shape))
+    return check_tensor_full(fn, arg, t, f);
+  int64_t numel = 1;
+  bool bad = false;
+  for (int32_t i = 0; i < t->ndim; ++i)
+    bad |= t->shape[i] <= 0 || __builtin_mul_overflow(numel, t->shape[i], &numel);
+  const int32_t dt = ct_dtype_index(t->dtype);
+  const int64_t itemsize = t->dtype.bits / 8;
+  int64_t pos;
+  uintptr_t start, hi;
+  if (bad || dt < 0 || __builtin_mul_overflow(numel - 1, itemsize, &pos) ||
+      __builtin_add_overflow((uintptr_t)t->data, t->byte_offset, &start) ||
+      __builtin_add_overflow(start, (uintptr_t)pos + (uintptr_t)itemsize, &hi))
+    return check_tensor_full(fn, arg, t, f);
+  f->dt = dt;
+  f->itemsize = itemsize;
+  f->numel = numel;
+  f->lo = start;
+  f->hi = hi;
+  f->handle = (uintptr_t)t->data;
+  f->aligned = (start & (uintptr_t)(itemsize - 1)) == 0;
+  return CT_OK;
+}
 
 // Same ndim and extents, else CT_ERR_SHAPE_MISMATCH naming both shapes.
 CTStatus check_same_shape(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b,

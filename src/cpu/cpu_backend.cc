@@ -113,6 +113,12 @@ struct Loop {
   const double* params = nullptr;
 };
 
+// Whether an operand's elements are at multiples of their size (strides are
+// whole elements, so the base decides).
+inline bool is_aligned(const char* base, int64_t itemsize) {
+  return ((uintptr_t)base & (uintptr_t)(itemsize - 1)) == 0;
+}
+
 void build_loop(Loop& L, const CTensor* const* ops, int nops) {
   const CTensor* out = ops[0];
   L.nops = nops;
@@ -172,12 +178,20 @@ void build_loop(Loop& L, const CTensor* const* ops, int nops) {
     L.shape[0] = 1;
     for (int k = 0; k < nops; ++k) L.stride[k][0] = L.itemsize[k];
   }
+  for (int k = 0; k < nops; ++k) L.aligned[k] = is_aligned(L.base[k], L.itemsize[k]);
 }
 
-// Whether an operand's elements are at multiples of their size (strides are
-// whole elements, so the base decides).
-void note_alignment(Loop& L) {
-  for (int k = 0; k < L.nops; ++k) L.aligned[k] = ((uintptr_t)L.base[k] & (uintptr_t)(L.itemsize[k] - 1)) == 0;
+// A loop of compact row-major operands: one contiguous run of `total`.
+void compact_loop(Loop& L, const CTensor* const* ops, int nops, int64_t total) {
+  L.nops = nops;
+  L.ndim = 1;
+  L.shape[0] = total;
+  for (int k = 0; k < nops; ++k) {
+    L.base[k] = static_cast<char*>(ops[k]->data) + ops[k]->byte_offset;
+    L.itemsize[k] = ops[k]->dtype.bits / 8;
+    L.stride[k][0] = L.itemsize[k];
+    L.aligned[k] = is_aligned(L.base[k], L.itemsize[k]);
+  }
 }
 
 // Copies n elements of `size` bytes between strided and packed layouts
@@ -250,6 +264,12 @@ void run_row(const Loop& L, char* const* ptr, int64_t len) {
 // Runs elements [begin, end) of the flattened loop.
 void run_range(void* ctx, int64_t begin, int64_t end) {
   const Loop& L = *static_cast<const Loop*>(ctx);
+  if (L.ndim == 1) {  // one run (compact operands, and every tiny call)
+    char* ptr[kMaxOps];
+    for (int k = 0; k < L.nops; ++k) ptr[k] = L.base[k] + begin * L.stride[k][0];
+    run_row(L, ptr, end - begin);
+    return;
+  }
   const int last = L.ndim - 1;
   const int64_t inner = L.shape[last];
   int64_t idx[CT_MAX_NDIM];  // only [0, last) is used: no `= {0}` (a rep stos on the hot path)
@@ -316,6 +336,17 @@ int64_t cost_of(int32_t op, int32_t dt) {
   return c;
 }
 
+// Runs the loop's `total` elements, on threads when the work pays for them.
+void run_loop(const CTCpuStream* s, const Loop& L, int64_t total, int32_t op, int32_t dt) {
+  constexpr int64_t kMinGrain = 1024;
+  if (total < 2 * kMinGrain) {  // below any grain: inline, without weighing the op
+    run_range(const_cast<Loop*>(&L), 0, total);
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(32768 / cost_of(op, dt), kMinGrain);
+  parallel_for(s, total, grain, &run_range, const_cast<Loop*>(&L));
+}
+
 CTStatus cpu_elementwise(const CTElementwiseCall* call) {
   CTCpuStream copy;
   const CTCpuStream* s = nullptr;
@@ -330,26 +361,16 @@ CTStatus cpu_elementwise(const CTElementwiseCall* call) {
   L.params = call->params;
   const CTensor* ops[kMaxOps] = {call->out, call->in[0], call->in[1], call->in[2]};
   const int nops = 1 + call->num_inputs;
+  int64_t total = 1;
+  for (int32_t d = 0; d < call->out->ndim; ++d) total *= call->out->shape[d];
   if (all_compact(ops, nops)) {
     // Compact row-major operands coalesce to one contiguous run: skip the
     // general loop construction (this is most calls, and all tiny ones).
-    L.nops = nops;
-    L.ndim = 1;
-    L.shape[0] = 1;
-    for (int32_t d = 0; d < call->out->ndim; ++d) L.shape[0] *= call->out->shape[d];
-    for (int k = 0; k < nops; ++k) {
-      L.base[k] = static_cast<char*>(ops[k]->data) + ops[k]->byte_offset;
-      L.itemsize[k] = ops[k]->dtype.bits / 8;
-      L.stride[k][0] = L.itemsize[k];
-    }
+    compact_loop(L, ops, nops, total);
   } else {
     build_loop(L, ops, nops);
   }
-  note_alignment(L);
-  int64_t total = 1;
-  for (int d = 0; d < L.ndim; ++d) total *= L.shape[d];
-  const int64_t grain = std::max<int64_t>(32768 / cost_of(call->op, call->in_dt[0]), 1024);
-  parallel_for(s, total, grain, &run_range, &L);
+  run_loop(s, L, total, call->op, call->in_dt[0]);
   return CT_OK;
 }
 
@@ -381,14 +402,7 @@ CTStatus cpu_binary(const CTElementwiseCall* call) {
     for (int32_t d = 0; same_shapes && d < out->ndim; ++d) same_shapes = ops[k]->shape[d] == out->shape[d];
   }
   if (same_shapes && all_compact(ops, 3)) {
-    L.nops = 3;
-    L.ndim = 1;
-    L.shape[0] = total;
-    for (int k = 0; k < 3; ++k) {
-      L.base[k] = static_cast<char*>(ops[k]->data) + ops[k]->byte_offset;
-      L.itemsize[k] = ops[k]->dtype.bits / 8;
-      L.stride[k][0] = L.itemsize[k];
-    }
+    compact_loop(L, ops, 3, total);
   } else {
     // Views of a and b with out's rank and shape: missing leading dims and
     // extents of 1 that out does not have become stride 0.
@@ -408,9 +422,7 @@ CTStatus cpu_binary(const CTElementwiseCall* call) {
     const CTensor* vops[3] = {&views[0], &views[1], &views[2]};
     build_loop(L, vops, 3);
   }
-  note_alignment(L);
-  const int64_t grain = std::max<int64_t>(32768 / cost_of(call->op, dt), 1024);
-  parallel_for(s, total, grain, &run_range, &L);
+  run_loop(s, L, total, call->op, dt);
   return CT_OK;
 }
 

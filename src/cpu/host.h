@@ -23,7 +23,7 @@ const char* op_name(int32_t op);
 // A CTDtypeIndex's name ("float32").
 const char* dtype_name(int32_t dt);
 // The CTDtypeIndex of a dtype, -1 if ctensor has none.
-int32_t dtype_index(CTDataType dt);
+inline int32_t dtype_index(CTDataType dt) { return ct_dtype_index(dt); }
 
 // Stride of dim i in elements; NULL strides mean compact row-major.
 inline int64_t ct_stride_of(const CTensor* t, int32_t i) {
