@@ -1,3 +1,5 @@
+// validate.cc — the tensor checks (extents, dtype, byte span, alignment) and the
+// exact overlap tests every entry point runs before its first write.
 #include "core/validate.h"
 
 #include <algorithm>
