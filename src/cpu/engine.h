@@ -1,5 +1,5 @@
 // engine.h — what the CPU backend's files share: threads, the stream
-// argument, and the category-2 drivers (reduce.cc).
+// argument, and the category-2 drivers (reduce.cc, along_axis.cc).
 #ifndef CTENSOR_SRC_CPU_ENGINE_H_
 #define CTENSOR_SRC_CPU_ENGINE_H_
 
@@ -28,7 +28,7 @@ CTStatus resolve_stream(const char* fn, void* stream, CTCpuStream* copy, const C
 // Host memory to host memory, any strides (the engine's copy).
 CTStatus copy_tensor(const char* fn, const CTensor* src, const CTensor* dst, int32_t dt, const CTCpuStream* s);
 
-// reduce.cc
+// reduce.cc (cpu_reduce, has_reduce_kernel) and along_axis.cc (cpu_along_axis)
 CTStatus cpu_reduce(const CTReduceCall* call);
 CTStatus cpu_along_axis(const CTAlongAxisCall* call);
 bool has_reduce_kernel(int32_t op, int32_t dt);  // reductions and along-axis ops with a kernel here

@@ -1,5 +1,6 @@
 // reduce_kernels.cc — the hot inner loops of reductions, compiled once per
-// SIMD target by Highway and chosen at run time; reduce.cc drives them.
+// SIMD target by Highway and chosen at run time; reduce.cc and
+// along_axis.cc drive them.
 //
 // Float sums accumulate in float64 (float32 inputs are widened lane by lane)
 // and are pairwise above a base block, so a float32 sum is as good as exact

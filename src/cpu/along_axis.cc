@@ -1,0 +1,203 @@
+// along_axis.cc — along-axis ops (category 2) on the CPU: softmax,
+// log_softmax, cumsum and cumprod walk lines along the axis, or blocks of
+// lines side by side when the axis is not contiguous.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "cpu/host.h"
+
+#include "cpu/engine.h"
+#include "cpu/half.h"
+#include "cpu/kernels.h"
+#include "cpu/reduce_internal.h"
+
+namespace ct {
+namespace cpu {
+namespace {
+
+// Softmax / log_softmax of one line of n float values (A = float or double)
+// already in a contiguous buffer or in place: y may equal x.
+template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log) {
+  const KernelTable& kt = kernel_table();
+  const int dt = std::is_same<A, float>::value ? CT_DT_FLOAT32 : CT_DT_FLOAT64;
+  A m;
+  if constexpr (std::is_same<A, float>::value) m = rk().max_f32(x, n); else m = rk().max_f64(x, n);
+  if (m != m) {  // NaN in the line: NaN everywhere
+    for (int64_t i = 0; i < n; ++i) y[i] = m;
+    return;
+  }
+  const A shift = std::isinf(m) ? (m > 0 ? m : A(0)) : m;  // all -inf: e^(x-0) = 0, 0/0 = NaN as NumPy
+  const int which = std::is_same<A, float>::value ? 0 : 1;
+  if (log) {
+    // the sum of e^(x - m) without keeping it (y may be x), then y = x - m - log(sum)
+    A buf[1024];
+    double s = 0;
+    for (int64_t i = 0; i < n; i += 1024)
+      s += kt.exp_shift_sum[which](x + i, buf, std::min<int64_t>(1024, n - i), (double)shift);
+    // (x - m) - log(sum), in that order: x - (m + log(sum)) would round
+    // m + log(sum) at m's magnitude (x = 1e4 keeps only ~3 digits in float32).
+    double prm[2] = {-(double)shift, 0.0};
+    char* q[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(const_cast<A*>(x))};
+    kt.op[CT_OP_ADD_SCALAR][dt](q, n, prm);
+    prm[0] = -std::log(s);
+    q[1] = q[0];
+    kt.op[CT_OP_ADD_SCALAR][dt](q, n, prm);
+    return;
+  }
+  const double s = kt.exp_shift_sum[which](x, y, n, (double)shift);
+  double prm[2] = {1.0 / s, 0.0};
+  char* q[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(y)};
+  kt.op[CT_OP_MUL_SCALAR][dt](q, n, prm);
+}
+
+// Lines longer than this are done online in two passes over memory
+// (running max and rescaled sum, then the output) instead of in cache.
+constexpr int64_t kCachedLine = int64_t(1) << 15;
+
+// Reads/writes chunk [i, i+m) of a line of T with stride st into an A buffer.
+template <class T, class A> void load_chunk(const T* x, int64_t st, int64_t i, int64_t m, A* buf) {
+  for (int64_t k = 0; k < m; ++k) buf[k] = ld<A>(load_u(x + (i + k) * st));  // x may be unaligned
+}
+template <class T, class A> void store_chunk(T* y, int64_t st, int64_t i, int64_t m, const A* buf) {
+  for (int64_t k = 0; k < m; ++k) store_u(y + (i + k) * st, Convert<T>::from(buf[k]));
+}
+
+template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool log) {
+  using A = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+  const KernelTable& kt = kernel_table();
+  const int dt = std::is_same<A, float>::value ? CT_DT_FLOAT32 : CT_DT_FLOAT64;
+  if constexpr (std::is_same<T, A>::value) {
+    if (xs == 1 && ys == 1 && n <= kCachedLine && is_aligned<T>(x) && is_aligned<T>(y))
+      return softmax_line<A>(x, y, n, log);
+  }
+  constexpr int64_t kChunk = 2048;
+  A buf[kChunk];
+  if (n <= kChunk) {
+    load_chunk(x, xs, 0, n, buf);
+    softmax_line<A>(buf, buf, n, log);
+    store_chunk(y, ys, 0, n, buf);
+    return;
+  }
+  // Online: pass 1 keeps the running max m and sum s of e^(x - m).
+  A m = -std::numeric_limits<A>::infinity();
+  double s = 0;
+  bool nan = false;
+  for (int64_t i = 0; i < n && !nan; i += kChunk) {
+    const int64_t k = std::min(kChunk, n - i);
+    load_chunk(x, xs, i, k, buf);
+    const A cm = std::is_same<A, float>::value ? (A)rk().max_f32((const float*)(const void*)buf, k)
+                                               : (A)rk().max_f64((const double*)(const void*)buf, k);
+    if (cm != cm) { nan = true; break; }
+    if (cm > m) {
+      if (std::isfinite((double)m)) s *= std::exp((double)m - (double)cm);
+      m = cm;
+    }
+    if (!std::isfinite((double)m)) continue;  // -inf so far (nothing to add) or +inf (handled below)
+    s += kt.exp_shift_sum[std::is_same<A, float>::value ? 0 : 1](buf, buf, k, (double)m);
+  }
+  const double qnan = std::numeric_limits<double>::quiet_NaN();
+  // Pass 2: y = e^(x - m) / s, or x - m - log(s).
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const int64_t k = std::min(kChunk, n - i);
+    if (nan || std::isinf((double)m)) {
+      // A NaN in the line; a +inf max (inf - inf); all -inf (0 / 0): NaN,
+      // as NumPy's expression and the in-cache path give.
+      for (int64_t t = 0; t < k; ++t) buf[t] = (A)qnan;
+      store_chunk(y, ys, i, k, buf);
+      continue;
+    }
+    load_chunk(x, xs, i, k, buf);
+    char* q[2] = {reinterpret_cast<char*>(buf), reinterpret_cast<char*>(buf)};
+    if (log) {
+      double prm[2] = {-(double)m, 0.0};  // (x - m) - log(sum), as in softmax_line
+      kt.op[CT_OP_ADD_SCALAR][dt](q, k, prm);
+      prm[0] = -std::log(s);
+      kt.op[CT_OP_ADD_SCALAR][dt](q, k, prm);
+    } else {
+      kt.exp_shift_sum[std::is_same<A, float>::value ? 0 : 1](buf, buf, k, (double)m);
+      double prm[2] = {1.0 / s, 0.0};
+      kt.op[CT_OP_MUL_SCALAR][dt](q, k, prm);
+    }
+    store_chunk(y, ys, i, k, buf);
+  }
+}
+
+// cumsum / cumprod of one line, accumulating in A.
+template <class T, class O, class A> void scan_line(const T* x, int64_t xs, O* y, int64_t ys, int64_t n, bool prod) {
+  A acc = prod ? A(1) : A(0);
+  for (int64_t i = 0; i < n; ++i) {
+    const A v = ld<A>(load_u(x + i * xs));  // x and y may be unaligned
+    if constexpr (std::is_integral<A>::value) acc = prod ? wmul(acc, v) : wadd(acc, v);
+    else acc = prod ? acc * v : acc + v;
+    store_u(y + i * ys, Convert<O>::from(acc));
+  }
+}
+
+struct LineCtx {
+  const CTAlongAxisCall* call;
+  Dims lines;      // the other dims (xs = x strides, os = out strides)
+  int64_t n, xs, ys;
+};
+
+template <class T, class O> void lines_body(void* ctx, int64_t b, int64_t e) {
+  auto* c = static_cast<LineCtx*>(ctx);
+  const CTensor* x = c->call->x;
+  const CTensor* out = c->call->out;
+  const T* xb = reinterpret_cast<const T*>(static_cast<const char*>(x->data) + x->byte_offset);
+  O* yb = reinterpret_cast<O*>(static_cast<char*>(out->data) + out->byte_offset);
+  const int32_t op = c->call->op;
+  for (int64_t i = b; i < e; ++i) {
+    const T* xl = xb + offset_of(c->lines, i);
+    O* yl = yb + out_offset_of(c->lines, i);
+    if (op == CT_OP_SOFTMAX || op == CT_OP_LOG_SOFTMAX) {
+      if constexpr (kFloat<T> && std::is_same<T, O>::value) softmax_strided<T>(xl, c->xs, yl, c->ys, c->n, op == CT_OP_LOG_SOFTMAX);
+    } else {
+      using A = typename std::conditional<kFloat<T>, double, int64_t>::type;
+      scan_line<T, O, A>(xl, c->xs, yl, c->ys, c->n, op == CT_OP_CUMPROD);
+    }
+  }
+}
+
+template <class T, class O> CTStatus along_typed(const CTAlongAxisCall* c, const CTCpuStream* s) {
+  const CTensor* x = c->x;
+  LineCtx ctx;
+  ctx.call = c;
+  ctx.n = x->shape[c->axis];
+  ctx.xs = ct_stride_of(x, c->axis);
+  ctx.ys = ct_stride_of(c->out, c->axis);
+  ctx.lines.n = 0;
+  int64_t lines = 1;
+  for (int32_t d = 0; d < x->ndim; ++d) {
+    if (d == c->axis || x->shape[d] == 1) continue;
+    const int k = ctx.lines.n++;
+    ctx.lines.ext[k] = x->shape[d];
+    ctx.lines.xs[k] = ct_stride_of(x, d);
+    ctx.lines.os[k] = ct_stride_of(c->out, d);
+    lines *= x->shape[d];
+  }
+  const int64_t cost = c->op == CT_OP_SOFTMAX || c->op == CT_OP_LOG_SOFTMAX ? 8 : 1;
+  parallel_for(s, lines, std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(ctx.n * cost, 1)),
+               &lines_body<T, O>, &ctx);
+  return CT_OK;
+}
+
+template <class T> CTStatus along_in(const CTAlongAxisCall* c, const CTCpuStream* s) {
+  if (c->out_dt == CT_DT_INT64 && !std::is_same<T, int64_t>::value) {
+    if constexpr (!kFloat<T>) return along_typed<T, int64_t>(c, s);
+  }
+  return along_typed<T, T>(c, s);
+}
+
+template <class T> struct AlongF {
+  static CTStatus run(const CTAlongAxisCall* c, const CTCpuStream* s) { return along_in<T>(c, s); }
+};
+
+}  // namespace
+
+CTStatus cpu_along_axis(const CTAlongAxisCall* call) { return run_by_dtype<AlongF>(call); }
+
+}  // namespace cpu
+}  // namespace ct

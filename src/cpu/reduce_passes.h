@@ -1,0 +1,319 @@
+// reduce_passes.h — the reductions' passes and recipes (reduce.cc runs them).
+//
+// A pass is what one sweep over the reduced elements computes (sum, product,
+// max/min, arg max/min, any/all); a recipe is one or two passes plus the
+// finish that writes one output (mean, var, logsumexp, ...). The loops in
+// reduce.cc are templates over a recipe.
+#ifndef CTENSOR_SRC_CPU_REDUCE_PASSES_H_
+#define CTENSOR_SRC_CPU_REDUCE_PASSES_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "cpu/host.h"
+
+#include "cpu/engine.h"
+#include "cpu/half.h"
+#include "cpu/kernels.h"
+#include "cpu/reduce_internal.h"
+
+namespace ct {
+namespace cpu {
+
+// Nonzero (NaN is nonzero): any/all and logical tests.
+template <class T> inline bool nonzero(T v) {
+  if constexpr (kHalf<T>) return (v.bits & 0x7fff) != 0;
+  else return v != 0;
+}
+
+// Writes a double (float results) or an int64 (integer results) to out's dtype.
+inline void put_f(char* p, int32_t dt, double v) {
+  switch (dt) {
+    case CT_DT_FLOAT16: { const f16 h = Convert<f16>::from(v); std::memcpy(p, &h, 2); break; }
+    case CT_DT_BFLOAT16: { const bf16 h = Convert<bf16>::from(v); std::memcpy(p, &h, 2); break; }
+    case CT_DT_FLOAT32: { const float f = (float)v; std::memcpy(p, &f, 4); break; }
+    default: std::memcpy(p, &v, 8); break;
+  }
+}
+inline void put_i(char* p, int32_t dt, int64_t v) {
+  switch (dt) {
+    case CT_DT_BOOL: case CT_DT_INT8: case CT_DT_UINT8: { const uint8_t b = (uint8_t)v; std::memcpy(p, &b, 1); break; }
+    case CT_DT_INT16: { const int16_t b = (int16_t)v; std::memcpy(p, &b, 2); break; }
+    case CT_DT_INT32: { const int32_t b = (int32_t)v; std::memcpy(p, &b, 4); break; }
+    default: std::memcpy(p, &v, 8); break;
+  }
+}
+template <class A> inline void put(char* p, int32_t dt, A v) {
+  if constexpr (std::is_floating_point<A>::value) put_f(p, dt, (double)v);
+  else put_i(p, dt, (int64_t)v);
+}
+
+// ---- passes: what one sweep over the reduced elements computes ---------------
+// init() is the state of nothing; contig(p, n, idx0) reduces n contiguous
+// elements whose first has flat index idx0 in the reduced space;
+// combine(a, b) joins an earlier state a with a later b; col(acc, row, w, r,
+// c) folds row r (w elements side by side) into w states.
+
+// Sum of map(x): 0 x, 1 x^2, 2 (x - c)^2, 3 e^(x - c). A: int64 (wrapping) or double.
+template <class T, class A> struct SumPass {
+  using S = A;
+  // Rows fold into a block accumulator first only for float64 inputs: float32
+  // and half inputs lose nothing summed straight into float64.
+  static constexpr bool kAdditive = std::is_same<T, double>::value;
+  int map = 0;
+  A c = 0;
+  S init() const { return 0; }
+  S combine(S a, S b) const {
+    if constexpr (std::is_integral<A>::value) return wadd(a, b); else return a + b;
+  }
+  static A f(int map, A v, A c) {
+    if constexpr (std::is_integral<A>::value) return (void)map, (void)c, v;
+    else return map == 0 ? v : map == 1 ? v * v : map == 2 ? (v - c) * (v - c) : std::exp(v - c);
+  }
+  S contig(const T* p, int64_t n, int64_t) const {
+    if constexpr (std::is_integral<A>::value) {
+      uint64_t acc[4] = {0, 0, 0, 0};
+      int64_t i = 0;
+      for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; ++k) acc[k] += (uint64_t)(int64_t)ld<int64_t>(p[i + k]);
+      for (; i < n; ++i) acc[0] += (uint64_t)(int64_t)ld<int64_t>(p[i]);
+      return (int64_t)(acc[0] + acc[1] + acc[2] + acc[3]);
+    } else {
+      if (map == 0) {
+        if constexpr (std::is_same<T, float>::value) return rk().sum_f32(p, n);
+        if constexpr (std::is_same<T, double>::value) return rk().sum_f64(p, n);
+        if constexpr (std::is_same<T, f16>::value) return rk().sum_f16(reinterpret_cast<const uint16_t*>(p), n);
+        if constexpr (std::is_same<T, bf16>::value) return rk().sum_bf16(reinterpret_cast<const uint16_t*>(p), n);
+      }
+      if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+        if (map == 3) {  // e^(x - c): the vector exp, through a small buffer
+          T buf[1024];
+          double s = 0;
+          for (int64_t i = 0; i < n; i += 1024)
+            s += kernel_table().exp_shift_sum[std::is_same<T, float>::value ? 0 : 1](
+                p + i, buf, std::min<int64_t>(1024, n - i), (double)c);
+          return s;
+        }
+      }
+      if (n > 1024) {  // pairwise
+        const int64_t h = n / 2;
+        return contig(p, h, 0) + contig(p + h, n - h, 0);
+      }
+      A acc[4] = {0, 0, 0, 0};
+      int64_t i = 0;
+      for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; ++k) acc[k] += f(map, ld<A>(p[i + k]), c);
+      for (; i < n; ++i) acc[0] += f(map, ld<A>(p[i]), c);
+      return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    }
+  }
+  void col(S* acc, const T* row, int64_t w, int64_t, const double* cv) const {
+    if constexpr (std::is_same<A, double>::value) {
+      if (map == 0) {
+        if constexpr (std::is_same<T, float>::value) return rk().col_add_f32(acc, row, w);
+        if constexpr (std::is_same<T, double>::value) return rk().col_add_f64(acc, row, w);
+      }
+    }
+    if (cv)
+      for (int64_t j = 0; j < w; ++j) acc[j] = combine(acc[j], f(map, ld<A>(row[j]), (A)cv[j]));
+    else
+      for (int64_t j = 0; j < w; ++j) acc[j] = combine(acc[j], f(map, ld<A>(row[j]), c));
+  }
+};
+
+template <class T, class A> struct ProdPass {
+  using S = A;
+  static constexpr bool kAdditive = false;
+  S init() const { return 1; }
+  S combine(S a, S b) const {
+    if constexpr (std::is_integral<A>::value) return wmul(a, b); else return a * b;
+  }
+  S contig(const T* p, int64_t n, int64_t) const {
+    S acc[4] = {1, 1, 1, 1};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+      for (int k = 0; k < 4; ++k) acc[k] = combine(acc[k], ld<A>(p[i + k]));
+    for (; i < n; ++i) acc[0] = combine(acc[0], ld<A>(p[i]));
+    return combine(combine(acc[0], acc[1]), combine(acc[2], acc[3]));
+  }
+  void col(S* acc, const T* row, int64_t w, int64_t, const double*) const {
+    for (int64_t j = 0; j < w; ++j) acc[j] = combine(acc[j], ld<A>(row[j]));
+  }
+};
+
+// NaN-propagating max (kMax) or min. A: float (halves, float32), double, or the integer type.
+template <class T, class A, bool kMax> struct ExtPass {
+  using S = A;
+  static constexpr bool kAdditive = false;
+  S init() const {
+    if constexpr (std::is_floating_point<A>::value)
+      return kMax ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
+    else return kMax ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
+  }
+  static S pick(S a, S b) { return ((kMax ? a >= b : a <= b) || a != a) ? a : b; }
+  S combine(S a, S b) const { return pick(a, b); }
+  S contig(const T* p, int64_t n, int64_t) const {
+    if (n <= 0) return init();
+    if constexpr (std::is_same<T, float>::value) return kMax ? rk().max_f32(p, n) : rk().min_f32(p, n);
+    if constexpr (std::is_same<T, double>::value) return kMax ? rk().max_f64(p, n) : rk().min_f64(p, n);
+    if constexpr (kHalf<T>) {
+      float buf[kGather];
+      S r = init();
+      for (int64_t i = 0; i < n; i += kGather) {
+        const int64_t m = std::min(kGather, n - i);
+        if (std::is_same<T, f16>::value) rk().decode_f16(reinterpret_cast<const uint16_t*>(p + i), buf, m);
+        else rk().decode_bf16(reinterpret_cast<const uint16_t*>(p + i), buf, m);
+        r = pick(r, kMax ? rk().max_f32(buf, m) : rk().min_f32(buf, m));
+      }
+      return r;
+    }
+    S r = init();
+    for (int64_t i = 0; i < n; ++i) r = pick(r, ld<A>(p[i]));
+    return r;
+  }
+  void col(S* acc, const T* row, int64_t w, int64_t, const double*) const {
+    for (int64_t j = 0; j < w; ++j) acc[j] = pick(acc[j], ld<A>(row[j]));
+  }
+};
+
+// Index of the first max (kMax) or min; the first NaN wins.
+template <class A> struct ArgState {
+  A v;
+  int64_t i;  // -1: nothing yet
+};
+template <class T, class A, bool kMax> struct ArgPass {
+  using S = ArgState<A>;
+  static constexpr bool kAdditive = false;
+  S init() const { return S{A(0), -1}; }
+  static bool better(A v, A best) { return kMax ? v > best : v < best; }
+  S combine(S a, S b) const {
+    if (a.i < 0) return b;
+    if (b.i < 0 || a.v != a.v) return a;
+    if (b.v != b.v || better(b.v, a.v)) return b;
+    return a;
+  }
+  S contig(const T* p, int64_t n, int64_t idx0) const {
+    if (n <= 0) return init();
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+      if (n >= 64) {  // the vector max (NaN-propagating), then the first element equal to it
+        T m;
+        if constexpr (std::is_same<T, float>::value) m = kMax ? rk().max_f32(p, n) : rk().min_f32(p, n);
+        else m = kMax ? rk().max_f64(p, n) : rk().min_f64(p, n);
+        int64_t i = 0;
+        if (m != m)
+          while (p[i] == p[i]) ++i;
+        else
+          while (p[i] != m) ++i;
+        return S{(A)m, idx0 + i};
+      }
+    }
+    A best = ld<A>(p[0]);
+    int64_t bi = 0;
+    if (best != best) return S{best, idx0};
+    for (int64_t i = 1; i < n; ++i) {
+      const A v = ld<A>(p[i]);
+      if (v != v) return S{v, idx0 + i};
+      if (better(v, best)) best = v, bi = i;
+    }
+    return S{best, idx0 + bi};
+  }
+  void col(S* acc, const T* row, int64_t w, int64_t r, const double*) const {
+    for (int64_t j = 0; j < w; ++j) acc[j] = combine(acc[j], S{ld<A>(row[j]), r});
+  }
+};
+
+template <class T, bool kAll> struct AnyPass {
+  using S = uint8_t;
+  static constexpr bool kAdditive = false;
+  S init() const { return kAll ? 1 : 0; }
+  S combine(S a, S b) const { return kAll ? (a & b) : (a | b); }
+  S contig(const T* p, int64_t n, int64_t) const {
+    for (int64_t i = 0; i < n; ++i)
+      if (nonzero(p[i]) != kAll) return kAll ? 0 : 1;
+    return init();
+  }
+  void col(S* acc, const T* row, int64_t w, int64_t, const double*) const {
+    for (int64_t j = 0; j < w; ++j) acc[j] = combine(acc[j], (S)nonzero(row[j]));
+  }
+};
+
+// ---- recipes: passes plus the finish -------------------------------------------
+// P1 first; when kTwo, P2 built from P1's state (per column in the column loop).
+
+struct NoPass {
+  using S = int;
+};
+
+template <class P> struct OnePass {
+  using P1 = P;
+  using P2 = NoPass;
+  static constexpr bool kTwo = false;
+};
+
+template <class T, class SA> struct RSum : OnePass<SumPass<T, SA>> {
+  SumPass<T, SA> p1() const { return {}; }
+  void finish(char* o, int32_t dt, SA s, int) const { put(o, dt, s); }
+};
+template <class T> struct RMean : OnePass<SumPass<T, double>> {
+  int64_t count;
+  SumPass<T, double> p1() const { return {}; }
+  void finish(char* o, int32_t dt, double s, int) const { put_f(o, dt, s / (double)count); }
+};
+template <class T> struct RNorm2 : OnePass<SumPass<T, double>> {
+  SumPass<T, double> p1() const { SumPass<T, double> p; p.map = 1; return p; }
+  void finish(char* o, int32_t dt, double s, int) const { put_f(o, dt, std::sqrt(s)); }
+};
+template <class T, class PA> struct RProd : OnePass<ProdPass<T, PA>> {
+  ProdPass<T, PA> p1() const { return {}; }
+  void finish(char* o, int32_t dt, PA s, int) const { put(o, dt, s); }
+};
+template <class T, class EA, bool kMax> struct RExt : OnePass<ExtPass<T, EA, kMax>> {
+  ExtPass<T, EA, kMax> p1() const { return {}; }
+  void finish(char* o, int32_t dt, EA s, int) const { put(o, dt, s); }
+};
+template <class T, class EA, bool kMax> struct RArg : OnePass<ArgPass<T, EA, kMax>> {
+  ArgPass<T, EA, kMax> p1() const { return {}; }
+  void finish(char* o, int32_t, ArgState<EA> s, int) const { std::memcpy(o, &s.i, 8); }
+};
+template <class T, bool kAll> struct RAny : OnePass<AnyPass<T, kAll>> {
+  AnyPass<T, kAll> p1() const { return {}; }
+  void finish(char* o, int32_t, uint8_t s, int) const { *o = (char)s; }
+};
+// logsumexp: max, then sum of e^(x - max).
+template <class T, class EA> struct RLogSumExp {
+  using P1 = ExtPass<T, EA, true>;
+  using P2 = SumPass<T, double>;
+  static constexpr bool kTwo = true;
+  P1 p1() const { return {}; }
+  static double constant(EA m) { return std::isfinite((double)m) ? (double)m : 0.0; }
+  P2 p2(EA m) const { P2 p; p.map = 3; p.c = constant(m); return p; }
+  void finish(char* o, int32_t dt, EA m, double s) const {
+    put_f(o, dt, std::isfinite((double)m) ? (double)m + std::log(s) : (double)m);
+  }
+};
+// var / std: mean, then the sum of squared deviations (two passes: exact
+// enough where the one-pass formula cancels).
+template <class T, bool kStd> struct RVar {
+  using P1 = SumPass<T, double>;
+  using P2 = SumPass<T, double>;
+  static constexpr bool kTwo = true;
+  int64_t count;
+  double correction;
+  P1 p1() const { return {}; }
+  static double constant_of(double s, int64_t count) { return s / (double)count; }
+  double constant(double s) const { return constant_of(s, count); }
+  P2 p2(double s) const { P2 p; p.map = 2; p.c = constant(s); return p; }
+  void finish(char* o, int32_t dt, double, double ss) const {
+    const double v = ss / std::max((double)count - correction, 0.0);
+    put_f(o, dt, kStd ? std::sqrt(v) : v);
+  }
+};
+
+}  // namespace cpu
+}  // namespace ct
+
+#endif  // CTENSOR_SRC_CPU_REDUCE_PASSES_H_
