@@ -10,13 +10,12 @@
 // Everything is discovered through the registry (ct_op_count, ct_op_info,
 // ct_op_supported) and ct_device_count/ct_device_info, so new ops, backends
 // and plugins appear here with no change to the tool. A plugin is a shared
-// library exporting `CTStatus ctensor_plugin_init(const CTHost*)` that
+// library exporting `ct_plugin_init` (plugin.h; loaded with ct_library_load) that
 // registers its backend through plugin.h (--plugin, or CT_PLUGIN_PATH).
 // Exit status: 0 success, 1 a check failed or a run failed, 2 bad arguments
 // (with the usage), a plugin that does not load included.
 #include <ctensor/ctensor.h>
 #include <ctensor/plugin.h>
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,7 +53,7 @@ const char* kUsage =
     "\n"
     "options:\n"
     "  --plugin LIB   load a backend plugin first: a shared library exporting\n"
-    "                 ctensor_plugin_init(const CTHost*); repeatable, before or after the\n"
+    "                 ct_plugin_init (plugin.h); repeatable, before or after the\n"
     "                 command; CT_PLUGIN_PATH=a.so:b.so loads more\n"
     "  --device D     cpu, cpu:0, loopback:1 (backend:id), a backend (all its devices) or a device index\n"
     "                 (default: every device)\n"
@@ -83,31 +82,25 @@ const char* kUsage =
 
 std::vector<std::string> split(const std::string& list);
 
-// Loads one plugin: dlopen, then its ctensor_plugin_init with this library's
-// host table. Any failure is a usage error (exit 2) that says why.
+// Loads one plugin through ct_library_load. Any failure is a usage error
+// (exit 2) that says why.
 void load_plugin(const std::string& path) {
-  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) usage_error("--plugin %s: cannot load it: %s", path.c_str(), dlerror());
-  using Init = CTStatus (*)(const CTHost*);
-  Init init = reinterpret_cast<Init>(dlsym(h, "ctensor_plugin_init"));
-  if (!init) usage_error("--plugin %s: it exports no ctensor_plugin_init (the plugin entry point)", path.c_str());
-  const CTStatus s = init(ct_plugin_host());
-  if (s != CT_OK)
-    usage_error("--plugin %s: ctensor_plugin_init failed: %s: %s", path.c_str(), ct_status_string(s), ct_last_error());
-  // Never dlclose: the registered tables point into the library.
+  CTLibrary* lib = nullptr;
+  if (ct_library_load(path.c_str(), &lib) != CT_OK) usage_error("--plugin %s: %s", path.c_str(), ct_last_error());
 }
 
 // Takes every --plugin PATH / --plugin=PATH out of argv (before or after the
-// command) and loads them, after those of CT_PLUGIN_PATH (':'-separated).
+// command) and loads them, after the library loaded those of CT_PLUGIN_PATH
+// (':'-separated; a path there that does not load is a usage error too).
 std::vector<char*> load_plugins(int argc, char** argv) {
   std::vector<char*> rest;
   std::vector<std::string> paths;
-  if (const char* env = std::getenv("CT_PLUGIN_PATH"))
-    for (std::stringstream ss(env); ;) {
-      std::string p;
-      if (!std::getline(ss, p, ':')) break;
-      if (!p.empty()) paths.push_back(p);
-    }
+  for (int32_t i = 0, n = ct_library_failure_count(); i < n; ++i) {
+    CTLibraryFailure f;
+    std::memset(&f, 0, sizeof f);
+    f.struct_size = sizeof f;
+    if (ct_library_failure(i, &f) == CT_OK) usage_error("CT_PLUGIN_PATH: %s", f.message);
+  }
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     if (i > 0 && a == "--plugin") {

@@ -752,5 +752,7 @@ CT_API CTStatus ct_along_axis(int32_t op, const CTensor* x, int32_t axis, CTenso
 
 /* Category 3 (NN ops with a workspace query, plans): its own header, part of this one. */
 #include "ctensor_nn.h"
+/* Plugins loaded at run time. */
+#include "ctensor_library.h"
 
 #endif /* CTENSOR_CTENSOR_H_ */

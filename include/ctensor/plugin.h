@@ -37,7 +37,7 @@ extern "C" {
 /** The version of this interface: major in the high 16 bits. A different
  *  major does not load; a different minor does, through struct_size. */
 #define CT_PLUGIN_ABI_MAJOR 1
-#define CT_PLUGIN_ABI_MINOR 0
+#define CT_PLUGIN_ABI_MINOR 1
 #define CT_PLUGIN_ABI_VERSION ((uint32_t)((CT_PLUGIN_ABI_MAJOR << 16) | CT_PLUGIN_ABI_MINOR))
 
 /* ------------------------------------------------------------------------ */
@@ -145,6 +145,52 @@ typedef struct {
 } CTSupportQuery;
 
 /* ------------------------------------------------------------------------ */
+/* New ops                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** CTOpDesc.shape_rule for NN-kind plugin ops: output_shape computes them. */
+#define CT_SHAPE_CUSTOM 100
+/** CTOpDesc.desc_type for NN-kind plugin ops: a descriptor of desc_size
+ *  bytes that only the plugin reads (core copies it, applies no defaults). */
+#define CT_DESC_CUSTOM 100
+
+/** An op a plugin adds: the same facts as a row of ctensor.h's op table
+ *  (CTOpInfo says what each means). Strings are copied by the host. */
+typedef struct CTOpDesc {
+  uint32_t struct_size;     /**< sizeof(CTOpDesc) */
+  const char* name;         /**< unique among all ops: "bias_gelu" ([a-z0-9_], at most 63 characters) */
+  const char* summary;      /**< one line */
+  int32_t kind;             /**< CT_KIND_*: selects the entry point (ct_unary, ct_binary, ..., ct_nn); not CT_KIND_CAST */
+  int32_t num_params;       /**< scalar double parameters (elementwise and reduce kinds, at most 2) */
+  const char* param_names;  /**< comma-separated, "" if none */
+  const char* tensors;      /**< the tensor arguments, as ctensor.h's rows: "x,bias?:bias|y" (inputs, then '|', then outputs; '?' optional, ':role') */
+  uint32_t dtype_mask;      /**< bit (1u << CTDtypeIndex): the dtypes the op is defined for */
+  const char* dtype_rule;   /**< that rule in words, for messages */
+  int32_t output_dtype;     /**< CT_OUTPUT_* */
+  int32_t inplace;          /**< 1 if out may be exactly an input */
+  int32_t shape_rule;       /**< CT_SHAPE_SAME/BROADCAST/REDUCE for those kinds; NN kind: CT_SHAPE_CUSTOM */
+  int32_t desc_type;        /**< NN kind: CT_DESC_CUSTOM (or CT_DESC_NONE: no descriptor) */
+  size_t desc_size;         /**< NN kind: bytes of the descriptor */
+  /** NN kind: the shape of output `output` (0 = the first output) from the
+   *  inputs (inputs[i] NULL for an absent optional one; data not to be
+   *  read) and the descriptor. Fills shape[0..*ndim); CT_OK, or an error
+   *  through set_error naming what is wrong. */
+  CTStatus (*output_shape)(const void* desc, const CTensor* const* inputs, int32_t num_inputs, int32_t output,
+                           int64_t* shape, int32_t* ndim);
+  /** Optional, for `ctensor check`: the op on host memory in plain loops,
+   *  the trusted answer every device is compared with. tensors are the
+   *  op's tensor arguments in order (inputs, then outputs; CPU tensors,
+   *  validated), params the scalar parameters, desc the descriptor. */
+  CTStatus (*reference)(const CTensor* const* tensors, int32_t num_tensors, const double* params, const void* desc);
+} CTOpDesc;
+
+/** Runs op's reference (CTOpDesc.reference) on host tensors, as `ctensor
+ *  check` does. CT_ERR_NOT_FOUND when the op has none (built-in ops: the
+ *  tool's own reference library). */
+CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32_t num_tensors, const double* params,
+                                const void* desc);
+
+/* ------------------------------------------------------------------------ */
 /* The host: what core offers a backend                                      */
 /* ------------------------------------------------------------------------ */
 
@@ -169,6 +215,11 @@ typedef struct {
    *  both; kernels for a device type that is not registered yet are
    *  refused). All-or-nothing: on failure nothing is registered. */
   CTStatus (*register_backend)(const CTDeviceInterface* device, const CTKernelInterface* kernels);
+  /* ---- since ABI 1.1 ---- */
+  /** Registers a new op (CTOpDesc); its id, after the built-ins, in *op.
+   *  Called from ct_plugin_init, the op belongs to the library being loaded
+   *  and goes with it. A name already taken is refused. */
+  CTStatus (*register_op)(const CTOpDesc* desc, int32_t* op);
 } CTHost;
 
 /** The host table of this library (static; never NULL). A backend linked
@@ -247,6 +298,40 @@ struct CTKernelInterface {
   CTStatus (*nn_plan_execute)(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
   void (*nn_plan_destroy)(void* plan);
 };
+
+/* ------------------------------------------------------------------------ */
+/* The entry point of a plugin library                                       */
+/* ------------------------------------------------------------------------ */
+
+/** What a plugin says about itself, from ct_plugin_init. */
+typedef struct {
+  uint32_t struct_size;  /**< set by the host: sizeof(CTPluginInfo) as it knows it */
+  uint32_t abi_version;  /**< set by the plugin: CT_PLUGIN_ABI_VERSION it was built with */
+  const char* name;      /**< set by the plugin: static, [A-Za-z0-9_.-], unique among loaded plugins */
+  const char* version;   /**< set by the plugin: static, its own version ("1.0.0") */
+} CTPluginInfo;
+
+/** The one symbol a plugin library exports (CT_PLUGIN_INIT_SYMBOL):
+ *  CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_version, CTPluginInfo* info)
+ *  host_version is the loading library's CT_PLUGIN_ABI_VERSION. The plugin
+ *  fills info, then registers its ops (host->register_op), devices and
+ *  kernel tables (host->register_backend), and returns CT_OK; or returns an
+ *  error set through host->set_error, and everything it registered is
+ *  dropped. It may check host_version and host->struct_size to use slots
+ *  of newer minors. It must not throw, longjmp or exit. */
+typedef CTStatus (*CTPluginInitFn)(const CTHost* host, uint32_t host_version, CTPluginInfo* info);
+#define CT_PLUGIN_INIT_SYMBOL "ct_plugin_init"
+
+/** Optional second symbol, void ct_plugin_fini(void): called once, after
+ *  the library's last call and plan have ended and before it is closed. */
+typedef void (*CTPluginFiniFn)(void);
+#define CT_PLUGIN_FINI_SYMBOL "ct_plugin_fini"
+
+#if defined(_WIN32)
+#  define CT_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#  define CT_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -9,6 +9,8 @@
 #include "core/backends.h"
 #include "core/debug.h"
 #include "core/error.h"
+#include "core/library.h"
+#include "core/plugin_ops.h"
 #include "core/registry.h"
 #include "core/validate.h"
 
@@ -210,14 +212,14 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
   call.out = out;
   call.out_dt = of.dt;
   call.stream = stream;
-  return kern->elementwise(&call);
+  return pinned(fn, owner_of(backend, kern), [&] { return kern->elementwise(&call); });
 }
 
 namespace {
 
 CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* entry) {
   const OpDef* d = op_def(op);
-  if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
+  if (!d) return no_op(fn, op);
   if (d->kind == kind) return CT_OK;
   // The entry point of every kind; NN ops have their own (ct_<name>) and the generic ct_nn.
   switch (d->kind) {
@@ -341,7 +343,7 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   call.out_dt = of.dt;
   call.params[0] = call.params[1] = 0.0;
   call.stream = stream;
-  return kern->binary(&call);
+  return pinned(fn, owner_of(backend, kern), [&] { return kern->binary(&call); });
 }
 
 // The checks every one-input category-2 call starts with: the op's kind,
@@ -489,7 +491,7 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
   }
   call.params[0] = num_params > 0 ? params[0] : 0.0;
   call.stream = stream;
-  return kern->reduce(&call);
+  return pinned(fn, owner_of(backend, kern), [&] { return kern->reduce(&call); });
 }
 
 CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTensor* out, void* stream) {
@@ -533,7 +535,7 @@ CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTenso
   call.out_dt = of.dt;
   call.axis = ax;
   call.stream = stream;
-  return kern->along_axis(&call);
+  return pinned(fn, owner_of(backend, kern), [&] { return kern->along_axis(&call); });
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/library.h"
+#include "core/plugin_ops.h"
 #include "core/registry.h"
 
 namespace ct {
@@ -38,8 +40,11 @@ const Snapshot* snapshot() {
     t_registering_builtins = true;
     register_builtin_backends(host());
     t_registering_builtins = false;
-    std::lock_guard<std::mutex> lock(g_register_mu);
-    if (!g_snapshot.load()) g_snapshot.store(new Snapshot, std::memory_order_release);
+    {
+      std::lock_guard<std::mutex> lock(g_register_mu);
+      if (!g_snapshot.load()) g_snapshot.store(new Snapshot, std::memory_order_release);
+    }
+    load_plugin_path();  // CT_PLUGIN_PATH, after the built-ins (its plugins see them registered)
   });
   return g_snapshot.load(std::memory_order_acquire);
 }
@@ -66,6 +71,77 @@ CTStatus load_table(const char* what, const T* in, size_t min_size, T* out) {
   return CT_OK;
 }
 
+const Snapshot* current() {
+  const Snapshot* s = g_snapshot.load(std::memory_order_acquire);
+  static const Snapshot empty;
+  return s ? s : &empty;
+}
+
+// Adds a device type and/or a kernel table to next: a new Backend for the
+// type (copied from next's, or empty), kept in fresh until published.
+CTStatus add_to(Snapshot* next, std::vector<Backend*>* fresh, const CTDeviceInterface* d,
+                const CTKernelInterface* k, const Library* owner) {
+  const int32_t type = d ? d->device_type : k->device_type;
+  int32_t at = -1;
+  for (int32_t i = 0; i < next->count; ++i)
+    if (next->b[i]->dev.device_type == type) at = i;
+  if (d && at >= 0)
+    return fail(CT_ERR_INVALID_ARGUMENT, "ct_register_backend: device type %d is already registered (by \"%s\")", type,
+                next->b[at]->dev.name);
+  if (!d && at < 0)
+    return fail(CT_ERR_NOT_FOUND, "ct_register_backend: kernels \"%s\" are for device type %d, which has no device registered",
+                k->name, type);
+  if (d && next->count == kMaxDeviceTypes)
+    return fail(CT_ERR_OUT_OF_MEMORY, "ct_register_backend: %d device types are registered already", kMaxDeviceTypes);
+  Backend* b = nullptr;
+  for (Backend* f : *fresh)
+    if (at >= 0 && f == next->b[at]) b = f;  // made by this same change: extend it
+  if (!b) {
+    b = new Backend(at >= 0 ? *next->b[at] : Backend());
+    fresh->push_back(b);
+  }
+  if (k && b->num_kernels == kMaxKernelTables) {
+    if (at < 0) {
+      fresh->pop_back();
+      delete b;
+    }
+    return fail(CT_ERR_OUT_OF_MEMORY, "ct_register_backend: device type %d has %d kernel tables already", type,
+                kMaxKernelTables);
+  }
+  if (d) {
+    b->dev = *d;
+    b->dev_owner = owner;
+    const int32_t n = d->device_count();
+    b->num_devices = n > 0 ? n : 0;
+  }
+  if (k) {
+    b->kernels[b->num_kernels] = *k;
+    b->kernel_owner[b->num_kernels++] = owner;
+  }
+  next->b[at >= 0 ? at : next->count++] = b;
+  return CT_OK;
+}
+
+void discard(Snapshot* next, std::vector<Backend*>& fresh) {
+  for (Backend* b : fresh) delete b;
+  delete next;
+}
+
+// Gives the new backends their (empty) kernel-answer caches and makes next
+// the snapshot readers see. Old snapshots stay valid for readers in flight,
+// and reachable (not leaks).
+void publish(Snapshot* next, std::vector<Backend*>& fresh) {
+  for (Backend* b : fresh) {
+    b->cache_ops = op_count();
+    b->cache = new std::atomic<uint8_t>[(size_t)b->cache_ops * CT_DT_COUNT]();  // kept with b (never freed)
+  }
+  static std::vector<const Snapshot*>* retired = new std::vector<const Snapshot*>;
+  if (const Snapshot* old = g_snapshot.load(std::memory_order_acquire)) retired->push_back(old);
+  g_snapshot.store(next, std::memory_order_release);
+}
+
+CTStatus stage(Library* lib, const CTDeviceInterface* d, const CTKernelInterface* k);
+
 CTStatus register_backend(const CTDeviceInterface* dev, const CTKernelInterface* kern) {
   if (!t_registering_builtins) snapshot();  // the built-ins first, so that they keep their place
   if (!dev && !kern) return fail(CT_ERR_INVALID_ARGUMENT, "ct_register_backend: device and kernels are both NULL");
@@ -86,52 +162,105 @@ CTStatus register_backend(const CTDeviceInterface* dev, const CTKernelInterface*
       return fail(CT_ERR_INVALID_ARGUMENT, "ct_register_backend: kernels->device_type=%d differs from device->device_type=%d",
                   k.device_type, d.device_type);
   }
-  const int32_t type = dev ? d.device_type : k.device_type;
+  if (Library* lib = loading_library()) return stage(lib, dev ? &d : nullptr, kern ? &k : nullptr);
   std::lock_guard<std::mutex> lock(g_register_mu);
-  const Snapshot* old = g_snapshot.load(std::memory_order_acquire);
-  Snapshot* next = new Snapshot(old ? *old : Snapshot());
-  int32_t at = -1;
-  for (int32_t i = 0; i < next->count; ++i)
-    if (next->b[i]->dev.device_type == type) at = i;
-  if (dev && at >= 0) {
-    const char* name = next->b[at]->dev.name;
-    delete next;
-    return fail(CT_ERR_INVALID_ARGUMENT, "ct_register_backend: device type %d is already registered (by \"%s\")", type,
-                name);
+  Snapshot* next = new Snapshot(*current());
+  std::vector<Backend*> fresh;
+  if (CTStatus s = add_to(next, &fresh, dev ? &d : nullptr, kern ? &k : nullptr, nullptr)) {
+    discard(next, fresh);
+    return s;
   }
-  if (!dev && at < 0) {
-    delete next;
-    return fail(CT_ERR_NOT_FOUND, "ct_register_backend: kernels \"%s\" are for device type %d, which has no device registered",
-                k.name, type);
-  }
-  if (dev && next->count == kMaxDeviceTypes) {
-    delete next;
-    return fail(CT_ERR_OUT_OF_MEMORY, "ct_register_backend: %d device types are registered already", kMaxDeviceTypes);
-  }
-  Backend* b = new Backend(at >= 0 ? *next->b[at] : Backend());
-  if (dev) {
-    b->dev = d;
-    const int32_t n = d.device_count();
-    b->num_devices = n > 0 ? n : 0;
-  }
-  if (kern) {
-    if (b->num_kernels == kMaxKernelTables) {
-      delete b;
-      delete next;
-      return fail(CT_ERR_OUT_OF_MEMORY, "ct_register_backend: device type %d has %d kernel tables already", type,
-                  kMaxKernelTables);
-    }
-    b->kernels[b->num_kernels++] = k;
-  }
-  b->cache_ops = op_count();
-  b->cache = new std::atomic<uint8_t>[(size_t)b->cache_ops * CT_DT_COUNT]();  // kept with b (never freed)
-  next->b[at >= 0 ? at : next->count++] = b;
-  // Old snapshots stay valid for readers in flight, and reachable (not leaks).
-  static std::vector<const Snapshot*>* retired = new std::vector<const Snapshot*>;
-  if (old) retired->push_back(old);
-  g_snapshot.store(next, std::memory_order_release);
+  publish(next, fresh);
   return CT_OK;
 }
+
+// ---- plugin libraries: staged registrations, commit, removal -------------------
+
+struct Staged {
+  bool has_dev = false, has_kern = false;
+  CTDeviceInterface d;
+  CTKernelInterface k;
+};
+thread_local std::vector<Staged>* t_staged_backends = nullptr;
+
+// A load's registration: checked now against what is registered and what
+// the load staged before, published by commit_staged_backends.
+CTStatus stage(Library* lib, const CTDeviceInterface* d, const CTKernelInterface* k) {
+  std::lock_guard<std::mutex> lock(g_register_mu);
+  Snapshot trial(*current());
+  std::vector<Backend*> fresh;
+  if (!t_staged_backends) t_staged_backends = new std::vector<Staged>;
+  CTStatus s = CT_OK;
+  for (const Staged& st : *t_staged_backends)
+    if ((s = add_to(&trial, &fresh, st.has_dev ? &st.d : nullptr, st.has_kern ? &st.k : nullptr, lib))) break;
+  if (!s) s = add_to(&trial, &fresh, d, k, lib);
+  for (Backend* b : fresh) delete b;
+  if (s) return s;
+  Staged st;
+  st.has_dev = d != nullptr;
+  st.has_kern = k != nullptr;
+  if (d) st.d = *d;
+  if (k) st.k = *k;
+  t_staged_backends->push_back(st);
+  return CT_OK;
+}
+
+}  // namespace
+
+CTStatus commit_staged_backends(Library* lib) {
+  std::vector<Staged> staged;
+  if (t_staged_backends) staged.swap(*t_staged_backends);
+  delete t_staged_backends;
+  t_staged_backends = nullptr;
+  std::lock_guard<std::mutex> lock(g_register_mu);
+  Snapshot* next = new Snapshot(*current());
+  std::vector<Backend*> fresh;
+  for (const Staged& st : staged)
+    if (CTStatus s = add_to(next, &fresh, st.has_dev ? &st.d : nullptr, st.has_kern ? &st.k : nullptr, lib)) {
+      discard(next, fresh);
+      return s;
+    }
+  for (const Staged& st : staged) {
+    lib->num_devices += st.has_dev;
+    lib->num_kernel_tables += st.has_kern;
+  }
+  publish(next, fresh);
+  return CT_OK;
+}
+
+void drop_staged_backends() {
+  delete t_staged_backends;
+  t_staged_backends = nullptr;
+}
+
+void remove_backends(const Library* lib) {
+  std::lock_guard<std::mutex> lock(g_register_mu);
+  const Snapshot* old = current();
+  Snapshot* next = new Snapshot;
+  std::vector<Backend*> fresh;
+  for (int32_t i = 0; i < old->count; ++i) {
+    const Backend* b = old->b[i];
+    if (b->dev_owner == lib) continue;  // a device type it brought goes with its kernels
+    bool touched = false;
+    for (int32_t j = 0; j < b->num_kernels; ++j) touched = touched || b->kernel_owner[j] == lib;
+    if (!touched) {
+      next->b[next->count++] = b;
+      continue;
+    }
+    Backend* c = new Backend(*b);
+    c->num_kernels = 0;
+    for (int32_t j = 0; j < b->num_kernels; ++j)
+      if (b->kernel_owner[j] != lib) {
+        c->kernels[c->num_kernels] = b->kernels[j];
+        c->kernel_owner[c->num_kernels++] = b->kernel_owner[j];
+      }
+    fresh.push_back(c);
+    next->b[next->count++] = c;
+  }
+  publish(next, fresh);
+}
+
+namespace {
 
 // ---- the caller's allocators ---------------------------------------------------
 
@@ -190,7 +319,8 @@ void temp_free(CTDevice device, void* ptr, void* stream) {
 
 const CTHost* host() {
   static const CTHost h = {sizeof(CTHost), CT_PLUGIN_ABI_VERSION, &host_set_error, &ct_op_info,
-                           &host_dtype_name, &host_temp_alloc, &temp_free, &register_backend};
+                           &host_dtype_name, &host_temp_alloc, &temp_free, &register_backend,
+                           &register_op};
   return &h;
 }
 
@@ -255,7 +385,7 @@ CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelIn
 
 CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype) {
   const OpDef* d = op_def(op);
-  if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
+  if (!d) return no_op(fn, op);
   char dbuf[64];
   const int32_t dt = dtype_index(dtype);
   if (dt < 0)
@@ -343,7 +473,7 @@ CT_API CTStatus ct_malloc(CTDevice device, size_t bytes, void** ptr) {
   const ct::Backend* b = nullptr;
   if (CTStatus s = ct::check_device("ct_malloc", nullptr, device, &b)) return s;
   if (!b->dev.malloc) return ct::fail(CT_ERR_UNSUPPORTED, "ct_malloc: the %s backend allocates no memory", b->dev.name);
-  return b->dev.malloc(device.device_id, bytes, ptr);
+  return ct::pinned("ct_malloc", b->dev_owner, [&] { return b->dev.malloc(device.device_id, bytes, ptr); });
   CT_API_END()
 }
 
@@ -351,7 +481,10 @@ CT_API void ct_free(CTDevice device, void* ptr) {
   ct::clear_error();
   if (!ptr) return;
   const ct::Backend* b = ct::find_backend(device.device_type);
-  if (b && b->dev.free) b->dev.free(device.device_id, ptr);
+  if (b && b->dev.free && (!b->dev_owner || ct::pin(b->dev_owner))) {
+    b->dev.free(device.device_id, ptr);
+    if (b->dev_owner) ct::unpin(b->dev_owner);
+  }
 }
 
 CT_API CTStatus ct_synchronize(CTDevice device, void* stream) {
@@ -359,7 +492,8 @@ CT_API CTStatus ct_synchronize(CTDevice device, void* stream) {
   const ct::Backend* b = nullptr;
   if (CTStatus s = ct::check_device("ct_synchronize", nullptr, device, &b)) return s;
   if (CTStatus s = ct::check_stream(b, "ct_synchronize", device.device_id, stream)) return s;
-  return b->dev.synchronize ? b->dev.synchronize(device.device_id, stream) : CT_OK;
+  if (!b->dev.synchronize) return CT_OK;
+  return ct::pinned("ct_synchronize", b->dev_owner, [&] { return b->dev.synchronize(device.device_id, stream); });
   CT_API_END()
 }
 

@@ -10,6 +10,8 @@
 
 namespace ct {
 
+struct Library;  // core/library.h
+
 constexpr int kMaxKernelTables = 8;
 
 // One registered device type with its kernel tables, copied at full size
@@ -20,6 +22,10 @@ struct Backend {
   int32_t num_devices = 0;  // dev.device_count(), asked once when the device registers
   int32_t num_kernels = 0;
   CTKernelInterface kernels[kMaxKernelTables];
+  // The plugin library that brought the device type / each kernel table
+  // (NULL: built in, or registered by code linked into the process).
+  const Library* dev_owner = nullptr;
+  const Library* kernel_owner[kMaxKernelTables] = {};
   // Which table runs (op, dtype) on device 0, as supports() answered:
   // 0 not asked yet, k + 1 table k, kNone none. Sized by the ops the
   // library knows at registration; a registration makes a new Backend, so
@@ -79,6 +85,17 @@ inline CTStatus check_stream(const Backend* b, const char* fn, int32_t device_id
 // default_allocator, else its malloc slot. Stream-ordered on `stream`.
 CTStatus temp_alloc(const char* fn, CTDevice device, size_t bytes, void* stream, void** ptr);
 void temp_free(CTDevice device, void* ptr, void* stream);
+
+// A library's staged registrations become visible (all of them, or none
+// and an error), are dropped (its init failed), or are removed (unload).
+CTStatus commit_staged_backends(Library* lib);
+void drop_staged_backends();
+void remove_backends(const Library* lib);
+
+// The library that brought kernel table k of b (NULL for the built-ins).
+inline const Library* owner_of(const Backend* b, const CTKernelInterface* k) {
+  return b->kernel_owner[k - b->kernels];
+}
 
 // The host table handed to backends.
 const CTHost* host();

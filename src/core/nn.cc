@@ -17,6 +17,7 @@
 #include "core/debug.h"
 #include "core/backends.h"
 #include "core/error.h"
+#include "core/library.h"
 #include "core/registry.h"
 #include "core/nn_internal.h"
 #include "core/validate.h"
@@ -34,8 +35,10 @@ struct CTPlan {
     int64_t shape[CT_MAX_NDIM];
     int64_t strides[CT_MAX_NDIM];
   } sig[8];
+  const ct::Library* owner = nullptr;  // pinned while the plan lives (a plugin's plan keeps its code loaded)
   ~CTPlan() {
     if (impl) kern->nn_plan_destroy(impl);
+    if (owner) ct::unpin(owner);
   }
 };
 
@@ -67,7 +70,9 @@ void empty_case(const NNCall* c, bool* all_empty, bool* k_zero) {
 std::atomic<int64_t> g_primitives{0}, g_hits{0}, g_misses{0};
 
 CTStatus make_plan(const NNCall& c, const CTKernelInterface* k, void* stream, std::unique_ptr<CTPlan>* out) {
+  if (c.owner && !pin(c.owner)) return library_gone(c.fn, c.owner);
   std::unique_ptr<CTPlan> p(new CTPlan);
+  p->owner = c.owner;
   p->kern = k;
   p->call = c;
   for (int i = 0; i < kMaxTensors; ++i) {
@@ -147,6 +152,22 @@ class PlanCache {
     capacity_ = c;
     evict();
   }
+  void drop_owner(const Library* lib) {
+    std::vector<std::shared_ptr<CTPlan>> gone;  // destroyed after the lock (their destroy calls plugin code)
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = lru_.begin(); it != lru_.end();) {
+        auto m = map_.find(*it);
+        if (m->second.first->owner == lib) {
+          gone.push_back(m->second.first);
+          map_.erase(m);
+          it = lru_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  }
   void info(int64_t* entries, int64_t* capacity) {
     std::lock_guard<std::mutex> lock(mu_);
     *entries = (int64_t)map_.size();
@@ -170,6 +191,12 @@ PlanCache& cache() {
   static PlanCache* c = new PlanCache;  // never destroyed: plans may be in use at exit
   return *c;
 }
+
+}  // namespace
+
+void drop_cached_plans(const Library* lib) { cache().drop_owner(lib); }
+
+namespace {
 
 CTStatus cached_plan(const NNCall& c, const CTKernelInterface* b, std::shared_ptr<CTPlan>* out) {
   thread_local std::string key;

@@ -9,6 +9,8 @@
 
 namespace ct {
 
+struct Library;  // core/library.h
+
 constexpr int kMaxTensors = CT_NN_MAX_TENSORS;
 using Shape = char[24 * CT_MAX_NDIM + 4];
 
@@ -27,7 +29,11 @@ struct NNCall {
   CTPool2dDesc pool;
   CTBatchNormDesc bn;
   CTLayerNormDesc ln;
+  const Library* owner;  // the plugin library of the kernel table that runs it (NULL: built in)
 };
+
+// Drops the cached plans that lib's kernel tables made (its unload).
+void drop_cached_plans(const Library* lib);
 
 // An NN op's tensor arguments, from its description row.
 struct Names {

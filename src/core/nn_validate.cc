@@ -9,6 +9,7 @@
 #include "core/backends.h"
 #include "core/error.h"
 #include "core/nn_internal.h"
+#include "core/plugin_ops.h"
 #include "core/registry.h"
 #include "core/validate.h"
 
@@ -617,7 +618,7 @@ bool same_device(CTDevice a, CTDevice b) { return a.device_type == b.device_type
 CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* const* t, int32_t num, void* stream,
                   bool data, NNCall* c, const CTKernelInterface** kern) {
   const OpDef* def = op_def(op);
-  if (!def) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
+  if (!def) return no_op(fn, op);
   if (def->kind != CT_KIND_NN)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not an NN op: call %s", fn, op, def->name,
                 kind_entry(def->kind));
@@ -680,6 +681,7 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
   {
     const CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, CT_KIND_NN, dt, dt, c->device_id};
     if (CTStatus s = find_kernels(backend, q, kern)) return s;
+    c->owner = owner_of(backend, *kern);
   }
   // shapes, by the op's shape rule
   if (CTStatus s = check_shapes(fn, c, n)) return s;

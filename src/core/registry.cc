@@ -7,6 +7,7 @@
 
 #include "core/backends.h"
 #include "core/error.h"
+#include "core/plugin_ops.h"
 
 namespace ct {
 namespace {
@@ -79,8 +80,10 @@ constexpr bool params_match(int32_t i) {
 }
 static_assert(params_match(0), "num_params equals the number of parameter names");
 
+}  // namespace
+
 // Parses "a,b?:r|out" into the OpDef's tensor fields; false if malformed.
-bool parse_tensors(const char* spec, OpDef* d, char* names, size_t names_size, char* store, size_t store_size) {
+bool parse_tensor_spec(const char* spec, OpDef* d, char* names, size_t names_size, char* store, size_t store_size) {
   d->num_tensors = d->num_inputs = 0;
   d->optional_mask = 0;
   size_t nu = 0, su = 0;
@@ -114,6 +117,10 @@ bool parse_tensors(const char* spec, OpDef* d, char* names, size_t names_size, c
   return outputs && d->num_inputs >= 1 && d->num_tensors > d->num_inputs;
 }
 
+const char* dtype_rule_text(uint32_t mask, int32_t output) { return rule_text(mask, output); }
+
+namespace {
+
 struct Table {
   OpDef defs[kNumOps];
   char names[kNumOps][96];
@@ -123,6 +130,7 @@ struct Table {
       const Row& r = kRows[i];
       OpDef& d = defs[i];
       std::memset(&d, 0, sizeof d);
+      d.id = r.id;
       d.name = r.name;
       d.summary = r.summary;
       d.kind = r.kind;
@@ -135,7 +143,7 @@ struct Table {
       d.shape_rule = r.shape;
       d.desc_type = r.desc;
       d.desc_size = desc_size_of(r.desc);
-      if (!parse_tensors(r.tensors, &d, names[i], sizeof names[i], store[i], sizeof store[i])) {
+      if (!parse_tensor_spec(r.tensors, &d, names[i], sizeof names[i], store[i], sizeof store[i])) {
         std::fprintf(stderr, "ctensor: op %s has a malformed tensor column \"%s\"\n", r.name, r.tensors);
         d.num_tensors = d.num_inputs = 0;  // unusable, never crashes: validation refuses it
       }
@@ -152,11 +160,13 @@ inline const Table& table() { return g_table; }
 }  // namespace
 
 const OpDef* op_def(int32_t op) {
-  if (op < 0 || op >= kNumOps) return nullptr;
-  return &table().defs[op];
+  if ((uint32_t)op < (uint32_t)kNumOps) return &table().defs[op];
+  return op >= kNumOps ? plugin_op_def_live(op) : nullptr;
 }
 
-int32_t op_count() { return kNumOps; }
+int32_t builtin_op_count() { return kNumOps; }
+
+int32_t op_count() { return kNumOps + plugin_op_ids(); }
 
 const char* kind_name(int32_t kind) {
   static const char* const names[] = {"?",      "unary",  "parametrised unary", "ternary",
@@ -210,7 +220,7 @@ CT_API CTStatus ct_op_info(int32_t op, CTOpInfo* info) {
   CT_API_BEGIN("ct_op_info")
   if (CTStatus s = ct::check_struct_size("ct_op_info", "info", info, offsetof(CTOpInfo, name))) return s;
   const ct::OpDef* d = ct::op_def(op);
-  if (!d) return ct::fail(CT_ERR_NOT_FOUND, "ct_op_info: op=%d is not an op id (0..%d)", op, ct::op_count() - 1);
+  if (!d) return ct::no_op("ct_op_info", op);
   CTOpInfo full;
   std::memset(&full, 0, sizeof full);
   full.op = op;
@@ -245,11 +255,13 @@ CT_API CTStatus ct_op_find(const char* name, int32_t* op) {
   CT_API_BEGIN("ct_op_find")
   if (!name) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_find: name is NULL");
   if (!op) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_find: op is NULL");
-  for (int32_t i = 0; i < ct::op_count(); ++i)
-    if (std::strcmp(ct::op_def(i)->name, name) == 0) {
+  for (int32_t i = 0, n = ct::op_count(); i < n; ++i) {
+    const ct::OpDef* d = ct::op_def(i);
+    if (d && std::strcmp(d->name, name) == 0) {
       *op = i;
       return CT_OK;
     }
+  }
   return ct::fail(CT_ERR_NOT_FOUND, "ct_op_find: no op named \"%s\"", name);
   CT_API_END()
 }

@@ -7,6 +7,8 @@
 
 namespace ct {
 
+struct Library;  // core/library.h
+
 constexpr uint32_t kMaskBool = CT_DTS_BOOL;
 constexpr uint32_t kMaskInt = CT_DTS_INT;
 constexpr uint32_t kMaskFloat = CT_DTS_FLOAT;
@@ -15,6 +17,7 @@ constexpr uint32_t kMaskAll = CT_DTS_ALL;
 constexpr int kMaxOpTensors = 8;
 
 struct OpDef {
+  int32_t id;            // the op id
   const char* name;
   const char* summary;
   int32_t kind;          // CT_KIND_*
@@ -33,12 +36,26 @@ struct OpDef {
   uint32_t optional_mask;
   const char* tensor[kMaxOpTensors];  // names without '?' and role
   int32_t role[kMaxOpTensors];        // CTTensorRole
+  // Plugin ops only (NULL for the built-ins): the library that registered
+  // the op (NULL when registered outside ct_library_load), and its
+  // callbacks from CTOpDesc.
+  const Library* owner;
+  CTStatus (*output_shape)(const void*, const CTensor* const*, int32_t, int32_t, int64_t*, int32_t*);
+  CTStatus (*reference)(const CTensor* const*, int32_t, const double*, const void*);
 };
 
-// nullptr if op is not a valid id.
+// nullptr if op is not a valid id (or a plugin op whose library is unloaded).
 const OpDef* op_def(int32_t op);
-// Ops the library knows (ids 0 .. op_count() - 1).
+// Ops the library knows (ids 0 .. op_count() - 1): the built-ins, then
+// every id a plugin op was given (unloaded ones included: ids are not reused).
 int32_t op_count();
+// Parses a row's tensor column ("a,b?:r|out") into d; false if malformed.
+bool parse_tensor_spec(const char* spec, OpDef* d, char* names, size_t names_size, char* store, size_t store_size);
+// The words for a dtype mask's rule, for messages.
+const char* dtype_rule_text(uint32_t mask, int32_t output);
+// The number of built-in ops (CT_OP_END_ of this build).
+int32_t builtin_op_count();
+
 // "unary", "binary", ... and the entry point of a kind ("ct_unary"); "?" when unknown.
 const char* kind_name(int32_t kind);
 const char* kind_entry(int32_t kind);

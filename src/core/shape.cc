@@ -7,6 +7,7 @@
 #include "core/api_internal.h"
 #include "core/error.h"
 #include "core/nn_internal.h"
+#include "core/plugin_ops.h"
 #include "core/registry.h"
 #include "core/validate.h"
 
@@ -23,7 +24,7 @@ void set_out(CTOutputInfo* o, int32_t nd, const int64_t* shape, int32_t dt) {
 CTStatus output_info(const char* fn, int32_t op, const CTOpArgs& a, const CTensor* const* in, int32_t nin,
                      CTOutputInfo* outs, int32_t nout) {
   const OpDef* d = op_def(op);
-  if (!d) return fail(CT_ERR_NOT_FOUND, "%s: op=%d is not an op id (0..%d)", fn, op, op_count() - 1);
+  if (!d) return no_op(fn, op);
   if (nin != d->num_inputs)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s takes %d input(s) (of %s), got num_inputs=%d", fn, d->name,
                 d->num_inputs, d->tensor_names, nin);

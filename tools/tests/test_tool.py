@@ -254,8 +254,8 @@ def test_a_check_that_runs_nothing_fails(env):
     assert "no op x dtype pair ran" in p.stdout
 
 
-@pytest.mark.parametrize("plugin,why", [("/nonexistent/libnothing.so", "cannot load it"),
-                                        (LIB, "exports no ctensor_plugin_init")])
+@pytest.mark.parametrize("plugin,why", [("/nonexistent/libnothing.so", "no such file"),
+                                        (LIB, "exports no ct_plugin_init")])
 def test_a_bad_plugin_is_a_usage_error(plugin, why, env):
     p = run(["--plugin", plugin, "info"], env, check_rc=2)
     assert why in p.stderr and "usage: ctensor" in p.stderr
@@ -264,4 +264,4 @@ def test_a_bad_plugin_is_a_usage_error(plugin, why, env):
 @needs_loopback
 def test_a_plugin_loaded_twice_is_refused(env):
     p = run(["--plugin", LOOPBACK, "--plugin", LOOPBACK, "info"], env, check_rc=2)
-    assert "ctensor_plugin_init failed" in p.stderr and "already registered" in p.stderr
+    assert "is loaded already" in p.stderr and "loopback" in p.stderr

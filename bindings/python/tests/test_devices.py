@@ -162,11 +162,14 @@ def _libctensor():
 
 
 def _register_loopback(host, path):
-    plugin = ctypes.CDLL(path)
-    plugin.ctensor_plugin_init.argtypes = [ctypes.c_void_p]
-    plugin.ctensor_plugin_init.restype = ctypes.c_int32
-    status = plugin.ctensor_plugin_init(ctypes.cast(host, ctypes.c_void_p))
-    assert status == 0, status
+    lib = _libctensor()
+    lib.ct_library_load.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+    lib.ct_library_load.restype = ctypes.c_int32
+    lib.ct_last_error.restype = ctypes.c_char_p
+    handle = ctypes.c_void_p()
+    status = lib.ct_library_load(path.encode(), ctypes.byref(handle))
+    assert status == 0, (status, lib.ct_last_error())
+    plugin = ctypes.CDLL(path)  # the same loaded file: its stats
     stats = (ctypes.c_int64 * 16)()  # CTLoopbackStats: live is its first counter
 
     def live():

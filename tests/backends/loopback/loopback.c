@@ -638,4 +638,10 @@ CTStatus ct_loopback_register(const CTHost* host) {
   return host->register_backend(&dev, &kern);
 }
 
-CTStatus ctensor_plugin_init(const CTHost* host) { return ct_loopback_register(host); }
+CTStatus ct_plugin_init(const CTHost* host, uint32_t host_version, CTPluginInfo* info) {
+  (void)host_version; /* ct_loopback_register checks host->abi_version */
+  info->abi_version = CT_PLUGIN_ABI_VERSION;
+  info->name = "loopback";
+  info->version = "1.0.0";
+  return ct_loopback_register(host);
+}

@@ -69,9 +69,9 @@ typedef struct {
  *  host->register_backend. A second call is refused by the host. */
 CT_LOOPBACK_API CTStatus ct_loopback_register(const CTHost* host);
 
-/** The plugin entry point a host looks up by name after dlopen (the tool's
- *  --plugin): the same as ct_loopback_register. */
-CT_LOOPBACK_API CTStatus ctensor_plugin_init(const CTHost* host);
+/** The plugin entry point (plugin.h) that ct_library_load calls: fills
+ *  info, then ct_loopback_register. */
+CT_LOOPBACK_API CTStatus ct_plugin_init(const CTHost* host, uint32_t host_version, CTPluginInfo* info);
 
 /** A snapshot of the counters. */
 CT_LOOPBACK_API void ct_loopback_stats(CTLoopbackStats* stats);

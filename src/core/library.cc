@@ -1,0 +1,291 @@
+// library.cc — plugin libraries loaded at run time: ct_library_load (dlopen,
+// ct_plugin_init with the host table, its registrations staged and then
+// published all at once or not at all), ct_library_unload (unregister, then
+// close when the last call or plan on its code ends), CT_PLUGIN_PATH, and
+// ct_op_reference.
+#include "core/library.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/backends.h"
+#include "core/error.h"
+#include "core/nn_internal.h"
+#include "core/plugin_ops.h"
+#include "core/registry.h"
+
+namespace ct {
+namespace {
+
+std::recursive_mutex g_load_mu;                 // one load or unload at a time
+std::vector<Library*>* g_loaded = new std::vector<Library*>;  // in order of loading
+std::vector<Library*>* g_records = new std::vector<Library*>;  // every record ever made (never freed)
+thread_local Library* t_loading = nullptr;
+
+struct Failure {
+  std::string path, message;
+  CTStatus status;
+};
+std::vector<Failure>* g_failures = new std::vector<Failure>;
+
+void close_library(Library* lib) {
+  if (lib->fini) lib->fini();
+  if (lib->handle) dlclose(lib->handle);
+  lib->handle = nullptr;
+}
+
+bool valid_plugin_name(const char* s) {
+  size_t n = 0;
+  for (; s[n]; ++n) {
+    const char c = s[n];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+          c == '-'))
+      return false;
+  }
+  return n >= 1 && n < 64;
+}
+
+uint32_t major_of(uint32_t v) { return v >> 16; }
+uint32_t minor_of(uint32_t v) { return v & 0xffffu; }
+
+// Runs the plugin's init with its registrations staged; publishes them, or
+// drops them and says why.
+CTStatus init_library(Library* lib, CTPluginInitFn init) {
+  const char* fn = "ct_library_load";
+  CTPluginInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  t_loading = lib;
+  CTStatus s = init(host(), CT_PLUGIN_ABI_VERSION, &info);
+  t_loading = nullptr;
+  if (s != CT_OK) {
+    const std::string why = ct_last_error();
+    return fail(s, "%s: %s: ct_plugin_init failed with %s: %s", fn, lib->path.c_str(), ct_status_string(s),
+                why.empty() ? "(it set no message)" : why.c_str());
+  }
+  if (major_of(info.abi_version) != CT_PLUGIN_ABI_MAJOR)
+    return fail(CT_ERR_ABI_VERSION,
+                "%s: %s was built against plugin ABI %u.%u; this library speaks %u.%u (a different major does not load)",
+                fn, lib->path.c_str(), major_of(info.abi_version), minor_of(info.abi_version),
+                (unsigned)CT_PLUGIN_ABI_MAJOR, (unsigned)CT_PLUGIN_ABI_MINOR);
+  if (!info.name || !valid_plugin_name(info.name) || !info.version)
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: %s: ct_plugin_init must set info->name (1..63 of [A-Za-z0-9_.-]) and info->version; name=\"%s\"",
+                fn, lib->path.c_str(), info.name ? info.name : "(null)");
+  for (const Library* o : *g_loaded)
+    if (o->name == info.name)
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s: a plugin named \"%s\" is loaded already (from %s)", fn,
+                  lib->path.c_str(), info.name, o->path.c_str());
+  lib->name = info.name;
+  lib->version = info.version;
+  lib->abi_version = info.abi_version;
+  if (CTStatus c = commit_staged_backends(lib)) return c;
+  commit_staged_ops(lib);
+  return CT_OK;
+}
+
+void record_failure(const char* path, CTStatus s) {
+  std::lock_guard<std::recursive_mutex> lock(g_load_mu);
+  g_failures->push_back(Failure{path, ct_last_error(), s});
+}
+
+}  // namespace
+
+bool pin(const Library* l) {
+  std::atomic<int64_t>& r = const_cast<Library*>(l)->refs;
+  int64_t v = r.load(std::memory_order_relaxed);
+  while (v > 0)
+    if (r.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
+  return false;
+}
+
+void unpin(const Library* l) {
+  Library* lib = const_cast<Library*>(l);
+  if (lib->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) close_library(lib);
+}
+
+Library* loading_library() { return t_loading; }
+
+CTStatus library_gone(const char* fn, const Library* lib) {
+  return fail(CT_ERR_NOT_FOUND, "%s: the plugin \"%s\" (%s) that runs this was unloaded", fn, lib->name.c_str(),
+              lib->path.c_str());
+}
+
+void load_plugin_path() {
+  const char* env = std::getenv("CT_PLUGIN_PATH");
+  if (!env) return;
+  const std::string list = env;
+  size_t at = 0;
+  while (at <= list.size()) {
+    size_t end = list.find(':', at);
+    if (end == std::string::npos) end = list.size();
+    const std::string p = list.substr(at, end - at);
+    at = end + 1;
+    if (p.empty()) continue;
+    CTLibrary* lib = nullptr;
+    if (CTStatus s = ct_library_load(p.c_str(), &lib)) record_failure(p.c_str(), s);
+  }
+  clear_error();
+}
+
+}  // namespace ct
+
+extern "C" {
+
+CT_API CTStatus ct_library_load(const char* path, CTLibrary** out) {
+  CT_API_BEGIN("ct_library_load")
+  if (!path || !out) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: path and lib must not be NULL");
+  ct::find_backend(CT_CPU);  // the built-ins register first
+  std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
+  if (ct::t_loading)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: %s: called from ct_plugin_init of %s (plugins load one at a time)",
+                    path, ct::t_loading->path.c_str());
+  char real[PATH_MAX];
+  if (!realpath(path, real)) return ct::fail(CT_ERR_NOT_FOUND, "ct_library_load: %s: no such file", path);
+  for (const ct::Library* o : *ct::g_loaded)
+    if (o->path == real)
+      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: %s is loaded already (as plugin \"%s\")", real,
+                      o->name.c_str());
+  dlerror();
+  void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    return ct::fail(CT_ERR_NOT_FOUND, "ct_library_load: cannot load %s: %s", real, e ? e : "dlopen failed");
+  }
+  CTPluginInitFn init = reinterpret_cast<CTPluginInitFn>(dlsym(h, CT_PLUGIN_INIT_SYMBOL));
+  if (!init) {
+    dlclose(h);
+    return ct::fail(CT_ERR_NOT_FOUND, "ct_library_load: %s exports no %s (the plugin entry point, see plugin.h)", real,
+                    CT_PLUGIN_INIT_SYMBOL);
+  }
+  ct::Library* lib = new ct::Library;
+  lib->path = real;
+  lib->handle = h;
+  lib->fini = reinterpret_cast<CTPluginFiniFn>(dlsym(h, CT_PLUGIN_FINI_SYMBOL));
+  if (CTStatus s = ct::init_library(lib, init)) {
+    ct::drop_staged_backends();
+    ct::drop_staged_ops();
+    dlclose(h);
+    delete lib;
+    return s;
+  }
+  lib->loaded.store(true, std::memory_order_release);
+  ct::g_records->push_back(lib);
+  ct::g_loaded->push_back(lib);
+  *out = reinterpret_cast<CTLibrary*>(lib);
+  return CT_OK;
+  CT_API_END()
+}
+
+CT_API CTStatus ct_library_unload(CTLibrary* handle) {
+  CT_API_BEGIN("ct_library_unload")
+  std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
+  ct::Library* lib = reinterpret_cast<ct::Library*>(handle);
+  size_t at = 0;
+  while (at < ct::g_loaded->size() && (*ct::g_loaded)[at] != lib) ++at;
+  if (!lib || at == ct::g_loaded->size())
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_unload: lib=%p is not a loaded library", (void*)handle);
+  if (ct::t_loading)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_unload: called from a plugin's ct_plugin_init");
+  ct::g_loaded->erase(ct::g_loaded->begin() + (std::ptrdiff_t)at);
+  lib->loaded.store(false, std::memory_order_release);
+  ct::retire_ops(lib);
+  ct::remove_backends(lib);
+  ct::drop_cached_plans(lib);
+  ct::unpin(lib);  // the "loaded" reference: closes now, or when the last call or plan ends
+  return CT_OK;
+  CT_API_END()
+}
+
+CT_API CTStatus ct_library_info(const CTLibrary* handle, CTLibraryInfo* info) {
+  CT_API_BEGIN("ct_library_info")
+  if (CTStatus s = ct::check_struct_size("ct_library_info", "info", info, offsetof(CTLibraryInfo, name))) return s;
+  if (!handle) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_info: lib is NULL");
+  const ct::Library* lib = reinterpret_cast<const ct::Library*>(handle);
+  CTLibraryInfo full;
+  std::memset(&full, 0, sizeof full);
+  full.abi_version = lib->abi_version;
+  std::snprintf(full.name, sizeof full.name, "%s", lib->name.c_str());
+  std::snprintf(full.version, sizeof full.version, "%s", lib->version.c_str());
+  std::snprintf(full.path, sizeof full.path, "%s", lib->path.c_str());
+  full.num_ops = lib->num_ops;
+  full.num_devices = lib->num_devices;
+  full.num_kernel_tables = lib->num_kernel_tables;
+  full.loaded = lib->loaded.load(std::memory_order_acquire) ? 1 : 0;
+  ct::copy_struct_out(info, full);
+  return CT_OK;
+  CT_API_END()
+}
+
+CT_API int32_t ct_library_count(void) {
+  ct::find_backend(CT_CPU);  // CT_PLUGIN_PATH loads at first use
+  std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
+  return (int32_t)ct::g_loaded->size();
+}
+
+CT_API CTStatus ct_library_get(int32_t index, CTLibrary** lib) {
+  CT_API_BEGIN("ct_library_get")
+  if (!lib) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_get: lib is NULL");
+  ct::find_backend(CT_CPU);
+  std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
+  if (index < 0 || index >= (int32_t)ct::g_loaded->size())
+    return ct::fail(CT_ERR_NOT_FOUND, "ct_library_get: index=%d but %zu librar%s loaded", index, ct::g_loaded->size(),
+                    ct::g_loaded->size() == 1 ? "y is" : "ies are");
+  *lib = reinterpret_cast<CTLibrary*>((*ct::g_loaded)[(size_t)index]);
+  return CT_OK;
+  CT_API_END()
+}
+
+CT_API int32_t ct_library_failure_count(void) {
+  ct::find_backend(CT_CPU);
+  std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
+  return (int32_t)ct::g_failures->size();
+}
+
+CT_API CTStatus ct_library_failure(int32_t index, CTLibraryFailure* out) {
+  CT_API_BEGIN("ct_library_failure")
+  if (CTStatus s = ct::check_struct_size("ct_library_failure", "failure", out, offsetof(CTLibraryFailure, path)))
+    return s;
+  std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
+  if (index < 0 || index >= (int32_t)ct::g_failures->size())
+    return ct::fail(CT_ERR_NOT_FOUND, "ct_library_failure: index=%d but %zu plugin(s) failed to load", index,
+                    ct::g_failures->size());
+  const ct::Failure& f = (*ct::g_failures)[(size_t)index];
+  CTLibraryFailure full;
+  std::memset(&full, 0, sizeof full);
+  full.status = f.status;
+  std::snprintf(full.path, sizeof full.path, "%s", f.path.c_str());
+  std::snprintf(full.message, sizeof full.message, "%s", f.message.c_str());
+  ct::copy_struct_out(out, full);
+  return CT_OK;
+  CT_API_END()
+}
+
+CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32_t num_tensors, const double* params,
+                                const void* desc) {
+  CT_API_BEGIN("ct_op_reference")
+  const ct::OpDef* d = ct::op_def(op);
+  if (!d) return ct::no_op("ct_op_reference", op);
+  if (!d->reference)
+    return ct::fail(CT_ERR_NOT_FOUND, "ct_op_reference: op %s has no reference in the library (built-in ops: the "
+                                      "tool's reference library)", d->name);
+  if (!tensors || num_tensors != d->num_tensors)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_reference: %s takes %d tensors (%s), got %d", d->name,
+                    d->num_tensors, d->tensor_names, tensors ? num_tensors : 0);
+  for (int32_t i = 0; i < num_tensors; ++i)
+    if (tensors[i] && tensors[i]->device.device_type != CT_CPU)
+      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_reference: %s: tensor %s is not in host memory", d->name,
+                      d->tensor[i]);
+  return ct::pinned("ct_op_reference", d->owner,
+                    [&] { return d->reference(tensors, num_tensors, params, desc); });
+  CT_API_END()
+}
+
+}  // extern "C"

@@ -1,0 +1,56 @@
+// library.h — plugin libraries (ct_library_load): the record of one, the
+// pins that keep its code loaded while a call or a plan uses it, and the
+// load in progress on this thread (whose registrations are staged, so that
+// a load is all-or-nothing).
+#ifndef CTENSOR_SRC_CORE_LIBRARY_H_
+#define CTENSOR_SRC_CORE_LIBRARY_H_
+
+#include <ctensor/plugin.h>
+
+#include <atomic>
+#include <string>
+
+namespace ct {
+
+// One loaded (or once loaded) plugin. Records are never freed: registry
+// snapshots that a call may still read point at them.
+struct Library {
+  // 1 while loaded, plus one per call in flight on its code and per plan
+  // one of its kernel tables made. The one that drops it to 0 closes it.
+  std::atomic<int64_t> refs{1};
+  std::atomic<bool> loaded{false};
+  void* handle = nullptr;
+  CTPluginFiniFn fini = nullptr;
+  std::string path, name, version;
+  uint32_t abi_version = 0;
+  int32_t num_ops = 0, num_devices = 0, num_kernel_tables = 0;
+};
+
+// Takes a reference on lib; false once its last one is gone (it is closing).
+bool pin(const Library* lib);
+// Drops one; the last closes the library (ct_plugin_fini, dlclose).
+void unpin(const Library* lib);
+
+// The library whose ct_plugin_init runs on this thread, or nullptr: its
+// register_op / register_backend calls are staged, not published.
+Library* loading_library();
+
+// Runs f() with lib pinned (nothing to pin for the built-ins: lib NULL).
+// A library unloaded meanwhile gives CT_ERR_NOT_FOUND naming fn.
+CTStatus library_gone(const char* fn, const Library* lib);
+template <class F>
+inline CTStatus pinned(const char* fn, const Library* lib, F&& f) {
+  if (!lib) return f();
+  if (!pin(lib)) return library_gone(fn, lib);
+  const CTStatus s = f();
+  unpin(lib);
+  return s;
+}
+
+// Loads the ':'-separated plugins of CT_PLUGIN_PATH once, after the
+// built-in backends registered (core calls it at first use).
+void load_plugin_path();
+
+}  // namespace ct
+
+#endif  // CTENSOR_SRC_CORE_LIBRARY_H_
