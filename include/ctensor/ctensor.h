@@ -380,6 +380,7 @@ typedef enum {
   R(X, FMA, 40, fma, CT_KIND_TERNARY, 0, "", "a,b,c|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * b + c, one rounding for floats") \
   R(X, LERP, 41, lerp, CT_KIND_TERNARY, 0, "", "a,b,c|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + w * (b - a)") \
   R(X, CAST, 42, cast, CT_KIND_CAST, 0, "", "x|out:a", CT_DTS_ALL, CT_OUTPUT_ANY, 0, CT_SHAPE_SAME, CT_DESC_NONE, "convert to the output's dtype") \
+  R(X, HARDSWISH, 101, hardswish, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * relu6(x + 3) / 6 (PyTorch's hardswish)") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \
