@@ -40,7 +40,9 @@ CTDataType output_dtype(const CTOpInfo& info, CTDataType in) {
   }
 }
 
-std::vector<double> op_params(const std::string& op, CTDataType dt) {
+// The scalar parameters of a case; an op not named here gets num_params
+// values 0.5, 1.5, ... (integer dtypes: 1, 2, ...).
+std::vector<double> op_params(const std::string& op, int num_params, CTDataType dt) {
   const bool f = is_float(dt);
   if (op == "leaky_relu") return {f ? 0.01 : 1.0};
   if (op == "elu") return {1.0};
@@ -49,7 +51,9 @@ std::vector<double> op_params(const std::string& op, CTDataType dt) {
   if (op == "add_scalar") return {1.0};
   if (op == "mul_scalar") return {2.0};
   if (op == "var" || op == "std") return {0.0};  // NumPy's default ddof
-  return {};
+  std::vector<double> p;
+  for (int k = 0; k < num_params; ++k) p.push_back(f ? k + 0.5 : k + 1.0);
+  return p;
 }
 
 }  // namespace
@@ -137,7 +141,7 @@ void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, 
   const Domain dom = (op == "prod" || op == "cumprod") ? kNearOne : op == "any" ? kZeros
                     : op == "all"                        ? kNonzero
                                                          : kValues;
-  c.params = op_params(op, dt);
+  c.params = op_params(op, info.num_params, dt);
   const std::vector<double>* prm = &c.params;
   const int32_t np = int32_t(c.params.size());
   const int32_t id = info.op;

@@ -237,7 +237,9 @@ CTOpArgs op_args() {
   return a;
 }
 
-std::vector<double> params_for(const std::string& name, CTDataType dt) {
+// The scalar parameters of a call; an op not named here gets num_params
+// values 0.5, 1.5, ... (integer dtypes: 1, 2, ...).
+std::vector<double> params_for(const std::string& name, int num_params, CTDataType dt) {
   const bool fl = dt.code == CT_FLOAT || dt.code == CT_BFLOAT;
   const bool u8 = dt.code == CT_UINT;
   if (name == "leaky_relu") return {0.125};
@@ -247,7 +249,9 @@ std::vector<double> params_for(const std::string& name, CTDataType dt) {
   if (name == "add_scalar") return {3.0};
   if (name == "mul_scalar") return {2.0};
   if (name == "var" || name == "std") return {1.0};
-  return {};
+  std::vector<double> p;
+  for (int k = 0; k < num_params; ++k) p.push_back(fl ? k + 0.5 : k + 1.0);
+  return p;
 }
 
 // Runs one call on the device and the reference, compares the outputs.
@@ -400,7 +404,7 @@ class Checker {
     args.dtype = cast_target_;
     Tensor out;
     if (!make_output(args, in, &out)) return;
-    const std::vector<double> params = params_for(info_.name, dt_);
+    const std::vector<double> params = params_for(info_.name, info_.num_params, dt_);
     CTStatus s = CT_OK;
     switch (info_.kind) {
       case CT_KIND_UNARY: s = ct_unary(info_.op, &in[0].t, &out.t, nullptr); break;
@@ -435,7 +439,7 @@ class Checker {
     args.keepdims = keep;
     Tensor out;
     if (!make_output(args, in, &out)) return;
-    const std::vector<double> params = params_for(info_.name, dt_);
+    const std::vector<double> params = params_for(info_.name, info_.num_params, dt_);
     CTStatus s = ct_reduce(info_.op, &in[0].t, args.axes, args.num_axes, keep, params.empty() ? nullptr : params.data(),
                            (int32_t)params.size(), &out.t, nullptr);
     std::string what = describe({shape}, l) + " axes=";

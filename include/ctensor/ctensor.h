@@ -290,8 +290,11 @@ enum {
  *
  * Every fact about an op is one row below; the enum, the registry
  * (ct_op_info), the core's validation and shape rules, the C++ wrapper,
- * the Python module and the tool all derive from it. Rows are append-only:
- * an op's id is explicit and never changes.
+ * the Python module and the tool all derive from it. Rows are grouped by
+ * category; ids are explicit, dense (0 .. CT_OP_END_-1, each once) and
+ * append-only: a new op takes the next free id and its row goes at the end
+ * of its category's list, so ids need not follow the table's order. An op's
+ * id never changes.
  *
  * R(X, ID, id, name, kind, num_params, "param,names", "tensors",
  *   dtypes, output_dtype, inplace, shape_rule, desc_type, "summary")
@@ -377,6 +380,7 @@ typedef enum {
   R(X, FMA, 40, fma, CT_KIND_TERNARY, 0, "", "a,b,c|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * b + c, one rounding for floats") \
   R(X, LERP, 41, lerp, CT_KIND_TERNARY, 0, "", "a,b,c|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + w * (b - a)") \
   R(X, CAST, 42, cast, CT_KIND_CAST, 0, "", "x|out:a", CT_DTS_ALL, CT_OUTPUT_ANY, 0, CT_SHAPE_SAME, CT_DESC_NONE, "convert to the output's dtype") \
+  R(X, HARDSWISH, 101, hardswish, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * relu6(x + 3) / 6 (PyTorch's hardswish)") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \
@@ -440,7 +444,7 @@ typedef enum {
   R(X, LAYER_NORM, 99, layer_norm, CT_KIND_NN, 0, "", "x,scale?:p,shift?:p|y,mean?:s,rstd?:s", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_LAYER_NORM, "over the last k axes: y, and mean and rstd for the backward") \
   R(X, LAYER_NORM_BACKWARD, 100, layer_norm_backward, CT_KIND_NN, 0, "", "x,dy,mean:s,rstd:s,scale?:p|dx,dscale?:p,dshift?:p", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_LAYER_NORM, "dx, dscale, dshift from x, dy, mean, rstd") \
 
-/** Every op, in id order, with all 13 columns. */
+/** Every op, grouped by category (not in id order), with all 13 columns. */
 #define CT_OP_WIDE_(X, ...) X(__VA_ARGS__)
 #define CT_OP_TABLE(X)                    \
   CT_ELEMENTWISE_OP_ROWS(CT_OP_WIDE_, X)     \
@@ -455,12 +459,16 @@ typedef enum {
 #define CT_NN_OPS(X) CT_NN_OP_ROWS(CT_OP_NARROW_, X)
 
 /** Op ids. Stable across versions: ops are only appended. */
+#define CT_OP_ONE_(...) +1
 typedef enum {
 #define CT_OP_ENUM_(ID, id, name, kind, np, pn, tn, dts, out, inpl, shp, dsc, summary) CT_OP_##ID = id,
   CT_OP_TABLE(CT_OP_ENUM_)
 #undef CT_OP_ENUM_
-  CT_OP_END_ /**< one past the last op id of this header (use ct_op_count() at run time) */
+  /** one past the largest op id of this header, i.e. the number of rows (ids
+   *  are dense); use ct_op_count() at run time */
+  CT_OP_END_ = 0 CT_OP_TABLE(CT_OP_ONE_)
 } CTOp;
+#undef CT_OP_ONE_
 
 /** Static facts about one op, filled by ct_op_info(). Set struct_size to
  *  sizeof(CTOpInfo); the library fills at most that many bytes. All strings

@@ -69,8 +69,19 @@ constexpr Row kRows[] = {
 constexpr int32_t kNumOps = (int32_t)(sizeof kRows / sizeof kRows[0]);
 static_assert(kNumOps == CT_OP_END_, "one row per op id");
 
-constexpr bool ids_dense(int32_t i) { return i == kNumOps || (kRows[i].id == i && ids_dense(i + 1)); }
-static_assert(ids_dense(0), "op ids are explicit, dense and in order (append-only)");
+// Rows are grouped by category, so an op appended to one category has a
+// larger id than the rows after it: every id in 0 .. kNumOps-1 exactly once,
+// in any order.
+constexpr bool ids_dense() {
+  bool seen[kNumOps] = {};
+  for (int32_t i = 0; i < kNumOps; ++i) {
+    const int32_t id = kRows[i].id;
+    if (id < 0 || id >= kNumOps || seen[id]) return false;
+    seen[id] = true;
+  }
+  return true;
+}
+static_assert(ids_dense(), "op ids are explicit and dense: each of 0 .. CT_OP_END_-1 once (append-only)");
 
 constexpr int32_t count_names(const char* s) { return *s == '\0' ? 1 : (*s == ',' ? 1 : 0) + count_names(s + 1); }
 constexpr bool params_match(int32_t i) {
@@ -126,8 +137,9 @@ struct Table {
   char names[kNumOps][96];
   char store[kNumOps][96];
   Table() {
-    for (int32_t i = 0; i < kNumOps; ++i) {
-      const Row& r = kRows[i];
+    for (int32_t k = 0; k < kNumOps; ++k) {  // row k describes op id kRows[k].id
+      const Row& r = kRows[k];
+      const int32_t i = r.id;
       OpDef& d = defs[i];
       std::memset(&d, 0, sizeof d);
       d.id = r.id;

@@ -265,6 +265,12 @@ CT_FLOAT_OP(FSoftplus, {
   const V r = hn::Max(x, hn::Zero(d)) + Log1pAny(d, e);
   return KeepNaN(x, r);
 })
+CT_FLOAT_OP(FHardswish, {
+  // PyTorch's x * min(max(x + 3, 0), 6) / 6: NaN stays NaN, -inf gives NaN (-inf * 0) as there.
+  using T = hn::TFromD<D>;
+  const V r = hn::Min(hn::Max(x + hn::Set(d, T(3)), hn::Zero(d)), hn::Set(d, T(6)));
+  return KeepNaN(x, x * r / hn::Set(d, T(6)));
+})
 CT_FLOAT_OP(FFloor, return hn::Floor(x);)
 CT_FLOAT_OP(FCeil, return hn::Ceil(x);)
 CT_FLOAT_OP(FRound, return hn::Round(x);)
@@ -706,6 +712,8 @@ void FillKernels(KernelTable* t) {
   t->op[CT_OP_FMA][CT_DT_INT64] = &FmaI<i64>;
   t->op[CT_OP_FMA][CT_DT_UINT8] = &FmaI<u8>;
   RegTernaryFloat<FLerp>(t, CT_OP_LERP);
+
+  RegFloat<FHardswish>(t, CT_OP_HARDSWISH);
 
   RegCastFrom<boolean>(t, CT_DT_BOOL);
   RegCastFrom<i8>(t, CT_DT_INT8);

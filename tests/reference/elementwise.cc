@@ -81,6 +81,11 @@ double f_isinf(double x, const double*) { return std::isinf(x); }
 double f_isfinite(double x, const double*) { return std::isfinite(x); }
 int64_t i_false(int64_t, const double*, CTDataType) { return 0; }  // isnan, isinf of ints and bool
 int64_t i_true(int64_t, const double*, CTDataType) { return 1; }   // isfinite
+// PyTorch's x * relu6(x + 3) / 6; NaN stays NaN, -inf gives NaN (-inf * 0) as in PyTorch.
+double f_hardswish(double x, const double*) {
+  const double r = x + 3 < 0 ? 0.0 : x + 3 > 6 ? 6.0 : x + 3;
+  return x * r / 6;
+}
 
 // unary_param: p[0] (and p[1]) as CTOpInfo.param_names says.
 double f_leaky_relu(double x, const double* p) { return x >= 0 ? x : p[0] * x; }
@@ -262,6 +267,7 @@ const Entry kElementwise[] = {
     {CT_OP_FMA, ternary<f_fma, i_fma>},
     {CT_OP_LERP, ternary<f_lerp>},
     {CT_OP_CAST, ref_cast},
+    {CT_OP_HARDSWISH, unary<f_hardswish>},
 };
 
 }  // namespace

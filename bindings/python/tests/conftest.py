@@ -17,6 +17,9 @@ Helpers here (imported by the test modules with ``from conftest import ...``):
     float64 values to the half types (the reference rounding)
   * ``assert_same`` (bit-exact, NaN matches NaN, sign of zero counts) and the
     per-dtype tolerances RTOL / ATOL.
+  * ``c_reference``: an op's result from the C++ reference library
+    (tests/reference, loaded with ctypes from CT_REFERENCE_LIB), for ops the
+    tests have no NumPy reference for.
 """
 import ctypes
 import os
@@ -383,6 +386,58 @@ def bf16_view(values_f32, view=lambda a: a):
     prod = DLPackProducer(v, dtype="bfloat16")
     vals = (v.astype(np.uint32) << 16).view(np.float32)
     return prod, vals
+
+
+# ---------------------------------------------------------------------------
+# the C++ reference library (tests/reference), through ctypes
+# ---------------------------------------------------------------------------
+
+_CREF = None
+
+
+def c_reference_lib():
+    """The shared library ct_reference_c (path in CT_REFERENCE_LIB, set by ctest; else this checkout's default
+    build tree), or None."""
+    global _CREF
+    if _CREF is None:
+        path = os.environ.get("CT_REFERENCE_LIB") or os.path.join(
+            _tests_dir, "..", "..", "..", "build", "tests", "reference", "libct_reference_c.so")
+        _CREF = False
+        if path and os.path.exists(path):
+            lib = ctypes.CDLL(path)
+            lib.ctref_c_run.restype = ctypes.c_int
+            _CREF = lib
+    return _CREF or None
+
+
+def c_reference(op_id, in_dtypes, inputs, params, out_dtype, out_shape):
+    """The reference result of registry op ``op_id`` (unary, unary_param, ternary, cast or binary) from the one
+    C++ reference library the Catch2 suites and ``ctensor check`` use: inputs are stored values in the reference
+    domain (float64 for float dtypes, else int64), one dtype name each; returns float64 (exact, not rounded to
+    ``out_dtype``) or int64 values (wrapped to ``out_dtype``) of ``out_shape``. Fails the test when the library
+    is not there or refuses the call."""
+    lib = c_reference_lib()
+    if lib is None:
+        pytest.fail("CT_REFERENCE_LIB does not name the ct_reference_c library (run through ctest)")
+    n = len(inputs)
+    arrs = [np.array(x, np.float64 if d in F else np.int64, order="C") for x, d in zip(inputs, in_dtypes)]  # 0-d too
+    shapes = [np.asarray(a.shape, np.int64) for a in arrs]
+    out = np.zeros(tuple(out_shape), np.float64 if str(out_dtype) in F else np.int64)
+    oshape = np.asarray(out.shape, np.int64)
+    p = np.asarray(params, np.float64)
+    why = ctypes.create_string_buffer(512)
+    i64p = ctypes.POINTER(ctypes.c_int64)
+    ok = lib.ctref_c_run(
+        ctypes.c_int32(op_id), ctypes.c_int32(n),
+        (ctypes.c_int32 * n)(*[ALL_DTYPES.index(str(d)) for d in in_dtypes]),
+        (ctypes.c_int32 * n)(*[a.ndim for a in arrs]),
+        (i64p * n)(*[s.ctypes.data_as(i64p) for s in shapes]),
+        (ctypes.c_void_p * n)(*[a.ctypes.data for a in arrs]),
+        p.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), ctypes.c_int32(p.size),
+        ctypes.c_int32(ALL_DTYPES.index(str(out_dtype))), ctypes.c_int32(out.ndim), oshape.ctypes.data_as(i64p),
+        ctypes.c_void_p(out.ctypes.data), why, ctypes.c_int32(len(why)))
+    assert ok == 1, f"C++ reference of op {op_id}: {why.value.decode()}"
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -17,7 +17,9 @@ Used by test_onnx_nodes.py. Two parts:
   version-dependent semantics.  NumPy is used only for views (transposes,
   reversal, reshape of contiguous data, 1-d -> 2-d spatial views), for reading
   attribute values and Constant nodes, and for allocating outputs passed as
-  ``out=``; every arithmetic result comes from ctensor.
+  ``out=``; every arithmetic result comes from ctensor.  A ctensor unary op
+  named like an ONNX op without attributes is mapped by name, with no entry
+  here (``_same_name_unary_ops``).
 
 A node ctensor cannot express raises ``Unsupported(feature)``; NotImplementedError
 from ctensor (op x dtype not supported) is reported the same way by the test.
@@ -30,6 +32,7 @@ from ctensor (op x dtype not supported) is reported the same way by the test.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -837,6 +840,37 @@ def _layer_norm(n):
         None if b is None else to_ct(b), eps=n.attr("epsilon", 1e-5), return_stats=True)
     sshape = x.shape[:ax] + (1,) * len(nshape)
     return [y, to_np(mean).reshape(sshape), to_np(rstd).reshape(sshape)]
+
+
+# ---- by name: ctensor's unary ops that ONNX has under the same name ---------
+
+
+def _same_name_unary_ops() -> dict:
+    """{ONNX op: ctensor op} for each registry op of kind unary (no parameters) named like an ONNX op without
+    attributes that no handler above maps, so an op added to ctensor runs ONNX's node tests of that op
+    (HardSwish -> hardswish) with no entry here; its generator module joins GEN_MODULES when onnx has one."""
+    try:
+        import ctensor
+    except ImportError:  # generating the data alone needs no ctensor
+        return {}
+    schemas = {sc.name.lower(): sc for sc in onnx.defs.get_all_schemas() if sc.domain in ("", "ai.onnx")}
+    found = {}
+    for o in ctensor.ops(category="elementwise"):
+        sc = schemas.get(o.name)
+        if o.kind == "unary" and sc is not None and not sc.attributes and sc.name not in HANDLERS:
+            found[sc.name] = o.name
+            mod = sc.name.lower()
+            if importlib.util.find_spec(f"onnx.backend.test.case.node.{mod}") is not None:
+                GEN_MODULES.setdefault(sc.name, mod)
+    return found
+
+
+_BY_NAME = _same_name_unary_ops()
+
+
+@handles(*_BY_NAME)
+def _by_name(n):
+    return getattr(ct(), _BY_NAME[n.op])(to_ct(n.inp(0)))
 
 
 # --------------------------------------------------------------------------

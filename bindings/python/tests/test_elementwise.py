@@ -1,10 +1,14 @@
 """Category 1 (elementwise) ops against NumPy / float64 references.
 
-Every op the registry lists under category "elementwise" must have an entry in
-REFS below (test_every_elementwise_op_has_a_reference fails otherwise), and each
-entry encodes notes/SEMANTICS.md: the dtypes the op is defined for (every other
-dtype must raise NotImplementedError), its reference, its input domain and its
-tolerance class:
+Every op the registry lists under category "elementwise" has an entry in REFS.
+The ops written out below have a NumPy reference, and each entry encodes
+notes/SEMANTICS.md: the dtypes the op is defined for (every other dtype must
+raise NotImplementedError), its reference, its input domain and its
+tolerance class. Any other op of the registry (one added to ctensor.h after
+this file was written) gets an entry made from its row: the row's dtype
+rule, the "trans" class, the generic domain, default parameters, and as its
+reference the C++ reference library (tests/reference, the one the Catch2
+suites and `ctensor check` use) through ctypes. Tolerance classes:
   exact  -- bit-exact (NaN matches NaN, the sign of zero counts)
   approx -- |got - ref| <= rtol * max(|ref|, 1) (a few roundings of O(1) values)
   trans  -- |got - ref| <= rtol * |ref| + atol (libm-like functions)
@@ -20,8 +24,8 @@ import pytest
 
 import ctensor as ct
 from conftest import (ALL_DTYPES, ATOL, BI, BIF, F, FLOAT_DTYPES, I, IF, INT_DTYPES, RTOL, DLPackProducer,
-                      assert_same, bf16_bits, bf16_view, iinfo, make_input, random_array, round_to_dtype,
-                      strided_view, to_numpy)
+                      assert_same, bf16_bits, bf16_view, c_reference, c_reference_lib, iinfo, make_input,
+                      random_array, round_to_dtype, strided_view, to_numpy)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
@@ -37,7 +41,7 @@ class Ref:
     """Reference entry of one elementwise op."""
 
     def __init__(self, kind, dtypes, f=None, i=None, b=None, tol="exact", lo=-5.0, hi=5.0,
-                 out="same", params=None, no_inf=False, nin=1):
+                 out="same", params=None, no_inf=False, nin=1, op_id=None):
         self.kind = kind          # unary / unary_param / ternary / cast
         self.dtypes = frozenset(dtypes)
         self.f = f                # float64 reference (inputs..., *params)
@@ -49,6 +53,7 @@ class Ref:
         self.params = params      # callable(dtype) -> list of param tuples
         self.no_inf = no_inf
         self.nin = nin
+        self.op_id = op_id        # set: the reference is the C++ library's for this registry id
 
 
 def _p(float_sets, int_sets=None, uint_sets=None):
@@ -138,6 +143,24 @@ REFS = {
 PY_NAME = {}  # registry name -> module attribute, when they differ (none per API.md)
 
 ELEMENTWISE = [o.name for o in ct.ops(category="elementwise")]
+NUMPY_REFS = frozenset(REFS)  # the ops written out above
+
+
+def _row_ref(info):
+    """The entry of an op the table above does not list, from its row: the dtype rule (CTOpInfo.dtype_mask),
+    the output rule, the "trans" tolerance class (exact for integer and bool dtypes), the generic domain with
+    every special value, parameters 0.5, 1.5, ... (integers: 1, 2, ...), and the C++ reference."""
+    mask = ct._ctensor._op_info(info.id)["dtype_mask"]
+    n = len(info.params)
+    params = _p([tuple(k + 0.5 for k in range(n))], [tuple(k + 1 for k in range(n))]) if n else None
+    return Ref(info.kind, [d for k, d in enumerate(ALL_DTYPES) if mask >> k & 1], tol="trans",
+               out="bool" if info.output_dtype == "bool" else "same", params=params, nin=info.num_inputs,
+               op_id=info.id)
+
+
+for _info in ct.ops(category="elementwise"):
+    if _info.name not in REFS:
+        REFS[_info.name] = _row_ref(_info)
 
 
 def _fn(name):
@@ -161,6 +184,13 @@ def _stored(values, dtype):
 
 def _reference(ref, dtype, xs, params=()):
     """Reference result of ``ref`` on stored inputs ``xs`` (reference domain)."""
+    if ref.op_id is not None:  # the C++ reference library (bool inputs: where's condition, or bool data)
+        out_dtype = "bool" if ref.out == "bool" else dtype
+        r = c_reference(ref.op_id, ["bool" if np.asarray(x).dtype == bool else dtype for x in xs], xs, params,
+                        out_dtype, np.broadcast_shapes(*[np.shape(x) for x in xs]))
+        if out_dtype == "bool":
+            return r.astype(bool)
+        return round_to_dtype(r, dtype) if dtype in F else r
     with np.errstate(all="ignore"):
         if dtype in F:
             r = ref.f(*xs, *params)
@@ -228,11 +258,15 @@ def _param_sets(ref, dtype):
 # ---------------------------------------------------------------------------
 
 def test_every_elementwise_op_has_a_reference():
-    assert len(ELEMENTWISE) == 43, ELEMENTWISE
+    assert ELEMENTWISE, "the registry lists no elementwise op"
     missing = [n for n in ELEMENTWISE if n not in REFS]
     assert not missing, f"elementwise ops without a reference in test_elementwise.py: {missing}"
-    stale = [n for n in REFS if n not in ELEMENTWISE]
+    stale = [n for n in NUMPY_REFS if n not in ELEMENTWISE]
     assert not stale, f"references for ops the registry does not list as elementwise: {stale}"
+    # the others are checked against the C++ reference library: it must be there
+    from_c = sorted(n for n in ELEMENTWISE if n not in NUMPY_REFS)
+    assert not from_c or c_reference_lib() is not None, \
+        f"ops {from_c} need the C++ reference library: set CT_REFERENCE_LIB (ctest does) or build build/"
 
 
 @pytest.mark.parametrize("name", ELEMENTWISE)
