@@ -22,7 +22,11 @@ CTStatus find_op_kernels(const char* fn, const OpDef* d, int32_t op, const Backe
   if (!(d->dtypes & (1u << dt)))
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
   const CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, d->kind, dt, out_dt, device_id};
-  return find_kernels(b, q, k);
+  const CTStatus s = find_kernels(b, q, k);
+  // A plugin op whose library was unloaded since the caller looked it up:
+  // its kernel table is gone with it; say so rather than "no kernel".
+  if (s != CT_OK && d->owner && !op_def(op)) return no_op(fn, op);
+  return s;
 }
 
 namespace {
@@ -116,6 +120,7 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
                          int32_t nin, const double* params, int32_t nparams, const CTensor* out,
                          const char* out_name, void* stream) {
   const OpDef* d = op_def(op);
+  if (!d) return no_op(fn, op);  // a plugin op unloaded since the caller's check
   TensorFacts inf[3], of;
   for (int32_t i = 0; i < nin; ++i)
     if (CTStatus s = check_tensor(fn, names[i], in[i], &inf[i])) return s;
@@ -285,6 +290,7 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   const char* fn = "ct_binary";
   if (CTStatus s = check_op_kind(fn, op, CT_KIND_BINARY, "binary")) return s;
   const OpDef* d = op_def(op);
+  if (!d) return no_op(fn, op);  // a plugin op unloaded since check_op_kind
   TensorFacts af, bf, of;
   if (CTStatus s = check_tensor(fn, "a", a, &af)) return s;
   if (CTStatus s = check_tensor(fn, "b", b, &bf)) return s;
@@ -428,6 +434,7 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
   const Backend* backend = nullptr;
   if (CTStatus s = check_unary_call(fn, op, CT_KIND_REDUCE, "reduce", x, out, &xf, &of, &backend)) return s;
   const OpDef* d = op_def(op);
+  if (!d) return no_op(fn, op);  // a plugin op unloaded since check_unary_call
   uint32_t mask = 0;
   int64_t want[CT_MAX_NDIM];
   int32_t wn = 0;
@@ -500,6 +507,7 @@ CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTenso
   const Backend* backend = nullptr;
   if (CTStatus s = check_unary_call(fn, op, CT_KIND_ALONG_AXIS, "along-axis", x, out, &xf, &of, &backend)) return s;
   const OpDef* d = op_def(op);
+  if (!d) return no_op(fn, op);  // a plugin op unloaded since check_unary_call
   const int32_t nd = x->ndim > 0 ? x->ndim : 1;  // a 0-d x is one line of one element
   const int32_t ax = axis < 0 ? axis + nd : axis;
   if (ax < 0 || ax >= nd)
