@@ -5,6 +5,7 @@
 // replaced on growth; an op's liveness is one atomic flag.
 #include "core/plugin_ops.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <cstring>
@@ -25,6 +26,7 @@ struct PluginOp {
   char names[96], store[96];
   std::atomic<bool> live{false};
   bool staged = false;  // reserved by the load in progress
+  bool fresh = false;   // staged with an id of its own (not an unloaded op's): dropped with it on failure
 };
 
 using OpList = std::vector<PluginOp*>;
@@ -197,6 +199,7 @@ CTStatus register_op(const CTOpDesc* d, int32_t* op) {
   reuse->def.reference = d->reference;
   reuse->def.owner = lib;
   if (lib) {
+    reuse->fresh = reuse->def.id >= builtin_op_count() + (old ? (int32_t)old->size() : 0);
     reuse->staged = true;
     if (!t_staged) t_staged = new std::vector<PluginOp*>;
     t_staged->push_back(reuse);
@@ -212,6 +215,7 @@ void commit_staged_ops(Library* lib) {
   if (!t_staged) return;
   for (PluginOp* p : *t_staged) {
     p->staged = false;
+    p->fresh = false;
     p->live.store(true, std::memory_order_release);
     ++lib->num_ops;
   }
@@ -225,6 +229,22 @@ void drop_staged_ops() {
   for (PluginOp* p : *t_staged) {
     p->staged = false;
     p->def.owner = nullptr;
+  }
+  // The ids this load added go too, so that a failed load leaves
+  // ct_op_count() as it was: the list loses its tail of this load's fresh
+  // ops (an op registered meanwhile outside any load keeps its id, and the
+  // ones before it stay as unused ids).
+  const OpList* old = ops();
+  size_t keep = old ? old->size() : 0;
+  while (keep > 0 && (*old)[keep - 1]->fresh &&
+         std::find(t_staged->begin(), t_staged->end(), (*old)[keep - 1]) != t_staged->end())
+    --keep;
+  for (PluginOp* p : *t_staged) p->fresh = false;
+  if (old && keep < old->size()) {
+    // Readers may hold the old list or one of the dropped ops: both stay reachable.
+    static std::vector<const OpList*>* dropped = new std::vector<const OpList*>;
+    dropped->push_back(old);
+    g_ops.store(new OpList(old->begin(), old->begin() + (std::ptrdiff_t)keep), std::memory_order_release);
   }
   delete t_staged;
   t_staged = nullptr;
