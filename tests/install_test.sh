@@ -60,6 +60,9 @@ step "run the examples (build-tree RPATH, no LD_LIBRARY_PATH)"
 "$tmp/build/ctensor_example_c"
 "$tmp/build/ctensor_example_cpp"
 
+step "run the plugin example (a C99 plugin built against the installed headers, loaded at run time)"
+"$tmp/build/plugin_custom_op/run_custom_ops" "$tmp/build/plugin_custom_op/libcustom_ops.so"
+
 step "build example.c with pkg-config"
 if ! command -v pkg-config >/dev/null 2>&1; then
   echo "FAILED: pkg-config not found (scripts/deps.sh installs it)"
