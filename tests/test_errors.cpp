@@ -102,6 +102,7 @@ TEST_CASE("errors: every op id x every entry point of another kind names the rig
                            {"ct_reduce", CT_KIND_REDUCE},   {"ct_along_axis", CT_KIND_ALONG_AXIS}};
   int kinds_seen[CT_KIND_NN + 1] = {0};
   for (int32_t op = 0; op < ct_op_count(); ++op) {
+    if (unloaded_plugin_op(op)) continue;
     CTOpInfo info;
     std::memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;

@@ -330,6 +330,17 @@ inline std::vector<char> covered(const HostTensor& t) {
 
 inline std::string last_error() { return std::string(ct_last_error()); }
 
+// An op id of a plugin whose library was unloaded (test_library.cpp loads
+// and unloads plugins in this process): ids are not reused, and such an id
+// answers CT_ERR_NOT_FOUND. Loops over 0 .. ct_op_count() skip it.
+inline bool unloaded_plugin_op(int32_t op) {
+  if (op < (int32_t)CT_OP_END_) return false;
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  return ct_op_info(op, &info) == CT_ERR_NOT_FOUND;
+}
+
 inline bool contains(const std::string& s, const std::string& sub) {
   return s.find(sub) != std::string::npos;
 }
