@@ -444,7 +444,7 @@ const char* generic_name(bool query, int32_t op) {
   static const struct Names {
     std::vector<std::string> q, r;
     Names() {
-      for (int32_t i = 0; i < op_count(); ++i) {
+      for (int32_t i = 0; i < builtin_op_count(); ++i) {  // plugin ops: the plain names
         q.push_back(std::string("ct_nn_workspace_size(") + op_def(i)->name + ")");
         r.push_back(std::string("ct_nn(") + op_def(i)->name + ")");
       }
