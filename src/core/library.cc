@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/backends.h"
+#include "core/epoch.h"
 #include "core/error.h"
 #include "core/nn_internal.h"
 #include "core/plugin_ops.h"
@@ -26,7 +27,6 @@ namespace {
 
 std::recursive_mutex g_load_mu;                 // one load or unload at a time
 std::vector<Library*>* g_loaded = new std::vector<Library*>;  // in order of loading
-std::vector<Library*>* g_records = new std::vector<Library*>;  // every record ever made (never freed)
 thread_local Library* t_loading = nullptr;
 
 struct Failure {
@@ -35,10 +35,13 @@ struct Failure {
 };
 std::vector<Failure>* g_failures = new std::vector<Failure>;
 
+// The last reference is gone: nothing runs its code any more. The record
+// goes once no call can still read it from an old registry snapshot.
 void close_library(Library* lib) {
   if (lib->fini) lib->fini();
   if (lib->handle) dlclose(lib->handle);
   lib->handle = nullptr;
+  retire(lib, [](void* p) { delete static_cast<Library*>(p); });
 }
 
 bool valid_plugin_name(const char* s) {
@@ -177,7 +180,6 @@ CT_API CTStatus ct_library_load(const char* path, CTLibrary** out) {
     return s;
   }
   lib->loaded.store(true, std::memory_order_release);
-  ct::g_records->push_back(lib);
   ct::g_loaded->push_back(lib);
   *out = reinterpret_cast<CTLibrary*>(lib);
   return CT_OK;

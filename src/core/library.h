@@ -12,8 +12,8 @@
 
 namespace ct {
 
-// One loaded (or once loaded) plugin. Records are never freed: registry
-// snapshots that a call may still read point at them.
+// One loaded plugin. The record lives until its last reference is gone and
+// no call can still read it from an old registry snapshot (epoch.h).
 struct Library {
   // 1 while loaded, plus one per call in flight on its code and per plan
   // one of its kernel tables made. The one that drops it to 0 closes it.
