@@ -29,6 +29,15 @@ extern "C" {
 /** A loaded plugin library (opaque). */
 typedef struct CTLibrary CTLibrary;
 
+/** Who loaded a library. */
+typedef enum {
+  CT_LIBRARY_LOADED = 0,      /**< the caller, with ct_library_load */
+  CT_LIBRARY_PLUGIN_PATH = 1, /**< the library, from CT_PLUGIN_PATH at first use */
+  CT_LIBRARY_MODULE = 2       /**< the library, a module found at first use: libctensor_<name>.so in
+                                   libctensor's folder (or CT_MODULE_DIR; CT_NO_MODULES=1: none) — the
+                                   device backends that need a driver ship so */
+} CTLibraryOrigin;
+
 /** What a loaded library is and brought. Set struct_size; the library
  *  fills at most that many bytes. */
 typedef struct {
@@ -40,7 +49,8 @@ typedef struct {
   int32_t num_ops;        /**< out: ops it registered */
   int32_t num_devices;    /**< out: device types it registered */
   int32_t num_kernel_tables; /**< out: kernel tables it registered */
-  int32_t loaded;         /**< out: 1 while loaded; 0 once unloaded (its code may stay mapped until its last call or plan ends) */
+  int32_t loaded;         /**< out: 1 (a handle is valid only while loaded) */
+  int32_t origin;         /**< out: CTLibraryOrigin */
 } CTLibraryInfo;
 
 /** Loads the plugin at @p path (a shared library exporting ct_plugin_init,
@@ -67,24 +77,26 @@ CT_API CTStatus ct_library_unload(CTLibrary* lib);
  *  @return CT_OK; CT_ERR_INVALID_ARGUMENT (NULL, struct_size too small). */
 CT_API CTStatus ct_library_info(const CTLibrary* lib, CTLibraryInfo* info);
 
-/** Libraries loaded now (by ct_library_load, and CT_PLUGIN_PATH: ':'-separated
- *  paths the library loads by itself at first use). */
+/** Libraries loaded now: by ct_library_load, and by the library itself at
+ *  first use (modules, then CT_PLUGIN_PATH's ':'-separated paths). */
 CT_API int32_t ct_library_count(void);
 
 /** The index-th loaded library, in order of loading.
  *  @return CT_OK; CT_ERR_INVALID_ARGUMENT (NULL lib); CT_ERR_NOT_FOUND. */
 CT_API CTStatus ct_library_get(int32_t index, CTLibrary** lib);
 
-/** A plugin the library tried to load by itself (CT_PLUGIN_PATH) that did
- *  not load, and why. */
+/** A plugin or module the library tried to load by itself (CT_PLUGIN_PATH,
+ *  modules) that did not load, and why ("cannot load .../libctensor_cuda.so:
+ *  libcuda.so.1: cannot open shared object file"). */
 typedef struct {
   uint32_t struct_size; /**< in: sizeof(CTLibraryFailure) as the caller knows it */
-  CTStatus status;      /**< out: what ct_library_load returned */
+  CTStatus status;      /**< out: what the load returned */
+  int32_t origin;       /**< out: CTLibraryOrigin */
   char path[512];       /**< out: the path as given */
   char message[512];    /**< out: ct_last_error() of that load */
 } CTLibraryFailure;
 
-/** Plugins of CT_PLUGIN_PATH that failed to load. */
+/** Plugins of CT_PLUGIN_PATH and modules that failed to load. */
 CT_API int32_t ct_library_failure_count(void);
 
 /** The index-th of them.

@@ -155,7 +155,13 @@ typedef struct {
 #define CT_DESC_CUSTOM 100
 
 /** An op a plugin adds: the same facts as a row of ctensor.h's op table
- *  (CTOpInfo says what each means). Strings are copied by the host. */
+ *  (CTOpInfo says what each means). Strings are copied by the host.
+ *  Elementwise, binary, reduce and along-axis kinds run through ct_unary,
+ *  ct_binary, ... by id, validated as the built-ins of their kind. An NN
+ *  kind runs through ct_nn / ct_nn_workspace_size / ct_plan_create: core
+ *  checks the tensors (count, required ones, devices, dtypes by role,
+ *  layouts, overlaps) and compares each output's shape with output_shape;
+ *  the kernel table's nn_plan_* slots run it. */
 typedef struct CTOpDesc {
   uint32_t struct_size;     /**< sizeof(CTOpDesc) */
   const char* name;         /**< unique among all ops: "bias_gelu" ([a-z0-9_], at most 63 characters) */
@@ -170,7 +176,7 @@ typedef struct CTOpDesc {
   int32_t inplace;          /**< 1 if out may be exactly an input */
   int32_t shape_rule;       /**< CT_SHAPE_SAME/BROADCAST/REDUCE for those kinds; NN kind: CT_SHAPE_CUSTOM */
   int32_t desc_type;        /**< NN kind: CT_DESC_CUSTOM (or CT_DESC_NONE: no descriptor) */
-  size_t desc_size;         /**< NN kind: bytes of the descriptor */
+  size_t desc_size;         /**< NN kind: bytes of the descriptor (CT_DESC_CUSTOM: 1..256; core copies that many bytes from the caller's desc) */
   /** NN kind: the shape of output `output` (0 = the first output) from the
    *  inputs (inputs[i] NULL for an absent optional one; data not to be
    *  read) and the descriptor. Fills shape[0..*ndim); CT_OK, or an error

@@ -33,7 +33,7 @@ std::mutex g_register_mu;
 thread_local bool t_registering_builtins = false;
 
 const Snapshot* snapshot() {
-  const Snapshot* s = g_snapshot.load(std::memory_order_acquire);
+  const Snapshot* s = g_snapshot.load(std::memory_order_seq_cst);  // a plain load on x86; see retire()
   if (s) return s;
   static std::once_flag once;
   std::call_once(once, [] {
@@ -135,9 +135,20 @@ void publish(Snapshot* next, std::vector<Backend*>& fresh) {
     b->cache_ops = op_count();
     b->cache = new std::atomic<uint8_t>[(size_t)b->cache_ops * CT_DT_COUNT]();  // kept with b (never freed)
   }
-  static std::vector<const Snapshot*>* retired = new std::vector<const Snapshot*>;
-  if (const Snapshot* old = g_snapshot.load(std::memory_order_acquire)) retired->push_back(old);
-  g_snapshot.store(next, std::memory_order_release);
+  const Snapshot* old = g_snapshot.load(std::memory_order_acquire);
+  g_snapshot.store(next, std::memory_order_seq_cst);  // seq_cst: see retire() in epoch.cc
+  if (!old) return;
+  // What only the old snapshot reached goes once no call can still read it.
+  for (int32_t i = 0; i < old->count; ++i) {
+    bool kept = false;
+    for (int32_t j = 0; j < next->count; ++j) kept = kept || next->b[j] == old->b[i];
+    if (!kept) retire(const_cast<Backend*>(old->b[i]), [](void* p) {
+      Backend* b = static_cast<Backend*>(p);
+      delete[] b->cache;
+      delete b;
+    });
+  }
+  retire(const_cast<Snapshot*>(old), [](void* p) { delete static_cast<Snapshot*>(p); });
 }
 
 CTStatus stage(Library* lib, const CTDeviceInterface* d, const CTKernelInterface* k);
@@ -437,6 +448,7 @@ CT_API CTStatus ct_set_allocator(int32_t device_type, const CTAllocator* allocat
 }
 
 CT_API int32_t ct_device_count(void) {
+  const ct::ReadSection section;
   const ct::Snapshot* s = ct::snapshot();
   int32_t n = 0;
   for (int32_t i = 0; i < s->count; ++i) n += s->b[i]->num_devices;
@@ -478,6 +490,7 @@ CT_API CTStatus ct_malloc(CTDevice device, size_t bytes, void** ptr) {
 }
 
 CT_API void ct_free(CTDevice device, void* ptr) {
+  const ct::ReadSection section;
   ct::clear_error();
   if (!ptr) return;
   const ct::Backend* b = ct::find_backend(device.device_type);

@@ -9,6 +9,8 @@
 #include <new>
 #include <stdexcept>
 
+#include "core/epoch.h"
+
 namespace ct {
 
 // Sets this thread's message (printf-style) and returns `status`.
@@ -46,10 +48,13 @@ void copy_struct_out(S* dst, S full) {
 }  // namespace ct
 
 // Every exported function's body sits between these: no C++ exception
-// crosses the ABI; an unexpected one becomes a status with a message.
+// crosses the ABI; an unexpected one becomes a status with a message. The
+// body is a read section (epoch.h): what it reads of the registry stays
+// allocated until it returns.
 #define CT_API_BEGIN(fn) \
   static const char* const ct_fn_name_ = fn; \
   (void)ct_fn_name_; \
+  const ::ct::ReadSection ct_read_section_; \
   ::ct::clear_error(); \
   try {
 #define CT_API_END() \

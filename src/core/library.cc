@@ -5,10 +5,12 @@
 // ct_op_reference.
 #include "core/library.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "core/backends.h"
+#include "core/epoch.h"
 #include "core/error.h"
 #include "core/nn_internal.h"
 #include "core/plugin_ops.h"
@@ -26,19 +29,22 @@ namespace {
 
 std::recursive_mutex g_load_mu;                 // one load or unload at a time
 std::vector<Library*>* g_loaded = new std::vector<Library*>;  // in order of loading
-std::vector<Library*>* g_records = new std::vector<Library*>;  // every record ever made (never freed)
 thread_local Library* t_loading = nullptr;
 
 struct Failure {
   std::string path, message;
   CTStatus status;
+  int32_t origin;
 };
 std::vector<Failure>* g_failures = new std::vector<Failure>;
 
+// The last reference is gone: nothing runs its code any more. The record
+// goes once no call can still read it from an old registry snapshot.
 void close_library(Library* lib) {
   if (lib->fini) lib->fini();
   if (lib->handle) dlclose(lib->handle);
   lib->handle = nullptr;
+  retire(lib, [](void* p) { delete static_cast<Library*>(p); });
 }
 
 bool valid_plugin_name(const char* s) {
@@ -91,9 +97,43 @@ CTStatus init_library(Library* lib, CTPluginInitFn init) {
   return CT_OK;
 }
 
-void record_failure(const char* path, CTStatus s) {
+void record_failure(const char* path, CTStatus s, int32_t origin) {
   std::lock_guard<std::recursive_mutex> lock(g_load_mu);
-  g_failures->push_back(Failure{path, ct_last_error(), s});
+  g_failures->push_back(Failure{path, ct_last_error(), s, origin});
+}
+
+// The modules: libctensor_<name>.so in libctensor's own folder (or
+// CT_MODULE_DIR), in name order: the device backends that need a driver.
+void load_modules() {
+  const char* off = std::getenv("CT_NO_MODULES");
+  if (off && *off && std::strcmp(off, "0") != 0) return;
+  std::string dir;
+  if (const char* d = std::getenv("CT_MODULE_DIR")) {
+    dir = d;
+  } else {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void*>(&ct_library_load), &info) || !info.dli_fname) return;
+    dir = info.dli_fname;
+    const size_t slash = dir.rfind('/');
+    dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
+  }
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::string> names;
+  while (const dirent* e = readdir(d)) {
+    const std::string n = e->d_name;
+    const std::string pre = "libctensor_", suf = ".so";
+    if (n.size() > pre.size() + suf.size() && n.compare(0, pre.size(), pre) == 0 &&
+        n.compare(n.size() - suf.size(), suf.size(), suf) == 0)
+      names.push_back(n);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names) {
+    const std::string p = dir + "/" + n;
+    Library* lib = nullptr;
+    if (CTStatus s = load_library(p.c_str(), CT_LIBRARY_MODULE, &lib)) record_failure(p.c_str(), s, CT_LIBRARY_MODULE);
+  }
 }
 
 }  // namespace
@@ -119,6 +159,8 @@ CTStatus library_gone(const char* fn, const Library* lib) {
 }
 
 void load_plugin_path() {
+  load_modules();
+  clear_error();
   const char* env = std::getenv("CT_PLUGIN_PATH");
   if (!env) return;
   const std::string list = env;
@@ -129,11 +171,54 @@ void load_plugin_path() {
     const std::string p = list.substr(at, end - at);
     at = end + 1;
     if (p.empty()) continue;
-    CTLibrary* lib = nullptr;
-    if (CTStatus s = ct_library_load(p.c_str(), &lib)) record_failure(p.c_str(), s);
+    Library* lib = nullptr;
+    if (CTStatus s = load_library(p.c_str(), CT_LIBRARY_PLUGIN_PATH, &lib)) record_failure(p.c_str(), s, CT_LIBRARY_PLUGIN_PATH);
   }
   clear_error();
 }
+
+// ct_library_load's work; origin says who asked (CTLibraryOrigin).
+CTStatus load_library(const char* path, int32_t origin, Library** out) {
+  std::lock_guard<std::recursive_mutex> lock(g_load_mu);
+  if (t_loading)
+    return fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: %s: called from ct_plugin_init of %s (plugins load one at a time)",
+                    path, t_loading->path.c_str());
+  char real[PATH_MAX];
+  if (!realpath(path, real)) return fail(CT_ERR_NOT_FOUND, "ct_library_load: %s: no such file", path);
+  for (const Library* o : *g_loaded)
+    if (o->path == real)
+      return fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: %s is loaded already (as plugin \"%s\")", real,
+                      o->name.c_str());
+  dlerror();
+  void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    return fail(CT_ERR_NOT_FOUND, "ct_library_load: cannot load %s: %s", real, e ? e : "dlopen failed");
+  }
+  CTPluginInitFn init = reinterpret_cast<CTPluginInitFn>(dlsym(h, CT_PLUGIN_INIT_SYMBOL));
+  if (!init) {
+    dlclose(h);
+    return fail(CT_ERR_NOT_FOUND, "ct_library_load: %s exports no %s (the plugin entry point, see plugin.h)", real,
+                    CT_PLUGIN_INIT_SYMBOL);
+  }
+  Library* lib = new Library;
+  lib->path = real;
+  lib->origin = origin;
+  lib->handle = h;
+  lib->fini = reinterpret_cast<CTPluginFiniFn>(dlsym(h, CT_PLUGIN_FINI_SYMBOL));
+  if (CTStatus s = init_library(lib, init)) {
+    drop_staged_backends();
+    drop_staged_ops();
+    dlclose(h);
+    delete lib;
+    return s;
+  }
+  lib->loaded.store(true, std::memory_order_release);
+  g_loaded->push_back(lib);
+  *out = lib;
+  return CT_OK;
+}
+
 
 }  // namespace ct
 
@@ -142,43 +227,9 @@ extern "C" {
 CT_API CTStatus ct_library_load(const char* path, CTLibrary** out) {
   CT_API_BEGIN("ct_library_load")
   if (!path || !out) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: path and lib must not be NULL");
-  ct::find_backend(CT_CPU);  // the built-ins register first
-  std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
-  if (ct::t_loading)
-    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: %s: called from ct_plugin_init of %s (plugins load one at a time)",
-                    path, ct::t_loading->path.c_str());
-  char real[PATH_MAX];
-  if (!realpath(path, real)) return ct::fail(CT_ERR_NOT_FOUND, "ct_library_load: %s: no such file", path);
-  for (const ct::Library* o : *ct::g_loaded)
-    if (o->path == real)
-      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: %s is loaded already (as plugin \"%s\")", real,
-                      o->name.c_str());
-  dlerror();
-  void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char* e = dlerror();
-    return ct::fail(CT_ERR_NOT_FOUND, "ct_library_load: cannot load %s: %s", real, e ? e : "dlopen failed");
-  }
-  CTPluginInitFn init = reinterpret_cast<CTPluginInitFn>(dlsym(h, CT_PLUGIN_INIT_SYMBOL));
-  if (!init) {
-    dlclose(h);
-    return ct::fail(CT_ERR_NOT_FOUND, "ct_library_load: %s exports no %s (the plugin entry point, see plugin.h)", real,
-                    CT_PLUGIN_INIT_SYMBOL);
-  }
-  ct::Library* lib = new ct::Library;
-  lib->path = real;
-  lib->handle = h;
-  lib->fini = reinterpret_cast<CTPluginFiniFn>(dlsym(h, CT_PLUGIN_FINI_SYMBOL));
-  if (CTStatus s = ct::init_library(lib, init)) {
-    ct::drop_staged_backends();
-    ct::drop_staged_ops();
-    dlclose(h);
-    delete lib;
-    return s;
-  }
-  lib->loaded.store(true, std::memory_order_release);
-  ct::g_records->push_back(lib);
-  ct::g_loaded->push_back(lib);
+  ct::find_backend(CT_CPU);  // the built-ins (and modules, CT_PLUGIN_PATH) register first
+  ct::Library* lib = nullptr;
+  if (CTStatus s = ct::load_library(path, CT_LIBRARY_LOADED, &lib)) return s;
   *out = reinterpret_cast<CTLibrary*>(lib);
   return CT_OK;
   CT_API_END()
@@ -219,6 +270,7 @@ CT_API CTStatus ct_library_info(const CTLibrary* handle, CTLibraryInfo* info) {
   full.num_devices = lib->num_devices;
   full.num_kernel_tables = lib->num_kernel_tables;
   full.loaded = lib->loaded.load(std::memory_order_acquire) ? 1 : 0;
+  full.origin = lib->origin;
   ct::copy_struct_out(info, full);
   return CT_OK;
   CT_API_END()
@@ -261,6 +313,7 @@ CT_API CTStatus ct_library_failure(int32_t index, CTLibraryFailure* out) {
   CTLibraryFailure full;
   std::memset(&full, 0, sizeof full);
   full.status = f.status;
+  full.origin = f.origin;
   std::snprintf(full.path, sizeof full.path, "%s", f.path.c_str());
   std::snprintf(full.message, sizeof full.message, "%s", f.message.c_str());
   ct::copy_struct_out(out, full);

@@ -12,8 +12,8 @@
 
 namespace ct {
 
-// One loaded (or once loaded) plugin. Records are never freed: registry
-// snapshots that a call may still read point at them.
+// One loaded plugin. The record lives until its last reference is gone and
+// no call can still read it from an old registry snapshot (epoch.h).
 struct Library {
   // 1 while loaded, plus one per call in flight on its code and per plan
   // one of its kernel tables made. The one that drops it to 0 closes it.
@@ -23,6 +23,7 @@ struct Library {
   CTPluginFiniFn fini = nullptr;
   std::string path, name, version;
   uint32_t abi_version = 0;
+  int32_t origin = CT_LIBRARY_LOADED;  // CTLibraryOrigin
   int32_t num_ops = 0, num_devices = 0, num_kernel_tables = 0;
 };
 
@@ -47,9 +48,13 @@ inline CTStatus pinned(const char* fn, const Library* lib, F&& f) {
   return s;
 }
 
-// Loads the ':'-separated plugins of CT_PLUGIN_PATH once, after the
-// built-in backends registered (core calls it at first use).
+// Loads the modules (libctensor_*.so next to libctensor, or in
+// CT_MODULE_DIR; none with CT_NO_MODULES=1), then the ':'-separated plugins
+// of CT_PLUGIN_PATH, once, after the built-in backends registered (core
+// calls it at first use). What does not load is recorded with its reason.
 void load_plugin_path();
+// ct_library_load's work; origin is a CTLibraryOrigin.
+CTStatus load_library(const char* path, int32_t origin, Library** out);
 
 }  // namespace ct
 

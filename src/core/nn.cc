@@ -24,7 +24,7 @@
 
 
 struct CTPlan {
-  const CTKernelInterface* kern = nullptr;
+  CTKernelInterface kern;  // a copy: the registry's backends may be replaced while the plan lives
   void* impl = nullptr;  // nullptr when every output is empty: nothing to run
   bool k_zero = false;   // a matmul with K = 0: out = act(bias or 0), no backend plan
   ct::NNCall call;       // descriptors; t[] point into sig below
@@ -37,7 +37,7 @@ struct CTPlan {
   } sig[8];
   const ct::Library* owner = nullptr;  // pinned while the plan lives (a plugin's plan keeps its code loaded)
   ~CTPlan() {
-    if (impl) kern->nn_plan_destroy(impl);
+    if (impl) kern.nn_plan_destroy(impl);
     if (owner) ct::unpin(owner);
   }
 };
@@ -73,7 +73,7 @@ CTStatus make_plan(const NNCall& c, const CTKernelInterface* k, void* stream, st
   if (c.owner && !pin(c.owner)) return library_gone(c.fn, c.owner);
   std::unique_ptr<CTPlan> p(new CTPlan);
   p->owner = c.owner;
-  p->kern = k;
+  p->kern = *k;
   p->call = c;
   for (int i = 0; i < kMaxTensors; ++i) {
     CTPlan::Sig& s = p->sig[i];
@@ -255,7 +255,7 @@ CTStatus run_plan(const char* fn, const CTPlan* p, const CTensor* const* t, void
   if (!p->impl) return CT_OK;
   CTNNCall kc = backend_call(p->call, t, stream);
   kc.fn = fn;
-  return p->kern->nn_plan_execute(p->impl, &kc, ws, ws_bytes);
+  return p->kern.nn_plan_execute(p->impl, &kc, ws, ws_bytes);
 }
 
 CTStatus nn_direct(const char* fn, int32_t op, const void* desc, const CTensor* const* t, int32_t num, void* ws,
@@ -443,8 +443,8 @@ namespace {
 const char* generic_name(bool query, int32_t op) {
   static const struct Names {
     std::vector<std::string> q, r;
-    Names() {  // the built-ins: plugin ops come and go (an unloaded one has no OpDef)
-      for (int32_t i = 0; i < builtin_op_count(); ++i) {
+    Names() {
+      for (int32_t i = 0; i < builtin_op_count(); ++i) {  // plugin ops: the plain names
         q.push_back(std::string("ct_nn_workspace_size(") + op_def(i)->name + ")");
         r.push_back(std::string("ct_nn(") + op_def(i)->name + ")");
       }

@@ -16,6 +16,9 @@ using Shape = char[24 * CT_MAX_NDIM + 4];
 
 // A validated NN call inside core: the plugin.h call plus storage for the
 // descriptor it points to (copied at full size, defaults applied).
+// The largest descriptor a plugin's NN op may have (CT_DESC_CUSTOM).
+constexpr size_t kMaxCustomDesc = 256;
+
 struct NNCall {
   const char* fn;
   int32_t op;
@@ -29,6 +32,8 @@ struct NNCall {
   CTPool2dDesc pool;
   CTBatchNormDesc bn;
   CTLayerNormDesc ln;
+  unsigned char custom[kMaxCustomDesc];  // a plugin op's descriptor (CT_DESC_CUSTOM), custom_size bytes
+  size_t custom_size;
   const Library* owner;  // the plugin library of the kernel table that runs it (NULL: built in)
 };
 

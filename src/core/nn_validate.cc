@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "core/backends.h"
 #include "core/error.h"
+#include "core/library.h"
 #include "core/nn_internal.h"
 #include "core/plugin_ops.h"
 #include "core/registry.h"
@@ -34,7 +36,10 @@ const Names& names_of(int32_t op) {
       for (int32_t op = 0; op < CT_OP_END_; ++op) n[op] = names_from(op_def(op));
     }
   } table;
-  return table.n[op];
+  if (op < CT_OP_END_) return table.n[op];
+  thread_local Names plugin;  // a plugin op's (valid until this thread asks for another)
+  plugin = names_from(op_def(op));
+  return plugin;
 }
 
 
@@ -150,6 +155,15 @@ CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c) {
       if (c->ln.normalized_ndim == 0) c->ln.normalized_ndim = 1;
       return check_epsilon(fn, c->ln.epsilon);
     }
+    case CT_DESC_CUSTOM: {  // a plugin op's: bytes only the plugin reads
+      const size_t size = (size_t)op_def(op)->desc_size;
+      if (!desc) return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc is NULL but %s takes a %zu-byte descriptor", fn,
+                             op_def(op)->name, size);
+      std::memcpy(c->custom, desc, size);
+      c->custom_size = size;
+      return CT_OK;
+    }
+    case CT_DESC_NONE: return CT_OK;  // a plugin op without a descriptor
     default:
       return fail(CT_ERR_INTERNAL, "%s: %s has descriptor type %d, which core does not know", fn, op_def(op)->name,
                   op_def(op)->desc_type);
@@ -164,6 +178,7 @@ const void* desc_of(const NNCall& c, size_t* size) {
     case CT_DESC_POOL2D: *size = sizeof c.pool; return &c.pool;
     case CT_DESC_BATCH_NORM: *size = sizeof c.bn; return &c.bn;
     case CT_DESC_LAYER_NORM: *size = sizeof c.ln; return &c.ln;
+    case CT_DESC_CUSTOM: *size = c.custom_size; return c.custom;
     default: *size = 0; return nullptr;
   }
 }
@@ -570,6 +585,35 @@ CTStatus shapes_norm(const char* fn, const NNCall* c, const Names& n, const CTen
   return CT_OK;
 }
 
+// A plugin op: its output_shape callback says each output's shape; its
+// outputs have the data dtype (CT_OUTPUT_SAME) unless their role says more.
+CTStatus shapes_custom(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, Expect* e) {
+  const OpDef* def = op_def(c->op);
+  for (int i = n.inputs; i < n.count; ++i) {
+    int64_t shape[CT_MAX_NDIM];
+    int32_t nd = -1;
+    size_t dsize = 0;
+    const void* desc = desc_of(*c, &dsize);
+    const CTStatus s = pinned(fn, def->owner, [&] {
+      return def->output_shape(desc, t, n.inputs, i - n.inputs, shape, &nd);
+    });
+    if (s) {
+      const std::string why = ct_last_error();
+      return fail(s, "%s: %s: %s", fn, def->name, why.c_str());
+    }
+    if (nd < 0 || nd > CT_MAX_NDIM)
+      return fail(CT_ERR_BACKEND, "%s: %s: the plugin's output_shape gave ndim=%d for %s", fn, def->name, nd, n.name[i]);
+    for (int32_t d = 0; d < nd; ++d)
+      if (shape[d] < 0)
+        return fail(CT_ERR_BACKEND, "%s: %s: the plugin's output_shape gave a negative extent for %s", fn, def->name,
+                    n.name[i]);
+    set_expect(&e[i], nd, shape, n.role[i] == CT_ROLE_INDEX ? (int32_t)CT_DT_INT64
+                                 : n.role[i] == CT_ROLE_STAT ? (int32_t)CT_DT_FLOAT32 : c->dt,
+               "the plugin's output_shape");
+  }
+  return CT_OK;
+}
+
 CTStatus nn_shapes(const char* fn, const NNCall* c, const CTensor* const* t, const int64_t* hint, Expect* e) {
   const OpDef* def = op_def(c->op);
   const Names& n = names_of(c->op);
@@ -582,6 +626,7 @@ CTStatus nn_shapes(const char* fn, const NNCall* c, const CTensor* const* t, con
     case CT_SHAPE_POOL2D:
     case CT_SHAPE_POOL2D_BACKWARD: return shapes_pool(fn, c, n, t, hint, e);
     case CT_SHAPE_NORM: return shapes_norm(fn, c, n, t, e);
+    case CT_SHAPE_CUSTOM: return shapes_custom(fn, c, n, t, e);
     default:
       return fail(CT_ERR_INTERNAL, "%s: %s has shape rule %d, which core's NN shape rules do not know", fn, def->name,
                   def->shape_rule);

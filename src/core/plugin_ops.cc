@@ -16,6 +16,7 @@
 #include "core/backends.h"
 #include "core/error.h"
 #include "core/library.h"
+#include "core/nn_internal.h"
 
 namespace ct {
 namespace {
@@ -56,6 +57,33 @@ int32_t count_names(const char* s) {
   return n;
 }
 
+// An NN-kind op: tensors, descriptor and the shape callback.
+CTStatus check_nn(const CTOpDesc* d, const OpDef& def) {
+  const char* fn = "register_op";
+  if (def.num_tensors > CT_NN_MAX_TENSORS)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": %d tensor arguments, at most %d", fn, d->name,
+                def.num_tensors, CT_NN_MAX_TENSORS);
+  if (d->num_params != 0)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": NN ops take a descriptor, not params (num_params=%d)", fn,
+                d->name, d->num_params);
+  if (d->shape_rule != CT_SHAPE_CUSTOM || !d->output_shape)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": an NN plugin op needs shape_rule=CT_SHAPE_CUSTOM and an "
+                                         "output_shape callback", fn, d->name);
+  const bool none = d->desc_type == CT_DESC_NONE && d->desc_size == 0;
+  const bool custom = d->desc_type == CT_DESC_CUSTOM && d->desc_size >= 1 && d->desc_size <= kMaxCustomDesc;
+  if (!none && !custom)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": desc_type=%d desc_size=%zu: an NN plugin op has "
+                                         "CT_DESC_CUSTOM with 1..%zu bytes, or CT_DESC_NONE with 0",
+                fn, d->name, d->desc_type, d->desc_size, kMaxCustomDesc);
+  if (d->output_dtype != CT_OUTPUT_SAME && d->output_dtype != CT_OUTPUT_NN)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": output_dtype=%d; NN plugin ops have CT_OUTPUT_SAME or "
+                                         "CT_OUTPUT_NN (roles decide)", fn, d->name, d->output_dtype);
+  if (d->inplace != 0)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": NN ops do not run in place (inplace=%d)", fn, d->name,
+                d->inplace);
+  return CT_OK;
+}
+
 // The kind's arity, parameters, shape rule and output rules, as the
 // built-in rows of that kind have them.
 CTStatus check_kind(const CTOpDesc* d, const OpDef& def) {
@@ -70,11 +98,7 @@ CTStatus check_kind(const CTOpDesc* d, const OpDef& def) {
     case CT_KIND_ALONG_AXIS: break;
     case CT_KIND_CAST:
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": kind cast has exactly one op (cast)", fn, d->name);
-    case CT_KIND_NN:
-      return fail(CT_ERR_UNSUPPORTED,
-                  "%s: op \"%s\": NN-kind plugin ops (a custom descriptor and shape rule) are not supported by this "
-                  "library yet; elementwise, binary, reduce and along-axis kinds are",
-                  fn, d->name);
+    case CT_KIND_NN: return check_nn(d, def);
     default:
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": kind=%d is not a CT_KIND_*", fn, d->name, d->kind);
   }
@@ -106,7 +130,8 @@ bool same_row(const PluginOp& p, const CTOpDesc* d) {
   const OpDef& o = p.def;
   return p.name == d->name && o.kind == d->kind && o.num_params == d->num_params &&
          p.param_names == d->param_names && p.tensors == d->tensors && o.dtypes == d->dtype_mask &&
-         o.output == d->output_dtype && o.inplace == d->inplace && o.shape_rule == d->shape_rule;
+         o.output == d->output_dtype && o.inplace == d->inplace && o.shape_rule == d->shape_rule &&
+         (d->kind != CT_KIND_NN || (o.desc_type == d->desc_type && o.desc_size == (int32_t)d->desc_size));
 }
 
 bool name_taken(const char* name) {
@@ -184,8 +209,8 @@ CTStatus register_op(const CTOpDesc* d, int32_t* op) {
     o.output = d->output_dtype;
     o.inplace = d->inplace;
     o.shape_rule = d->shape_rule;
-    o.desc_type = CT_DESC_NONE;
-    o.desc_size = 0;
+    o.desc_type = d->kind == CT_KIND_NN ? d->desc_type : CT_DESC_NONE;
+    o.desc_size = d->kind == CT_KIND_NN ? (int32_t)d->desc_size : 0;
     o.tensor_names = q->names;
     o.id = id;
     next->push_back(q);

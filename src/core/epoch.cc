@@ -1,0 +1,82 @@
+// epoch.cc — the reader slots and the retired list of epoch-based
+// reclamation (epoch.h).
+#include "core/epoch.h"
+
+#include <mutex>
+#include <vector>
+
+namespace ct {
+
+std::atomic<uint64_t> g_epoch{1};
+
+namespace {
+
+std::atomic<ReaderSlot*> g_slots{nullptr};  // a list that only grows; slots are reused
+
+// Gives the slot back when its thread exits.
+struct SlotOwner {
+  ReaderSlot* slot = nullptr;
+  ~SlotOwner() {
+    if (!slot) return;
+    slot->depth = 0;
+    slot->epoch.store(0, std::memory_order_release);
+    slot->used.store(false, std::memory_order_release);
+    t_reader_slot = nullptr;
+  }
+};
+thread_local SlotOwner t_owner;
+
+ReaderSlot* acquire_slot() {
+  for (ReaderSlot* s = g_slots.load(std::memory_order_acquire); s; s = s->next) {
+    bool expected = false;
+    if (!s->used.load(std::memory_order_relaxed) &&
+        s->used.compare_exchange_strong(expected, true, std::memory_order_acq_rel))
+      return s;
+  }
+  ReaderSlot* s = new ReaderSlot;  // never freed: reachable from g_slots
+  s->used.store(true, std::memory_order_relaxed);
+  ReaderSlot* head = g_slots.load(std::memory_order_relaxed);
+  do {
+    s->next = head;
+  } while (!g_slots.compare_exchange_weak(head, s, std::memory_order_release, std::memory_order_relaxed));
+  return s;
+}
+
+struct Retired {
+  void* p;
+  void (*del)(void*);
+  uint64_t tag;  // the epoch it was retired in
+};
+std::mutex g_retired_mu;
+std::vector<Retired>* g_retired = new std::vector<Retired>;  // never destroyed: exit may race readers
+
+}  // namespace
+
+__thread ReaderSlot* t_reader_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+
+ReaderSlot* acquire_reader_slot() {
+  if (!t_owner.slot) t_owner.slot = acquire_slot();  // t_owner gives it back at thread exit
+  t_reader_slot = t_owner.slot;
+  return t_owner.slot;
+}
+
+void retire(void* p, void (*del)(void*)) {
+  std::lock_guard<std::mutex> lock(g_retired_mu);
+  // Sections that start after this increment read the registry published
+  // before it, so they cannot see p.
+  const uint64_t tag = g_epoch.fetch_add(1, std::memory_order_seq_cst);
+  if (p) g_retired->push_back(Retired{p, del, tag});
+  uint64_t oldest = UINT64_MAX;  // the oldest open section
+  for (ReaderSlot* s = g_slots.load(std::memory_order_acquire); s; s = s->next) {
+    const uint64_t e = s->epoch.load(std::memory_order_seq_cst);
+    if (e != 0 && e < oldest) oldest = e;
+  }
+  size_t kept = 0;
+  for (Retired& r : *g_retired) {
+    if (r.tag < oldest) r.del(r.p);  // every open section began after r was replaced
+    else (*g_retired)[kept++] = r;
+  }
+  g_retired->resize(kept);
+}
+
+}  // namespace ct

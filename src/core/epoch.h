@@ -1,0 +1,58 @@
+// epoch.h — safe reclamation of what registrations replace (registry
+// snapshots, backends, their caches): every entry point is a read section
+// that records the epoch it started in; a replaced object is freed once no
+// section that could have seen it is still open (epoch-based reclamation).
+// Readers pay one atomic exchange per call and never wait; writers
+// (registrations, plugin loads and unloads) never wait either.
+#ifndef CTENSOR_SRC_CORE_EPOCH_H_
+#define CTENSOR_SRC_CORE_EPOCH_H_
+
+#include <atomic>
+#include <cstdint>
+
+namespace ct {
+
+// One per thread that ever entered the library (reused after it exits).
+struct ReaderSlot {
+  std::atomic<uint64_t> epoch{0};  // 0: outside any section
+  std::atomic<bool> used{false};
+  ReaderSlot* next = nullptr;
+  int depth = 0;  // nested sections (an entry point calling another)
+};
+
+extern std::atomic<uint64_t> g_epoch;
+
+// This thread's slot: a plain TLS pointer (initial-exec: one load, no
+// __tls_get_addr or init guard on the hot path), set on the thread's first call.
+extern __thread ReaderSlot* t_reader_slot __attribute__((tls_model("initial-exec")));
+ReaderSlot* acquire_reader_slot();
+inline ReaderSlot* reader_slot() {
+  ReaderSlot* s = t_reader_slot;
+  return s ? s : acquire_reader_slot();
+}
+
+// Open for the whole of an entry point (CT_API_BEGIN opens one).
+class ReadSection {
+ public:
+  ReadSection() : s_(reader_slot()) {
+    // The exchange is a full barrier: the registry loads below see every
+    // object published before the epoch we record.
+    if (s_->depth++ == 0) s_->epoch.exchange(g_epoch.load(std::memory_order_acquire), std::memory_order_seq_cst);
+  }
+  ~ReadSection() {
+    if (--s_->depth == 0) s_->epoch.store(0, std::memory_order_release);
+  }
+  ReadSection(const ReadSection&) = delete;
+  ReadSection& operator=(const ReadSection&) = delete;
+
+ private:
+  ReaderSlot* s_;
+};
+
+// Frees p with del once every section open now has closed. Call after the
+// object became unreachable from the published registry.
+void retire(void* p, void (*del)(void*));
+
+}  // namespace ct
+
+#endif  // CTENSOR_SRC_CORE_EPOCH_H_
