@@ -250,7 +250,7 @@ CTStatus k_zero_matmul(const CTPlan* p, const CTensor* const* t, void* stream) {
 CTStatus run_plan(const char* fn, const CTPlan* p, const CTensor* const* t, void* ws, size_t ws_bytes, void* stream) {
   if (ws_bytes < p->workspace || (p->workspace && !ws))
     return fail(CT_ERR_WORKSPACE_TOO_SMALL, "%s: %s needs a workspace of %zu bytes, got %zu bytes at %p (ask %s_workspace_size)",
-                fn, op_def(p->call.op)->name, p->workspace, ws ? ws_bytes : (size_t)0, ws, fn);
+                fn, op_def_any(p->call.op)->name, p->workspace, ws ? ws_bytes : (size_t)0, ws, fn);
   if (p->k_zero) return k_zero_matmul(p, t, stream);
   if (!p->impl) return CT_OK;
   CTNNCall kc = backend_call(p->call, t, stream);

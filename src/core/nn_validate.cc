@@ -38,7 +38,7 @@ const Names& names_of(int32_t op) {
   } table;
   if (op < CT_OP_END_) return table.n[op];
   thread_local Names plugin;  // a plugin op's (valid until this thread asks for another)
-  plugin = names_from(op_def(op));
+  plugin = names_from(op_def_any(op));
   return plugin;
 }
 
@@ -93,7 +93,7 @@ CTStatus dilated_extent(const char* fn, const char* dil_name, int64_t dil, const
 }
 
 CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c) {
-  switch (op_def(op)->desc_type) {
+  switch (op_def_any(op)->desc_type) {
     case CT_DESC_MATMUL: {
       if (CTStatus s = load_desc(fn, desc, &c->matmul)) return s;
       return check_activation(fn, c->matmul.activation);
@@ -156,23 +156,24 @@ CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c) {
       return check_epsilon(fn, c->ln.epsilon);
     }
     case CT_DESC_CUSTOM: {  // a plugin op's: bytes only the plugin reads
-      const size_t size = (size_t)op_def(op)->desc_size;
+      const size_t size = (size_t)op_def_any(op)->desc_size;
       if (!desc) return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc is NULL but %s takes a %zu-byte descriptor", fn,
-                             op_def(op)->name, size);
+                             op_def_any(op)->name, size);
       std::memcpy(c->custom, desc, size);
       c->custom_size = size;
       return CT_OK;
     }
     case CT_DESC_NONE: return CT_OK;  // a plugin op without a descriptor
     default:
-      return fail(CT_ERR_INTERNAL, "%s: %s has descriptor type %d, which core does not know", fn, op_def(op)->name,
-                  op_def(op)->desc_type);
+      return fail(CT_ERR_INTERNAL, "%s: %s has descriptor type %d, which core does not know", fn,
+                  op_def_any(op)->name, op_def_any(op)->desc_type);
   }
 }
 
 // The descriptor inside c for c's op (what backends and the plan cache see).
 const void* desc_of(const NNCall& c, size_t* size) {
-  switch (op_def(c.op)->desc_type) {
+  const OpDef* d = op_def_any(c.op);  // a plugin op's even once unloaded (a plan outlives its library)
+  switch (d ? d->desc_type : (int32_t)CT_DESC_NONE) {
     case CT_DESC_MATMUL: *size = sizeof c.matmul; return &c.matmul;
     case CT_DESC_CONV2D: *size = sizeof c.conv; return &c.conv;
     case CT_DESC_POOL2D: *size = sizeof c.pool; return &c.pool;
@@ -364,7 +365,7 @@ struct ExtentName {
 CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, const int64_t* hint,
                      Expect* e) {
   const CTConv2dDesc& d = c->conv;
-  const int32_t rule = op_def(c->op)->shape_rule;
+  const int32_t rule = op_def_any(c->op)->shape_rule;
   const int ix = rule == CT_SHAPE_CONV2D_BACKWARD_DATA ? 2 : 0;
   const int iw = rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT ? 2 : 1;
   const int iy = rule == CT_SHAPE_CONV2D ? 3 : rule == CT_SHAPE_CONV2D_BACKWARD_DATA ? 0 : 1;
@@ -481,7 +482,7 @@ CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTen
 CTStatus shapes_pool(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, const int64_t* hint,
                      Expect* e) {
   const CTPool2dDesc& d = c->pool;
-  const bool fwd = op_def(c->op)->shape_rule == CT_SHAPE_POOL2D;
+  const bool fwd = op_def_any(c->op)->shape_rule == CT_SHAPE_POOL2D;
   const int ix = fwd ? 0 : n.count - 1, iy = fwd ? 1 : 0;
   int ii = -1;
   for (int i = 0; i < n.count; ++i)
@@ -550,7 +551,7 @@ CTStatus shapes_pool(const char* fn, const NNCall* c, const Names& n, const CTen
 // also takes them with those axes kept as 1); scale and shift one value per
 // channel or the normalized axes' shape.
 CTStatus shapes_norm(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, Expect* e) {
-  const bool ln = op_def(c->op)->desc_type == CT_DESC_LAYER_NORM;
+  const bool ln = op_def_any(c->op)->desc_type == CT_DESC_LAYER_NORM;
   const CTensor* x = t[0];
   int64_t stat_shape[CT_MAX_NDIM], ch_shape[CT_MAX_NDIM];
   int32_t stat_nd, ch_nd;
@@ -588,7 +589,7 @@ CTStatus shapes_norm(const char* fn, const NNCall* c, const Names& n, const CTen
 // A plugin op: its output_shape callback says each output's shape; its
 // outputs have the data dtype (CT_OUTPUT_SAME) unless their role says more.
 CTStatus shapes_custom(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, Expect* e) {
-  const OpDef* def = op_def(c->op);
+  const OpDef* def = op_def_any(c->op);
   for (int i = n.inputs; i < n.count; ++i) {
     int64_t shape[CT_MAX_NDIM];
     int32_t nd = -1;
@@ -615,7 +616,7 @@ CTStatus shapes_custom(const char* fn, const NNCall* c, const Names& n, const CT
 }
 
 CTStatus nn_shapes(const char* fn, const NNCall* c, const CTensor* const* t, const int64_t* hint, Expect* e) {
-  const OpDef* def = op_def(c->op);
+  const OpDef* def = op_def_any(c->op);
   const Names& n = names_of(c->op);
   for (int i = 0; i < n.count; ++i) e[i] = Expect();
   switch (def->shape_rule) {
@@ -637,7 +638,7 @@ CTStatus nn_shapes(const char* fn, const NNCall* c, const CTensor* const* t, con
 // the extents the inputs leave open.
 CTStatus check_shapes(const char* fn, const NNCall* c, const Names& n) {
   int64_t hint[2] = {0, 0};
-  const int32_t rule = op_def(c->op)->shape_rule;
+  const int32_t rule = op_def_any(c->op)->shape_rule;
   const int ih = rule == CT_SHAPE_CONV2D_BACKWARD_DATA || rule == CT_SHAPE_POOL2D_BACKWARD ? n.count - 1
                  : rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT                              ? 2
                                                                                         : -1;
@@ -725,7 +726,10 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, def->name, dtype_name(dt), def->dtype_rule);
   {
     const CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, CT_KIND_NN, dt, dt, c->device_id};
-    if (CTStatus s = find_kernels(backend, q, kern)) return s;
+    if (CTStatus s = find_kernels(backend, q, kern)) {
+      // A plugin op unloaded since the check above took its kernel table with it.
+      return def->owner && !op_def(op) ? no_op(fn, op) : s;
+    }
     c->owner = owner_of(backend, *kern);
   }
   // shapes, by the op's shape rule

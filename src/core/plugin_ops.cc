@@ -287,6 +287,11 @@ int32_t plugin_op_ids() {
   return l ? (int32_t)l->size() : 0;
 }
 
+const OpDef* plugin_op_def_any(int32_t op) {
+  PluginOp* p = plugin_op(op);
+  return p ? &p->def : nullptr;
+}
+
 const OpDef* plugin_op_def_live(int32_t op) {
   PluginOp* p = plugin_op(op);
   return p && p->live.load(std::memory_order_acquire) ? &p->def : nullptr;

@@ -26,6 +26,9 @@ void retire_ops(const Library* lib);
 // Plugin op ids given so far; a live plugin op by id, or nullptr.
 int32_t plugin_op_ids();
 const OpDef* plugin_op_def_live(int32_t op);
+// A plugin op's record whether live or not (records are never freed), or
+// nullptr for an id no plugin op has.
+const OpDef* plugin_op_def_any(int32_t op);
 
 // CT_ERR_NOT_FOUND for an op id that names no op: "not an op id (0..N)",
 // or "was unloaded with its library" for a plugin op.

@@ -176,6 +176,11 @@ const OpDef* op_def(int32_t op) {
   return op >= kNumOps ? plugin_op_def_live(op) : nullptr;
 }
 
+const OpDef* op_def_any(int32_t op) {
+  if ((uint32_t)op < (uint32_t)kNumOps) return &table().defs[op];
+  return op >= kNumOps ? plugin_op_def_any(op) : nullptr;
+}
+
 int32_t builtin_op_count() { return kNumOps; }
 
 int32_t op_count() { return kNumOps + plugin_op_ids(); }

@@ -46,6 +46,11 @@ struct OpDef {
 
 // nullptr if op is not a valid id (or a plugin op whose library is unloaded).
 const OpDef* op_def(int32_t op);
+// The record of an op that op_def(op) found: live or not. For code after a
+// call's check, which a plugin's unload may race: a plugin op's record
+// outlives its library (the call then fails where it runs the plugin's code,
+// with CT_ERR_NOT_FOUND, instead of reading NULL).
+const OpDef* op_def_any(int32_t op);
 // Ops the library knows (ids 0 .. op_count() - 1): the built-ins, then
 // every id a plugin op was given (unloaded ones included: ids are not reused).
 int32_t op_count();
