@@ -21,8 +21,8 @@
 
 /** y = relu(alpha * a @ b + bias): a (M, K), b (K, N), bias (N,) or absent,
  *  y (M, N); float32. NN kind: ct_nn, ct_nn_workspace_size, ct_plan_create
- *  with the tensors {a, b, bias or NULL, y} and a CTGemmReluDesc (NULL:
- *  alpha 1). */
+ *  with the tensors {a, b, bias or NULL, y} and a CTGemmReluDesc (core
+ *  copies sizeof(CTGemmReluDesc) bytes from it: not NULL). */
 #define CUSTOM_OPS_GEMM_RELU "gemm_relu"
 
 /** The descriptor of gemm_relu. */
