@@ -444,7 +444,9 @@ const char* generic_name(bool query, int32_t op) {
   static const struct Names {
     std::vector<std::string> q, r;
     Names() {
-      for (int32_t i = 0; i < op_count(); ++i) {
+      // the built-ins only: a plugin op's id may name no op (unloaded) and
+      // is never an NN op (register_op refuses that kind)
+      for (int32_t i = 0; i < builtin_op_count(); ++i) {
         q.push_back(std::string("ct_nn_workspace_size(") + op_def(i)->name + ")");
         r.push_back(std::string("ct_nn(") + op_def(i)->name + ")");
       }
