@@ -5,8 +5,11 @@
 // reference domain (double / int64) and a tensor of any dtype with ct_cast,
 // so inputs of half types are exactly the values the op sees. Output shapes
 // and dtypes come from the library's shape query (ct_op_output_info). An op
+// a plugin added is compared with the reference that plugin registered
+// (ct_op_reference, on host tensors of the dtypes under test). An op
 // without a reference is a failure, never a pass.
 #include <ctensor/ctensor.h>
+#include <ctensor/plugin.h>
 #include <reference.h>
 
 #include <algorithm>
@@ -257,9 +260,10 @@ std::vector<double> params_for(const std::string& name, int num_params, CTDataTy
 // Runs one call on the device and the reference, compares the outputs.
 class Checker {
  public:
-  Checker(const Device& dev, const CTOpInfo& info, CTDataType dt, uint64_t seed, bool quick)
+  // plugin: the op is a plugin's, compared with that plugin's reference
+  Checker(const Device& dev, const CTOpInfo& info, CTDataType dt, uint64_t seed, bool quick, bool plugin)
       : dev_(dev), info_(info), dt_(dt), rng_(seed * 1000003u + (uint64_t)info.op * 131u + dt.code * 17u + dt.bits),
-        quick_(quick) {}
+        quick_(quick), plugin_(plugin) {}
 
   Result run() {
     Result r;
@@ -349,6 +353,75 @@ class Checker {
     return false;
   }
 
+  // A plugin op's reference (ct_op_reference) on `ins` into `ref` (out's
+  // dtype and shape), as docs/writing-a-plugin.md says the tool calls it:
+  // dense row-major host tensors of the dtypes under test; elementwise and
+  // binary inputs already broadcast to out's shape; a reduction's out with
+  // x's rank (1 on the reduced dims, as with keepdims). Along-axis ops
+  // cannot be: ct_op_reference takes no axis.
+  bool plugin_reference(const std::vector<const Array*>& ins, const Tensor& out, const ctref::Call& call, Array* ref,
+                        std::string* why) {
+    const CTDevice host = {CT_CPU, 0};
+    if (info_.kind == CT_KIND_ALONG_AXIS) {
+      *why = "an along-axis plugin op is not checked: ct_op_reference has no axis argument";
+      return false;
+    }
+    const bool reduce = info_.kind == CT_KIND_REDUCE;
+    std::vector<int64_t> oshape = out.shape;
+    if (reduce) {  // x's rank, 1 on the reduced dims
+      const std::vector<int64_t>& xs = ins[0]->shape;
+      const int nd = (int)xs.size();
+      std::vector<bool> red((size_t)nd, call.all_axes);
+      for (int32_t a : call.axes) red[(size_t)(a < 0 ? a + nd : a)] = true;
+      oshape = xs;
+      for (int d = 0; d < nd; ++d)
+        if (red[(size_t)d]) oshape[(size_t)d] = 1;
+    }
+    std::vector<Tensor> t(ins.size() + 1);
+    std::vector<const CTensor*> ptrs;
+    for (size_t k = 0; k < ins.size(); ++k) {
+      Array& a = const_cast<Array&>(*ins[k]);
+      const std::vector<int64_t> shape = reduce ? a.shape : out.shape;
+      t[k] = make_tensor(host, input_dtype((int)k), shape, kDense);
+      // a's values broadcast to `shape` (stride 0 on the broadcast dims), cast to the input's dtype
+      CTensor src = host_view(a);
+      std::vector<int64_t> st(shape.size(), 0);
+      const int off = (int)shape.size() - (int)a.shape.size();
+      int64_t step = 1;
+      for (int d = (int)a.shape.size() - 1; d >= 0; --d) {
+        st[(size_t)(d + off)] = a.shape[(size_t)d] == 1 ? 0 : step;
+        step *= a.shape[(size_t)d];
+      }
+      src.ndim = (int32_t)shape.size();
+      src.shape = t[k].shape.data();
+      src.strides = st.data();
+      if (!t[k].mem->p || ct_cast(&src, &t[k].t, nullptr) != CT_OK) {
+        *why = std::string("the plugin reference's input ") + std::to_string(k) + ": " + ct_last_error();
+        return false;
+      }
+      ptrs.push_back(&t[k].t);
+    }
+    Tensor& o = t.back();
+    o = make_tensor(host, out.t.dtype, oshape, kDense);
+    if (!o.mem->p) {
+      *why = "ct_malloc (host) failed";
+      return false;
+    }
+    ptrs.push_back(&o.t);
+    const CTStatus s = ct_op_reference(info_.op, ptrs.data(), (int32_t)ptrs.size(),
+                                       call.params.empty() ? nullptr : call.params.data(), nullptr);
+    if (s != CT_OK) {
+      *why = std::string("the plugin's reference (ct_op_reference): ") + ct_status_string(s) + ": " + ct_last_error();
+      return false;
+    }
+    if (download(o, *ref) != CT_OK) {
+      *why = std::string("ct_cast (reference download) failed: ") + ct_last_error();
+      return false;
+    }
+    ref->shape = out.shape;  // with keepdims or without: the same elements in the same order
+    return true;
+  }
+
   // The reference of `call` on `ins` into an array like out, compared with out.
   void finish(Result& r, Tensor& out, std::vector<const Array*> ins, ctref::Call& call, const std::string& what) {
     Array got, ref;
@@ -362,7 +435,7 @@ class Checker {
     call.inputs = ins;
     std::string why;
     std::vector<Array*> outs = {&ref};
-    if (!ctref::run(call, outs, &why)) {
+    if (plugin_ ? !plugin_reference(ins, out, call, &ref, &why) : !ctref::run(call, outs, &why)) {
       fail(what + ": " + why);
       return;
     }
@@ -582,6 +655,7 @@ class Checker {
   CTDataType dt_;
   std::mt19937_64 rng_;
   bool quick_;
+  bool plugin_;
   CTDataType cast_target_{};
   std::string error_;
 };
@@ -591,6 +665,7 @@ class Checker {
 int cmd_check(const Options& o) {
   const std::vector<Device> devs = select_devices(o);
   const std::vector<CTOpInfo> reg = registry();
+  const std::map<int32_t, std::string> owner = plugin_of_ops();  // a plugin's op: its own reference
   CTDataType only{};
   const bool one_dtype = !o.dtype.empty() && dtype_from_name(o.dtype, &only);
   const auto t0 = ctprobe::Clock::now();
@@ -630,7 +705,7 @@ int cmd_check(const Options& o) {
   for (const Item& it : items) {
     std::vector<Result> rows;
     for (CTDataType dt : it.dts) {
-      Checker c(*it.dev, *it.info, dt, o.seed, o.quick);
+      Checker c(*it.dev, *it.info, dt, o.seed, o.quick, owner.count(it.info->op) != 0);
       rows.push_back(c.run());
       progress.step(std::string(it.info->name) + " " + dtype_name(dt));
     }

@@ -10,8 +10,11 @@
 // Everything is discovered through the registry (ct_op_count, ct_op_info,
 // ct_op_supported) and ct_device_count/ct_device_info, so new ops, backends
 // and plugins appear here with no change to the tool. A plugin is a shared
-// library exporting `ct_plugin_init` (plugin.h; loaded with ct_library_load) that
-// registers its backend through plugin.h (--plugin, or CT_PLUGIN_PATH).
+// library exporting `ct_plugin_init` (plugin.h; loaded with ct_library_load)
+// that registers ops, kernels and devices through plugin.h (--plugin, or
+// CT_PLUGIN_PATH; docs/writing-a-plugin.md): `info` lists the plugins loaded
+// (and those of CT_PLUGIN_PATH that failed), `ops` marks their ops, `check`
+// compares a plugin op with the reference its plugin registered.
 // Exit status: 0 success, 1 a check failed or a run failed, 2 bad arguments
 // (with the usage), a plugin that does not load included.
 #include <ctensor/ctensor.h>
@@ -46,15 +49,16 @@ const char* kUsage =
     "usage: ctensor [--plugin LIB.so]... <command> [options]\n"
     "\n"
     "commands:\n"
-    "  info     version, ABI, backends, devices and their measured limits\n"
-    "  ops      the op registry by category, with the dtypes each device runs\n"
-    "  check    every op x dtype x device against the reference; non-zero exit on a failure\n"
+    "  info     version, ABI, plugins, backends, devices and their measured limits\n"
+    "  ops      the op registry by category (a plugin's ops marked), with the dtypes each device runs\n"
+    "  check    every op x dtype x device against the reference (a plugin op: its plugin's);\n"
+    "           non-zero exit on a failure\n"
     "  bench    time per call, GB/s or GFLOP/s, and the fraction of the device's measured limit\n"
     "\n"
     "options:\n"
-    "  --plugin LIB   load a backend plugin first: a shared library exporting\n"
-    "                 ct_plugin_init (plugin.h); repeatable, before or after the\n"
-    "                 command; CT_PLUGIN_PATH=a.so:b.so loads more\n"
+    "  --plugin LIB   load a plugin first (ops, kernels, devices): a shared library\n"
+    "                 exporting ct_plugin_init (plugin.h); repeatable, before or\n"
+    "                 after the command; CT_PLUGIN_PATH=a.so:b.so loads more\n"
     "  --device D     cpu, cpu:0, loopback:1 (backend:id), a backend (all its devices) or a device index\n"
     "                 (default: every device)\n"
     "  --op OP        one op by registry name (default: every op)\n"
@@ -89,18 +93,26 @@ void load_plugin(const std::string& path) {
   if (ct_library_load(path.c_str(), &lib) != CT_OK) usage_error("--plugin %s: %s", path.c_str(), ct_last_error());
 }
 
-// Takes every --plugin PATH / --plugin=PATH out of argv (before or after the
-// command) and loads them, after the library loaded those of CT_PLUGIN_PATH
-// (':'-separated; a path there that does not load is a usage error too).
-std::vector<char*> load_plugins(int argc, char** argv) {
-  std::vector<char*> rest;
-  std::vector<std::string> paths;
+// The plugins of CT_PLUGIN_PATH that did not load.
+std::vector<CTLibraryFailure> plugin_failures() {
+  std::vector<CTLibraryFailure> v;
   for (int32_t i = 0, n = ct_library_failure_count(); i < n; ++i) {
     CTLibraryFailure f;
     std::memset(&f, 0, sizeof f);
     f.struct_size = sizeof f;
-    if (ct_library_failure(i, &f) == CT_OK) usage_error("CT_PLUGIN_PATH: %s", f.message);
+    if (ct_library_failure(i, &f) == CT_OK) v.push_back(f);
   }
+  return v;
+}
+
+// Takes every --plugin PATH / --plugin=PATH out of argv (before or after the
+// command) and loads them, after the library loaded those of CT_PLUGIN_PATH
+// (':'-separated; a path there that does not load is a usage error too,
+// except for `info`, which lists it and exits with 2).
+std::vector<char*> load_plugins(int argc, char** argv) {
+  std::vector<char*> rest;
+  std::vector<std::string> paths;
+  const std::vector<CTLibraryFailure> failed = plugin_failures();  // CT_PLUGIN_PATH loads here, first
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     if (i > 0 && a == "--plugin") {
@@ -112,8 +124,37 @@ std::vector<char*> load_plugins(int argc, char** argv) {
       rest.push_back(argv[i]);
     }
   }
+  if (!failed.empty() && !(rest.size() > 1 && std::strcmp(rest[1], "info") == 0))
+    usage_error("CT_PLUGIN_PATH: %s", failed[0].message);
   for (const std::string& p : paths) load_plugin(p);
   return rest;
+}
+
+std::vector<Plugin> plugins() {
+  std::vector<Plugin> v;
+  for (int32_t i = 0, n = ct_library_count(); i < n; ++i) {
+    CTLibrary* lib = nullptr;
+    Plugin p;
+    p.info.struct_size = sizeof p.info;
+    if (ct_library_get(i, &lib) != CT_OK || ct_library_info(lib, &p.info) != CT_OK) continue;
+    for (int32_t k = 0; k < p.info.num_ops; ++k) {
+      int32_t op = -1;
+      CTOpInfo oi{};
+      oi.struct_size = sizeof oi;
+      if (ct_library_op(lib, k, &op) != CT_OK || ct_op_info(op, &oi) != CT_OK) continue;
+      p.ops.push_back(op);
+      p.op_names.push_back(oi.name);
+    }
+    v.push_back(p);
+  }
+  return v;
+}
+
+std::map<int32_t, std::string> plugin_of_ops() {
+  std::map<int32_t, std::string> m;
+  for (const Plugin& p : plugins())
+    for (int32_t op : p.ops) m[op] = p.info.name;
+  return m;
 }
 
 Options parse(int argc, char** argv) {
@@ -455,10 +496,42 @@ int cmd_info(const Options& o) {
   for (const std::string& b : backends) bl += (bl.empty() ? "" : ", ") + b;
   std::printf("backends with devices: %s\n", bl.c_str());
   std::printf("ops in the registry: %d\n", ct_op_count());
+  // plugin libraries: what each is and brought, and those of CT_PLUGIN_PATH that failed
+  const std::vector<Plugin> libs = plugins();
+  const std::vector<CTLibraryFailure> failed = plugin_failures();
+  std::printf("plugins loaded: %zu (plugin ABI of this library %d.%d)\n", libs.size(), CT_PLUGIN_ABI_MAJOR,
+              CT_PLUGIN_ABI_MINOR);
+  std::ostringstream pj;
+  for (size_t i = 0; i < libs.size(); ++i) {
+    const CTLibraryInfo& l = libs[i].info;
+    std::string names;
+    for (const std::string& n : libs[i].op_names) names += (names.empty() ? "" : ", ") + n;
+    std::printf("  %s %s (ABI %u.%u) from %s\n", l.name, l.version, l.abi_version >> 16, l.abi_version & 0xffffu,
+                l.path);
+    std::printf("       %d op%s%s%s%s, %d device type%s, %d kernel table%s\n", l.num_ops, l.num_ops == 1 ? "" : "s",
+                names.empty() ? "" : " (", names.c_str(), names.empty() ? "" : ")", l.num_devices,
+                l.num_devices == 1 ? "" : "s", l.num_kernel_tables, l.num_kernel_tables == 1 ? "" : "s");
+    pj << (i ? "," : "") << "\n    {\"name\": \"" << json_escape(l.name) << "\", \"version\": \"" << json_escape(l.version)
+       << "\", \"path\": \"" << json_escape(l.path) << "\", \"abi_version\": \"" << (l.abi_version >> 16) << "."
+       << (l.abi_version & 0xffffu) << "\", \"num_ops\": " << l.num_ops << ", \"num_devices\": " << l.num_devices
+       << ", \"num_kernel_tables\": " << l.num_kernel_tables << ", \"ops\": [";
+    for (size_t k = 0; k < libs[i].op_names.size(); ++k)
+      pj << (k ? ", " : "") << "\"" << json_escape(libs[i].op_names[k]) << "\"";
+    pj << "]}";
+  }
+  if (!failed.empty()) std::printf("plugins of CT_PLUGIN_PATH that did not load: %zu\n", failed.size());
+  std::ostringstream fj;
+  for (size_t i = 0; i < failed.size(); ++i) {
+    std::printf("  %s: %s: %s\n", failed[i].path, ct_status_string(failed[i].status), failed[i].message);
+    fj << (i ? "," : "") << "\n    {\"path\": \"" << json_escape(failed[i].path) << "\", \"status\": \""
+       << ct_status_string(failed[i].status) << "\", \"message\": \"" << json_escape(failed[i].message) << "\"}";
+  }
   std::printf("devices: %zu\n", devs.size());
   std::ostringstream js;
   js << "{\n  \"tool\": \"ctensor info\",\n  \"version\": \"" << ct_version_string() << "\",\n  \"abi_major\": "
-     << v / 10000 << ",\n  \"op_count\": " << ct_op_count() << ",\n  \"backends\": [";
+     << v / 10000 << ",\n  \"plugin_abi\": \"" << CT_PLUGIN_ABI_MAJOR << "." << CT_PLUGIN_ABI_MINOR
+     << "\",\n  \"op_count\": " << ct_op_count() << ",\n  \"plugins\": [" << pj.str() << (libs.empty() ? "" : "\n  ")
+     << "],\n  \"plugin_failures\": [" << fj.str() << (failed.empty() ? "" : "\n  ") << "],\n  \"backends\": [";
   for (size_t i = 0; i < backends.size(); ++i) js << (i ? ", " : "") << "\"" << json_escape(backends[i]) << "\"";
   js << "],\n  \"devices\": [";
   for (size_t i = 0; i < devs.size(); ++i) {
@@ -486,6 +559,10 @@ int cmd_info(const Options& o) {
   }
   js << "\n  ]\n}\n";
   if (!o.json.empty() && !write_file(o.json, js.str())) return 1;
+  if (!failed.empty()) {  // as for every command, a plugin that does not load is exit 2 (listed above)
+    std::fprintf(stderr, "ctensor: CT_PLUGIN_PATH: %zu plugin(s) did not load (listed above)\n", failed.size());
+    return 2;
+  }
   return 0;
 }
 
@@ -503,6 +580,7 @@ std::vector<std::string> supported_dtypes(const CTOpInfo& info, const Device& d)
 int cmd_ops(const Options& o) {
   std::vector<Device> devs = select_devices(o);
   std::vector<CTOpInfo> reg = registry();
+  const std::map<int32_t, std::string> owner = plugin_of_ops();
   std::ostringstream js;
   js << "{\n  \"tool\": \"ctensor ops\",\n  \"op_count\": " << ct_op_count() << ",\n  \"ops\": [";
   bool first = true;
@@ -515,10 +593,14 @@ int cmd_ops(const Options& o) {
     for (const CTOpInfo& info : reg) {
       if (info.category != cat) continue;
       ++listed;
-      std::printf("  %-24s %-11s %s\n", info.name, kind_name(info.kind), info.summary);
+      const auto from = owner.find(info.op);
+      const bool plugin = from != owner.end();
+      std::printf("  %-24s %-11s %s%s%s%s\n", info.name, kind_name(info.kind), info.summary,
+                  plugin ? "  [plugin " : "", plugin ? from->second.c_str() : "", plugin ? "]" : "");
       js << (first ? "" : ",") << "\n    {\"id\": " << info.op << ", \"name\": \"" << json_escape(info.name)
          << "\", \"category\": \"" << category_name(cat) << "\", \"kind\": \"" << kind_name(info.kind)
-         << "\", \"summary\": \"" << json_escape(info.summary) << "\", \"dtypes\": {";
+         << "\", \"summary\": \"" << json_escape(info.summary) << "\", \"plugin\": "
+         << (plugin ? "\"" + json_escape(from->second) + "\"" : std::string("null")) << ", \"dtypes\": {";
       first = false;
       for (size_t k = 0; k < devs.size(); ++k) {
         std::vector<std::string> dts = supported_dtypes(info, devs[k]);
@@ -533,7 +615,7 @@ int cmd_ops(const Options& o) {
     }
   }
   js << "\n  ]\n}\n";
-  std::printf("%zu ops listed (ct_op_count() = %d)\n", listed, ct_op_count());
+  std::printf("%zu ops listed (ct_op_count() = %d; %zu from plugins)\n", listed, ct_op_count(), owner.size());
   if (!o.json.empty() && !write_file(o.json, js.str())) return 1;
   return 0;
 }

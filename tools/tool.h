@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,16 @@ struct Limits {
   std::string measured, note, cache_file;
   bool cached = false;
 };
+
+// A loaded plugin library (ct_library_info), and the names of its ops.
+struct Plugin {
+  CTLibraryInfo info{};
+  std::vector<int32_t> ops;
+  std::vector<std::string> op_names;
+};
+std::vector<Plugin> plugins();
+// op id -> the name of the plugin that registered it (built-ins: absent).
+std::map<int32_t, std::string> plugin_of_ops();
 
 [[noreturn]] void usage_error(const char* fmt, ...);
 bool dtype_from_name(const std::string& n, CTDataType* out);

@@ -14,7 +14,9 @@
  * (an owned, growable scratch buffer) and ct::Plan (an owned CTPlan).
  * The wrapper keeps no copy of the library's rules: every output it
  * allocates is shaped and typed by ct_op_output_info, and every NN call
- * goes through ct_nn_workspace_size / ct_nn by op id.
+ * goes through ct_nn_workspace_size / ct_nn by op id. Ops that plugins add
+ * (ct::Library, docs/writing-a-plugin.md) run through the same generic
+ * functions by id: ct::unary(ct::op_id("softsign"), x).
  * Everything is inline; only ctensor.h and the standard library are included.
  *
  * This header only includes the pieces, one concern each, under ctensor/cpp/
@@ -24,7 +26,7 @@
  *   dtype.hpp             ct::cpu(), ct::dtype::*, ct::dtype_of<T>, ct::is_floating
  *   tensor_view.hpp       ct::TensorView (non-owning)
  *   tensor.hpp            ct::Tensor (owning), empty_like, zeros_like, copy, clone
- *   op_info.hpp           ct::op_info, ct::output_dtype, ct::output_info (the shape query)
+ *   op_info.hpp           ct::op_info, ct::op_id, ct::output_dtype, ct::output_info (the shape query)
  *   elementwise.hpp       category 1: ct::unary, ct::exp, ... (generated)
  *   scalar.hpp            ct::scalar
  *   broadcast_reduce.hpp  category 2: ct::Axes, ct::binary, ct::reduce, ct::sum, ... (generated)
@@ -36,6 +38,7 @@
  *   nn_pool.hpp           ct::max_pool2d, ct::avg_pool2d and their backward ops
  *   nn_norm.hpp           ct::batch_norm*, ct::layer_norm*
  *   plan.hpp              ct::Plan, ct::plan_cache_info
+ *   library.hpp           ct::Library (a loaded plugin, RAII), ct::LibraryInfo
  *
  * Every named function that runs an op takes a trailing `void* stream` (NULL
  * or a CTCpuStream* on the CPU); operators use the library's default.
@@ -79,5 +82,6 @@
 #include "cpp/nn_pool.hpp"
 #include "cpp/nn_norm.hpp"
 #include "cpp/plan.hpp"
+#include "cpp/library.hpp"
 
 #endif  // CTENSOR_CTENSOR_HPP_

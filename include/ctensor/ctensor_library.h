@@ -77,6 +77,13 @@ CT_API CTStatus ct_library_unload(CTLibrary* lib);
  *  @return CT_OK; CT_ERR_INVALID_ARGUMENT (NULL, struct_size too small). */
 CT_API CTStatus ct_library_info(const CTLibrary* lib, CTLibraryInfo* info);
 
+/** The index-th op @p lib registered (host->register_op), in id order,
+ *  for index in [0, CTLibraryInfo.num_ops): which ops a library brought,
+ *  for listings (`ctensor ops`, Python's Library.ops).
+ *  @return CT_OK; CT_ERR_INVALID_ARGUMENT (NULL lib or op); CT_ERR_NOT_FOUND
+ *          (index out of range). */
+CT_API CTStatus ct_library_op(const CTLibrary* lib, int32_t index, int32_t* op);
+
 /** Libraries loaded now: by ct_library_load, and by the library itself at
  *  first use (modules, then CT_PLUGIN_PATH's ':'-separated paths). */
 CT_API int32_t ct_library_count(void);

@@ -276,6 +276,19 @@ CT_API CTStatus ct_library_info(const CTLibrary* handle, CTLibraryInfo* info) {
   CT_API_END()
 }
 
+CT_API CTStatus ct_library_op(const CTLibrary* handle, int32_t index, int32_t* op) {
+  CT_API_BEGIN("ct_library_op")
+  if (!handle || !op) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_op: lib and op must not be NULL");
+  const ct::Library* lib = reinterpret_cast<const ct::Library*>(handle);
+  const std::vector<int32_t> ids = ct::library_ops(lib);
+  if (index < 0 || index >= (int32_t)ids.size())
+    return ct::fail(CT_ERR_NOT_FOUND, "ct_library_op: index=%d but plugin \"%s\" registered %zu op(s)", index,
+                    lib->name.c_str(), ids.size());
+  *op = ids[(size_t)index];
+  return CT_OK;
+  CT_API_END()
+}
+
 CT_API int32_t ct_library_count(void) {
   ct::find_backend(CT_CPU);  // CT_PLUGIN_PATH loads at first use
   std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);

@@ -282,6 +282,15 @@ void retire_ops(const Library* lib) {
       if (p->def.owner == lib) p->live.store(false, std::memory_order_release);
 }
 
+std::vector<int32_t> library_ops(const Library* lib) {
+  std::lock_guard<std::mutex> lock(g_ops_mu);
+  std::vector<int32_t> ids;
+  if (const OpList* l = ops())
+    for (const PluginOp* p : *l)
+      if (p->def.owner == lib && !p->staged) ids.push_back(p->def.id);
+  return ids;
+}
+
 int32_t plugin_op_ids() {
   const OpList* l = ops();
   return l ? (int32_t)l->size() : 0;

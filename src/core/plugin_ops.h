@@ -6,6 +6,8 @@
 
 #include <ctensor/plugin.h>
 
+#include <vector>
+
 #include "core/registry.h"
 
 namespace ct {
@@ -22,6 +24,9 @@ void commit_staged_ops(Library* lib);
 void drop_staged_ops();
 // The ops of lib stop being callable (its unload).
 void retire_ops(const Library* lib);
+
+// The ids of the ops lib registered (staged ones excluded), in id order.
+std::vector<int32_t> library_ops(const Library* lib);
 
 // Plugin op ids given so far; a live plugin op by id, or nullptr.
 int32_t plugin_op_ids();

@@ -2,9 +2,11 @@
 that `check` covers every registered op and catches a deliberately broken
 kernel, and usage errors (exit 2).
 
-Run by ctest (tool_pytest) with CT_TOOL=<build>/tools/ctensor and
-CT_LIBRARY=<build>/src/libctensor.so; CT_CACHE_DIR points the limits cache at
-a scratch folder so the tests never touch the user's cache.
+Run by ctest (tool_pytest) with CT_TOOL=<build>/tools/ctensor,
+CT_LIBRARY=<build>/src/libctensor.so and the plugins CT_LOOPBACK (a device
+type) and CT_DOC_PLUGIN (the op of docs/writing-a-plugin.md); CT_CACHE_DIR
+points the limits cache at a scratch folder so the tests never touch the
+user's cache.
 """
 import csv
 import ctypes
@@ -265,3 +267,98 @@ def test_a_bad_plugin_is_a_usage_error(plugin, why, env):
 def test_a_plugin_loaded_twice_is_refused(env):
     p = run(["--plugin", LOOPBACK, "--plugin", LOOPBACK, "info"], env, check_rc=2)
     assert "is loaded already" in p.stderr and "loopback" in p.stderr
+
+
+PLUGIN_SCHEMA = {"name": str, "version": str, "path": str, "abi_version": str, "num_ops": int, "num_devices": int,
+                 "num_kernel_tables": int, "ops": list}
+
+
+@needs_loopback
+def test_info_lists_the_loaded_plugins(env, tmp_path):
+    out = tmp_path / "info.json"
+    p = run(["--plugin", LOOPBACK, "info", "--json", str(out)], env, check_rc=0)
+    info = json.loads(out.read_text())
+    require(info, {"plugin_abi": str, "plugins": (list, PLUGIN_SCHEMA), "plugin_failures": list})
+    (lb,) = info["plugins"]
+    assert lb["name"] == "loopback" and lb["version"] == "1.0.0"
+    assert os.path.samefile(lb["path"], LOOPBACK) and lb["abi_version"] == info["plugin_abi"]
+    assert (lb["num_ops"], lb["num_devices"], lb["num_kernel_tables"], lb["ops"]) == (0, 1, 1, [])
+    assert info["plugin_failures"] == []
+    assert "plugins loaded: 1" in p.stdout
+    assert f"loopback 1.0.0 (ABI {lb['abi_version']}) from {lb['path']}" in p.stdout
+    assert "0 ops, 1 device type, 1 kernel table" in p.stdout
+    # without plugins: an empty list
+    plain = tmp_path / "plain.json"
+    p = run(["info", "--json", str(plain)], env, check_rc=0)
+    assert json.loads(plain.read_text())["plugins"] == [] and "plugins loaded: 0" in p.stdout
+
+
+@needs_loopback
+def test_info_lists_a_failed_plugin_path_entry_and_exits_2(env, tmp_path):
+    out = tmp_path / "info.json"
+    missing = str(tmp_path / "libmissing.so")
+    p = run(["info", "--json", str(out)], dict(env, CT_PLUGIN_PATH=f"{missing}:{LOOPBACK}"), check_rc=2)
+    info = json.loads(out.read_text())
+    assert [x["name"] for x in info["plugins"]] == ["loopback"]  # the others still load
+    (f,) = info["plugin_failures"]
+    assert f["path"] == missing and f["status"] == "CT_ERR_NOT_FOUND" and "no such file" in f["message"]
+    assert "did not load: 1" in p.stdout and missing in p.stdout
+    assert "CT_PLUGIN_PATH" in p.stderr and "usage: ctensor" not in p.stderr
+    # every other command: a usage error, as before
+    p = run(["ops"], dict(env, CT_PLUGIN_PATH=missing), check_rc=2)
+    assert "CT_PLUGIN_PATH" in p.stderr and "no such file" in p.stderr and "usage: ctensor" in p.stderr
+
+
+# ---- a plugin that adds an op: the example of docs/writing-a-plugin.md ---------
+
+DOC_PLUGIN = os.environ.get("CT_DOC_PLUGIN", "")
+needs_doc_plugin = pytest.mark.skipif(not os.path.exists(DOC_PLUGIN),
+                                      reason=f"CT_DOC_PLUGIN={DOC_PLUGIN!r} is not the built example plugin")
+
+
+@needs_doc_plugin
+def test_ops_marks_a_plugins_ops(env, tmp_path):
+    out = tmp_path / "ops.json"
+    p = run(["--plugin", DOC_PLUGIN, "ops", "--json", str(out)], env, check_rc=0)
+    ops = json.loads(out.read_text())
+    assert ops["op_count"] == op_count() + 1 and len(ops["ops"]) == ops["op_count"]
+    mine = [o for o in ops["ops"] if o["plugin"] is not None]
+    assert [(o["name"], o["plugin"], o["kind"], o["category"]) for o in mine] == \
+        [("softsign", "softsign", "unary", "elementwise")]
+    assert mine[0]["id"] == op_count()  # the first id after the built-ins
+    assert mine[0]["dtypes"]["cpu:0"] == ["float32", "float64"]
+    assert all(o["plugin"] is None for o in ops["ops"] if o["name"] != "softsign")
+    line = next(x for x in p.stdout.splitlines() if x.strip().startswith("softsign"))
+    assert "[plugin softsign]" in line and "x / (1 + |x|)" in line
+    assert "1 from plugins" in p.stdout
+    info = tmp_path / "info.json"
+    run(["--plugin", DOC_PLUGIN, "info", "--json", str(info)], env, check_rc=0)
+    (lib,) = json.loads(info.read_text())["plugins"]
+    assert (lib["name"], lib["num_ops"], lib["ops"], lib["num_kernel_tables"]) == ("softsign", 1, ["softsign"], 1)
+
+
+@needs_doc_plugin
+def test_check_compares_a_plugin_op_with_its_own_reference(env, tmp_path):
+    out = tmp_path / "check.json"
+    p = run(["--plugin", DOC_PLUGIN, "check", "--op", "softsign", "--json", str(out)], env, check_rc=0)
+    res = json.loads(out.read_text())
+    assert [(r["op"], r["dtype"], r["status"]) for r in res["results"]] == \
+        [("softsign", "float32", "PASS"), ("softsign", "float64", "PASS")]
+    assert all(r["cases"] >= 4 for r in res["results"]) and res["pairs_failed"] == 0
+    assert "softsign" in p.stdout
+    # and a wrong result is caught (core's fault injection works on a plugin op too)
+    bad = tmp_path / "bad.json"
+    p = run(["--plugin", DOC_PLUGIN, "check", "--op", "softsign", "--json", str(bad)],
+            dict(env, CT_DEBUG_PERTURB="softsign"), check_rc=1)
+    assert json.loads(bad.read_text())["pairs_failed"] == 2 and "FAIL" in p.stdout
+    # through CT_PLUGIN_PATH the same
+    run(["check", "--op", "softsign", "--quick"], dict(env, CT_PLUGIN_PATH=DOC_PLUGIN), check_rc=0)
+
+
+@needs_doc_plugin
+def test_the_whole_check_covers_a_plugins_op(env, tmp_path):
+    out = tmp_path / "check.json"
+    run(["--plugin", DOC_PLUGIN, "check", "--quick", "--category", "elementwise", "--json", str(out)], env,
+        check_rc=0)
+    res = json.loads(out.read_text())
+    assert "softsign" in {r["op"] for r in res["results"]} and res["pairs_failed"] == 0

@@ -14,6 +14,11 @@ raise ValueError (shapes, arguments), TypeError (dtypes), NotImplementedError
 (an op, dtype or device ctensor does not run) or RuntimeError (a backend
 failure), with the library's message.
 
+Plugins (shared libraries that add ops, kernels or devices, see
+docs/writing-a-plugin.md) load with :func:`load_library`; their ops then
+become functions like the built-ins (``ctensor.<name>`` and
+``ctensor.ops.<name>``) until the library is unloaded.
+
 >>> import numpy as np, ctensor
 >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
 >>> np.asarray(ctensor.add(a, a.T.T))
@@ -21,6 +26,8 @@ array([[ 0.,  2.,  4.],
        [ 6.,  8., 10.]], dtype=float32)
 """
 from __future__ import annotations
+
+import warnings
 
 from . import _ctensor
 from ._ctensor import *  # noqa: F401,F403  (the registry's ops, Tensor, DType, dtypes)
@@ -92,12 +99,13 @@ class DeviceInfo:
 
 
 class OpInfo:
-    """One op of the registry (``ctensor.ops()``)."""
+    """One op of the registry (``ctensor.ops()``); ``library`` is the name of the plugin that added it (None for
+    the built-ins)."""
 
     __slots__ = ("id", "name", "summary", "category", "kind", "num_inputs", "params", "tensor_names",
-                 "output_dtype", "inplace", "python_names")
+                 "output_dtype", "inplace", "python_names", "library")
 
-    def __init__(self, d: dict, python_names: tuple[str, ...]):
+    def __init__(self, d: dict, python_names: tuple[str, ...], library: str | None = None):
         self.id = d["id"]
         self.name = d["name"]
         self.summary = d["summary"]
@@ -109,6 +117,7 @@ class OpInfo:
         self.output_dtype = _OUTPUT_RULES.get(d["output_dtype"], str(d["output_dtype"]))
         self.inplace = d["inplace"]
         self.python_names = python_names
+        self.library = library
 
     def supported(self, dtype, device: str | tuple[int, int] = "cpu") -> bool:
         """Whether this op runs on ``device`` for inputs of ``dtype``."""
@@ -119,8 +128,9 @@ class OpInfo:
         return [str(d) for d in _DTYPES if self.supported(d, device)]
 
     def __repr__(self) -> str:
+        lib = f", library={self.library!r}" if self.library else ""
         return f"OpInfo(id={self.id}, name={self.name!r}, category={self.category!r}, kind={self.kind!r}, " \
-               f"python_names={self.python_names!r})"
+               f"python_names={self.python_names!r}{lib})"
 
 
 def devices() -> list[DeviceInfo]:
@@ -128,31 +138,207 @@ def devices() -> list[DeviceInfo]:
     return [DeviceInfo(_ctensor._device_info(i)) for i in range(_ctensor._device_count())]
 
 
-def ops(category: str | None = None) -> list[OpInfo]:
-    """The op registry: every op the library knows, in id order.
+def _registry(category: str | None = None) -> list[OpInfo]:
+    """The op registry: every op the library knows now (built-ins, then the ops of loaded plugins), in id order.
 
     category: None, or "elementwise", "broadcast_reduce" or "nn".
     """
-    out = []
-    bound = _ctensor._bound_names
-    for i in range(_ctensor._op_count()):
-        d = _ctensor._op_info(i)
-        names = tuple(bound.get(i, ())) or _NN_NAMES.get(d["name"], ())
-        info = OpInfo(d, names)
-        if category is None or info.category == category:
-            out.append(info)
     if category is not None and category not in _CATEGORIES.values():
         raise ValueError(f"ops: category={category!r} (expected one of {sorted(_CATEGORIES.values())})")
+    _sync_plugin_ops()
+    owners = {op: lib["name"] for lib in _library_infos() for op in lib["op_ids"]}
+    out = []
+    bound = _ctensor._bound_names
+    for d in _ctensor._op_infos():
+        i = d["id"]
+        names = tuple(bound.get(i, ())) or _plugin_names.get(i, ()) or _NN_NAMES.get(d["name"], ())
+        info = OpInfo(d, names, owners.get(i))
+        if category is None or info.category == category:
+            out.append(info)
     return out
+
+
+class _Ops:
+    """``ctensor.ops``: call it for the registry, or take an op's function from it by name.
+
+    ``ctensor.ops()`` / ``ctensor.ops(category)`` lists every op (:class:`OpInfo`, in id order);
+    ``ctensor.ops.add``, ``ctensor.ops.conv2d``, ``ctensor.ops.<a plugin's op>`` are the same functions as
+    ``ctensor.add``, ... (a plugin's are made when its library loads and removed when it unloads).
+    """
+
+    def __call__(self, category: str | None = None) -> list[OpInfo]:
+        return _registry(category)
+
+    def __getattr__(self, name: str):
+        if not name.startswith("_"):
+            _sync_plugin_ops()  # a library loaded behind our back (ctypes, C code) gets its functions now
+            if name in self.__dict__:
+                return self.__dict__[name]
+        raise AttributeError(f"ctensor.ops has no op function {name!r} (ctensor.ops() lists the registry)")
+
+    def __dir__(self):
+        _sync_plugin_ops()
+        return sorted(set(self.__dict__) | {"__call__"})
+
+    def __repr__(self) -> str:
+        return f"<ctensor.ops: {len([k for k in self.__dict__ if not k.startswith('_')])} op functions; call it " \
+               "for the registry>"
+
+
+ops = _Ops()
 
 
 def supported(op: str, dtype, device: str | tuple[int, int] = "cpu") -> bool:
     """Whether ``op`` (a registry name such as "sqrt") runs on ``device`` for inputs of ``dtype``."""
-    ids = {d["name"]: i for i, d in ((i, _ctensor._op_info(i)) for i in range(_ctensor._op_count()))}
+    ids = {d["name"]: d["id"] for d in _ctensor._op_infos()}
     if op not in ids:
         raise ValueError(f"supported: no op named {op!r}")
     dt, di = _ctensor._parse_device(device)
     return _ctensor._op_supported(ids[op], dt, di, dtype)[0]
+
+
+# ---------------------------------------------------------------------------
+# plugin libraries
+# ---------------------------------------------------------------------------
+
+class Library:
+    """A plugin library loaded into ctensor (:func:`load_library`, :func:`libraries`).
+
+    name, version: what the plugin says it is; path: the file it was loaded from; abi_version: the plugin ABI it
+    was built against, (major, minor); ops: the names of the ops it added (``op_ids``: their ids);
+    num_devices, num_kernel_tables: the device types and kernel tables it registered; loaded: whether it is
+    loaded now. ``unload()`` unloads it (its ops' functions go; calls in flight finish first); as a context
+    manager it unloads on exit. A Library that goes out of scope stays loaded.
+    """
+
+    __slots__ = ("_handle", "name", "version", "path", "abi_version", "ops", "op_ids", "num_devices",
+                 "num_kernel_tables")
+
+    def __init__(self, handle: int):
+        d = _ctensor._library_info(handle)
+        self._handle = handle
+        self.name = d["name"]
+        self.version = d["version"]
+        self.path = d["path"]
+        self.abi_version = tuple(d["abi_version"])
+        self.op_ids = tuple(d["op_ids"])
+        self.ops = tuple(_ctensor._op_info(i)["name"] for i in self.op_ids)
+        self.num_devices = d["num_devices"]
+        self.num_kernel_tables = d["num_kernel_tables"]
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the library is loaded now."""
+        return _ctensor._library_loaded(self._handle)
+
+    def unload(self) -> None:
+        """Unload the library: its ops (and their ctensor.<name> functions), devices and kernel tables go.
+
+        Raises ValueError when it is not loaded (any more)."""
+        if not self.loaded:
+            raise ValueError(f"Library.unload: plugin {self.name!r} ({self.path}) is not loaded")
+        try:
+            _ctensor._library_unload(self._handle)
+        finally:
+            _sync_plugin_ops()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.loaded:
+            self.unload()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Library) and other._handle == self._handle
+
+    def __hash__(self) -> int:
+        return hash(self._handle)
+
+    def __repr__(self) -> str:
+        return (f"Library(name={self.name!r}, version={self.version!r}, path={self.path!r}, "
+                f"abi_version={self.abi_version}, ops={self.ops!r}, num_devices={self.num_devices}, "
+                f"num_kernel_tables={self.num_kernel_tables}, loaded={self.loaded})")
+
+
+def load_library(path) -> Library:
+    """Load the plugin library at ``path`` (a shared library exporting ``ct_plugin_init``, see
+    docs/writing-a-plugin.md) and register what it brings: its ops become functions (``ctensor.<name>``,
+    ``ctensor.ops.<name>``), its devices appear in :func:`devices`.
+
+    Loading is all or nothing. Raises OSError when the file does not load (FileNotFoundError when there is no
+    such file), ValueError when it is loaded already or registers an op name or device type that is taken,
+    RuntimeError for another major version of the plugin ABI; the message is the library's.
+    """
+    import os
+
+    handle = _ctensor._library_load(os.fspath(path))
+    _sync_plugin_ops()
+    return Library(handle)
+
+
+def libraries() -> list[Library]:
+    """The plugin libraries loaded now, in order of loading: by :func:`load_library`, by C code in the
+    process, and those of CT_PLUGIN_PATH."""
+    _sync_plugin_ops()
+    return [Library(h) for h in _ctensor._library_handles()]
+
+
+def library_failures() -> list[dict]:
+    """The plugins of CT_PLUGIN_PATH that did not load: {"path", "status", "message"} each."""
+    return list(_ctensor._library_failures())
+
+
+def _library_infos() -> list[dict]:
+    return [_ctensor._library_info(h) for h in _ctensor._library_handles()]
+
+
+_plugin_names: dict[int, tuple[str, ...]] = {}  # plugin op id -> the names its function is bound under
+
+
+def _sync_plugin_ops() -> None:
+    """Make the functions of the live plugin ops that have none, and take away those of ops that went with their
+    library; the functions come from the generator of the built-ins' (_ctensor._bind_ops)."""
+    live = {op for lib in _library_infos() for op in lib["op_ids"]}
+    g = globals()
+    for op in [op for op in _plugin_names if op not in live]:
+        for name in _plugin_names.pop(op):
+            g.pop(name, None)
+            ops.__dict__.pop(name, None)
+    new = sorted(op for op in live if op not in _plugin_names)
+    if not new:
+        return
+    fns, bound = _ctensor._bind_ops(new)
+    for op in new:
+        names = []
+        for name in bound.get(op, ()):
+            taken = name.startswith("_") or (name in g and not _is_plugin_fn(name)) or name in ops.__dict__
+            if taken:
+                warnings.warn(f"ctensor: the plugin op {name!r} gets no function ctensor.{name} / ctensor.ops.{name}: "
+                              f"the name is taken; call it by id (ctensor.ops() lists it)", RuntimeWarning,
+                              stacklevel=3)
+                continue
+            g[name] = fns[name]
+            setattr(ops, name, fns[name])
+            names.append(name)
+        _plugin_names[op] = tuple(names)
+
+
+def _is_plugin_fn(name: str) -> bool:
+    # (no any(): the module's any is ctensor.any)
+    for names in _plugin_names.values():
+        if name in names:
+            return True
+    return False
+
+
+def __getattr__(name: str):
+    # ctensor.<op> of a plugin that C code in the process loaded after the last look
+    if not name.startswith("_"):
+        _sync_plugin_ops()
+        if name in globals():
+            return globals()[name]
+    raise AttributeError(f"module 'ctensor' has no attribute {name!r}")
 
 
 def _numpy_view(t):
@@ -188,3 +374,12 @@ def _tensor_repr(self) -> str:
         return f"ctensor.Tensor(shape={self.shape}, dtype={self.dtype}, device={self.device!r})"
 
 
+
+
+# ctensor.ops.<name>: the built-ins' functions as bound at import, then those of the plugins loaded now
+# (CT_PLUGIN_PATH's included).
+for _names in list(_ctensor._bound_names.values()) + list(_NN_NAMES.values()):
+    for _name in _names:
+        setattr(ops, _name, globals()[_name])
+del _names, _name
+_sync_plugin_ops()

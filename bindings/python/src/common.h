@@ -8,6 +8,7 @@
 //   ops.cpp      the functions generated from the op registry (categories 1 and 2)
 //   nn.cpp       NN ops by id through ct_nn, and the shape query for Python
 //   devices.cpp  devices: names, enumeration, copies between devices
+//   library.cpp  plugin libraries: load, unload, what each brought
 #ifndef CTENSOR_PY_COMMON_H_
 #define CTENSOR_PY_COMMON_H_
 
@@ -190,7 +191,11 @@ int64_t numel_of(const CTensor& t);
 // ---- parts that register functions ----
 
 void init_ops(nb::module_& m, nb::dict bound);
+// The functions of ops `ids` (a plugin's, at its load), made as init_ops
+// makes the built-ins': ({python name: function}, {op id: names}).
+nb::tuple bind_ops(const std::vector<int32_t>& ids);
 void init_nn(nb::module_& m);
+void init_library(nb::module_& m);
 
 // ---- devices (devices.cpp) ----
 

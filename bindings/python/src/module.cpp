@@ -2,8 +2,8 @@
 //
 // The native half of the Python package, split by concern (see common.h):
 // DLPack import/export (dlpack.cpp), the Tensor type (tensor.cpp), the
-// registry-generated functions (ops.cpp), NN ops (nn.cpp) and devices
-// (devices.cpp). Every array argument is imported without a copy; results
+// registry-generated functions (ops.cpp), NN ops (nn.cpp), devices
+// (devices.cpp) and plugin libraries (library.cpp). Every array argument is imported without a copy; results
 // are ctensor.Tensor objects on the inputs' device; every output without
 // out= is shaped by the library's shape query. The NN ops' keyword parsing
 // lives in Python (ctensor/_nn.py) over _nn() (nn.cpp).
@@ -105,10 +105,20 @@ NB_MODULE(_ctensor, m) {
   m.attr("_bound_names") = bound;
   init_nn(m);
   init_devices(m);
+  init_library(m);
 
   m.def("_arg_info", &arg_info, nb::arg("x"), "(shape, dtype name, (device_type, device_id)) of an array argument");
   m.def("_op_info", &op_info_dict, nb::arg("op"), "ct_op_info(op) as a dict");
   m.def("_op_count", &ct_op_count);
+  m.def("_op_infos", [] {
+    nb::list v;  // every op id in use: an op a plugin took away with it is skipped
+    for (int32_t op = 0, n = ct_op_count(); op < n; ++op) {
+      CTOpInfo i{};
+      i.struct_size = sizeof i;
+      if (ct_op_info(op, &i) == CT_OK) v.append(op_info_dict(op));
+    }
+    return v;
+  }, "ct_op_info of every live op id, as dicts, in id order");
   m.def("_op_supported", [](int32_t op, int32_t device_type, int32_t device_id, nb::handle dtype) {
     CTDataType dt = parse_dtype(dtype, "op_supported", "dtype");
     CTStatus s = ct_op_supported(op, CTDevice{device_type, device_id}, dt);

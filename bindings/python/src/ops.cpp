@@ -264,13 +264,16 @@ const char* kOutDoc =
     "out: an array to write into (same device, the result's shape and dtype; any strides). Without it a new "
     "ctensor.Tensor on the inputs' device is returned.";
 
-void register_ops(nb::module_& m, nb::dict bound) {
-  const int32_t count = ct_op_count();
-  for (int32_t op = 0; op < count; ++op) {
+// Defines the function(s) of op `op` in `m` (its registry name, plus the
+// array-API aliases) and records the names in bound[op]. Every op of
+// categories 1 and 2 goes through here: the built-ins when the module is
+// imported, a plugin's ops when its library is loaded (_bind_ops).
+void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
+  {
     CTOpInfo info{};
     info.struct_size = sizeof info;
-    if (ct_op_info(op, &info) != CT_OK) continue;
-    if (info.kind == CT_KIND_NN || info.kind == CT_KIND_CAST) continue;  // _nn.py; cast/astype below
+    if (ct_op_info(op, &info) != CT_OK) return;
+    if (info.kind == CT_KIND_NN || info.kind == CT_KIND_CAST) return;  // _nn.py; cast/astype below
     std::vector<std::string> names = {info.name};
     auto al = kAliases.find(info.name);
     if (al != kAliases.end()) names.insert(names.end(), al->second.begin(), al->second.end());
@@ -323,7 +326,18 @@ void register_ops(nb::module_& m, nb::dict bound) {
             double dflt = 0;
             if (n == "leaky_relu") pname = "negative_slope", has_default = true, dflt = 0.01;
             if (n == "elu") has_default = true, dflt = 1.0;
-            if (info.num_params != 1) continue;  // a future multi-parameter op: not bound generically
+            if (info.num_params == 2) {  // f(x, p0, p1): a plugin's two-parameter op, its own parameter names
+              const std::string p0 = pname.substr(0, pname.find(',')), p1 = pname.substr(pname.find(',') + 1);
+              m.def(nm, [c](nb::handle x, double a, double b, nb::handle out) {
+                  const double p[2] = {a, b};
+                  return call_unary(c, x, p, 2, out);
+                }, nb::arg("x"), nb::arg(keep(p0)), nb::arg(keep(p1)), nb::kw_only(), nb::arg("out") = nb::none(),
+                nb::sig(keep(std::string("def ") + nm + "(x: object, " + p0 + ": float, " + p1 +
+                             ": float, *, out: object | None = None) -> object")),
+                keep(head + p0 + ", " + p1 + ": the op's parameters." + tail));
+              break;
+            }
+            if (info.num_params != 1) break;  // not a parameter count a unary_param op can have
             auto fn = [c](nb::handle x, double p, nb::handle out) { return call_unary(c, x, &p, 1, out); };
             const char* sig = keep(std::string("def ") + nm + "(x: object, " + pname + ": float" +
                                    (has_default ? " = " + nb::cast<std::string>(nb::repr(nb::float_(dflt))) : "") +
@@ -362,19 +376,23 @@ void register_ops(nb::module_& m, nb::dict bound) {
           break;
         }
         case CT_KIND_REDUCE: {
+          // the parameter keeps the op's own name (var and std: correction)
+          const std::string pn = info.param_names;
+          const bool ddof = pn == "correction";
           const char* doc = keep(head +
                                  "axis: None (every axis), an int, or a tuple of ints (() reduces nothing); negative "
                                  "counts from the end.\nkeepdims: keep the reduced axes as size 1." +
-                                 (info.num_params ? "\ncorrection: subtracted from the count (NumPy's ddof)." : "") +
+                                 (info.num_params ? "\n" + pn + (ddof ? ": subtracted from the count (NumPy's ddof)."
+                                                                      : ": the op's parameter.")
+                                                  : std::string()) +
                                  tail);
           if (info.num_params == 1) {
-            m.def(nm, [c](nb::handle x, nb::handle axis, double correction, bool keepdims, nb::handle out) {
-                return call_reduce(c, x, axis, keepdims, &correction, 1, out);
-              }, nb::arg("x"), nb::kw_only(), nb::arg("axis") = nb::none(), nb::arg("correction") = 0.0,
+            m.def(nm, [c](nb::handle x, nb::handle axis, double param, bool keepdims, nb::handle out) {
+                return call_reduce(c, x, axis, keepdims, &param, 1, out);
+              }, nb::arg("x"), nb::kw_only(), nb::arg("axis") = nb::none(), nb::arg(keep(pn)) = 0.0,
               nb::arg("keepdims") = false, nb::arg("out") = nb::none(),
-              nb::sig(keep(std::string("def ") + nm +
-                           "(x: object, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, "
-                           "keepdims: bool = False, out: object | None = None) -> object")),
+              nb::sig(keep(std::string("def ") + nm + "(x: object, *, axis: int | tuple[int, ...] | None = None, " +
+                           pn + ": float = 0.0, keepdims: bool = False, out: object | None = None) -> object")),
               doc);
           } else {
             m.def(nm, [c](nb::handle x, nb::handle axis, bool keepdims, nb::handle out) {
@@ -413,7 +431,38 @@ void register_ops(nb::module_& m, nb::dict bound) {
   }
 }
 
+// The ops of the registry at import, except those a loaded plugin brought:
+// ctensor/__init__.py binds those through _bind_ops, as it does at every load.
+void register_ops(nb::module_& m, nb::dict bound) {
+  std::vector<bool> plugin(ct_op_count() > 0 ? (size_t)ct_op_count() : 0, false);
+  for (int32_t i = 0, n = ct_library_count(); i < n; ++i) {
+    CTLibrary* lib = nullptr;
+    CTLibraryInfo li{};
+    li.struct_size = sizeof li;
+    if (ct_library_get(i, &lib) != CT_OK || ct_library_info(lib, &li) != CT_OK) continue;
+    for (int32_t k = 0; k < li.num_ops; ++k) {
+      int32_t op = -1;
+      if (ct_library_op(lib, k, &op) == CT_OK && op >= 0 && (size_t)op < plugin.size()) plugin[(size_t)op] = true;
+    }
+  }
+  for (int32_t op = 0; op < (int32_t)plugin.size(); ++op)
+    if (!plugin[(size_t)op]) bind_op(m, op, bound);
+}
+
 }  // namespace
+
+// The functions of plugin ops `ids`, made by the same generator as the
+// built-ins' into a module object of their own (so that a reload never
+// meets the functions of an earlier load): ({python name: function}, {op: names}).
+nb::tuple bind_ops(const std::vector<int32_t>& ids) {
+  nb::module_ scope = nb::steal<nb::module_>(PyModule_New("ctensor"));
+  if (!scope.is_valid()) throw nb::python_error();
+  nb::dict bound, fns;
+  for (int32_t op : ids) bind_op(scope, op, bound);
+  for (auto item : bound)
+    for (nb::handle name : item.second) fns[name] = scope.attr(name);
+  return nb::make_tuple(fns, bound);
+}
 
 void init_ops(nb::module_& m, nb::dict bound) {
   register_ops(m, bound);

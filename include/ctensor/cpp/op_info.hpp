@@ -27,6 +27,15 @@ inline CTOpInfo op_info(int32_t op) {
   return info;
 }
 
+/** The id of the op named @p name (ct_op_find): a built-in ("exp") or one a
+ *  plugin added ("softsign"), for the generic entry points (ct::unary,
+ *  ct::binary, ct::reduce, ...). Throws CT_ERR_NOT_FOUND for no such op. */
+inline int32_t op_id(const std::string& name) {
+  int32_t op = -1;
+  check(ct_op_find(name.c_str(), &op));
+  return op;
+}
+
 namespace detail {
 // ct_op_info of every op id this header knows, queried once per process
 // (the strings and tensor_roles it points at are static in the library);
