@@ -287,7 +287,9 @@ std::vector<int32_t> library_ops(const Library* lib) {
   std::vector<int32_t> ids;
   if (const OpList* l = ops())
     for (const PluginOp* p : *l)
-      if (p->def.owner == lib && !p->staged) ids.push_back(p->def.id);
+      // Live ones only: an unloaded library's ops keep their owner pointer, and
+      // a record freed by reclamation may come back at the same address.
+      if (p->def.owner == lib && !p->staged && p->live.load(std::memory_order_acquire)) ids.push_back(p->def.id);
   return ids;
 }
 
