@@ -475,6 +475,8 @@ TEST_CASE("library: ct_op_reference runs the plugin's reference", "[library]") {
 }
 
 TEST_CASE("library: unloaded ops answer NOT_FOUND; a reload gives them their old ids", "[library]") {
+  for (const char* path : {CT_TPLUG_KERNEL_ERROR, CT_TPLUG_MINOR_NEWER})  // their ops' ids given once (reloaded below)
+    Loaded other(path);
   const int32_t libs_before = ct_library_count();
   Loaded l(kCustomOps);
   const int32_t op = find_op(CUSTOM_OPS_BIAS_GELU);
@@ -503,10 +505,37 @@ TEST_CASE("library: unloaded ops answer NOT_FOUND; a reload gives them their old
   expect_status(ct_library_unload(nullptr), CT_ERR_INVALID_ARGUMENT, {"ct_library_unload"});
   builtin_add_works();
 
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 20; ++round) {
+    // ct_library_op lists a library's own ops only, not those of unloaded
+    // ones whose record, once reclaimed, came back at the same address.
+    for (const char* path : {CT_TPLUG_KERNEL_ERROR, CT_TPLUG_MINOR_NEWER}) {
+      Loaded other(path);
+      int32_t id = -1;
+      REQUIRE(ct_library_op(other.lib, 0, &id) == CT_OK);
+      CTOpInfo oi;
+      std::memset(&oi, 0, sizeof oi);
+      oi.struct_size = sizeof oi;
+      REQUIRE(ct_op_info(id, &oi) == CT_OK);
+      CHECK(contains(oi.name, "tplug_"));
+      CHECK(ct_library_op(other.lib, 1, &id) == CT_ERR_NOT_FOUND);
+    }
     Loaded again(kCustomOps);
     CHECK(find_op(CUSTOM_OPS_BIAS_GELU) == op);
     CHECK(ct_op_count() == count);
+    // ct_library_op lists this load's ops, not the unloaded ones of an
+    // earlier record (which may have had the same address).
+    const int32_t num_ops = again.info().num_ops;
+    std::vector<int32_t> ids;
+    for (int32_t i = 0; i < num_ops; ++i) {
+      int32_t id = -1;
+      REQUIRE(ct_library_op(again.lib, i, &id) == CT_OK);
+      ids.push_back(id);
+    }
+    CHECK(ids.size() == (size_t)num_ops);
+    CHECK(std::count(ids.begin(), ids.end(), op) == 1);
+    if (op_exists(CUSTOM_OPS_GEMM_RELU)) CHECK(std::count(ids.begin(), ids.end(), find_op(CUSTOM_OPS_GEMM_RELU)) == 1);
+    int32_t extra = -1;
+    expect_status(ct_library_op(again.lib, num_ops, &extra), CT_ERR_NOT_FOUND, {"ct_library_op"});
     HostTensor b = random_tensor(DT_F32, {4}, 0, 31);
     HostTensor o2 = HostTensor::compact(DT_F32, {4});
     run_bias_gelu(op, a, b, o2);
@@ -767,6 +796,8 @@ TEST_CASE("library: 10,000 load / call / unload cycles", "[library]") {
     o[0] = 0;
     if (s == CT_OK) s = ct_binary(op, &ta, &tb, &to, nullptr);
     if (s == CT_OK && std::fabs(o[0] - want) > 2 * ulp_of(want, DT_F32)) s = CT_ERR_INTERNAL;
+    int32_t first = -1;
+    if (s == CT_OK && (ct_library_op(lib, 0, &first) != CT_OK || first != op)) s = CT_ERR_INTERNAL;
     const CTStatus u = lib ? ct_library_unload(lib) : CT_OK;
     if (s != CT_OK || u != CT_OK) {
       ++failures;
