@@ -7,7 +7,7 @@
 string(REPLACE "," ";" EXPORTS "${EXPORTS}")
 string(REPLACE "," ";" FILES "${FILES}")
 string(REPLACE "," ";" OWN "${OWN}")
-set(ALLOWED "<ctensor/plugin.h>" "<math.h>" "<stddef.h>" "<stdint.h>" "<stdio.h>" "<stdlib.h>" "<string.h>")
+set(ALLOWED "<ctensor/plugin.h>" "<math.h>" "<stddef.h>" "<stdint.h>" "<stdio.h>" "<stdlib.h>" "<string.h>" "<time.h>")
 foreach(h IN LISTS OWN)
   list(APPEND ALLOWED "\"${h}\"")
 endforeach()

@@ -377,7 +377,12 @@ CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelIn
   for (int32_t i = 0; i < b->num_kernels; ++i) {
     const CTKernelInterface& k = b->kernels[i];
     if (!has_slot(k, q.kind)) continue;
+    // A plugin's supports() is its code: keep it loaded while it runs (an
+    // unload meanwhile would close the library under it).
+    const Library* owner = b->kernel_owner[i];
+    if (owner && !pin(owner)) continue;  // unloaded since this snapshot: not a candidate
     last = k.supports(&q);
+    if (owner) unpin(owner);
     asked = true;
     if (last == CT_OK) {
       if (i > 0) clear_error();  // an earlier table's "no" is not this call's message

@@ -1,0 +1,50 @@
+/*
+ * slow_supports.c — a plugin op (tplug_slow_supports, binary, float32)
+ * whose kernel table's supports() takes a while (about 0.3 s of CPU time)
+ * before saying yes: long enough for another thread to unload the plugin
+ * while core is inside it. Core must keep the code loaded until supports()
+ * returns (the call then fails with CT_ERR_NOT_FOUND or runs), never close
+ * it under the running function.
+ */
+#include <time.h>
+
+#include "tplug.h"
+
+static const CTHost* g_host;
+static int32_t g_op = -1;
+
+static float add(float a, float b) { return a + b; }
+
+static CTStatus supports(const CTSupportQuery* q) {
+  const clock_t start = clock();
+  volatile unsigned long spins = 0;
+  while (clock() - start < CLOCKS_PER_SEC * 3 / 10) ++spins;
+  if (q->op == g_op && q->dt == CT_DT_FLOAT32) return CT_OK;
+  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: tplug_slow_supports runs only its own op", q->fn);
+}
+
+static CTStatus binary(const CTElementwiseCall* c) {
+  tplug_map(c, add);
+  return CT_OK;
+}
+
+CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_version, CTPluginInfo* info) {
+  static CTKernelInterface k;
+  CTOpDesc d;
+  CTStatus s;
+  (void)host_version;
+  g_host = host;
+  info->abi_version = CT_PLUGIN_ABI_VERSION;
+  info->name = "tplug_slow_supports";
+  info->version = "1.0.0";
+  tplug_op_desc(&d, "tplug_slow_supports", CT_KIND_BINARY);
+  if ((s = host->register_op(&d, &g_op)) != CT_OK) return s;
+  memset(&k, 0, sizeof k);
+  k.struct_size = sizeof k;
+  k.abi_version = CT_PLUGIN_ABI_VERSION;
+  k.device_type = CT_CPU;
+  k.name = "tplug_slow_supports";
+  k.supports = &supports;
+  k.binary = &binary;
+  return host->register_backend(NULL, &k);
+}
