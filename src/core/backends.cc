@@ -9,6 +9,7 @@
 #include <cstdarg>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -372,7 +373,15 @@ CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelIn
   const bool cacheable = q.device_id == 0 && q.kind != CT_KIND_CAST && q.op >= 0 && q.op < b->cache_ops &&
                          q.dt >= 0 && q.dt < CT_DT_COUNT;
   std::atomic<uint8_t>* slot = cacheable ? &b->cache[(size_t)q.op * CT_DT_COUNT + q.dt] : nullptr;
-  CTStatus last = CT_ERR_UNSUPPORTED;
+  const OpDef* d = op_def(q.op);
+  // When every table refuses, the reason is the one of the table that
+  // brought the op's kernels (the built-in tables for a built-in op, the
+  // op's plugin for a plugin op), else the first refusal: a plugin's table
+  // asked about an op it never meant to run must not replace the device's
+  // own reason ("oneDNN has no matmul for float16 on this CPU").
+  CTStatus why = CT_ERR_UNSUPPORTED;
+  std::string why_msg;
+  int why_rank = 0;  // 2: the op's own table, 1: another table
   bool asked = false;
   for (int32_t i = 0; i < b->num_kernels; ++i) {
     const CTKernelInterface& k = b->kernels[i];
@@ -381,22 +390,30 @@ CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelIn
     // unload meanwhile would close the library under it).
     const Library* owner = b->kernel_owner[i];
     if (owner && !pin(owner)) continue;  // unloaded since this snapshot: not a candidate
-    last = k.supports(&q);
+    clear_error();
+    const CTStatus s = k.supports(&q);
     if (owner) unpin(owner);
     asked = true;
-    if (last == CT_OK) {
-      if (i > 0) clear_error();  // an earlier table's "no" is not this call's message
+    if (s == CT_OK) {
+      clear_error();  // an earlier table's "no" is not this call's message
       if (slot) slot->store((uint8_t)(i + 1), std::memory_order_relaxed);
       *out = &k;
       return CT_OK;
     }
+    const int rank = owner == (d ? d->owner : nullptr) ? 2 : 1;
+    if (rank > why_rank) {
+      why_rank = rank;
+      why = s;
+      why_msg = ct_last_error();
+      if (why_msg.empty())
+        why_msg = std::string(q.fn) + ": the " + k.name + " kernels do not run " + (d ? d->name : "this op") +
+                  " for " + (q.dt >= 0 && q.dt < CT_DT_COUNT ? dtype_name(q.dt) : "this dtype");
+    }
   }
-  if (!asked) {
-    const OpDef* d = op_def(q.op);
+  if (!asked)
     return fail(CT_ERR_UNSUPPORTED, "%s: the %s device has no kernels for %s ops (%s)", q.fn, b->dev.name,
                 d ? kind_name(d->kind) : "these", d ? d->name : "?");
-  }
-  return last == CT_OK ? CT_ERR_INTERNAL : last;
+  return fail(why == CT_OK ? CT_ERR_INTERNAL : why, "%s", why_msg.c_str());
 }
 
 CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype) {
