@@ -22,6 +22,7 @@
 #include <ctensor/plugin.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -253,7 +254,22 @@ const char* const kCustomOps = CT_TEST_CUSTOM_OPS;
 
 TEST_CASE("library: the example plugin loads and says what it is and brought", "[library]") {
   const int32_t ops_before = ct_op_count(), libs_before = ct_library_count();
+  const Registry before = Registry::now();
   Loaded l(kCustomOps);
+  {
+    // Every built-in op x dtype runs where it ran, and a refusal keeps the
+    // device's own reason: the plugin's CPU table, asked after the built-in
+    // ones, says no to what is not its own without replacing their message.
+    const Registry after = Registry::now();
+    REQUIRE(after.supported.size() == before.supported.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < before.supported.size(); ++i)
+      if (after.supported[i] != before.supported[i] && differ++ < 3) {
+        INFO("op " << i / (DT_COUNT * 2) << " dtype " << dtype((int)(i / 2 % DT_COUNT)).name);
+        CHECK(after.supported[i] == before.supported[i]);
+      }
+    CHECK(differ == 0);
+  }
   const CTLibraryInfo info = l.info();
   CHECK(info.abi_version == CT_PLUGIN_ABI_VERSION);
   CHECK(std::string(info.name) == CUSTOM_OPS_NAME);
@@ -766,6 +782,36 @@ TEST_CASE("library: calls race unloads and reloads", "[library]") {
   CHECK(other == 0);
   CHECK(wrong == 0);
   CHECK(ok > 0);
+}
+
+TEST_CASE("library: an unload while core runs a plugin's supports() keeps its code until it returns", "[library]") {
+  // tplug_slow_supports spends ~0.3 s of CPU time in supports(); the unload
+  // comes 0.1 s into it. Without a reference held around supports() the
+  // library would be closed under the running function.
+  for (int entry = 0; entry < 2; ++entry) {
+    INFO((entry == 0 ? "ct_op_supported" : "ct_binary"));
+    CTLibrary* lib = nullptr;
+    REQUIRE(ct_library_load(CT_TPLUG_SLOW_SUPPORTS, &lib) == CT_OK);
+    const int32_t op = find_op("tplug_slow_supports");
+    float a[2] = {1, 2}, o[2] = {0, 0};
+    int64_t n[1] = {2};
+    CTensor ta = {a, kCpu, 1, {CT_FLOAT, 32, 1}, n, nullptr, 0};
+    CTensor to = {o, kCpu, 1, {CT_FLOAT, 32, 1}, n, nullptr, 0};
+    std::atomic<int> result{1};
+    std::string message;
+    std::thread t([&] {
+      const CTStatus s = entry == 0 ? ct_op_supported(op, kCpu, dtype(DT_F32).dt) : ct_binary(op, &ta, &ta, &to, nullptr);
+      message = last_error();
+      result = s;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    REQUIRE(ct_library_unload(lib) == CT_OK);
+    t.join();
+    const CTStatus r = (CTStatus)result.load();
+    INFO("status " << ct_status_string(r) << ": " << message);
+    CHECK((r == CT_OK || r == CT_ERR_NOT_FOUND));
+    if (r == CT_OK && entry == 1) CHECK(o[1] == 4);
+  }
 }
 
 namespace {
