@@ -154,11 +154,10 @@ TEST_CASE("ct::Library: a load that fails throws the library's reason and leaves
   const size_t libs = ct::Library::loaded().size();
   const int32_t devices = ct_device_count();
 
-  // the loopback backend: the test runner registered its device type already
+  // the loopback backend: linked into the test runner, which registered it
   ct::Error e = error_of([] { ct::Library lib(CT_LOOPBACK_PATH); });
   CHECK(e.status() == CT_ERR_INVALID_ARGUMENT);
-  CHECK(contains(e.what(), "already registered"));
-  CHECK(contains(e.what(), "ct_plugin_init failed"));
+  CHECK(contains(e.what(), "already in this process"));  // linked into the test runner: its init would run twice
   CHECK(contains(e.what(), "libct_loopback"));
   CHECK(ct::Library::loaded().size() == libs);
   CHECK(ct_device_count() == devices);

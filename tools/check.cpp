@@ -354,53 +354,34 @@ class Checker {
   }
 
   // A plugin op's reference (ct_op_reference) on `ins` into `ref` (out's
-  // dtype and shape), as docs/writing-a-plugin.md says the tool calls it:
-  // dense row-major host tensors of the dtypes under test; elementwise and
-  // binary inputs already broadcast to out's shape; a reduction's out with
-  // x's rank (1 on the reduced dims, as with keepdims). Along-axis ops
-  // cannot be: ct_op_reference takes no axis.
+  // dtype and shape): dense row-major host copies of the inputs in the
+  // dtypes under test, the call's axes, keepdims, axis and descriptor as
+  // CTOpArgs (the library validates them and hands broadcasting ops' inputs
+  // to the reference as views of out's shape).
   bool plugin_reference(const std::vector<const Array*>& ins, const Tensor& out, const ctref::Call& call, Array* ref,
                         std::string* why) {
     const CTDevice host = {CT_CPU, 0};
-    if (info_.kind == CT_KIND_ALONG_AXIS) {
-      *why = "an along-axis plugin op is not checked: ct_op_reference has no axis argument";
-      return false;
-    }
-    const bool reduce = info_.kind == CT_KIND_REDUCE;
-    std::vector<int64_t> oshape = out.shape;
-    if (reduce) {  // x's rank, 1 on the reduced dims
-      const std::vector<int64_t>& xs = ins[0]->shape;
-      const int nd = (int)xs.size();
-      std::vector<bool> red((size_t)nd, call.all_axes);
-      for (int32_t a : call.axes) red[(size_t)(a < 0 ? a + nd : a)] = true;
-      oshape = xs;
-      for (int d = 0; d < nd; ++d)
-        if (red[(size_t)d]) oshape[(size_t)d] = 1;
-    }
+    CTOpArgs args;
+    std::memset(&args, 0, sizeof args);
+    args.struct_size = sizeof args;
+    args.axes = call.all_axes ? nullptr : call.axes.data();
+    args.num_axes = call.all_axes ? 0 : (int32_t)call.axes.size();
+    args.keepdims = info_.kind == CT_KIND_REDUCE && !ins.empty() && out.shape.size() == ins[0]->shape.size() ? 1 : 0;
+    args.axis = call.axis;
+    args.desc = call.desc;
     std::vector<Tensor> t(ins.size() + 1);
     std::vector<const CTensor*> ptrs;
     for (size_t k = 0; k < ins.size(); ++k) {
       Array& a = const_cast<Array&>(*ins[k]);
-      const std::vector<int64_t> shape = reduce ? a.shape : out.shape;
-      t[k] = make_tensor(host, input_dtype((int)k), shape, kDense);
-      // a's values broadcast to `shape` (stride 0 on the broadcast dims), cast to the input's dtype
+      t[k] = make_tensor(host, input_dtype((int)k), a.shape, kDense);
       CTensor src = host_view(a);
-      std::vector<int64_t> st(shape.size(), 0);
-      const int off = (int)shape.size() - (int)a.shape.size();
-      int64_t step = 1;
-      for (int d = (int)a.shape.size() - 1; d >= 0; --d) {
-        st[(size_t)(d + off)] = a.shape[(size_t)d] == 1 ? 0 : step;
-        step *= a.shape[(size_t)d];
-      }
-      src.ndim = (int32_t)shape.size();
-      src.shape = t[k].shape.data();
-      src.strides = st.data();
       if (!t[k].mem->p || ct_cast(&src, &t[k].t, nullptr) != CT_OK) {
         *why = std::string("the plugin reference's input ") + std::to_string(k) + ": " + ct_last_error();
         return false;
       }
       ptrs.push_back(&t[k].t);
     }
+    const std::vector<int64_t> oshape = out.shape;
     Tensor& o = t.back();
     o = make_tensor(host, out.t.dtype, oshape, kDense);
     if (!o.mem->p) {
@@ -409,7 +390,7 @@ class Checker {
     }
     ptrs.push_back(&o.t);
     const CTStatus s = ct_op_reference(info_.op, ptrs.data(), (int32_t)ptrs.size(),
-                                       call.params.empty() ? nullptr : call.params.data(), nullptr);
+                                       call.params.empty() ? nullptr : call.params.data(), &args);
     if (s != CT_OK) {
       *why = std::string("the plugin's reference (ct_op_reference): ") + ct_status_string(s) + ": " + ct_last_error();
       return false;

@@ -553,7 +553,11 @@ static inline int32_t ct_dtype_index(CTDataType dt) {
   }
 }
 
-/** Number of ops the runtime library knows (>= CT_OP_END_ of an older header). */
+/** One past the largest op id the runtime library has given: the built-ins
+ *  (>= CT_OP_END_ of an older header), then every id a plugin op was given.
+ *  An unloaded plugin's ids stay counted (never reused by another op) but
+ *  name no op: ct_op_info answers CT_ERR_NOT_FOUND for them, so a loop over
+ *  0..ct_op_count()-1 skips ids whose ct_op_info fails. */
 CT_API int32_t ct_op_count(void);
 
 /** Describe op @p op.

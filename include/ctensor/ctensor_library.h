@@ -62,7 +62,9 @@ typedef struct {
  *          major version of the plugin ABI, both named); the status its
  *          init returned, or that a refused registration gave (a duplicate
  *          op name or device type). On failure nothing stays registered and
- *          the file is closed. Loading one file twice is refused. */
+ *          the file is closed. A file already in the process (loaded, linked
+ *          in, or a previous load still closing) is refused: its init would
+ *          run twice. */
 CT_API CTStatus ct_library_load(const char* path, CTLibrary** lib);
 
 /** Unregisters everything @p lib brought and closes it: at once, or when

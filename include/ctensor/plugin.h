@@ -185,16 +185,27 @@ typedef struct CTOpDesc {
                            int64_t* shape, int32_t* ndim);
   /** Optional, for `ctensor check`: the op on host memory in plain loops,
    *  the trusted answer every device is compared with. tensors are the
-   *  op's tensor arguments in order (inputs, then outputs; CPU tensors,
-   *  validated), params the scalar parameters, desc the descriptor. */
-  CTStatus (*reference)(const CTensor* const* tensors, int32_t num_tensors, const double* params, const void* desc);
+   *  op's tensor arguments in order (inputs, then outputs), in host memory
+   *  and validated as the op's entry point validates them: outputs have the
+   *  shapes and dtypes ct_op_output_info gives; inputs of broadcasting ops
+   *  (binary, ternary) come as views of the output's shape with stride 0 on
+   *  broadcast dims, as kernels get them. params are the scalar parameters
+   *  (num_params of them), args the rest: axes, num_axes and keepdims of a
+   *  reduction, the axis of an along-axis op (made non-negative), the
+   *  descriptor of an NN op. */
+  CTStatus (*reference)(const CTensor* const* tensors, int32_t num_tensors, const double* params,
+                        const CTOpArgs* args);
 } CTOpDesc;
 
 /** Runs op's reference (CTOpDesc.reference) on host tensors, as `ctensor
- *  check` does. CT_ERR_NOT_FOUND when the op has none (built-in ops: the
- *  tool's own reference library). */
+ *  check` does: tensors are the op's tensor arguments (inputs, then
+ *  outputs), params its num_params scalars, args as for ct_op_output_info
+ *  (NULL: all zero). Validated first, as the op's own entry point would.
+ *  @return the reference's status; CT_ERR_NOT_FOUND when the op has none
+ *          (built-in ops: the tool's reference library); validation's
+ *          statuses (shape, dtype, argument errors), outputs untouched. */
 CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32_t num_tensors, const double* params,
-                                const void* desc);
+                                const CTOpArgs* args);
 
 /* ------------------------------------------------------------------------ */
 /* The host: what core offers a backend                                      */
@@ -327,6 +338,12 @@ typedef struct {
  *  of newer minors. It must not throw, longjmp or exit. */
 typedef CTStatus (*CTPluginInitFn)(const CTHost* host, uint32_t host_version, CTPluginInfo* info);
 #define CT_PLUGIN_INIT_SYMBOL "ct_plugin_init"
+
+/** Optional: `CT_PLUGIN_EXPORT const uint32_t ct_plugin_abi_version =
+ *  CT_PLUGIN_ABI_VERSION;` lets the host refuse another major before any of
+ *  the plugin's code runs (without it, info->abi_version is checked after
+ *  ct_plugin_init, and its registrations are then dropped). */
+#define CT_PLUGIN_ABI_SYMBOL "ct_plugin_abi_version"
 
 /** Optional second symbol, void ct_plugin_fini(void): called once, after
  *  the library's last call and plan have ended and before it is closed. */

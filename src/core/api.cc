@@ -65,6 +65,20 @@ CTStatus broadcast(const char* fn, const CTensor* const* t, const char* const* n
   return CT_OK;
 }
 
+// A view of t with out's rank and shape: missing leading dims and extents of
+// 1 that out does not have become stride 0.
+void broadcast_view(const CTensor* t, const CTensor* out, int64_t* strides, CTensor* view) {
+  const int32_t lead = out->ndim - t->ndim;
+  for (int32_t d = 0; d < out->ndim; ++d) {
+    const int32_t td = d - lead;
+    strides[d] = td < 0 || (t->shape[td] == 1 && out->shape[d] != 1) ? 0 : ct_stride_of(t, td);
+  }
+  *view = *t;
+  view->ndim = out->ndim;
+  view->shape = out->shape;
+  view->strides = strides;
+}
+
 namespace {
 
 
@@ -84,20 +98,6 @@ CTStatus want_out_shape(const char* fn, const char* out_name, const CTensor* out
   }
   return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s but %s broadcast to %s", fn, out_name,
               format_shape(so, sizeof so, out->ndim, out->shape), ins, format_shape(sx, sizeof sx, nd, shape));
-}
-
-// A view of t with out's rank and shape: missing leading dims and extents of
-// 1 that out does not have become stride 0.
-void broadcast_view(const CTensor* t, const CTensor* out, int64_t* strides, CTensor* view) {
-  const int32_t lead = out->ndim - t->ndim;
-  for (int32_t d = 0; d < out->ndim; ++d) {
-    const int32_t td = d - lead;
-    strides[d] = td < 0 || (t->shape[td] == 1 && out->shape[d] != 1) ? 0 : ct_stride_of(t, td);
-  }
-  *view = *t;
-  view->ndim = out->ndim;
-  view->shape = out->shape;
-  view->strides = strides;
 }
 
 // An integer op's scalar must be exactly representable in the dtype.

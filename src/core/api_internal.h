@@ -23,6 +23,10 @@ CTStatus broadcast(const char* fn, const CTensor* const* t, const char* const* n
 CTStatus reduce_shape(const char* fn, const CTensor* x, const int32_t* axes, int32_t num_axes, int32_t keepdims,
                       uint32_t* mask, int64_t* want, int32_t* wn, int64_t* count, int64_t* outer);
 
+// A view of t with out's rank and shape: missing leading dims and extents
+// of 1 that out does not have become stride 0 (strides: CT_MAX_NDIM).
+void broadcast_view(const CTensor* t, const CTensor* out, int64_t* strides, CTensor* view);
+
 // The output dtype an op's rule gives for data dtype dt (-1: the caller's choice).
 int32_t output_dtype(int32_t rule, int32_t dt);
 

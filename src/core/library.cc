@@ -23,6 +23,8 @@
 #include "core/nn_internal.h"
 #include "core/plugin_ops.h"
 #include "core/registry.h"
+#include "core/api_internal.h"
+#include "core/validate.h"
 
 namespace ct {
 namespace {
@@ -136,6 +138,14 @@ void load_modules() {
   }
 }
 
+// lib if it is a loaded library, else nullptr (a stale or foreign handle).
+const Library* loaded_library(const CTLibrary* handle) {
+  std::lock_guard<std::recursive_mutex> lock(g_load_mu);
+  for (const Library* l : *g_loaded)
+    if (reinterpret_cast<const CTLibrary*>(l) == handle) return l;
+  return nullptr;
+}
+
 }  // namespace
 
 bool pin(const Library* l) {
@@ -189,6 +199,16 @@ CTStatus load_library(const char* path, int32_t origin, Library** out) {
     if (o->path == real)
       return fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: %s is loaded already (as plugin \"%s\")", real,
                       o->name.c_str());
+  // A file already mapped into the process (linked in, opened by other
+  // code, or a previous load still closing) would run its init a second
+  // time over its live state: refused.
+  if (void* mapped = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
+    dlclose(mapped);
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "ct_library_load: %s is already in this process (linked in, opened by other code, or a previous load "
+                "whose calls or plans are still running); its ct_plugin_init would run twice",
+                real);
+  }
   dlerror();
   void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -201,6 +221,17 @@ CTStatus load_library(const char* path, int32_t origin, Library** out) {
     return fail(CT_ERR_NOT_FOUND, "ct_library_load: %s exports no %s (the plugin entry point, see plugin.h)", real,
                     CT_PLUGIN_INIT_SYMBOL);
   }
+  // A plugin that says its version before init runs (CT_PLUGIN_ABI_SYMBOL)
+  // is refused there when its major differs, before any of its code runs.
+  if (const uint32_t* v = static_cast<const uint32_t*>(dlsym(h, CT_PLUGIN_ABI_SYMBOL)))
+    if ((*v >> 16) != CT_PLUGIN_ABI_MAJOR) {
+      const uint32_t got = *v;
+      dlclose(h);
+      return fail(CT_ERR_ABI_VERSION,
+                  "ct_library_load: %s was built against plugin ABI %u.%u; this library speaks %u.%u (a different "
+                  "major does not load)",
+                  real, got >> 16, got & 0xffffu, (unsigned)CT_PLUGIN_ABI_MAJOR, (unsigned)CT_PLUGIN_ABI_MINOR);
+    }
   Library* lib = new Library;
   lib->path = real;
   lib->origin = origin;
@@ -258,8 +289,8 @@ CT_API CTStatus ct_library_unload(CTLibrary* handle) {
 CT_API CTStatus ct_library_info(const CTLibrary* handle, CTLibraryInfo* info) {
   CT_API_BEGIN("ct_library_info")
   if (CTStatus s = ct::check_struct_size("ct_library_info", "info", info, offsetof(CTLibraryInfo, name))) return s;
-  if (!handle) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_info: lib is NULL");
-  const ct::Library* lib = reinterpret_cast<const ct::Library*>(handle);
+  const ct::Library* lib = ct::loaded_library(handle);
+  if (!lib) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_info: lib=%p is not a loaded library", (const void*)handle);
   CTLibraryInfo full;
   std::memset(&full, 0, sizeof full);
   full.abi_version = lib->abi_version;
@@ -278,8 +309,9 @@ CT_API CTStatus ct_library_info(const CTLibrary* handle, CTLibraryInfo* info) {
 
 CT_API CTStatus ct_library_op(const CTLibrary* handle, int32_t index, int32_t* op) {
   CT_API_BEGIN("ct_library_op")
-  if (!handle || !op) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_op: lib and op must not be NULL");
-  const ct::Library* lib = reinterpret_cast<const ct::Library*>(handle);
+  if (!op) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_op: op is NULL");
+  const ct::Library* lib = ct::loaded_library(handle);
+  if (!lib) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_op: lib=%p is not a loaded library", (const void*)handle);
   const std::vector<int32_t> ids = ct::library_ops(lib);
   if (index < 0 || index >= (int32_t)ids.size())
     return ct::fail(CT_ERR_NOT_FOUND, "ct_library_op: index=%d but plugin \"%s\" registered %zu op(s)", index,
@@ -335,22 +367,60 @@ CT_API CTStatus ct_library_failure(int32_t index, CTLibraryFailure* out) {
 }
 
 CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32_t num_tensors, const double* params,
-                                const void* desc) {
+                                const CTOpArgs* args) {
   CT_API_BEGIN("ct_op_reference")
+  const char* fn = "ct_op_reference";
   const ct::OpDef* d = ct::op_def(op);
-  if (!d) return ct::no_op("ct_op_reference", op);
+  if (!d) return ct::no_op(fn, op);
   if (!d->reference)
-    return ct::fail(CT_ERR_NOT_FOUND, "ct_op_reference: op %s has no reference in the library (built-in ops: the "
-                                      "tool's reference library)", d->name);
+    return ct::fail(CT_ERR_NOT_FOUND, "%s: op %s has no reference in the library (built-in ops: the tool's reference "
+                                      "library)", fn, d->name);
   if (!tensors || num_tensors != d->num_tensors)
-    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_reference: %s takes %d tensors (%s), got %d", d->name,
-                    d->num_tensors, d->tensor_names, tensors ? num_tensors : 0);
-  for (int32_t i = 0; i < num_tensors; ++i)
-    if (tensors[i] && tensors[i]->device.device_type != CT_CPU)
-      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_reference: %s: tensor %s is not in host memory", d->name,
-                      d->tensor[i]);
-  return ct::pinned("ct_op_reference", d->owner,
-                    [&] { return d->reference(tensors, num_tensors, params, desc); });
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: %s takes %d tensors (%s), got %d", fn, d->name, d->num_tensors,
+                    d->tensor_names, tensors ? num_tensors : 0);
+  if (d->num_params > 0 && !params)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: params is NULL but %s takes %d (%s)", fn, d->name, d->num_params,
+                    d->param_names);
+  CTOpArgs a;
+  std::memset(&a, 0, sizeof a);
+  if (args) std::memcpy(&a, args, args->struct_size < sizeof a ? args->struct_size : sizeof a);
+  a.struct_size = sizeof a;
+  for (int32_t i = 0; i < num_tensors; ++i) {
+    if (!tensors[i] && ((d->optional_mask >> i) & 1u)) continue;
+    ct::TensorFacts f;
+    if (CTStatus s = ct::check_tensor(fn, d->tensor[i], tensors[i], &f)) return s;
+    if (tensors[i]->device.device_type != CT_CPU)
+      return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: %s: %s is not in host memory", fn, d->name, d->tensor[i]);
+  }
+  // Outputs: exactly what the shape query says for these inputs.
+  const int32_t nin = d->num_inputs, nout = d->num_tensors - d->num_inputs;
+  CTOutputInfo want[CT_NN_MAX_TENSORS];
+  if (CTStatus s = ct_op_output_info(op, &a, tensors, nin, want, nout)) return s;
+  for (int32_t k = 0; k < nout; ++k) {
+    const CTensor* t = tensors[nin + k];
+    if (!t) continue;
+    bool same = t->ndim == want[k].ndim && ct_dtype_index(t->dtype) == ct_dtype_index(want[k].dtype);
+    for (int32_t i = 0; same && i < t->ndim; ++i) same = t->shape[i] == want[k].shape[i];
+    if (!same) {
+      char g[24 * CT_MAX_NDIM + 4], w[24 * CT_MAX_NDIM + 4], gd[64], wd[64];
+      return ct::fail(CT_ERR_SHAPE_MISMATCH, "%s: %s: %s is %s %s but the op writes %s %s", fn, d->name,
+                      d->tensor[nin + k], ct::describe_dtype(gd, sizeof gd, t->dtype),
+                      ct::format_shape(g, sizeof g, t->ndim, t->shape), ct::describe_dtype(wd, sizeof wd, want[k].dtype),
+                      ct::format_shape(w, sizeof w, want[k].ndim, want[k].shape));
+    }
+  }
+  // Broadcasting ops: inputs as views of the output's shape (as kernels get them).
+  const CTensor* ts[CT_NN_MAX_TENSORS];
+  CTensor views[CT_NN_MAX_TENSORS];
+  int64_t strides[CT_NN_MAX_TENSORS][CT_MAX_NDIM];
+  for (int32_t i = 0; i < num_tensors; ++i) ts[i] = tensors[i];
+  if (d->shape_rule == CT_SHAPE_BROADCAST && tensors[nin])
+    for (int32_t i = 0; i < nin; ++i) {
+      ct::broadcast_view(tensors[i], tensors[nin], strides[i], &views[i]);
+      ts[i] = &views[i];
+    }
+  if (d->kind == CT_KIND_ALONG_AXIS && a.axis < 0) a.axis += tensors[0]->ndim > 0 ? tensors[0]->ndim : 1;
+  return ct::pinned(fn, d->owner, [&] { return d->reference(ts, num_tensors, params, &a); });
   CT_API_END()
 }
 

@@ -41,7 +41,7 @@ struct OpDef {
   // callbacks from CTOpDesc.
   const Library* owner;
   CTStatus (*output_shape)(const void*, const CTensor* const*, int32_t, int32_t, int64_t*, int32_t*);
-  CTStatus (*reference)(const CTensor* const*, int32_t, const double*, const void*);
+  CTStatus (*reference)(const CTensor* const*, int32_t, const double*, const CTOpArgs*);
 };
 
 // nullptr if op is not a valid id (or a plugin op whose library is unloaded).
