@@ -209,6 +209,11 @@ CTStatus cached_plan(const NNCall& c, const CTKernelInterface* b, std::shared_pt
   std::unique_ptr<CTPlan> p;
   if (CTStatus s = make_plan(c, b, nullptr, &p)) return s;
   *out = cache().insert(key, std::shared_ptr<CTPlan>(std::move(p)));
+  // A plugin unloaded since validate: its unload may have emptied the cache
+  // of its plans before this one went in, which would then keep the
+  // library's code loaded (and the file in the process, so that it cannot
+  // load again) until evicted. This call still runs its plan.
+  if (c.owner && !c.owner->loaded.load(std::memory_order_acquire)) drop_cached_plans(c.owner);
   return CT_OK;
 }
 
