@@ -92,7 +92,10 @@ CTStatus co_bias_gelu_kernel(const CTElementwiseCall* call) {
   }
 }
 
-/* ---- the reference: plain loops in double, NumPy broadcasting done here --- */
+/* ---- the reference: plain loops in double ---------------------------------
+ * Core validates its arguments as ct_binary would and passes a and b as
+ * views of out's shape; the loops below broadcast by themselves all the
+ * same (extent-1 dims read element 0), so they hold for either form. */
 
 static int is_float_dt(CTDataType t, int bits) { return t.code == CT_FLOAT && t.bits == bits && t.lanes == 1; }
 
@@ -106,13 +109,13 @@ static double load_any(const CTensor* t, const int64_t* coord_out, int32_t out_n
 }
 
 CTStatus co_bias_gelu_reference(const CTensor* const* tensors, int32_t num_tensors, const double* params,
-                                const void* desc) {
+                                const CTOpArgs* args) {
   const char* fn = "bias_gelu reference";
   const CTensor *a, *b, *out;
   int64_t coord[CO_MAX_DIMS], n, i;
   int32_t d, k, bits;
   (void)params;
-  (void)desc;
+  (void)args;
   if (num_tensors != 3 || !tensors[0] || !tensors[1] || !tensors[2])
     return co_host->set_error(CT_ERR_INVALID_ARGUMENT, "%s: takes a, b, out", fn);
   a = tensors[0];

@@ -125,8 +125,9 @@ void co_gemm_relu_plan_destroy(void* plan) { free(plan); }
 /* ---- the reference: plain loops in double ----------------------------------- */
 
 CTStatus co_gemm_relu_reference(const CTensor* const* tensors, int32_t num_tensors, const double* params,
-                                const void* desc) {
+                                const CTOpArgs* args) {
   const char* fn = "gemm_relu reference";
+  const void* desc = args ? args->desc : NULL;
   const CTensor *a, *b, *bias, *y;
   int64_t shape[2], i, j, kk;
   int32_t nd, t;

@@ -54,14 +54,14 @@ static inline void co_st_f64(char* p, double v) { memcpy(p, &v, sizeof v); }
 /* bias_gelu.c */
 CTStatus co_bias_gelu_kernel(const CTElementwiseCall* call);
 CTStatus co_bias_gelu_reference(const CTensor* const* tensors, int32_t num_tensors, const double* params,
-                                const void* desc);
+                                const CTOpArgs* args);
 CTStatus co_register_bias_gelu(void);
 
 /* gemm_relu.c */
 CTStatus co_gemm_relu_output_shape(const void* desc, const CTensor* const* inputs, int32_t num_inputs,
                                    int32_t output, int64_t* shape, int32_t* ndim);
 CTStatus co_gemm_relu_reference(const CTensor* const* tensors, int32_t num_tensors, const double* params,
-                                const void* desc);
+                                const CTOpArgs* args);
 CTStatus co_gemm_relu_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus co_gemm_relu_plan_execute(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
 void co_gemm_relu_plan_destroy(void* plan);

@@ -6,6 +6,10 @@
  */
 #include "internal.h"
 
+/* The ABI this plugin was built against, readable before any of its code
+ * runs: a host of another major refuses the file without calling init. */
+CT_PLUGIN_EXPORT const uint32_t ct_plugin_abi_version = CT_PLUGIN_ABI_VERSION;
+
 const CTHost* co_host = NULL;
 int32_t co_bias_gelu_id = -1;
 int32_t co_gemm_relu_id = -1;
