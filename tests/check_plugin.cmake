@@ -1,6 +1,6 @@
 # A plugin library is built as a third party's would be: it needs no C++
 # runtime and no libctensor (everything comes through the CTHost table), it
-# exports exactly the entry points it means to, and its sources include
+# exports exactly the symbols it means to, and its sources include
 # only <ctensor/plugin.h>, their own headers and the C library.
 #   cmake -DLIB=<plugin.so> -DEXPORTS=ct_plugin_init -DFILES=<a.c,b.h> -DOWN=<b.h,c.h> -P check_plugin.cmake
 # (lists comma-separated: EXPORTS may be empty, OWN the plugin's own headers)
