@@ -18,32 +18,32 @@ static float alpha_of(const void* desc) {
   return g->alpha;
 }
 
-/* a (M, K), b (K, N), bias (N,) or NULL: y (M, N). */
+/* a (M, K), b (K, N), bias (N,) or NULL: y (M, N). Core puts the entry point
+ * and the op's name in front of these messages ("ct_nn: gemm_relu: ..."). */
 CTStatus co_gemm_relu_output_shape(const void* desc, const CTensor* const* inputs, int32_t num_inputs,
                                    int32_t output, int64_t* shape, int32_t* ndim) {
-  const char* fn = "gemm_relu";
   const CTensor *a, *b, *bias;
   const CTGemmReluDesc* g = (const CTGemmReluDesc*)desc;
   if (num_inputs != 3 || output != 0)
-    return co_host->set_error(CT_ERR_INVALID_ARGUMENT, "%s: takes inputs a, b, bias? and one output (asked for %d of %d)",
-                              fn, (int)output, (int)num_inputs);
+    return co_host->set_error(CT_ERR_INVALID_ARGUMENT, "takes inputs a, b, bias? and one output (asked for %d of %d)",
+                              (int)output, (int)num_inputs);
   if (g && g->struct_size < sizeof g->struct_size)
-    return co_host->set_error(CT_ERR_INVALID_ARGUMENT, "%s: desc->struct_size=%u; set it to sizeof(CTGemmReluDesc)=%u",
-                              fn, (unsigned)g->struct_size, (unsigned)sizeof(CTGemmReluDesc));
+    return co_host->set_error(CT_ERR_INVALID_ARGUMENT, "desc->struct_size=%u; set it to sizeof(CTGemmReluDesc)=%u",
+                              (unsigned)g->struct_size, (unsigned)sizeof(CTGemmReluDesc));
   a = inputs[0];
   b = inputs[1];
   bias = inputs[2];
-  if (!a || !b) return co_host->set_error(CT_ERR_INVALID_ARGUMENT, "%s: a and b are required", fn);
+  if (!a || !b) return co_host->set_error(CT_ERR_INVALID_ARGUMENT, "a and b are required");
   if (a->ndim != 2 || b->ndim != 2)
-    return co_host->set_error(CT_ERR_SHAPE_MISMATCH, "%s: a and b must be matrices, got a.ndim=%d b.ndim=%d", fn,
+    return co_host->set_error(CT_ERR_SHAPE_MISMATCH, "a and b must be matrices, got a.ndim=%d b.ndim=%d",
                               (int)a->ndim, (int)b->ndim);
   if (a->shape[1] != b->shape[0])
     return co_host->set_error(CT_ERR_SHAPE_MISMATCH,
-                              "%s: a is (%lld, %lld) and b is (%lld, %lld): a's columns must equal b's rows (K)", fn,
+                              "a is (%lld, %lld) and b is (%lld, %lld): a's columns must equal b's rows (K)",
                               (long long)a->shape[0], (long long)a->shape[1], (long long)b->shape[0],
                               (long long)b->shape[1]);
   if (bias && (bias->ndim != 1 || bias->shape[0] != b->shape[1]))
-    return co_host->set_error(CT_ERR_SHAPE_MISMATCH, "%s: bias must be (N,) = (%lld,), got ndim=%d extent %lld", fn,
+    return co_host->set_error(CT_ERR_SHAPE_MISMATCH, "bias must be (N,) = (%lld,), got ndim=%d extent %lld",
                               (long long)b->shape[1], (int)bias->ndim, (long long)(bias->ndim ? bias->shape[0] : 1));
   shape[0] = a->shape[0];
   shape[1] = b->shape[1];
