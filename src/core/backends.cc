@@ -314,9 +314,11 @@ CTStatus temp_alloc(const char* fn, CTDevice device, size_t bytes, void* stream,
   if (!b) return fail(CT_ERR_UNSUPPORTED, "%s: device type %d has no backend", fn, device.device_type);
   CTAllocator a;
   if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
-  if (a.alloc) return a.alloc(a.user, device, bytes, stream, ptr);
-  if (b->dev.malloc) return b->dev.malloc(device.device_id, bytes, ptr);
-  return fail(CT_ERR_UNSUPPORTED, "%s: the %s device has no allocator for temporary memory", fn, b->dev.name);
+  if (!a.alloc && !b->dev.malloc)
+    return fail(CT_ERR_UNSUPPORTED, "%s: the %s device has no allocator for temporary memory", fn, b->dev.name);
+  return pinned(fn, b->dev_owner, [&] {  // a plugin device's allocator is its code
+    return a.alloc ? a.alloc(a.user, device, bytes, stream, ptr) : b->dev.malloc(device.device_id, bytes, ptr);
+  });
 }
 
 void temp_free(CTDevice device, void* ptr, void* stream) {
@@ -325,8 +327,10 @@ void temp_free(CTDevice device, void* ptr, void* stream) {
   if (!b) return;
   CTAllocator a;
   if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
+  if (b->dev_owner && !pin(b->dev_owner)) return;  // closed: its memory went with it
   if (a.free) a.free(a.user, device, ptr, stream);
   else if (b->dev.free) b->dev.free(device.device_id, ptr);
+  if (b->dev_owner) unpin(b->dev_owner);
 }
 
 const CTHost* host() {
@@ -492,7 +496,8 @@ CT_API CTStatus ct_device_info(int32_t index, CTDeviceInfo* info) {
     CTDeviceInfo full;
     std::memset(&full, 0, sizeof full);
     full.struct_size = (uint32_t)sizeof full;
-    if (CTStatus s = b->dev.device_info(rest, &full)) return s;
+    if (CTStatus s = ct::pinned("ct_device_info", b->dev_owner, [&] { return b->dev.device_info(rest, &full); }))
+      return s;
     full.struct_size = (uint32_t)sizeof full;
     ct::copy_struct_out(info, full);
     return CT_OK;

@@ -6,6 +6,8 @@
 
 #include <ctensor/plugin.h>
 
+#include "core/library.h"
+
 #include <atomic>
 
 namespace ct {
@@ -77,7 +79,7 @@ CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType
 // The device's stream check (CT_OK for a NULL stream or slot).
 inline CTStatus check_stream(const Backend* b, const char* fn, int32_t device_id, void* stream) {
   if (!stream || !b->dev.check_stream) return CT_OK;
-  return b->dev.check_stream(fn, device_id, stream);
+  return pinned(fn, b->dev_owner, [&] { return b->dev.check_stream(fn, device_id, stream); });
 }
 
 // Temporary memory on `device` for a call of fn: through the allocator the

@@ -244,6 +244,7 @@ CTStatus load_library(const char* path, int32_t origin, Library** out) {
     delete lib;
     return s;
   }
+  clear_error();  // a registration the plugin tolerated may have left a message: the load succeeded
   lib->loaded.store(true, std::memory_order_release);
   g_loaded->push_back(lib);
   *out = lib;

@@ -750,7 +750,8 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
   if (CTStatus s2 = check_stream(backend, fn, c->device_id, stream)) return s2;
   c->variant = 0;
   if ((*kern)->nn_variant)
-    if (CTStatus s2 = (*kern)->nn_variant(fn, c->device_id, stream, &c->variant)) return s2;
+    if (CTStatus s2 = pinned(fn, c->owner, [&] { return (*kern)->nn_variant(fn, c->device_id, stream, &c->variant); }))
+      return s2;
   return CT_OK;
 }
 
