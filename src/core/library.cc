@@ -163,6 +163,13 @@ void unpin(const Library* l) {
 
 Library* loading_library() { return t_loading; }
 
+CTStatus run_pinned(const char* fn, const Library* lib, CTStatus (*call)(void*), void* ctx) {
+  if (!pin(lib)) return library_gone(fn, lib);
+  const CTStatus s = call(ctx);
+  unpin(lib);
+  return s;
+}
+
 CTStatus library_gone(const char* fn, const Library* lib) {
   return fail(CT_ERR_NOT_FOUND, "%s: the plugin \"%s\" (%s) that runs this was unloaded", fn, lib->name.c_str(),
               lib->path.c_str());

@@ -39,13 +39,11 @@ Library* loading_library();
 // Runs f() with lib pinned (nothing to pin for the built-ins: lib NULL).
 // A library unloaded meanwhile gives CT_ERR_NOT_FOUND naming fn.
 CTStatus library_gone(const char* fn, const Library* lib);
+CTStatus run_pinned(const char* fn, const Library* lib, CTStatus (*call)(void*), void* ctx);
 template <class F>
-inline CTStatus pinned(const char* fn, const Library* lib, F&& f) {
-  if (!lib) return f();
-  if (!pin(lib)) return library_gone(fn, lib);
-  const CTStatus s = f();
-  unpin(lib);
-  return s;
+__attribute__((always_inline)) inline CTStatus pinned(const char* fn, const Library* lib, F&& f) {
+  if (__builtin_expect(!lib, 1)) return f();  // the built-ins: nothing to pin, the call as it was
+  return run_pinned(fn, lib, [](void* c) { return (*static_cast<F*>(c))(); }, &f);
 }
 
 // Loads the modules (libctensor_*.so next to libctensor, or in
