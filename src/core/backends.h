@@ -6,6 +6,8 @@
 
 #include <ctensor/plugin.h>
 
+#include "core/error.h"
+
 #include "core/library.h"
 
 #include <atomic>
@@ -42,7 +44,7 @@ struct Backend {
 const Backend* find_backend(int32_t device_type);
 
 // check_device when the device does not exist: the message.
-CTStatus no_device(const char* fn, const char* arg, CTDevice device, const Backend* b);
+CT_COLD CTStatus no_device(const char* fn, const char* arg, CTDevice device, const Backend* b);
 
 // CT_OK if `device` exists; else a message naming fn and the tensor
 // argument `arg` whose device it is ("x.device.device_id=3"), or the bare

@@ -7,6 +7,8 @@
 
 #include <ctensor/plugin.h>
 
+#include "core/error.h"
+
 #include <atomic>
 #include <string>
 
@@ -38,7 +40,7 @@ Library* loading_library();
 
 // Runs f() with lib pinned (nothing to pin for the built-ins: lib NULL).
 // A library unloaded meanwhile gives CT_ERR_NOT_FOUND naming fn.
-CTStatus library_gone(const char* fn, const Library* lib);
+CT_COLD CTStatus library_gone(const char* fn, const Library* lib);
 CTStatus run_pinned(const char* fn, const Library* lib, CTStatus (*call)(void*), void* ctx);
 template <class F>
 __attribute__((always_inline)) inline CTStatus pinned(const char* fn, const Library* lib, F&& f) {

@@ -6,6 +6,8 @@
 
 #include <ctensor/plugin.h>
 
+#include "core/error.h"
+
 #include <vector>
 
 #include "core/registry.h"
@@ -37,7 +39,7 @@ const OpDef* plugin_op_def_any(int32_t op);
 
 // CT_ERR_NOT_FOUND for an op id that names no op: "not an op id (0..N)",
 // or "was unloaded with its library" for a plugin op.
-CTStatus no_op(const char* fn, int32_t op);
+CT_COLD CTStatus no_op(const char* fn, int32_t op);
 
 }  // namespace ct
 

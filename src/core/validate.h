@@ -6,6 +6,8 @@
 
 #include <ctensor/ctensor.h>
 
+#include "core/error.h"
+
 namespace ct {
 
 // Stride of dim i in elements; NULL strides mean compact row-major.
@@ -50,7 +52,7 @@ inline bool ranges_meet(const TensorFacts& a, const TensorFacts& b) {
 // Null pointers, ndim, extents, dtype, element count and byte span overflow,
 // data pointer. Alignment is recorded, not checked. `arg` names the tensor
 // in messages ("x", "out").
-CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);
+CT_COLD CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);
 
 // The same, with the common case inline: a compact tensor (NULL strides) of
 // a known dtype with data and no zero extent, whose span fits. Anything
