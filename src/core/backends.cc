@@ -50,8 +50,6 @@ const Snapshot* snapshot() {
   return g_snapshot.load(std::memory_order_acquire);
 }
 
-uint32_t major_of(uint32_t v) { return v >> 16; }
-uint32_t minor_of(uint32_t v) { return v & 0xffffu; }
 
 // Copies a table the backend knows at `size` bytes into the full struct,
 // zero-extending what it does not know.
@@ -60,12 +58,7 @@ CTStatus load_table(const char* what, const T* in, size_t min_size, T* out) {
   if (in->struct_size < min_size)
     return fail(CT_ERR_ABI_VERSION, "ct_register_backend: %s->struct_size=%u is smaller than any version of it (%zu)",
                 what, in->struct_size, min_size);
-  if (major_of(in->abi_version) != CT_PLUGIN_ABI_MAJOR)
-    return fail(CT_ERR_ABI_VERSION,
-                "ct_register_backend: %s was built against plugin ABI %u.%u; this library speaks %u.%u (a different "
-                "major does not load)",
-                what, major_of(in->abi_version), minor_of(in->abi_version), (unsigned)CT_PLUGIN_ABI_MAJOR,
-                (unsigned)CT_PLUGIN_ABI_MINOR);
+  if (CTStatus s = check_abi_major("ct_register_backend", what, in->abi_version)) return s;
   std::memset(out, 0, sizeof *out);
   std::memcpy(out, in, in->struct_size < sizeof(T) ? in->struct_size : sizeof(T));
   out->struct_size = sizeof(T);
@@ -339,6 +332,8 @@ const CTHost* host() {
                            &register_op};
   return &h;
 }
+
+void register_first_use() { snapshot(); }
 
 const Backend* find_backend(int32_t device_type) {
   const Snapshot* s = snapshot();

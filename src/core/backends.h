@@ -39,6 +39,11 @@ struct Backend {
   std::atomic<uint8_t>* cache = nullptr;
 };
 
+// Registers what the first use of the library registers, once: the
+// built-in backends, then the modules and CT_PLUGIN_PATH (library.h). Entry
+// points that read the registry without looking a device up call it.
+void register_first_use();
+
 // The backend of a device type, or nullptr when none is registered.
 // Lock-free: registrations publish a new immutable snapshot.
 const Backend* find_backend(int32_t device_type);

@@ -60,8 +60,6 @@ bool valid_plugin_name(const char* s) {
   return n >= 1 && n < 64;
 }
 
-uint32_t major_of(uint32_t v) { return v >> 16; }
-uint32_t minor_of(uint32_t v) { return v & 0xffffu; }
 
 // Runs the plugin's init with its registrations staged; publishes them, or
 // drops them and says why.
@@ -78,11 +76,7 @@ CTStatus init_library(Library* lib, CTPluginInitFn init) {
     return fail(s, "%s: %s: ct_plugin_init failed with %s: %s", fn, lib->path.c_str(), ct_status_string(s),
                 why.empty() ? "(it set no message)" : why.c_str());
   }
-  if (major_of(info.abi_version) != CT_PLUGIN_ABI_MAJOR)
-    return fail(CT_ERR_ABI_VERSION,
-                "%s: %s was built against plugin ABI %u.%u; this library speaks %u.%u (a different major does not load)",
-                fn, lib->path.c_str(), major_of(info.abi_version), minor_of(info.abi_version),
-                (unsigned)CT_PLUGIN_ABI_MAJOR, (unsigned)CT_PLUGIN_ABI_MINOR);
+  if (CTStatus v = check_abi_major(fn, lib->path.c_str(), info.abi_version)) return v;
   if (!info.name || !valid_plugin_name(info.name) || !info.version)
     return fail(CT_ERR_INVALID_ARGUMENT,
                 "%s: %s: ct_plugin_init must set info->name (1..63 of [A-Za-z0-9_.-]) and info->version; name=\"%s\"",
@@ -147,6 +141,13 @@ const Library* loaded_library(const CTLibrary* handle) {
 }
 
 }  // namespace
+
+CTStatus check_abi_major(const char* fn, const char* what, uint32_t version) {
+  if ((version >> 16) == CT_PLUGIN_ABI_MAJOR) return CT_OK;
+  return fail(CT_ERR_ABI_VERSION,
+              "%s: %s was built against plugin ABI %u.%u; this library speaks %u.%u (a different major does not load)",
+              fn, what, version >> 16, version & 0xffffu, (unsigned)CT_PLUGIN_ABI_MAJOR, (unsigned)CT_PLUGIN_ABI_MINOR);
+}
 
 bool pin(const Library* l) {
   std::atomic<int64_t>& r = const_cast<Library*>(l)->refs;
@@ -231,13 +232,9 @@ CTStatus load_library(const char* path, int32_t origin, Library** out) {
   // A plugin that says its version before init runs (CT_PLUGIN_ABI_SYMBOL)
   // is refused there when its major differs, before any of its code runs.
   if (const uint32_t* v = static_cast<const uint32_t*>(dlsym(h, CT_PLUGIN_ABI_SYMBOL)))
-    if ((*v >> 16) != CT_PLUGIN_ABI_MAJOR) {
-      const uint32_t got = *v;
+    if (CTStatus bad = check_abi_major("ct_library_load", real, *v)) {
       dlclose(h);
-      return fail(CT_ERR_ABI_VERSION,
-                  "ct_library_load: %s was built against plugin ABI %u.%u; this library speaks %u.%u (a different "
-                  "major does not load)",
-                  real, got >> 16, got & 0xffffu, (unsigned)CT_PLUGIN_ABI_MAJOR, (unsigned)CT_PLUGIN_ABI_MINOR);
+      return bad;
     }
   Library* lib = new Library;
   lib->path = real;
@@ -266,7 +263,7 @@ extern "C" {
 CT_API CTStatus ct_library_load(const char* path, CTLibrary** out) {
   CT_API_BEGIN("ct_library_load")
   if (!path || !out) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_load: path and lib must not be NULL");
-  ct::find_backend(CT_CPU);  // the built-ins (and modules, CT_PLUGIN_PATH) register first
+  ct::register_first_use();
   ct::Library* lib = nullptr;
   if (CTStatus s = ct::load_library(path, CT_LIBRARY_LOADED, &lib)) return s;
   *out = reinterpret_cast<CTLibrary*>(lib);
@@ -330,7 +327,7 @@ CT_API CTStatus ct_library_op(const CTLibrary* handle, int32_t index, int32_t* o
 }
 
 CT_API int32_t ct_library_count(void) {
-  ct::find_backend(CT_CPU);  // CT_PLUGIN_PATH loads at first use
+  ct::register_first_use();
   std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
   return (int32_t)ct::g_loaded->size();
 }
@@ -338,7 +335,7 @@ CT_API int32_t ct_library_count(void) {
 CT_API CTStatus ct_library_get(int32_t index, CTLibrary** lib) {
   CT_API_BEGIN("ct_library_get")
   if (!lib) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_get: lib is NULL");
-  ct::find_backend(CT_CPU);
+  ct::register_first_use();
   std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
   if (index < 0 || index >= (int32_t)ct::g_loaded->size())
     return ct::fail(CT_ERR_NOT_FOUND, "ct_library_get: index=%d but %zu librar%s loaded", index, ct::g_loaded->size(),
@@ -349,7 +346,7 @@ CT_API CTStatus ct_library_get(int32_t index, CTLibrary** lib) {
 }
 
 CT_API int32_t ct_library_failure_count(void) {
-  ct::find_backend(CT_CPU);
+  ct::register_first_use();
   std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
   return (int32_t)ct::g_failures->size();
 }

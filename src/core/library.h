@@ -29,6 +29,11 @@ struct Library {
   int32_t num_ops = 0, num_devices = 0, num_kernel_tables = 0;
 };
 
+// CT_OK when `version` (a CT_PLUGIN_ABI_VERSION) has this library's major;
+// else CT_ERR_ABI_VERSION naming both versions: "<fn>: <what> was built
+// against plugin ABI 2.0; this library speaks 1.1 ...".
+CTStatus check_abi_major(const char* fn, const char* what, uint32_t version);
+
 // Takes a reference on lib; false once its last one is gone (it is closing).
 bool pin(const Library* lib);
 // Drops one; the last closes the library (ct_plugin_fini, dlclose).

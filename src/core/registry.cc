@@ -233,14 +233,14 @@ extern "C" {
 
 CT_API int32_t ct_op_count(void) {
   const ct::ReadSection section;
-  ct::find_backend(CT_CPU);  // modules and CT_PLUGIN_PATH load at first use: their ops count
+  ct::register_first_use();
   return ct::op_count();
 }
 
 CT_API CTStatus ct_op_info(int32_t op, CTOpInfo* info) {
   CT_API_BEGIN("ct_op_info")
   if (CTStatus s = ct::check_struct_size("ct_op_info", "info", info, offsetof(CTOpInfo, name))) return s;
-  if (op >= ct::builtin_op_count()) ct::find_backend(CT_CPU);  // plugins of first use
+  if (op >= ct::builtin_op_count()) ct::register_first_use();
   const ct::OpDef* d = ct::op_def(op);
   if (!d) return ct::no_op("ct_op_info", op);
   CTOpInfo full;
@@ -277,7 +277,7 @@ CT_API CTStatus ct_op_find(const char* name, int32_t* op) {
   CT_API_BEGIN("ct_op_find")
   if (!name) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_find: name is NULL");
   if (!op) return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_find: op is NULL");
-  ct::find_backend(CT_CPU);  // plugins of first use
+  ct::register_first_use();
   for (int32_t i = 0, n = ct::op_count(); i < n; ++i) {
     const ct::OpDef* d = ct::op_def(i);
     if (d && std::strcmp(d->name, name) == 0) {

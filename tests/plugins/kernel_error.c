@@ -19,21 +19,7 @@ static CTStatus binary(const CTElementwiseCall* c) {
 
 CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_version, CTPluginInfo* info) {
   static CTKernelInterface k;
-  CTOpDesc d;
-  CTStatus s;
   (void)host_version;
   g_host = host;
-  info->abi_version = CT_PLUGIN_ABI_VERSION;
-  info->name = "tplug_kernel_error";
-  info->version = "1.0.0";
-  tplug_op_desc(&d, "tplug_kernel_error", CT_KIND_BINARY);
-  if ((s = host->register_op(&d, &g_op)) != CT_OK) return s;
-  memset(&k, 0, sizeof k);
-  k.struct_size = sizeof k;
-  k.abi_version = CT_PLUGIN_ABI_VERSION;
-  k.device_type = CT_CPU;
-  k.name = "tplug_kernel_error";
-  k.supports = &supports;
-  k.binary = &binary;
-  return host->register_backend(NULL, &k);
+  return tplug_init_binary(host, info, "tplug_kernel_error", &g_op, &k, &supports, &binary);
 }

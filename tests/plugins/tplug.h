@@ -2,7 +2,7 @@
  * tplug.h — what the test plugins (the .c files of tests/plugins, each its own shared
  * library loaded by tests/test_library.cpp) share: an op description of
  * the binary float32 kind, and a float32 elementwise walk over operands of
- * out's shape at any strides. C99, <ctensor/plugin.h> and <string.h> only.
+ * out's shape at any strides, and the init of a one-op plugin. C99, <ctensor/plugin.h> and <string.h> only.
  */
 #ifndef CTENSOR_TESTS_PLUGINS_TPLUG_H_
 #define CTENSOR_TESTS_PLUGINS_TPLUG_H_
@@ -58,6 +58,29 @@ static inline void tplug_map(const CTElementwiseCall* c, float (*f)(float, float
       coord[d] = 0;
     }
   }
+}
+
+/* The whole init of a plugin with one binary float32 op `name` and one CPU
+ * kernel table (supports, binary): fills info, registers the op (its id in
+ * *op) and the table (kept in *k, which must outlive the library's load). */
+static inline CTStatus tplug_init_binary(const CTHost* host, CTPluginInfo* info, const char* name, int32_t* op,
+                                         CTKernelInterface* k, CTStatus (*supports)(const CTSupportQuery*),
+                                         CTStatus (*binary)(const CTElementwiseCall*)) {
+  CTOpDesc d;
+  CTStatus s;
+  info->abi_version = CT_PLUGIN_ABI_VERSION;
+  info->name = name;
+  info->version = "1.0.0";
+  tplug_op_desc(&d, name, CT_KIND_BINARY);
+  if ((s = host->register_op(&d, op)) != CT_OK) return s;
+  memset(k, 0, sizeof *k);
+  k->struct_size = sizeof *k;
+  k->abi_version = CT_PLUGIN_ABI_VERSION;
+  k->device_type = CT_CPU;
+  k->name = name;
+  k->supports = supports;
+  k->binary = binary;
+  return host->register_backend(NULL, k);
 }
 
 #endif /* CTENSOR_TESTS_PLUGINS_TPLUG_H_ */
