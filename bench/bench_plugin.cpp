@@ -9,7 +9,11 @@
 //             built-in calls (what fusing into a plugin op buys or costs);
 //   plain     a plain C++ loop computing what the plugin's kernel computes
 //             (gelu through erfc in double, one thread): the kernel's own
-//             speed without ctensor around it.
+//             speed without ctensor around it;
+//   plain_add a plain loop computing add.
+// At 1 element, overhead_<path>_ns is what the library adds around the
+// kernel: plugin = bias_gelu - plain, builtin = add_1t - plain_add; and
+// plugin_overhead_vs_builtin their ratio (the target: at most 1).
 // Built-in ops run with ctensor's default threads (NULL stream) and with one
 // thread (a CTCpuStream of num_threads = 1, "_1t"); the plugin's kernel is
 // single-threaded (it ignores the stream).
@@ -127,6 +131,15 @@ std::vector<Variant> variants(Operands& o, CTCpuStream* one) {
          benchmark::ClobberMemory();
          return CT_OK;
        }},
+      {"plain_add", 12,
+       [&o] {
+         const float* a = o.a;
+         const float* b = o.b;
+         float* out = o.out;
+         for (int64_t i = 0; i < o.n; ++i) out[i] = a[i] + b[i];
+         benchmark::ClobberMemory();
+         return CT_OK;
+       }},
   };
 }
 
@@ -195,6 +208,17 @@ void BM_plugin_vs_builtin(benchmark::State& st) {
       st.counters[v + "_GBps"] = vs[k].bytes_per_elem * (double)n / ns[k];
     }
     if (k > 0) st.counters["bias_gelu_vs_" + v] = ns[0] / ns[k];
+  }
+  if (tiny) {
+    auto at = [&](const char* name) {
+      for (size_t k = 0; k < vs.size(); ++k)
+        if (std::strcmp(vs[k].name, name) == 0) return ns[k];
+      return 0.0;
+    };
+    const double plugin = at("bias_gelu") - at("plain"), builtin = at("add_1t") - at("plain_add");
+    st.counters["overhead_plugin_ns"] = plugin;
+    st.counters["overhead_builtin_ns"] = builtin;
+    st.counters["plugin_overhead_vs_builtin"] = builtin > 0 ? plugin / builtin : 0;
   }
   st.counters["elems"] = (double)n;
 }
