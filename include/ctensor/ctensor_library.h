@@ -67,8 +67,12 @@ typedef struct {
  *          run twice. */
 CT_API CTStatus ct_library_load(const char* path, CTLibrary** lib);
 
-/** Unregisters everything @p lib brought and closes it: at once, or when
- *  its last call in flight or plan made by its kernels ends. Ops it
+/** Unregisters everything @p lib brought, waits for the calls other threads
+ *  are making through the library to return (calls in flight may be running
+ *  its code), and closes it: before returning, or when the last plan made
+ *  by its kernels is destroyed. Do not call it while holding a lock that a
+ *  running kernel waits for, nor from inside a ctensor call (a kernel or
+ *  callback: CT_ERR_INVALID_ARGUMENT). Ops it
  *  registered then answer CT_ERR_NOT_FOUND ("... was unloaded with its
  *  library"); their ids are not reused by another op, and loading the same
  *  plugin again gives the same ops their old ids. @p lib is invalid after.

@@ -217,7 +217,7 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
   call.out = out;
   call.out_dt = of.dt;
   call.stream = stream;
-  return pinned(fn, owner_of(backend, kern), [&] { return kern->elementwise(&call); });
+  return kern->elementwise(&call);
 }
 
 namespace {
@@ -349,7 +349,7 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   call.out_dt = of.dt;
   call.params[0] = call.params[1] = 0.0;
   call.stream = stream;
-  return pinned(fn, owner_of(backend, kern), [&] { return kern->binary(&call); });
+  return kern->binary(&call);
 }
 
 // The checks every one-input category-2 call starts with: the op's kind,
@@ -498,7 +498,7 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
   }
   call.params[0] = num_params > 0 ? params[0] : 0.0;
   call.stream = stream;
-  return pinned(fn, owner_of(backend, kern), [&] { return kern->reduce(&call); });
+  return kern->reduce(&call);
 }
 
 CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTensor* out, void* stream) {
@@ -543,7 +543,7 @@ CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTenso
   call.out_dt = of.dt;
   call.axis = ax;
   call.stream = stream;
-  return pinned(fn, owner_of(backend, kern), [&] { return kern->along_axis(&call); });
+  return kern->along_axis(&call);
 }
 
 }  // namespace

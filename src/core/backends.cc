@@ -309,9 +309,7 @@ CTStatus temp_alloc(const char* fn, CTDevice device, size_t bytes, void* stream,
   if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
   if (!a.alloc && !b->dev.malloc)
     return fail(CT_ERR_UNSUPPORTED, "%s: the %s device has no allocator for temporary memory", fn, b->dev.name);
-  return pinned(fn, b->dev_owner, [&] {  // a plugin device's allocator is its code
-    return a.alloc ? a.alloc(a.user, device, bytes, stream, ptr) : b->dev.malloc(device.device_id, bytes, ptr);
-  });
+  return a.alloc ? a.alloc(a.user, device, bytes, stream, ptr) : b->dev.malloc(device.device_id, bytes, ptr);
 }
 
 void temp_free(CTDevice device, void* ptr, void* stream) {
@@ -385,13 +383,8 @@ CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelIn
   for (int32_t i = 0; i < b->num_kernels; ++i) {
     const CTKernelInterface& k = b->kernels[i];
     if (!has_slot(k, q.kind)) continue;
-    // A plugin's supports() is its code: keep it loaded while it runs (an
-    // unload meanwhile would close the library under it).
-    const Library* owner = b->kernel_owner[i];
-    if (owner && !pin(owner)) continue;  // unloaded since this snapshot: not a candidate
     clear_error();
-    const CTStatus s = k.supports(&q);
-    if (owner) unpin(owner);
+    const CTStatus s = k.supports(&q);  // a plugin's code: the call's read section keeps it loaded
     asked = true;
     if (s == CT_OK) {
       clear_error();  // an earlier table's "no" is not this call's message
@@ -399,7 +392,7 @@ CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelIn
       *out = &k;
       return CT_OK;
     }
-    const int rank = owner == (d ? d->owner : nullptr) ? 2 : 1;
+    const int rank = b->kernel_owner[i] == (d ? d->owner : nullptr) ? 2 : 1;
     if (rank > why_rank) {
       why_rank = rank;
       why = s;
@@ -491,7 +484,7 @@ CT_API CTStatus ct_device_info(int32_t index, CTDeviceInfo* info) {
     CTDeviceInfo full;
     std::memset(&full, 0, sizeof full);
     full.struct_size = (uint32_t)sizeof full;
-    if (CTStatus s = ct::pinned("ct_device_info", b->dev_owner, [&] { return b->dev.device_info(rest, &full); }))
+    if (CTStatus s = b->dev.device_info(rest, &full))
       return s;
     full.struct_size = (uint32_t)sizeof full;
     ct::copy_struct_out(info, full);
@@ -507,7 +500,7 @@ CT_API CTStatus ct_malloc(CTDevice device, size_t bytes, void** ptr) {
   const ct::Backend* b = nullptr;
   if (CTStatus s = ct::check_device("ct_malloc", nullptr, device, &b)) return s;
   if (!b->dev.malloc) return ct::fail(CT_ERR_UNSUPPORTED, "ct_malloc: the %s backend allocates no memory", b->dev.name);
-  return ct::pinned("ct_malloc", b->dev_owner, [&] { return b->dev.malloc(device.device_id, bytes, ptr); });
+  return b->dev.malloc(device.device_id, bytes, ptr);
   CT_API_END()
 }
 
@@ -516,10 +509,7 @@ CT_API void ct_free(CTDevice device, void* ptr) {
   ct::clear_error();
   if (!ptr) return;
   const ct::Backend* b = ct::find_backend(device.device_type);
-  if (b && b->dev.free && (!b->dev_owner || ct::pin(b->dev_owner))) {
-    b->dev.free(device.device_id, ptr);
-    if (b->dev_owner) ct::unpin(b->dev_owner);
-  }
+  if (b && b->dev.free) b->dev.free(device.device_id, ptr);
 }
 
 CT_API CTStatus ct_synchronize(CTDevice device, void* stream) {
@@ -528,7 +518,7 @@ CT_API CTStatus ct_synchronize(CTDevice device, void* stream) {
   if (CTStatus s = ct::check_device("ct_synchronize", nullptr, device, &b)) return s;
   if (CTStatus s = ct::check_stream(b, "ct_synchronize", device.device_id, stream)) return s;
   if (!b->dev.synchronize) return CT_OK;
-  return ct::pinned("ct_synchronize", b->dev_owner, [&] { return b->dev.synchronize(device.device_id, stream); });
+  return b->dev.synchronize(device.device_id, stream);
   CT_API_END()
 }
 

@@ -86,7 +86,7 @@ CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType
 // The device's stream check (CT_OK for a NULL stream or slot).
 inline CTStatus check_stream(const Backend* b, const char* fn, int32_t device_id, void* stream) {
   if (!stream || !b->dev.check_stream) return CT_OK;
-  return pinned(fn, b->dev_owner, [&] { return b->dev.check_stream(fn, device_id, stream); });
+  return b->dev.check_stream(fn, device_id, stream);
 }
 
 // Temporary memory on `device` for a call of fn: through the allocator the

@@ -43,7 +43,7 @@ CTStatus run_copy(const char* fn, const Backend* mover, int32_t dt, const CTenso
   call.src = src;
   call.dst = dst;
   call.stream = stream;
-  return pinned(fn, mover->dev_owner, [&] { return mover->dev.copy(&call); });
+  return mover->dev.copy(&call);
 }
 
 // A compact tensor over `data` with t's shape and dtype on `device`.

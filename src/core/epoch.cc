@@ -2,7 +2,9 @@
 // reclamation (epoch.h).
 #include "core/epoch.h"
 
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace ct {
@@ -58,6 +60,22 @@ ReaderSlot* acquire_reader_slot() {
   if (!t_owner.slot) t_owner.slot = acquire_slot();  // t_owner gives it back at thread exit
   t_reader_slot = t_owner.slot;
   return t_owner.slot;
+}
+
+void wait_for_readers() {
+  const ReaderSlot* self = t_reader_slot;
+  // Sections that record an epoch after this increment began after it, and
+  // read the registry as published before it.
+  const uint64_t tag = g_epoch.fetch_add(1, std::memory_order_seq_cst);
+  for (ReaderSlot* s = g_slots.load(std::memory_order_acquire); s; s = s->next) {
+    if (s == self) continue;
+    for (unsigned spins = 0;; ++spins) {
+      const uint64_t e = s->epoch.load(std::memory_order_seq_cst);
+      if (e == 0 || e > tag) break;
+      if (spins < 64) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(spins < 1024 ? 20 : 500));
+    }
+  }
 }
 
 void retire(void* p, void (*del)(void*)) {

@@ -3,7 +3,9 @@
 // that records the epoch it started in; a replaced object is freed once no
 // section that could have seen it is still open (epoch-based reclamation).
 // Readers pay one atomic exchange per call and never wait; writers
-// (registrations, plugin loads and unloads) never wait either.
+// (registrations, plugin loads) never wait either. Unloading a plugin waits
+// for the calls already running (wait_for_readers): its code must outlive
+// them, and a call then needs no reference count on the plugin.
 #ifndef CTENSOR_SRC_CORE_EPOCH_H_
 #define CTENSOR_SRC_CORE_EPOCH_H_
 
@@ -48,6 +50,14 @@ class ReadSection {
  private:
   ReaderSlot* s_;
 };
+
+// Returns once every section that other threads had open when it was
+// called has closed (sections begun later see the registry as it is now).
+// It waits: call it with no lock held that a section might take, and not
+// from inside a section of this thread's other than the caller's own
+// outermost one. ct_library_unload uses it so that no call can still be in
+// a plugin's code when the plugin is closed: calls pay nothing for that.
+void wait_for_readers();
 
 // Frees p with del once every section open now has closed. Call after the
 // object became unreachable from the published registry.

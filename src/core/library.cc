@@ -1,7 +1,7 @@
 // library.cc — plugin libraries loaded at run time: ct_library_load (dlopen,
 // ct_plugin_init with the host table, its registrations staged and then
-// published all at once or not at all), ct_library_unload (unregister, then
-// close when the last call or plan on its code ends), CT_PLUGIN_PATH, and
+// published all at once or not at all), ct_library_unload (unregister, wait
+// for the calls running, then close, or when the last plan on its code goes), CT_PLUGIN_PATH, and
 // ct_op_reference.
 #include "core/library.h"
 
@@ -164,13 +164,6 @@ void unpin(const Library* l) {
 
 Library* loading_library() { return t_loading; }
 
-CTStatus run_pinned(const char* fn, const Library* lib, CTStatus (*call)(void*), void* ctx) {
-  if (!pin(lib)) return library_gone(fn, lib);
-  const CTStatus s = call(ctx);
-  unpin(lib);
-  return s;
-}
-
 CTStatus library_gone(const char* fn, const Library* lib) {
   return fail(CT_ERR_NOT_FOUND, "%s: the plugin \"%s\" (%s) that runs this was unloaded", fn, lib->name.c_str(),
               lib->path.c_str());
@@ -273,20 +266,32 @@ CT_API CTStatus ct_library_load(const char* path, CTLibrary** out) {
 
 CT_API CTStatus ct_library_unload(CTLibrary* handle) {
   CT_API_BEGIN("ct_library_unload")
-  std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
   ct::Library* lib = reinterpret_cast<ct::Library*>(handle);
-  size_t at = 0;
-  while (at < ct::g_loaded->size() && (*ct::g_loaded)[at] != lib) ++at;
-  if (!lib || at == ct::g_loaded->size())
-    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_unload: lib=%p is not a loaded library", (void*)handle);
-  if (ct::t_loading)
-    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_unload: called from a plugin's ct_plugin_init");
-  ct::g_loaded->erase(ct::g_loaded->begin() + (std::ptrdiff_t)at);
-  lib->loaded.store(false, std::memory_order_release);
-  ct::retire_ops(lib);
-  ct::remove_backends(lib);
-  ct::drop_cached_plans(lib);
-  ct::unpin(lib);  // the "loaded" reference: closes now, or when the last call or plan ends
+  {
+    std::lock_guard<std::recursive_mutex> lock(ct::g_load_mu);
+    size_t at = 0;
+    while (at < ct::g_loaded->size() && (*ct::g_loaded)[at] != lib) ++at;
+    if (!lib || at == ct::g_loaded->size())
+      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_unload: lib=%p is not a loaded library", (void*)handle);
+    if (ct::t_loading)
+      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_library_unload: called from a plugin's ct_plugin_init");
+    // Waiting below for this thread's own outer call would never end (and
+    // that call may be in the plugin's code).
+    if (ct::reader_slot()->depth > 1)
+      return ct::fail(CT_ERR_INVALID_ARGUMENT,
+                      "ct_library_unload: called from inside another ctensor call on this thread (a kernel or "
+                      "callback); unload \"%s\" once that call has returned",
+                      lib->name.c_str());
+    ct::g_loaded->erase(ct::g_loaded->begin() + (std::ptrdiff_t)at);
+    lib->loaded.store(false, std::memory_order_release);
+    ct::retire_ops(lib);
+    ct::remove_backends(lib);
+    ct::drop_cached_plans(lib);
+  }
+  // Calls that found the plugin's ops or kernels before they went are left
+  // to return (no lock held: such a call may take the load lock itself).
+  ct::wait_for_readers();
+  ct::unpin(lib);  // the "loaded" reference: closes now, or when the last plan on its code goes
   return CT_OK;
   CT_API_END()
 }
@@ -425,7 +430,7 @@ CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32
       ts[i] = &views[i];
     }
   if (d->kind == CT_KIND_ALONG_AXIS && a.axis < 0) a.axis += tensors[0]->ndim > 0 ? tensors[0]->ndim : 1;
-  return ct::pinned(fn, d->owner, [&] { return d->reference(ts, num_tensors, params, &a); });
+  return d->reference(ts, num_tensors, params, &a);
   CT_API_END()
 }
 

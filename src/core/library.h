@@ -17,8 +17,8 @@ namespace ct {
 // One loaded plugin. The record lives until its last reference is gone and
 // no call can still read it from an old registry snapshot (epoch.h).
 struct Library {
-  // 1 while loaded, plus one per call in flight on its code and per plan
-  // one of its kernel tables made. The one that drops it to 0 closes it.
+  // 1 while loaded, plus one per plan one of its kernel tables made (calls
+  // need none: unload waits for them). The one that drops it to 0 closes it.
   std::atomic<int64_t> refs{1};
   std::atomic<bool> loaded{false};
   void* handle = nullptr;
@@ -43,15 +43,9 @@ void unpin(const Library* lib);
 // register_op / register_backend calls are staged, not published.
 Library* loading_library();
 
-// Runs f() with lib pinned (nothing to pin for the built-ins: lib NULL).
-// A library unloaded meanwhile gives CT_ERR_NOT_FOUND naming fn.
+// A library unloaded meanwhile: CT_ERR_NOT_FOUND naming fn (a plan that
+// outlived its plugin's last reference).
 CT_COLD CTStatus library_gone(const char* fn, const Library* lib);
-CTStatus run_pinned(const char* fn, const Library* lib, CTStatus (*call)(void*), void* ctx);
-template <class F>
-__attribute__((always_inline)) inline CTStatus pinned(const char* fn, const Library* lib, F&& f) {
-  if (__builtin_expect(!lib, 1)) return f();  // the built-ins: nothing to pin, the call as it was
-  return run_pinned(fn, lib, [](void* c) { return (*static_cast<F*>(c))(); }, &f);
-}
 
 // Loads the modules (libctensor_*.so next to libctensor, or in
 // CT_MODULE_DIR; none with CT_NO_MODULES=1), then the ':'-separated plugins

@@ -595,9 +595,7 @@ CTStatus shapes_custom(const char* fn, const NNCall* c, const Names& n, const CT
     int32_t nd = -1;
     size_t dsize = 0;
     const void* desc = desc_of(*c, &dsize);
-    const CTStatus s = pinned(fn, def->owner, [&] {
-      return def->output_shape(desc, t, n.inputs, i - n.inputs, shape, &nd);
-    });
+    const CTStatus s = def->output_shape(desc, t, n.inputs, i - n.inputs, shape, &nd);
     if (s) {
       const std::string why = ct_last_error();
       return fail(s, "%s: %s: %s", fn, def->name, why.c_str());
@@ -750,7 +748,7 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
   if (CTStatus s2 = check_stream(backend, fn, c->device_id, stream)) return s2;
   c->variant = 0;
   if ((*kern)->nn_variant)
-    if (CTStatus s2 = pinned(fn, c->owner, [&] { return (*kern)->nn_variant(fn, c->device_id, stream, &c->variant); }))
+    if (CTStatus s2 = (*kern)->nn_variant(fn, c->device_id, stream, &c->variant))
       return s2;
   return CT_OK;
 }

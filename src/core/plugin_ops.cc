@@ -33,6 +33,12 @@ struct PluginOp {
 using OpList = std::vector<PluginOp*>;
 std::atomic<const OpList*> g_ops{nullptr};
 std::mutex g_ops_mu;  // writers
+
+// Makes p callable or not: its flag, and its slot in g_plugin_live.
+void set_live(PluginOp* p, bool live) {
+  p->live.store(live, std::memory_order_release);
+  g_plugin_live[p->def.id - builtin_op_count()].store(live ? &p->def : nullptr, std::memory_order_release);
+}
 thread_local std::vector<PluginOp*>* t_staged = nullptr;
 
 const OpList* ops() { return g_ops.load(std::memory_order_acquire); }
@@ -190,6 +196,9 @@ CTStatus register_op(const CTOpDesc* d, int32_t* op) {
     id = reuse->def.id;
     p.reset();
   } else {
+    if (old && old->size() >= (size_t)kMaxPluginOps)
+      return fail(CT_ERR_OUT_OF_MEMORY, "%s: \"%s\" would be plugin op number %d; the library holds at most %d",
+                  fn, d->name, kMaxPluginOps + 1, kMaxPluginOps);
     OpList* next = new OpList(old ? *old : OpList());
     id = builtin_op_count() + (int32_t)next->size();
     PluginOp* q = p.release();
@@ -229,7 +238,7 @@ CTStatus register_op(const CTOpDesc* d, int32_t* op) {
     if (!t_staged) t_staged = new std::vector<PluginOp*>;
     t_staged->push_back(reuse);
   } else {
-    reuse->live.store(true, std::memory_order_release);
+    set_live(reuse, true);
   }
   *op = id;
   return CT_OK;
@@ -241,7 +250,7 @@ void commit_staged_ops(Library* lib) {
   for (PluginOp* p : *t_staged) {
     p->staged = false;
     p->fresh = false;
-    p->live.store(true, std::memory_order_release);
+    set_live(p, true);
     ++lib->num_ops;
   }
   delete t_staged;
@@ -279,7 +288,7 @@ void retire_ops(const Library* lib) {
   std::lock_guard<std::mutex> lock(g_ops_mu);
   if (const OpList* l = ops())
     for (PluginOp* p : *l)
-      if (p->def.owner == lib) p->live.store(false, std::memory_order_release);
+      if (p->def.owner == lib) set_live(p, false);
 }
 
 std::vector<int32_t> library_ops(const Library* lib) {
@@ -303,10 +312,7 @@ const OpDef* plugin_op_def_any(int32_t op) {
   return p ? &p->def : nullptr;
 }
 
-const OpDef* plugin_op_def_live(int32_t op) {
-  PluginOp* p = plugin_op(op);
-  return p && p->live.load(std::memory_order_acquire) ? &p->def : nullptr;
-}
+std::atomic<const OpDef*> g_plugin_live[kMaxPluginOps];
 
 CTStatus no_op(const char* fn, int32_t op) {
   if (const PluginOp* p = plugin_op(op))

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 
+#include <atomic>
 #include <vector>
 
 #include "core/registry.h"
@@ -30,9 +31,13 @@ void retire_ops(const Library* lib);
 // The ids of the ops lib registered (staged ones excluded), in id order.
 std::vector<int32_t> library_ops(const Library* lib);
 
-// Plugin op ids given so far; a live plugin op by id, or nullptr.
+// Plugin op ids given so far.
 int32_t plugin_op_ids();
-const OpDef* plugin_op_def_live(int32_t op);
+// The live plugin ops by id - builtin_op_count() (nullptr: none, or its
+// library is unloaded): op_def's lookup, one load. Ids are given up to
+// kMaxPluginOps (an op loaded again gets its old id).
+constexpr int32_t kMaxPluginOps = 4096;
+extern std::atomic<const OpDef*> g_plugin_live[kMaxPluginOps];
 // A plugin op's record whether live or not (records are never freed), or
 // nullptr for an id no plugin op has.
 const OpDef* plugin_op_def_any(int32_t op);

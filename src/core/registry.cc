@@ -173,7 +173,8 @@ inline const Table& table() { return g_table; }
 
 const OpDef* op_def(int32_t op) {
   if ((uint32_t)op < (uint32_t)kNumOps) return &table().defs[op];
-  return op >= kNumOps ? plugin_op_def_live(op) : nullptr;
+  const uint32_t i = (uint32_t)op - (uint32_t)kNumOps;  // a negative op wraps far past the end
+  return i < (uint32_t)kMaxPluginOps ? g_plugin_live[i].load(std::memory_order_acquire) : nullptr;
 }
 
 const OpDef* op_def_any(int32_t op) {

@@ -5,6 +5,10 @@
  * while core is inside it. Core must keep the code loaded until supports()
  * returns (the call then fails with CT_ERR_NOT_FOUND or runs), never close
  * it under the running function.
+ *
+ * Its kernel calls tplug_slow_supports_hook when a test sets it (through
+ * dlsym): a kernel that calls back into the library, e.g. to unload this
+ * plugin from inside its own call.
  */
 #include <time.h>
 
@@ -23,7 +27,10 @@ static CTStatus supports(const CTSupportQuery* q) {
   return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: tplug_slow_supports runs only its own op", q->fn);
 }
 
+CT_PLUGIN_EXPORT void (*tplug_slow_supports_hook)(void) = 0;
+
 static CTStatus binary(const CTElementwiseCall* c) {
+  if (tplug_slow_supports_hook) tplug_slow_supports_hook();
   tplug_map(c, add);
   return CT_OK;
 }

@@ -68,8 +68,8 @@ inline LibraryInfo library_info(const CTLibrary* lib) {
 
 /** A loaded plugin library: the constructor loads it (ct_library_load), the
  *  destructor unloads it (ct_library_unload: its ops, device types and
- *  kernel tables go; calls in flight and plans made by its kernels keep its
- *  code loaded until they end). Move-only. A load that fails throws
+ *  kernel tables go; it waits for calls in flight on other threads, and
+ *  plans made by its kernels keep its code loaded until they are destroyed). Move-only. A load that fails throws
  *  ct::Error with the library's status and message and leaves nothing
  *  loaded or registered.
  *
