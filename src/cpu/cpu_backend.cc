@@ -336,9 +336,23 @@ int64_t cost_of(int32_t op, int32_t dt) {
   return c;
 }
 
+constexpr int64_t kMinGrain = 1024;  // the fewest elements a thread gets
+
+// The tiny call's shortcut (most calls of a few elements): when every operand
+// is compact row-major and aligned, the kernel runs on them as they are, with
+// no loop built. Fills ptr; false sends the call the general way.
+inline bool direct_operands(const CTensor* const* ops, int nops, char** ptr) {
+  for (int k = 0; k < nops; ++k) {
+    const CTensor* t = ops[k];
+    char* p = static_cast<char*>(t->data) + t->byte_offset;
+    if (t->strides || !is_aligned(p, t->dtype.bits / 8)) return false;
+    ptr[k] = p;
+  }
+  return true;
+}
+
 // Runs the loop's `total` elements, on threads when the work pays for them.
 void run_loop(const CTCpuStream* s, const Loop& L, int64_t total, int32_t op, int32_t dt) {
-  constexpr int64_t kMinGrain = 1024;
   if (total < 2 * kMinGrain) {  // below any grain: inline, without weighing the op
     run_range(const_cast<Loop*>(&L), 0, total);
     return;
@@ -363,6 +377,11 @@ CTStatus cpu_elementwise(const CTElementwiseCall* call) {
   const int nops = 1 + call->num_inputs;
   int64_t total = 1;
   for (int32_t d = 0; d < call->out->ndim; ++d) total *= call->out->shape[d];
+  char* ptr[kMaxOps];
+  if (total < 2 * kMinGrain && direct_operands(ops, nops, ptr)) {
+    L.kernel(ptr, total, L.params);
+    return CT_OK;
+  }
   if (all_compact(ops, nops)) {
     // Compact row-major operands coalesce to one contiguous run: skip the
     // general loop construction (this is most calls, and all tiny ones).
@@ -400,6 +419,11 @@ CTStatus cpu_binary(const CTElementwiseCall* call) {
   for (int k = 1; k < 3 && same_shapes; ++k) {
     same_shapes = ops[k]->ndim == out->ndim;
     for (int32_t d = 0; same_shapes && d < out->ndim; ++d) same_shapes = ops[k]->shape[d] == out->shape[d];
+  }
+  char* ptr[3];
+  if (same_shapes && total < 2 * kMinGrain && direct_operands(ops, 3, ptr)) {
+    L.kernel(ptr, total, L.params);
+    return CT_OK;
   }
   if (same_shapes && all_compact(ops, 3)) {
     compact_loop(L, ops, 3, total);
