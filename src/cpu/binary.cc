@@ -257,6 +257,13 @@ void BinVec(char* const* p, int64_t n, const double* prm) {
   for (; i < n; ++i) o[i] = Op::S::template f<T>(kMode == 1 ? a[0] : a[i], kMode == 2 ? b[0] : b[i]);
 }
 
+// pow and atan2 of float32: in float64 lanes (simd-inl.h).
+template <class Op, int kMode>
+void BinViaF64(char* const* p, int64_t n, const double*) {
+  const float* b = reinterpret_cast<const float*>(p[2]);
+  F32ViaF64<Op, kMode>(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), b, (double)b[0], n);
+}
+
 template <class Op> constexpr bool kBoolOut =
     std::is_same<decltype(Op::template f<float>(0.f, 0.f)), uint8_t>::value;
 
@@ -280,6 +287,13 @@ template <class VOp> void RegFloatVec(KernelTable* t, int op) {
   t->bcast[op][CT_DT_FLOAT32][1] = &BinVec<VOp, float, 2>;
   t->bcast[op][CT_DT_FLOAT64][0] = &BinVec<VOp, double, 1>;
   t->bcast[op][CT_DT_FLOAT64][1] = &BinVec<VOp, double, 2>;
+}
+template <class VOp> void RegFloatViaF64(KernelTable* t, int op) {
+  t->op[op][CT_DT_FLOAT32] = &BinViaF64<VOp, 0>;
+  t->bcast[op][CT_DT_FLOAT32][0] = &BinViaF64<VOp, 1>;
+  t->bcast[op][CT_DT_FLOAT32][1] = &BinViaF64<VOp, 2>;
+  t->op[op][CT_DT_FLOAT16] = &ViaF32<&BinViaF64<VOp, 0>, F16Codec, 2>;
+  t->op[op][CT_DT_BFLOAT16] = &ViaF32<&BinViaF64<VOp, 0>, BF16Codec, 2>;
 }
 template <class Op, class T> void RegOne(KernelTable* t, int op, int dt) {
   t->op[op][dt] = &BinLoop<Op, T, 0>;
@@ -308,12 +322,12 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloatVec<VDiv>(t, CT_OP_DIV);           RegInt<Div>(t, CT_OP_DIV);       RegBool<Div>(t, CT_OP_DIV);
   RegFloat<FloorDiv>(t, CT_OP_FLOOR_DIV);    RegInt<FloorDiv>(t, CT_OP_FLOOR_DIV);
   RegFloat<Mod>(t, CT_OP_MOD);               RegInt<Mod>(t, CT_OP_MOD);
-  RegFloat<Pow>(t, CT_OP_POW);               RegInt<Pow>(t, CT_OP_POW);
+  RegFloat<Pow>(t, CT_OP_POW);               RegInt<Pow>(t, CT_OP_POW);       RegFloatViaF64<PowViaF64>(t, CT_OP_POW);
   RegFloatVec<VMaximum>(t, CT_OP_MAXIMUM);   RegInt<Maximum>(t, CT_OP_MAXIMUM); RegBool<BitOr>(t, CT_OP_MAXIMUM);
   RegFloatVec<VMinimum>(t, CT_OP_MINIMUM);   RegInt<Minimum>(t, CT_OP_MINIMUM); RegBool<BitAnd>(t, CT_OP_MINIMUM);
   RegFloat<FMax>(t, CT_OP_FMAX);             RegInt<Maximum>(t, CT_OP_FMAX);  RegBool<BitOr>(t, CT_OP_FMAX);
   RegFloat<FMin>(t, CT_OP_FMIN);             RegInt<Minimum>(t, CT_OP_FMIN);  RegBool<BitAnd>(t, CT_OP_FMIN);
-  RegFloat<Atan2>(t, CT_OP_ATAN2);
+  RegFloat<Atan2>(t, CT_OP_ATAN2);           RegFloatViaF64<Atan2ViaF64>(t, CT_OP_ATAN2);
   RegFloat<Hypot>(t, CT_OP_HYPOT);
   RegFloat<CopySign>(t, CT_OP_COPYSIGN);
   RegInt<BitAnd>(t, CT_OP_BITWISE_AND);      RegBool<BitAnd>(t, CT_OP_BITWISE_AND);

@@ -383,11 +383,9 @@ void PowF(char* const* p, int64_t n, const double* prm) {
   if (e == 2) return UnaryF<FSquare, T>(p, n, prm);
   if (e == 1) return UnaryF<FIdentity, T>(p, n, prm);
   if (e == -1) return UnaryF<FReciprocal, T>(p, n, prm);
-  if (std::is_same<T, float>::value) {
-    // float32 pow via double: correctly rounded enough, and no double rounding issue for float.
-    T* y = reinterpret_cast<T*>(p[0]);
-    const T* x = reinterpret_cast<const T*>(p[1]);
-    for (int64_t i = 0; i < n; ++i) y[i] = (T)std::pow((double)x[i], e);
+  if (std::is_same<T, float>::value) {  // in float64 lanes, the exponent as the double it is (simd-inl.h)
+    const float* x = reinterpret_cast<const float*>(p[1]);
+    F32ViaF64<PowViaF64, 2>(reinterpret_cast<float*>(p[0]), x, x, e, n);
     return;
   }
   UnaryScalarF<FPow, T>(p, n, prm);

@@ -1,6 +1,7 @@
 // simd-inl.h — per-target SIMD helpers shared by the CPU kernel files
 // (elementwise.cc, binary.cc, reduce.cc): block sizes, masked tails,
-// streaming-store threshold, and the float16/bfloat16 <-> float32 codecs.
+// streaming-store threshold, the float16/bfloat16 <-> float32 codecs, and
+// float32 pow and atan2 computed in float64 lanes.
 // Highway's "-inl.h" convention: included once per target by foreach_target.
 #if defined(CTENSOR_SRC_CPU_SIMD_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CTENSOR_SRC_CPU_SIMD_INL_H_
@@ -10,7 +11,9 @@
 #endif
 
 #include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -117,6 +120,80 @@ void ViaF32(char* const* p, int64_t n, const double* prm) {
     }
   }
 }
+
+// ---- float32 pow and atan2 through float64 lanes ----------------------------
+// Highway's Log, Exp and Atan for float64 err by a few float64 ulps, 2^29
+// times finer than a float32 ulp: computed in float64 and rounded once, the
+// float32 result is within one ulp of the exact value (libm's powf and
+// atan2f promise no better), at vector speed. Lanes outside the formula's
+// domain (zeros, infinities, NaN, negative bases) take Op::s, the scalar
+// libm call, so every special value gives exactly what it gave before.
+//
+// Op: ok(d, a, b) the mask of lanes the vector formula handles; v(d, a, b)
+// their result; s(a, b) the scalar result of one element.
+template <class Op, class D, class V>
+HWY_INLINE void ViaF64Block(D dd, V va, V vb, const float* a, const float* b, double bs, int kMode, float* o) {
+  const hn::Rebind<float, D> df;
+  const int64_t N = (int64_t)hn::Lanes(dd);
+  if (HWY_LIKELY(hn::AllTrue(dd, Op::ok(dd, va, vb)))) {
+    hn::StoreU(hn::DemoteTo(df, Op::v(dd, va, vb)), df, o);
+    return;
+  }
+  float r[hn::MaxLanes(hn::ScalableTag<double>())];  // all lanes read before o is written (o may be a or b)
+  for (int64_t j = 0; j < N; ++j)
+    r[j] = Op::s(kMode == 1 ? a[0] : a[j], kMode == 2 ? bs : (double)b[j]);
+  std::memcpy(o, r, (size_t)N * sizeof(float));
+}
+
+// o[i] = Op(a[i], b[i]) for float32 arrays; kMode 1: a is one element
+// (a[0]), 2: b is one element, given as the double bs (a float32 b[0], or a
+// parameter such as pow_scalar's exponent, which stays a double).
+template <class Op, int kMode>
+void F32ViaF64(float* o, const float* a, const float* b, double bs, int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const int64_t N = (int64_t)hn::Lanes(dd);
+  const auto sa = hn::Set(dd, (double)a[0]), sb = hn::Set(dd, bs);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto va = kMode == 1 ? sa : hn::PromoteTo(dd, hn::LoadU(df, a + i));
+    const auto vb = kMode == 2 ? sb : hn::PromoteTo(dd, hn::LoadU(df, b + i));
+    ViaF64Block<Op>(dd, va, vb, kMode == 1 ? a : a + i, kMode == 2 ? b : b + i, bs, kMode, o + i);
+  }
+  for (; i < n; ++i) o[i] = Op::s(kMode == 1 ? a[0] : a[i], kMode == 2 ? bs : (double)b[i]);
+}
+
+// pow(a, b) = exp(b * log(a)) for a > 0 finite and b finite. The exponent
+// is clamped to +-200 first (beyond float32's range either way: exp gives
+// inf or 0 after rounding, and stays inside Exp's valid range).
+struct PowViaF64 {
+  template <class D, class V> static HWY_INLINE auto ok(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
+    return hn::And(hn::And(a > hn::Zero(d), hn::IsFinite(a)), hn::IsFinite(b));
+  }
+  template <class D, class V> static HWY_INLINE V v(D d, V a, V b) {
+    const V t = hn::Min(hn::Max(hn::Mul(b, hn::Log(d, a)), hn::Set(d, -200.0)), hn::Set(d, 200.0));
+    return hn::Exp(d, t);
+  }
+  static float s(float a, double b) { return (float)std::pow((double)a, b); }
+};
+
+// atan2(y, x) from atan(min/max) of the magnitudes in [0, 1], reflected
+// into the right octant and quadrant, for finite y and x, not both zero
+// (zeros of either sign otherwise come out right, -0 included).
+struct Atan2ViaF64 {
+  template <class D, class V> static HWY_INLINE auto ok(D d, V y, V x) -> decltype(hn::IsFinite(y)) {
+    return hn::And(hn::And(hn::IsFinite(y), hn::IsFinite(x)), hn::Max(hn::Abs(y), hn::Abs(x)) > hn::Zero(d));
+  }
+  template <class D, class V> static HWY_INLINE V v(D d, V y, V x) {
+    const V ay = hn::Abs(y), ax = hn::Abs(x);
+    V r = hn::Atan(d, hn::Div(hn::Min(ax, ay), hn::Max(ax, ay)));
+    r = hn::IfThenElse(ay > ax, hn::Sub(hn::Set(d, 1.5707963267948966), r), r);
+    const auto x_negative = hn::CopySign(hn::Set(d, 1.0), x) < hn::Zero(d);  // -0 too
+    r = hn::IfThenElse(x_negative, hn::Sub(hn::Set(d, 3.141592653589793), r), r);
+    return hn::CopySign(r, y);
+  }
+  static float s(float y, double x) { return std::atan2(y, (float)x); }
+};
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
