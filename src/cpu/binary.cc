@@ -264,6 +264,21 @@ void BinViaF64(char* const* p, int64_t n, const double*) {
   F32ViaF64<Op, kMode>(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), b, (double)b[0], n);
 }
 
+struct FloorDivViaF64 {
+  template <class D, class V> static HWY_INLINE auto ok(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
+    return DivmodOk(d, a, b);
+  }
+  template <class D, class V> static HWY_INLINE V v(D d, V a, V b) { return DivmodF32<false>(d, a, b); }
+  static float s(float a, double b) { return FloorDiv::f<float>(a, (float)b); }
+};
+struct ModViaF64 {
+  template <class D, class V> static HWY_INLINE auto ok(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
+    return DivmodOk(d, a, b);
+  }
+  template <class D, class V> static HWY_INLINE V v(D d, V a, V b) { return DivmodF32<true>(d, a, b); }
+  static float s(float a, double b) { return Mod::f<float>(a, (float)b); }
+};
+
 template <class Op> constexpr bool kBoolOut =
     std::is_same<decltype(Op::template f<float>(0.f, 0.f)), uint8_t>::value;
 
@@ -320,8 +335,8 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloatVec<VSub>(t, CT_OP_SUB);           RegInt<Sub>(t, CT_OP_SUB);
   RegFloatVec<VMul>(t, CT_OP_MUL);           RegInt<Mul>(t, CT_OP_MUL);       RegBool<BitAnd>(t, CT_OP_MUL);
   RegFloatVec<VDiv>(t, CT_OP_DIV);           RegInt<Div>(t, CT_OP_DIV);       RegBool<Div>(t, CT_OP_DIV);
-  RegFloat<FloorDiv>(t, CT_OP_FLOOR_DIV);    RegInt<FloorDiv>(t, CT_OP_FLOOR_DIV);
-  RegFloat<Mod>(t, CT_OP_MOD);               RegInt<Mod>(t, CT_OP_MOD);
+  RegFloat<FloorDiv>(t, CT_OP_FLOOR_DIV);    RegInt<FloorDiv>(t, CT_OP_FLOOR_DIV); RegFloatViaF64<FloorDivViaF64>(t, CT_OP_FLOOR_DIV);
+  RegFloat<Mod>(t, CT_OP_MOD);               RegInt<Mod>(t, CT_OP_MOD);       RegFloatViaF64<ModViaF64>(t, CT_OP_MOD);
   RegFloat<Pow>(t, CT_OP_POW);               RegInt<Pow>(t, CT_OP_POW);       RegFloatViaF64<PowViaF64>(t, CT_OP_POW);
   RegFloatVec<VMaximum>(t, CT_OP_MAXIMUM);   RegInt<Maximum>(t, CT_OP_MAXIMUM); RegBool<BitOr>(t, CT_OP_MAXIMUM);
   RegFloatVec<VMinimum>(t, CT_OP_MINIMUM);   RegInt<Minimum>(t, CT_OP_MINIMUM); RegBool<BitAnd>(t, CT_OP_MINIMUM);

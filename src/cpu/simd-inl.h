@@ -195,6 +195,39 @@ struct Atan2ViaF64 {
   static float s(float y, double x) { return std::atan2(y, (float)x); }
 };
 
+// NumPy's float divmod of float32 (binary.cc's float_divmod: fmod, then the
+// quotient and remainder corrected towards floor) in float64 lanes, giving
+// the same bits. For |a / b| < 2^28 the truncated quotient q of the float64
+// division is exact (a float32 quotient that is not an integer stays more
+// than 2^-25 from one), so a - q*b is fmod(a, b) exactly; every step the
+// float32 code rounds is rounded to float32 here too (float64 +, -, * and
+// / of float32 values rounded to float32 give the float32 result: 53 >=
+// 2*24 + 2). Other lanes (b = 0, infinities, NaN, huge quotients) take
+// the scalar code.
+template <class D, class V> HWY_INLINE V RoundF32(D dd, V x) {
+  const hn::Rebind<float, D> df;
+  return hn::PromoteTo(dd, hn::DemoteTo(df, x));
+}
+template <class D, class V> HWY_INLINE auto DivmodOk(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
+  const auto finite = hn::And(hn::IsFinite(a), hn::IsFinite(b));
+  return hn::And(hn::And(finite, b != hn::Zero(d)), hn::Abs(hn::Div(a, b)) < hn::Set(d, 268435456.0));
+}
+template <bool kMod, class D, class V> HWY_INLINE V DivmodF32(D d, V a, V b) {
+  const V zero = hn::Zero(d);
+  V mod = hn::Sub(a, hn::Mul(hn::Trunc(hn::Div(a, b)), b));  // fmod(a, b), exact
+  V div = RoundF32(d, hn::Div(RoundF32(d, hn::Sub(a, mod)), b));
+  const auto nonzero = mod != zero;
+  const auto flip = hn::And(nonzero, hn::Xor(b < zero, mod < zero));
+  if (kMod) {
+    mod = hn::IfThenElse(flip, RoundF32(d, hn::Add(mod, b)), mod);
+    return hn::IfThenElse(nonzero, mod, hn::CopySign(zero, b));
+  }
+  div = hn::IfThenElse(flip, RoundF32(d, hn::Sub(div, hn::Set(d, 1.0))), div);
+  V fl = hn::Floor(div);
+  fl = hn::IfThenElse(hn::Sub(div, fl) > hn::Set(d, 0.5), hn::Add(fl, hn::Set(d, 1.0)), fl);
+  return hn::IfThenElse(div != zero, fl, hn::CopySign(zero, hn::Div(a, b)));
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
 }  // namespace ct
