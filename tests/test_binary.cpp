@@ -457,6 +457,52 @@ TEST_CASE("binary: explicit stride-0 broadcast views give the broadcasting resul
       }
 }
 
+TEST_CASE("binary: float32 pow, atan2, floor_div and mod in vector lanes, specials mixed in", "[binary]") {
+  // The CPU runs these four in float64 vector lanes and sends a block with
+  // any special lane (zero, infinity, NaN, negative base, a huge quotient)
+  // to the scalar code: 10007 elements of wide-ranging values with a special
+  // value every 13th, so most blocks are vector ones, some mixed, and the
+  // tail scalar; b whole and broadcast. Against the reference: floor_div and
+  // mod exact, pow and atan2 within the ulps of the BinRef table. (|b| >=
+  // 1/8 keeps floor_div's quotients below 2^23, where the reference's exact
+  // floor is also NumPy's float32 answer; past 2^24 NumPy's float32 divmod
+  // rounds differently, which "specific values" checks.)
+  Rng rng(2026);
+  const std::vector<double> specials = float_specials(DT_F32);
+  for (const BinRef& r : kBin) {
+    if (r.op != CT_OP_POW && r.op != CT_OP_ATAN2 && r.op != CT_OP_FLOOR_DIV && r.op != CT_OP_MOD) continue;
+    for (int d : {DT_F32, DT_F16}) {
+      for (int bcast = 0; bcast < 2; ++bcast) {
+        const int64_t n = 10007;
+        HostTensor a = HostTensor::compact(d, {n});
+        HostTensor b = HostTensor::compact(d, {bcast ? 1 : n});
+        for (int64_t i = 0; i < n; ++i) {
+          const double mag = std::ldexp(rng.uniform(0.5, 1.0), rng.int_in(-20, 20));
+          double va = r.op == CT_OP_POW ? mag : (rng.uniform(0, 1) < 0.5 ? -mag : mag);
+          if (i % 13 == 5) va = specials[(size_t)rng.int_in(0, (int64_t)specials.size() - 1)];
+          a.set(i, round_to(va, d));
+        }
+        for (int64_t i = 0; i < b.numel(); ++i) {
+          const double sign = rng.uniform(0, 1) < 0.5 ? -1.0 : 1.0;
+          double vb = r.op == CT_OP_POW ? rng.uniform(-6, 6) : sign * std::ldexp(rng.uniform(0.5, 1.0), rng.int_in(-2, 8));
+          if (!bcast && i % 13 == 7) vb = specials[(size_t)rng.int_in(0, (int64_t)specials.size() - 1)];
+          if (vb != 0 && std::fabs(vb) < 0.125) vb = 0.125;  // -1e-3 of the specials: a quotient past 2^23
+          b.set(i, round_to(vb, d));
+        }
+        HostTensor out = HostTensor::compact(d, {n});
+        const std::vector<unsigned char> before = out.bytes();
+        CTensor x = a.view(), y = b.view(), z = out.view();
+        REQUIRE(ct_binary(r.op, &x, &y, &z, nullptr) == CT_OK);
+        Mismatch mm;
+        check_all(r, d, a, b, out, before, mm);
+        INFO(r.name << " " << dtype(d).name << (bcast ? " b broadcast" : "") << ": " << mm.count
+                    << " mismatches\n" << mm.first);
+        CHECK(mm.count == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("binary: specific values", "[binary]") {
   auto run1 = [](int op, int d, std::vector<double> av, std::vector<double> bv, int dout) {
     HostTensor a = HostTensor::compact(d, {(int64_t)av.size()});
@@ -485,6 +531,16 @@ TEST_CASE("binary: specific values", "[binary]") {
     CHECK(q8.get_i(0) == -128);
     CHECK(q8.get_i(1) == -128);
     CHECK(q8.get_i(2) == -127);
+  }
+  SECTION("float32 floor_div / mod with quotients past 2^24: NumPy's float32 results") {
+    // np.floor_divide / np.remainder on float32 (NumPy 2.4): the quotient is
+    // (a - fmod(a, b)) / b rounded to float32, not the exact floor rounded.
+    HostTensor q = run1(CT_OP_FLOOR_DIV, DT_F32, {76441.7890625, -553982.5625},
+                        {0.0037084245122969151, -0.11066819727420807}, DT_F32);
+    CHECK(q.get(0) == 20613010.0);
+    CHECK(q.get(1) == 5005796.0);
+    HostTensor m = run1(CT_OP_MOD, DT_F32, {76441.7890625}, {0.0037084245122969151}, DT_F32);
+    CHECK(m.get(0) == (double)0.0012147031f);
   }
   SECTION("float floor_div / mod: NumPy's results") {
     // np.floor_divide / np.remainder on float64
