@@ -181,6 +181,50 @@ int64_t numel_of(const CTensor& t) {
   return n;
 }
 
+namespace {
+
+// The last output info per op (slot op % 64, per thread), for calls whose
+// args hold no pointers (elementwise, binary, ternary, cast): the same op,
+// args and input dtypes and shapes give the same answer, so the library's
+// query is asked once per new signature, not per call. Only answers the
+// query gave are kept; the op call itself still validates everything.
+struct InfoKey {
+  int32_t op = -1, nin = 0;
+  CTOpArgs args{};
+  int32_t ndim[4] = {};
+  CTDataType dt[4] = {};
+  int64_t shape[4][CT_MAX_NDIM] = {};
+};
+struct InfoSlot {
+  InfoKey key;
+  CTOutputInfo info{};
+};
+thread_local InfoSlot t_info[64];
+
+bool info_key(int32_t op, const CTOpArgs& args, const CTensor* const* in, int32_t nin, InfoKey* k) {
+  if (nin > 4 || args.axes || args.desc) return false;
+  k->op = op;
+  k->nin = nin;
+  k->args = args;
+  for (int32_t i = 0; i < nin; ++i) {
+    if (!in[i]) return false;
+    k->ndim[i] = in[i]->ndim;
+    k->dt[i] = in[i]->dtype;
+    std::memcpy(k->shape[i], in[i]->shape, sizeof(int64_t) * (size_t)in[i]->ndim);
+  }
+  return true;
+}
+bool same_key(const InfoKey& a, const InfoKey& b) {
+  if (a.op != b.op || a.nin != b.nin || std::memcmp(&a.args, &b.args, sizeof a.args) != 0) return false;
+  for (int32_t i = 0; i < a.nin; ++i)
+    if (a.ndim[i] != b.ndim[i] || std::memcmp(&a.dt[i], &b.dt[i], sizeof a.dt[i]) != 0 ||
+        std::memcmp(a.shape[i], b.shape[i], sizeof(int64_t) * (size_t)a.ndim[i]) != 0)
+      return false;
+  return true;
+}
+
+}  // namespace
+
 void make_out(Out& o, nb::handle out, int32_t op, const CTOpArgs& args, const CTensor* const* in, int32_t nin,
               CTDevice dev, const char* fn, const char* entry) {
   if (!out.is_none()) {
@@ -191,7 +235,18 @@ void make_out(Out& o, nb::handle out, int32_t op, const CTOpArgs& args, const CT
     return;
   }
   CTOutputInfo info;
-  query_outputs(op, args, in, nin, &info, 1, entry);
+  InfoKey key;
+  InfoSlot& slot = t_info[(uint32_t)op % 64];
+  const bool cacheable = info_key(op, args, in, nin, &key);
+  if (cacheable && same_key(key, slot.key)) {
+    info = slot.info;
+  } else {
+    query_outputs(op, args, in, nin, &info, 1, entry);
+    if (cacheable) {
+      slot.key = key;
+      slot.info = info;
+    }
+  }
   o.result = new_tensor(info.ndim, info.shape, info.dtype, dev, &o.fresh);
   o.t = &o.fresh->t;
 }

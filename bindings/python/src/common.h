@@ -69,6 +69,7 @@ struct Storage {
   void* ptr = nullptr;
   CTDevice device{CT_CPU, 0};
   bool inline_data = false;
+  int block_class = -1;  // inline CPU blocks: the size class of the small-block cache (tensor.cpp), or -1
 };
 void storage_release(Storage* s);
 

@@ -17,11 +17,41 @@ namespace {
 constexpr size_t kInlineHeader = 64;
 static_assert(sizeof(Storage) <= kInlineHeader, "Storage must fit in front of the data");
 
+// Small CPU blocks (header and data) come back to a per-thread cache when
+// their Tensor dies and serve the next result of their size class: a call
+// without out= on a few elements then costs no ct_malloc / ct_free (an
+// aligned allocation is most of a small call's time). Per thread, so no
+// lock: a block freed on another thread (a DLPack consumer's) joins that
+// thread's cache; each class holds at most kCacheDepth blocks, and a
+// thread's cache is freed when the thread exits.
+constexpr int kClasses = 4;                   // data of <= 64, 256, 1024, 4096 bytes
+constexpr size_t kClassBytes[kClasses] = {64, 256, 1024, 4096};
+constexpr int kCacheDepth = 32;
+int class_of(size_t bytes) {
+  for (int c = 0; c < kClasses; ++c)
+    if (bytes <= kClassBytes[c]) return c;
+  return -1;
+}
+thread_local bool t_blocks_gone = false;  // trivially destructible: readable after t_blocks is destroyed
+struct BlockCache {
+  void* blocks[kClasses][kCacheDepth];
+  int count[kClasses] = {};
+  ~BlockCache() {
+    t_blocks_gone = true;  // a Tensor dying later on this thread frees its block directly
+    for (int c = 0; c < kClasses; ++c)
+      while (count[c] > 0) ct_free(CTDevice{CT_CPU, 0}, blocks[c][--count[c]]);
+  }
+};
+thread_local BlockCache t_blocks;
+
 Storage* storage_alloc(CTDevice dev, size_t bytes) {
   if (dev.device_type == CT_CPU) {
+    const int c = class_of(bytes);
     void* base = nullptr;
-    check(ct_malloc(dev, kInlineHeader + bytes, &base));
+    if (c >= 0 && !t_blocks_gone && t_blocks.count[c] > 0) base = t_blocks.blocks[c][--t_blocks.count[c]];
+    else check(ct_malloc(dev, kInlineHeader + (c >= 0 ? kClassBytes[c] : bytes), &base));
     Storage* s = new (base) Storage();
+    s->block_class = c;
     s->ptr = (char*)base + kInlineHeader;
     s->device = dev;
     s->inline_data = true;
@@ -40,8 +70,10 @@ void storage_release(Storage* s) {
   if (s && s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (s->inline_data) {
       const CTDevice dev = s->device;
+      const int c = s->block_class;
       s->~Storage();
-      ct_free(dev, s);
+      if (c >= 0 && !t_blocks_gone && t_blocks.count[c] < kCacheDepth) t_blocks.blocks[c][t_blocks.count[c]++] = s;
+      else ct_free(dev, s);
     } else {
       ct_free(s->device, s->ptr);
       delete s;

@@ -1,0 +1,75 @@
+"""test_small_calls.py — calls without out= on small arrays: results from the bindings' small-block cache never
+share memory, and the cached output shapes and dtypes follow every change of the inputs."""
+import threading
+
+import numpy as np
+import pytest
+
+import ctensor
+
+
+def test_results_of_cached_blocks_are_independent():
+    a = np.arange(5, dtype=np.float32)
+    results = []
+    for k in range(200):  # more than the cache holds, with some dying on the way
+        r = ctensor.add(a, np.float32(k))
+        if k % 3:
+            results.append((k, r))
+    for k, r in results:
+        np.testing.assert_array_equal(np.asarray(r), a + k)
+    ptrs = {np.asarray(r).__array_interface__["data"][0] for _, r in results}
+    assert len(ptrs) == len(results)
+
+
+@pytest.mark.parametrize("size", [1, 16, 64, 65, 300, 1024, 1025, 5000])
+def test_each_size_class_and_beyond(size):
+    a = np.linspace(-2, 2, size, dtype=np.float64)
+    for _ in range(3):
+        r = ctensor.mul(a, 2.0)
+        np.testing.assert_array_equal(np.asarray(r), a * 2.0)
+        del r
+
+
+def test_output_info_follows_shapes_and_dtypes():
+    # The same op with new shapes or dtypes after a cached answer: each result
+    # has what that call's inputs give.
+    cases = [
+        (np.ones(3, np.float32), np.ones(3, np.float32)),
+        (np.ones((2, 3), np.float32), np.ones(3, np.float32)),
+        (np.ones(3, np.float32), np.ones(3, np.float32)),
+        (np.ones(3, np.float64), np.ones(3, np.float64)),
+        (np.ones((4, 1), np.int32), np.ones((1, 5), np.int32)),
+        (np.ones(3, np.float32), np.ones(3, np.float32)),
+    ]
+    for a, b in cases:
+        r = np.asarray(ctensor.add(a, b))
+        want = np.add(a, b)
+        assert r.shape == want.shape and r.dtype == want.dtype
+        np.testing.assert_array_equal(r, want)
+    # a failing signature after a cached one still fails with the library's message
+    ctensor.add(np.ones(3, np.float32), np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="broadcast"):
+        ctensor.add(np.ones(3, np.float32), np.ones(4, np.float32))
+
+
+def test_results_freed_on_other_threads():
+    # A block freed on another thread joins that thread's cache; both threads keep working.
+    made = [ctensor.add(np.ones(8, np.float32), np.float32(1)) for _ in range(100)]
+    errors = []
+
+    def worker():
+        try:
+            while made:
+                made.pop()
+            for _ in range(200):
+                r = ctensor.add(np.ones(8, np.float32), np.float32(2))
+                assert np.asarray(r)[0] == 3
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert not errors
+    r = ctensor.add(np.ones(8, np.float32), np.float32(1))
+    assert np.asarray(r)[0] == 2
