@@ -362,26 +362,29 @@ void run_loop(const CTCpuStream* s, const Loop& L, int64_t total, int32_t op, in
 }
 
 CTStatus cpu_elementwise(const CTElementwiseCall* call) {
-  CTCpuStream copy;
-  const CTCpuStream* s = nullptr;
-  if (CTStatus st = resolve_stream(call->fn, call->stream, &copy, &s)) return st;
   const KernelTable& kt = kernels();
-  Loop L;
-  L.kernel = call->op == CT_OP_CAST ? kt.cast[call->in_dt[0]][call->out_dt]
-                                    : kt.op[call->op][call->in_dt[call->op == CT_OP_WHERE ? 1 : 0]];
-  if (!L.kernel)
+  const ContigKernel kernel = call->op == CT_OP_CAST ? kt.cast[call->in_dt[0]][call->out_dt]
+                                                     : kt.op[call->op][call->in_dt[call->op == CT_OP_WHERE ? 1 : 0]];
+  if (!kernel)
     return fail(CT_ERR_INTERNAL, "cpu backend: no kernel for op %d dtype %d (table and mask disagree)", call->op,
                 call->in_dt[0]);
-  L.params = call->params;
   const CTensor* ops[kMaxOps] = {call->out, call->in[0], call->in[1], call->in[2]};
   const int nops = 1 + call->num_inputs;
   int64_t total = 1;
   for (int32_t d = 0; d < call->out->ndim; ++d) total *= call->out->shape[d];
   char* ptr[kMaxOps];
+  // Below the threading grain no thread count matters (core has checked the
+  // stream): a tiny compact call goes straight to the kernel.
   if (total < 2 * kMinGrain && direct_operands(ops, nops, ptr)) {
-    L.kernel(ptr, total, L.params);
+    kernel(ptr, total, call->params);
     return CT_OK;
   }
+  CTCpuStream copy;
+  const CTCpuStream* s = nullptr;
+  if (CTStatus st = resolve_stream(call->fn, call->stream, &copy, &s)) return st;
+  Loop L;
+  L.kernel = kernel;
+  L.params = call->params;
   if (all_compact(ops, nops)) {
     // Compact row-major operands coalesce to one contiguous run: skip the
     // general loop construction (this is most calls, and all tiny ones).
@@ -397,23 +400,16 @@ CTStatus cpu_elementwise(const CTElementwiseCall* call) {
 // 0), then the same engine; a run along which an input is broadcast uses the
 // kernel that reads that input's one element.
 CTStatus cpu_binary(const CTElementwiseCall* call) {
-  CTCpuStream copy;
-  const CTCpuStream* s = nullptr;
-  if (CTStatus st = resolve_stream(call->fn, call->stream, &copy, &s)) return st;
   const KernelTable& kt = kernels();
   const int32_t dt = call->in_dt[0];
-  Loop L;
-  L.kernel = kt.op[call->op][dt];
-  L.bkernel[0] = kt.bcast[call->op][dt][0];
-  L.bkernel[1] = kt.bcast[call->op][dt][1];
-  if (!L.kernel)
+  const ContigKernel kernel = kt.op[call->op][dt];
+  if (!kernel)
     return fail(CT_ERR_INTERNAL, "cpu backend: no kernel for op %d dtype %d (table and mask disagree)", call->op, dt);
   const CTensor* out = call->out;
   int64_t total = 1;
   for (int32_t d = 0; d < out->ndim; ++d) total *= out->shape[d];
   // Stream the stores when the output cannot stay in cache anyway.
   const double prm[2] = {total * (int64_t)(out->dtype.bits / 8) >= (int64_t(8) << 20) ? 1.0 : 0.0, 0.0};
-  L.params = prm;
   const CTensor* ops[3] = {out, call->in[0], call->in[1]};
   bool same_shapes = true;
   for (int k = 1; k < 3 && same_shapes; ++k) {
@@ -421,10 +417,19 @@ CTStatus cpu_binary(const CTElementwiseCall* call) {
     for (int32_t d = 0; same_shapes && d < out->ndim; ++d) same_shapes = ops[k]->shape[d] == out->shape[d];
   }
   char* ptr[3];
+  // A tiny compact call: straight to the kernel (as cpu_elementwise).
   if (same_shapes && total < 2 * kMinGrain && direct_operands(ops, 3, ptr)) {
-    L.kernel(ptr, total, L.params);
+    kernel(ptr, total, prm);
     return CT_OK;
   }
+  CTCpuStream copy;
+  const CTCpuStream* s = nullptr;
+  if (CTStatus st = resolve_stream(call->fn, call->stream, &copy, &s)) return st;
+  Loop L;
+  L.kernel = kernel;
+  L.bkernel[0] = kt.bcast[call->op][dt][0];
+  L.bkernel[1] = kt.bcast[call->op][dt][1];
+  L.params = prm;
   if (same_shapes && all_compact(ops, 3)) {
     compact_loop(L, ops, 3, total);
   } else {
