@@ -251,6 +251,8 @@ CTStatus execute(Plan* p, const char* fn, const CTensor* const* t, void* workspa
   e.t = t;
   e.base = reinterpret_cast<char*>(((uintptr_t)workspace + 63) & ~uintptr_t(63));
   if (!p->has_prim) {
+    for (const Check& k : p->checks)
+      if (CTStatus s = k(e)) return s;
     for (const Hook& h : p->post) h(e);
     return CT_OK;
   }

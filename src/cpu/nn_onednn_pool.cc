@@ -1,6 +1,7 @@
 // nn_onednn_pool.cc — the oneDNN plans of max and average pooling, forward and
 // backward, with the conversion between oneDNN's window offsets and the
-// int64 positions max-pool indices hold.
+// int64 positions max-pool indices hold; max-pool backward of float32 and
+// float64 runs without oneDNN (a checked scatter at memory speed).
 #include <cinttypes>
 #include <cstring>
 #include <utility>
@@ -23,10 +24,130 @@ PoolIndex pool_index(const CTPool2dDesc& d, const CTensor* x, const CTensor* y) 
                    d.kernel[1], d.stride[0], d.stride[1], d.pad_begin[0], d.pad_begin[1], d.dilation[0], d.dilation[1]};
 }
 
+// Where position v (h * W + w in its plane) of output (pp, q) lies: inside
+// that output's window or not, its row and column in x, and its offset
+// kh * KW + kw in the window. Any int64 may come as v. h = v / W is a
+// multiplication by 1/W corrected by one step (exact: v < H * W < 2^52),
+// so the common undilated case divides by nothing.
+struct Tap {
+  bool inside;
+  int64_t h, w, off;
+};
+inline Tap tap_of(const PoolIndex& g, double inv_w, int64_t v, int64_t pp, int64_t q) {
+  Tap t{false, 0, 0, 0};
+  if (v < 0 || v >= g.H * g.W) return t;
+  int64_t h = (int64_t)((double)v * inv_w);
+  if (h * g.W > v) --h;
+  else if ((h + 1) * g.W <= v) ++h;
+  t.h = h;
+  t.w = v - h * g.W;
+  int64_t dh = h - (pp * g.SH - g.PT), dw = t.w - (q * g.SW - g.PL);
+  if (dh < 0 || dw < 0) return t;
+  if (g.DH != 1 || g.DW != 1) {
+    if (dh % g.DH != 0 || dw % g.DW != 0) return t;
+    dh /= g.DH;
+    dw /= g.DW;
+  }
+  t.inside = dh < g.KH && dw < g.KW;
+  t.off = dh * g.KW + dw;
+  return t;
+}
+
+// Calls f(l, plane, pp, q, v) for the indices tensor t (N, C, P, Q), any
+// strides, planes [p0, p1) (plane = n * C + c), l the row-major element.
+template <class F> void for_each_index(const PoolIndex& g, const CTensor* t, int64_t p0, int64_t p1, F&& f) {
+  const int64_t s0 = ct_stride_of(t, 0) * 8, s1 = ct_stride_of(t, 1) * 8, s2 = ct_stride_of(t, 2) * 8,
+                s3 = ct_stride_of(t, 3) * 8;
+  const char* base = data_of(t);
+  for (int64_t plane = p0; plane < p1; ++plane) {
+    const int64_t n = plane / g.C, ch = plane % g.C;
+    for (int64_t pp = 0; pp < g.P; ++pp) {
+      const char* row = base + n * s0 + ch * s1 + pp * s2;
+      int64_t l = (plane * g.P + pp) * g.Q;
+      for (int64_t q = 0; q < g.Q; ++q, ++l) {
+        int64_t v;
+        std::memcpy(&v, row + q * s3, sizeof v);
+        f(l, plane, pp, q, v);
+      }
+    }
+  }
+}
+
+// The message for indices element `bad` (value v): not a position inside its output's window.
+CTStatus bad_index(const Exec& e, const PoolIndex& g, int64_t bad, int64_t v) {
+  const int64_t pq = bad % (g.P * g.Q);
+  return fail(CT_ERR_INVALID_ARGUMENT,
+              "%s: indices element %" PRId64 " (output row %" PRId64 ", column %" PRId64
+              " of its plane) is %" PRId64 ", which is not a position h * W + w inside that output's window "
+              "(W=%" PRId64 "); max_pool2d writes only such positions",
+              e.fn, bad, pq / g.Q, pq % g.Q, v, g.W);
+}
+
+// max_pool2d_backward of float32 and float64 on the caller's tensors, any
+// strides, without oneDNN: every index is checked first (nothing written
+// if one is outside its window), then per (n, c) plane, on the plan's
+// threads, dx's plane is zeroed and each dy element added at its index, in
+// row-major order of dy (the same sums whatever the thread count). One
+// pass over dy and the indices and one over dx: memory speed, where the
+// index conversion and oneDNN's own backward took several times longer.
+template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) {
+  p->has_prim = false;
+  p->checks.push_back([g](const Exec& e) -> CTStatus {
+    const double inv_w = 1.0 / (double)g.W;
+    const int64_t planes = g.N * g.C;
+    int64_t bad = INT64_MAX;  // the first bad element: the same answer on any number of threads
+#pragma omp parallel for schedule(static) reduction(min : bad)
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      if (bad != INT64_MAX) continue;  // this thread found one already: its later planes cannot be first
+      for_each_index(g, e.t[1], plane, plane + 1, [&](int64_t l, int64_t, int64_t pp, int64_t q, int64_t v) {
+        if (l < bad && !tap_of(g, inv_w, v, pp, q).inside) bad = l;
+      });
+    }
+    if (bad == INT64_MAX) return CT_OK;
+    int64_t bad_v = 0;
+    for_each_index(g, e.t[1], bad / (g.P * g.Q), bad / (g.P * g.Q) + 1,
+                   [&](int64_t l, int64_t, int64_t, int64_t, int64_t v) {
+                     if (l == bad) bad_v = v;
+                   });
+    return bad_index(e, g, bad, bad_v);
+  });
+  p->post.push_back([g](const Exec& e) {
+    const CTensor *dy = e.t[0], *idx = e.t[1], *dx = e.t[2];
+    const int64_t y0 = ct_stride_of(dy, 0), y1 = ct_stride_of(dy, 1), y2 = ct_stride_of(dy, 2), y3 = ct_stride_of(dy, 3);
+    const int64_t x0 = ct_stride_of(dx, 0), x1 = ct_stride_of(dx, 1), x2 = ct_stride_of(dx, 2), x3 = ct_stride_of(dx, 3);
+    const T* ybase = reinterpret_cast<const T*>(data_of(dy));
+    T* xbase = reinterpret_cast<T*>(data_of(dx));
+    const double inv_w = 1.0 / (double)g.W;
+    const int64_t planes = g.N * g.C;
+#pragma omp parallel for schedule(static)
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      const int64_t n = plane / g.C, ch = plane % g.C;
+      T* xp = xbase + n * x0 + ch * x1;
+      const T* yp = ybase + n * y0 + ch * y1;
+      if (x3 == 1 && x2 == g.W) {
+        std::memset(static_cast<void*>(xp), 0, sizeof(T) * (size_t)(g.H * g.W));
+      } else {
+        for (int64_t h = 0; h < g.H; ++h)
+          for (int64_t w = 0; w < g.W; ++w) xp[h * x2 + w * x3] = T(0);
+      }
+      for_each_index(g, idx, plane, plane + 1, [&](int64_t, int64_t, int64_t pp, int64_t q, int64_t v) {
+        const Tap t = tap_of(g, inv_w, v, pp, q);  // inside: checked above
+        xp[t.h * x2 + t.w * x3] += yp[pp * y2 + q * y3];
+      });
+    }
+  });
+}
+
 }  // namespace
 
 void build_pool(const CTNNCall* c, Plan* p) {
   const CTPool2dDesc& d = *static_cast<const CTPool2dDesc*>(c->desc);
+  if (c->op == CT_OP_MAX_POOL2D_BACKWARD && c->t[0]->dtype.code == CT_FLOAT && c->t[0]->dtype.bits >= 32) {
+    const PoolIndex g = pool_index(d, c->t[2], c->t[0]);
+    if (c->t[0]->dtype.bits == 32) build_pool_backward_direct<float>(g, p);
+    else build_pool_backward_direct<double>(g, p);
+    return;
+  }
   const bool maxp = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_MAX_POOL2D_BACKWARD;
   const bool fwd = c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_AVG_POOL2D;
   const auto alg = maxp ? dnnl::algorithm::pooling_max
@@ -106,35 +227,19 @@ void build_pool(const CTNNCall* c, Plan* p) {
     p->args.back().prim = ws_md;
     const size_t wi = p->args.size() - 1;
     const PoolIndex g = pool_index(d, c->t[xi], c->t[yi]);
-    // Positions -> window offsets, refusing a position outside its own
-    // window (oneDNN would route that gradient elsewhere or drop it).
+    // Positions -> window offsets (half types; float32 and float64 take the
+    // direct path above), refusing a position outside its own window
+    // (oneDNN would route that gradient elsewhere or drop it).
     p->checks.push_back([g, wi, ii](const Exec& e) -> CTStatus {
       int32_t* off = reinterpret_cast<int32_t*>(e.user_ptr(wi));
-      const int64_t PQ = g.P * g.Q;
+      const double inv_w = 1.0 / (double)g.W;
       int64_t bad = -1, bad_v = 0;
-      for_each_elem(e.t[ii], [&](int64_t l, char* ptr) {
-        int64_t v;
-        std::memcpy(&v, ptr, sizeof v);
-        const int64_t pq = l % PQ, pp = pq / g.Q, q = pq % g.Q;
-        // Any int64 may come here: the offsets are formed only for a position inside x.
-        int64_t dh = -1, dw = -1;
-        if (v >= 0 && v < g.H * g.W) dh = v / g.W - (pp * g.SH - g.PT), dw = v % g.W - (q * g.SW - g.PL);
-        const bool inside = dh >= 0 && dw >= 0 && dh % g.DH == 0 && dw % g.DW == 0 && dh / g.DH < g.KH &&
-                            dw / g.DW < g.KW;
-        if (!inside) {
-          if (bad < 0) bad = l, bad_v = v;
-          off[l] = 0;
-          return;
-        }
-        off[l] = (int32_t)((dh / g.DH) * g.KW + dw / g.DW);
+      for_each_index(g, e.t[ii], 0, g.N * g.C, [&](int64_t l, int64_t, int64_t pp, int64_t q, int64_t v) {
+        const Tap t = tap_of(g, inv_w, v, pp, q);
+        if (!t.inside && bad < 0) bad = l, bad_v = v;
+        off[l] = t.inside ? (int32_t)t.off : 0;
       });
-      if (bad < 0) return CT_OK;
-      const int64_t pq = bad % PQ;
-      return fail(CT_ERR_INVALID_ARGUMENT,
-                  "%s: indices element %" PRId64 " (output row %" PRId64 ", column %" PRId64
-                  " of its plane) is %" PRId64 ", which is not a position h * W + w inside that output's window "
-                  "(W=%" PRId64 "); max_pool2d writes only such positions",
-                  e.fn, bad, pq / g.Q, pq % g.Q, bad_v, g.W);
+      return bad < 0 ? CT_OK : bad_index(e, g, bad, bad_v);
     });
   }
   finish(p, dnnl::pooling_v2_backward(pd), pd.scratchpad_desc());
