@@ -94,11 +94,15 @@ def main(argv):
         ax.set_yticks(y)
         ax.set_yticklabels(labels, fontsize=6)
         ax.set_ylim(len(labels) - 0.5, -0.5)
-        ax.set_xlabel("% of the device limit (memory-bound: the best streaming bandwidth; compute-bound: the float32 FMA peak)")
+        ax.set_xlabel("% of the device limit (memory-bound: the best streaming bandwidth; "
+                      "compute-bound: the float32 FMA peak)")
         lim = d.get("limits", {})
         bw, peak = lim.get("bandwidth_Bps"), lim.get("peak_flops")
-        limits = ("limits (the best of this run's probes and the cached floor): memory %.1f GB/s, compute %.0f GFLOP/s" % (bw / 1e9, peak / 1e9)
-                  if isinstance(bw, (int, float)) and isinstance(peak, (int, float)) else "limits not measured")
+        if isinstance(bw, (int, float)) and isinstance(peak, (int, float)):
+            limits = ("limits (the best of this run's probes and the cached floor): memory %.1f GB/s, "
+                      "compute %.0f GFLOP/s" % (bw / 1e9, peak / 1e9))
+        else:
+            limits = "limits not measured"
         if isinstance(lim.get("scale"), (int, float)) and lim["scale"] != 1:
             limits += " (scaled by %g)" % lim["scale"]
         l3 = res.get("l3_bytes")
@@ -112,7 +116,8 @@ def main(argv):
         if any(r.get("bound") == "compute" for r in drows):
             handles.append(Patch(facecolor="#BBBBBB", hatch="//", edgecolor="white", label="compute-bound"))
         if any(s["over"] for s in shown):
-            handles.append(Patch(facecolor="white", hatch="xxx", edgecolor=OVER, label="above its limit (reason given)"))
+            handles.append(Patch(facecolor="white", hatch="xxx", edgecolor=OVER,
+                                 label="above its limit (reason given)"))
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()

@@ -265,11 +265,12 @@ int cmd_bench(const Options& o) {
   std::vector<CTOpInfo> ops;
   for (const CTOpInfo& info : registry())
     if (selected_op(o, info)) ops.push_back(info);
-  // Default sizes reach DRAM: every operand of a category 1/2 op, a
-  // reduction's one input too, exceeds the last-level cache the machine
-  // reports (2x; --quick 1.25x, so it finishes in a few minutes); narrower
-  // dtypes get more elements, the same bytes. A row whose working set still
-  // fits in the cache (an NN op's representative shape, a --size) says so.
+  // Default sizes reach DRAM: every operand of a category 1/2 op in the row's
+  // dtype, a reduction's one input too, exceeds the last-level cache the
+  // machine reports (2x; --quick 1.25x, so it finishes in a few minutes);
+  // narrower dtypes get more elements, the same bytes. A row whose working
+  // set still fits in the cache (an NN op's representative shape, a --size)
+  // says so.
   std::string l3_source;
   const int64_t l3 = host_l3_bytes(&l3_source);
   const int64_t mi = int64_t(1) << 20;
@@ -292,7 +293,9 @@ int cmd_bench(const Options& o) {
     progress.finish();
     std::printf("%s%s %s, %d threads\n", rows.empty() ? "" : "\n", d.label.c_str(), d.info.name,
                 d.info.default_threads);
-    print_limits(dv, l3, l3_source);
+    // The host's cache: what a CPU row may run from (another device's rows are not judged by it).
+    const int64_t dev_l3 = d.info.device.device_type == CT_CPU ? l3 : 0;
+    print_limits(dv, dev_l3, l3_source);
     print_header();
     std::fflush(stdout);
     const size_t first = rows.size();
@@ -337,7 +340,7 @@ int cmd_bench(const Options& o) {
           r.time_min_s = t.min;
           r.gbps = double(r.bytes) / t.median / 1e9;
           if (r.flops > 0) r.gflops = r.flops / t.median / 1e9;
-          judge(r, dv.lim, l3);
+          judge(r, dv.lim, dev_l3);
         }
       }
 #ifdef CT_BENCH_DNNL
@@ -367,12 +370,12 @@ int cmd_bench(const Options& o) {
     bool rose = false;
     for (size_t i = first; i < rows.size(); ++i) {
       const double before = rows[i].limit;
-      judge(rows[i], dv.lim, l3);
+      judge(rows[i], dv.lim, dev_l3);
       if (std::isfinite(before) && rows[i].limit > before * 1.0005) rose = true;
     }
     if (rose) {
       std::printf("\nthe limits rose during the run; the table against the run's best:\n");
-      print_limits(dv, l3, l3_source);
+      print_limits(dv, dev_l3, l3_source);
       print_header();
       for (size_t i = first; i < rows.size(); ++i) print_row(rows[i]);
     }

@@ -124,8 +124,8 @@ std::string temp_file(const char* suffix);  // a new empty file, "" on failure
 
 void print_header();  // the table's column names
 void print_row(const Row& r);
-// The limits line of a device's table: the figures rows are judged against,
-// where they come from, the cached floor and the L3 size.
+// The limits lines of a device's table: the L3 size (a CPU), the figures
+// rows are judged against, where they come from, and the cached floor.
 void print_limits(const DevOut& d, int64_t l3_bytes, const std::string& l3_source);
 void print_baselines(const std::vector<Row>& rows);  // --compare: the ratios table
 std::string to_json(const Options& o, const std::vector<DevOut>& devs, const std::vector<Row>& rows,

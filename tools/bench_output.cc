@@ -77,8 +77,9 @@ void print_row(const Row& r) {
 }
 
 void print_limits(const DevOut& d, int64_t l3_bytes, const std::string& l3_source) {
-  std::printf("L3 cache %s (%s)\n", l3_bytes > 0 ? ctprobe::mib(double(l3_bytes)).c_str() : "unknown",
-              l3_source.c_str());
+  if (d.dev.info.device.device_type == CT_CPU)
+    std::printf("L3 cache %s (%s)\n", l3_bytes > 0 ? ctprobe::mib(double(l3_bytes)).c_str() : "unknown",
+                l3_source.c_str());
   const Limits& l = d.lim;
   if (!(l.bandwidth > 0)) {
     std::printf("limits: %s\n", l.note.c_str());

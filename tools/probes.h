@@ -109,9 +109,10 @@ inline CacheSize last_level_cache() {
 // streaming kernel moves under the same counting, so the probe runs each
 // pattern, with regular and with non-temporal stores, on 1 thread up to the
 // default threads, over working sets of 2x and 4x the last-level cache the
-// machine reports, and keeps the best. A triad alone reads 10-15% below what
-// a copy reaches on the 2-core EPYC guest this was written on, and a single
-// configuration on a busy machine much less. Chunks are handed out
+// machine reports, and keeps the best. On the 2-core EPYC guest this was
+// written on, a quiet machine's triad read 36-43 GB/s where relu reached
+// 42-46 (a copy kernel 43-46), and a single configuration on a busy machine
+// much less. Chunks are handed out
 // dynamically, 8 per thread, as ctensor's parallel_for does: a static split
 // waits for the slowest thread, so one thread descheduled by other work
 // pulls the whole figure down while the ops' dynamic chunks do not wait.
@@ -138,9 +139,11 @@ inline double bw_bytes_per_elem(int k) { return 4.0 * (k + 1); }  // float32, ea
     for (float v : lanes) *sink += v;                                                                      \
   } else if (k == kCopy) {                                                                                 \
     if (nt)                                                                                                \
-      for (int64_t i = i0; i < i1; i += 2 * LANES) STREAM(a + i, LOAD(b + i)), STREAM(a + i + LANES, LOAD(b + i + LANES)); \
+      for (int64_t i = i0; i < i1; i += 2 * LANES)                                                         \
+        STREAM(a + i, LOAD(b + i)), STREAM(a + i + LANES, LOAD(b + i + LANES));                            \
     else                                                                                                   \
-      for (int64_t i = i0; i < i1; i += 2 * LANES) STORE(a + i, LOAD(b + i)), STORE(a + i + LANES, LOAD(b + i + LANES));   \
+      for (int64_t i = i0; i < i1; i += 2 * LANES)                                                         \
+        STORE(a + i, LOAD(b + i)), STORE(a + i + LANES, LOAD(b + i + LANES));                              \
   } else {                                                                                                 \
     const V h = SET1(0.5f);                                                                                \
     if (nt)                                                                                                \
@@ -233,9 +236,10 @@ inline Measured memory_bandwidth(int max_threads, int64_t llc_bytes, bool full, 
           const double bps = bw_bytes_per_elem(k) * double(n) / t_best;
           if (bps > best.value) {
             best.value = bps;
-            best.how = std::string(bw_kernel_name(k)) + (k == kRead ? "" : nt ? ", non-temporal stores" : ", regular stores") +
-                       ", " + std::to_string(t) + (t == 1 ? " thread, " : " threads, ") +
-                       std::to_string(bw_arrays(k)) + " x " + mib(double(n) * 4);
+            best.how = std::string(bw_kernel_name(k)) +
+                       (k == kRead ? "" : nt ? ", non-temporal stores" : ", regular stores") + ", " +
+                       std::to_string(t) + (t == 1 ? " thread, " : " threads, ") + std::to_string(bw_arrays(k)) +
+                       " x " + mib(double(n) * 4);
           }
         }
   return best;
