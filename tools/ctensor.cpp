@@ -440,7 +440,8 @@ Limits measure_limits(const Device& d, bool quick, bool full) {
     return l;
   }
   const int threads = std::max(1, (int)d.info.default_threads);
-  const ctprobe::Measured bw = ctprobe::memory_bandwidth(threads, host_l3_bytes(), full, full && !quick ? 3 : 2);
+  // 3 passes per configuration (the full probe with --quick: 2; it runs twice as many configurations).
+  const ctprobe::Measured bw = ctprobe::memory_bandwidth(threads, host_l3_bytes(), full, full && quick ? 2 : 3);
   const ctprobe::Measured fl = ctprobe::fma_peak(threads, full && !quick ? 3 : 2, quick || !full ? 0.03 : 0.05, full);
   l.bandwidth = bw.value;
   l.bandwidth_how = bw.how;
