@@ -62,7 +62,10 @@ struct Baseline {
 struct Row {
   std::string device, op, category, dtype, shape, bound, status;
   double time_s = kNaN, time_min_s = kNaN, gbps = kNaN, gflops = kNaN, fraction = kNaN, flops = 0;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;        // every tensor argument once: the rate is bytes / time_s
+  uint64_t working_set = 0;  // bytes of every tensor argument and the workspace
+  double limit = kNaN;       // what fraction is of: bytes/s (memory-bound) or FLOP/s (compute-bound)
+  std::string flag;          // why the fraction is not a plain fraction of the limit ("": it is)
   std::map<std::string, Baseline> baselines;  // "numpy", "onednn"
   // What bench_compare.py needs to build the same case in NumPy.
   int kind = 0;
@@ -72,10 +75,29 @@ struct Row {
   bool ok() const { return status == "ok"; }
 };
 
-struct DevOut {
-  Device dev;
+// One measurement of a device's limits during the run.
+struct Probe {
+  std::string when;  // "before the ops", "after elementwise", "after the ops"
+  bool full = false;  // every probe configuration, or the short check
   Limits lim;
 };
+
+struct DevOut {
+  Device dev;
+  Limits floor;  // the cached limits (bandwidth 0: none, or --remeasure)
+  std::vector<Probe> probes;
+  double scale = 1;  // CT_BENCH_LIMIT_SCALE
+  // What the rows are judged against: each figure the best of the floor and
+  // this run's probes, times scale; *_how say which probe gave it.
+  Limits lim;
+};
+
+// Sets r.limit, r.fraction and r.flag from the row's rate, the limits and the
+// last-level cache size (bench.cpp). A row over its limit gets the reason:
+// "working set fits in cache: N MiB < L3 M MiB" for a memory-bound row
+// whose tensors fit in the L3, "limit under-measured" otherwise; a
+// memory-bound row whose working set fits in the L3 says so under 100% too.
+void judge(Row& r, const Limits& lim, int64_t l3_bytes);
 
 // ---------------------------------------------------------------------------
 // Baselines and helper scripts (bench_baselines.cc)
@@ -102,6 +124,9 @@ std::string temp_file(const char* suffix);  // a new empty file, "" on failure
 
 void print_header();  // the table's column names
 void print_row(const Row& r);
+// The limits lines of a device's table: the L3 size (a CPU), the figures
+// rows are judged against, where they come from, and the cached floor.
+void print_limits(const DevOut& d, int64_t l3_bytes, const std::string& l3_source);
 void print_baselines(const std::vector<Row>& rows);  // --compare: the ratios table
 std::string to_json(const Options& o, const std::vector<DevOut>& devs, const std::vector<Row>& rows,
                     double other_load);

@@ -94,23 +94,38 @@ CTensor* Case::tensor(std::vector<int64_t> shp, CTDataType dt, Domain dom) {
 }
 
 void Case::fill(CTensor& t, int64_t numel, Domain dom) {
-  std::vector<float> v(size_t(std::max<int64_t>(numel, 1)));
   const uint64_t s = salt++;
   const CTDataType dt = t.dtype;
+  // float32 values for elements [i0, i0 + len) into v.
+  auto values = [&](std::vector<float>& v, int64_t i0, int64_t len) {
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < numel; ++i) {
-    const float u = hash01(uint64_t(i), s);
-    v[size_t(i)] = dom == kZeros      ? 0.0f
-                   : dt.code == CT_BOOL ? (u < 0.5f && dom != kNonzero ? 0.0f : 1.0f)
-                   : !is_float(dt)    ? 1.0f + std::floor(7.0f * u)
-                   : dom == kNearOne  ? 0.995f + 0.01f * u
-                                      : 0.5f + 1.5f * u;
-  }
-  CTensor src{v.data(), {CT_CPU, 0}, t.ndim, kF32, t.shape, nullptr, 0};
+    for (int64_t i = 0; i < len; ++i) {
+      const float u = hash01(uint64_t(i0 + i), s);
+      v[size_t(i)] = dom == kZeros        ? 0.0f
+                     : dt.code == CT_BOOL ? (u < 0.5f && dom != kNonzero ? 0.0f : 1.0f)
+                     : !is_float(dt)      ? 1.0f + std::floor(7.0f * u)
+                     : dom == kNearOne    ? 0.995f + 0.01f * u
+                                          : 0.5f + 1.5f * u;
+    }
+  };
   if (host_visible(dev)) {
-    if (ct_cast(&src, &t, nullptr) != CT_OK) fail(std::string("filling an input (ct_cast): ") + ct_last_error());
+    // In pieces of 16 Mi elements, each cast into a flat view of t (compact),
+    // so an input of a billion int8 elements needs no 4 GiB of float32 first.
+    const int64_t piece = std::min<int64_t>(std::max<int64_t>(numel, 1), int64_t(1) << 24);
+    std::vector<float> v(static_cast<size_t>(piece));
+    for (int64_t i0 = 0; i0 < numel; i0 += piece) {
+      int64_t len = std::min(piece, numel - i0);
+      values(v, i0, len);
+      CTensor src{v.data(), {CT_CPU, 0}, 1, kF32, &len, nullptr, 0};
+      CTensor dst{static_cast<char*>(t.data) + i0 * (dt.bits / 8), t.device, 1, dt, &len, nullptr, 0};
+      if (ct_cast(&src, &dst, nullptr) != CT_OK)
+        return fail(std::string("filling an input (ct_cast): ") + ct_last_error());
+    }
     return;
   }
+  std::vector<float> v(size_t(std::max<int64_t>(numel, 1)));
+  values(v, 0, numel);
+  CTensor src{v.data(), {CT_CPU, 0}, t.ndim, kF32, t.shape, nullptr, 0};
   // Another device: copy float32 values there, then cast on the device
   // (values are only a nicety for timing: a failure leaves them as they are).
   void* p = nullptr;

@@ -1,6 +1,7 @@
 // `ctensor bench`'s output: the table's rows as they come, the --compare
 // ratios table with geometric means, the JSON (always built; --json writes
 // it) and CSV (--csv) files, and --plot (bench/plot_bench.py on the JSON).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "bench.h"
+#include "probes.h"
 
 namespace ctool {
 namespace {
@@ -51,36 +53,80 @@ std::string flops_str(double f) {
 
 void print_header() { std::printf(kRowFmt, "op", "dtype", "shape", "time/call", "rate", "%limit", "bound"); }
 
+// A row over 100% of its limit: the figure with '!' and the reason at the
+// end of the line; a memory-bound row in cache under 100%: the note in
+// parentheses.
 void print_row(const Row& r) {
   if (!r.ok()) {
     std::printf("%-24s %-8s %-28s %s\n", r.op.c_str(), r.dtype.c_str(), r.shape.c_str(), r.status.c_str());
     return;
   }
   const bool compute = r.bound == "compute";
+  const bool over = r.fraction > 1;
   const std::string rate = compute ? fmt("%.1f GFLOP/s", r.gflops) : fmt("%.2f GB/s", r.gbps);
-  std::string line = fmt_time(r.time_s);
-  std::printf("%-24s %-8s %-28s %11s %15s %7s  %s", r.op.c_str(), r.dtype.c_str(), r.shape.c_str(), line.c_str(),
-              rate.c_str(), std::isfinite(r.fraction) ? fmt("%.1f%%", 100 * r.fraction).c_str() : "-",
-              r.bound.c_str());
+  std::string tail;
   for (const auto& [name, b] : r.baselines)
-    if (b.time_s > 0) std::printf("   %s %.2fx", name.c_str(), b.time_s / r.time_s);
-  std::printf("\n");
+    if (b.time_s > 0) tail += fmt(("   " + name + " %.2fx").c_str(), b.time_s / r.time_s);
+  if (!r.flag.empty()) tail += (over ? "  ! " : "  (") + r.flag + (over ? "" : ")");
+  std::string bound = r.bound;
+  if (!tail.empty()) bound.resize(std::max<size_t>(bound.size(), 7), ' ');  // the column, when something follows
+  std::printf("%-24s %-8s %-28s %11s %15s %7s  %s%s\n", r.op.c_str(), r.dtype.c_str(), r.shape.c_str(),
+              fmt_time(r.time_s).c_str(), rate.c_str(),
+              std::isfinite(r.fraction) ? fmt(over ? "%.0f%%!" : "%.1f%%", 100 * r.fraction).c_str() : "-",
+              bound.c_str(), tail.c_str());
+}
+
+void print_limits(const DevOut& d, int64_t l3_bytes, const std::string& l3_source) {
+  if (d.dev.info.device.device_type == CT_CPU)
+    std::printf("L3 cache %s (%s)\n", l3_bytes > 0 ? ctprobe::mib(double(l3_bytes)).c_str() : "unknown",
+                l3_source.c_str());
+  const Limits& l = d.lim;
+  if (!(l.bandwidth > 0)) {
+    std::printf("limits: %s\n", l.note.c_str());
+    return;
+  }
+  std::printf("limits, the best of this run's probes and the cached floor:\n"
+              "  memory  %7.1f GB/s      (%s)\n  compute %7.0f GFLOP/s  (%s)\n",
+              l.bandwidth / 1e9, l.bandwidth_how.c_str(), l.peak_flops / 1e9, l.peak_how.c_str());
+  if (d.floor.bandwidth > 0)
+    std::printf("  cached floor %.1f GB/s, %.0f GFLOP/s (measured %s, %s)\n", d.floor.bandwidth / 1e9,
+                d.floor.peak_flops / 1e9, d.floor.measured.c_str(), d.floor.cache_file.c_str());
+  if (d.scale != 1)
+    std::printf("  scaled by %g (CT_BENCH_LIMIT_SCALE): the figures above are the measured ones times %g\n", d.scale,
+                d.scale);
 }
 
 std::string to_json(const Options& o, const std::vector<DevOut>& devs, const std::vector<Row>& rows,
                     double other_load) {
   std::ostringstream js;
+  std::string l3_source;
+  const int64_t l3 = host_l3_bytes(&l3_source);
   js << "{\n  \"tool\": \"ctensor bench\",\n  \"version\": \"" << json_escape(ct_version_string())
      << "\",\n  \"quick\": " << (o.quick ? "true" : "false") << ",\n  \"compare\": " << (o.compare ? "true" : "false")
      << ",\n  \"date\": \"" << json_escape(now_string()) << "\",\n  \"other_load\": " << json_num(other_load)
-     << ",\n  \"devices\": [";
+     << ",\n  \"l3_bytes\": " << l3 << ",\n  \"l3_source\": \"" << json_escape(l3_source)
+     << "\",\n  \"devices\": [";
+  // limits: what the rows are judged against (scaled); cached_floor and
+  // probes: where it comes from (unscaled).
+  auto figures = [](const Limits& l) {
+    return "\"bandwidth_Bps\": " + json_num(l.bandwidth) + ", \"peak_flops\": " + json_num(l.peak_flops) +
+           ", \"bandwidth_probe\": \"" + json_escape(l.bandwidth_how) + "\", \"peak_probe\": \"" +
+           json_escape(l.peak_how) + "\", \"measured\": \"" + json_escape(l.measured) + "\"";
+  };
   for (size_t i = 0; i < devs.size(); ++i) {
     const auto& d = devs[i];
     js << (i ? "," : "") << "\n    {\"label\": \"" << json_escape(d.dev.label) << "\", \"name\": \""
        << json_escape(d.dev.info.name) << "\", \"backend\": \"" << json_escape(d.dev.info.backend)
-       << "\", \"threads\": " << d.dev.info.default_threads << ", \"limits\": {\"bandwidth_Bps\": "
-       << json_num(d.lim.bandwidth) << ", \"peak_flops\": " << json_num(d.lim.peak_flops) << ", \"measured\": \""
-       << json_escape(d.lim.measured) << "\", \"note\": \"" << json_escape(d.lim.note) << "\"}}";
+       << "\", \"threads\": " << d.dev.info.default_threads << ",\n     \"limits\": {" << figures(d.lim)
+       << ", \"scale\": " << json_num(d.scale) << ", \"note\": \"" << json_escape(d.lim.note)
+       << "\",\n       \"cached_floor\": ";
+    if (d.floor.bandwidth > 0) js << "{" << figures(d.floor) << "}";
+    else js << "null";
+    js << ",\n       \"probes\": [";
+    for (size_t k = 0; k < d.probes.size(); ++k)
+      js << (k ? "," : "") << "\n         {\"when\": \"" << json_escape(d.probes[k].when)
+         << "\", \"full\": " << (d.probes[k].full ? "true" : "false") << ", " << figures(d.probes[k].lim) << "}";
+    js << "]}}";
   }
   js << "\n  ],\n  \"rows\": [";
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -89,9 +135,11 @@ std::string to_json(const Options& o, const std::vector<DevOut>& devs, const std
        << "\", \"category\": \"" << r.category << "\", \"dtype\": \"" << r.dtype << "\", \"shape\": \""
        << json_escape(r.shape) << "\", \"time_s\": " << json_num(r.time_s) << ", \"time_min_s\": "
        << json_num(r.time_min_s) << ", \"bytes\": " << r.bytes << ", \"flops\": " << flops_str(r.flops)
-       << ", \"gbps\": " << json_num(r.gbps) << ", \"gflops\": " << json_num(r.gflops)
-       << ", \"fraction\": " << json_num(r.fraction) << ", \"bound\": \"" << r.bound << "\", \"status\": \""
-       << json_escape(r.status) << "\"";
+       << ", \"working_set_bytes\": " << r.working_set << ", \"gbps\": " << json_num(r.gbps)
+       << ", \"gflops\": " << json_num(r.gflops) << ", \"limit\": " << json_num(r.limit)
+       << ", \"fraction\": " << json_num(r.fraction) << ", \"over_limit\": " << (r.fraction > 1 ? "true" : "false")
+       << ", \"flag\": " << (r.flag.empty() ? "null" : "\"" + json_escape(r.flag) + "\"") << ", \"bound\": \""
+       << r.bound << "\", \"status\": \"" << json_escape(r.status) << "\"";
     if (o.compare) {
       js << ", \"baselines\": {";
       bool first = true;
@@ -112,14 +160,16 @@ std::string to_json(const Options& o, const std::vector<DevOut>& devs, const std
 
 std::string to_csv(const Options& o, const std::vector<Row>& rows) {
   std::ostringstream cs;
-  cs << "device,op,category,dtype,shape,time_s,time_min_s,bytes,flops,gbps,gflops,fraction,bound,status";
+  cs << "device,op,category,dtype,shape,time_s,time_min_s,bytes,flops,working_set_bytes,gbps,gflops,limit,fraction,"
+        "bound,flag,status";
   if (o.compare) cs << ",numpy_time_s,numpy_ratio,onednn_time_s,onednn_ratio";
   cs << "\n";
   for (const Row& r : rows) {
     cs << csv_field(r.device) << "," << csv_field(r.op) << "," << r.category << "," << r.dtype << ","
        << csv_field(r.shape) << "," << num_or_empty(r.time_s) << "," << num_or_empty(r.time_min_s) << "," << r.bytes
-       << "," << flops_str(r.flops) << "," << num_or_empty(r.gbps) << "," << num_or_empty(r.gflops) << ","
-       << num_or_empty(r.fraction) << "," << r.bound << "," << csv_field(r.status);
+       << "," << flops_str(r.flops) << "," << r.working_set << "," << num_or_empty(r.gbps) << ","
+       << num_or_empty(r.gflops) << "," << num_or_empty(r.limit) << "," << num_or_empty(r.fraction) << "," << r.bound
+       << "," << csv_field(r.flag) << "," << csv_field(r.status);
     if (o.compare)
       for (const char* name : {"numpy", "onednn"}) {
         auto it = r.baselines.find(name);

@@ -65,14 +65,22 @@ const char* kUsage =
     "  --category C   elementwise | broadcast_reduce | nn (or 1, 2, 3)\n"
     "  --dtype T      bool int8 int16 int32 int64 uint8 float16 bfloat16 float32 float64\n"
     "  --seed S       random seed for check's inputs (default 1)\n"
-    "  --size S       bench: elements of the category 1/2 operands (default 4194304)\n"
+    "  --size S       bench: elements of the category 1/2 operands (default: each operand larger than\n"
+    "                 the L3 cache, 2x; --quick 1.25x)\n"
     "  --quick        fewer cases, sizes and repeats\n"
     "  --json FILE    also write the results as JSON\n"
     "  --csv FILE     bench: also write the rows as CSV\n"
     "  --compare      bench: also time NumPy (through Python) and oneDNN directly, and print the ratios\n"
     "  --plot FILE    bench: draw the fraction of the limit per op and device (matplotlib)\n"
-    "  --remeasure    measure the device limits again instead of reading the cache\n"
-    "  -h, --help     this text\n";
+    "  --remeasure    measure the device limits with the full probe, replacing the cached figures\n"
+    "                 (bench measures them in every run anyway; the cache is a floor)\n"
+    "  -h, --help     this text\n"
+    "\n"
+    "environment:\n"
+    "  CT_CACHE_DIR          where the limits cache (limits.tsv) lives (default ~/.cache/ctensor)\n"
+    "  CT_L3_BYTES=N         take the last-level cache as N bytes instead of what the machine reports\n"
+    "  CT_BENCH_LIMIT_SCALE=F  bench: judge rows against the limits times F (0 < F; for testing how rows\n"
+    "                        over their limit are flagged; never written to the cache)\n";
 
 [[noreturn]] void usage_error(const char* fmt, ...) {
   va_list ap;
@@ -381,7 +389,22 @@ std::string now_string() {
 // Device limits: measured, cached per machine
 // ---------------------------------------------------------------------------
 
-constexpr const char* kProbeVersion = "probe2";  // bump when tools/probes.h changes what it measures
+constexpr const char* kProbeVersion = "probe3";  // bump when tools/probes.h changes what it measures
+
+int64_t host_l3_bytes(std::string* source) {
+  if (const char* e = std::getenv("CT_L3_BYTES"); e && *e) {
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    if (v > 0 && end && *end == '\0') {
+      if (source) *source = "CT_L3_BYTES";
+      return v;
+    }
+    std::fprintf(stderr, "ctensor: CT_L3_BYTES=%s is not a size in bytes: ignored\n", e);
+  }
+  static const ctprobe::CacheSize c = ctprobe::last_level_cache();
+  if (source) *source = c.source;
+  return c.bytes;
+}
 
 std::string cache_path() {
   const char* dir = std::getenv("CT_CACHE_DIR");
@@ -410,71 +433,91 @@ uint64_t host_memory_bytes() {
   return 0;
 }
 
-Limits measure_limits(const Device& d, bool quick) {
+Limits measure_limits(const Device& d, bool quick, bool full) {
   Limits l;
   if (d.info.device.device_type != CT_CPU) {
     l.note = "not measured: no probe for this backend yet";
     return l;
   }
   const int threads = std::max(1, (int)d.info.default_threads);
-  l.bandwidth = ctprobe::stream_triad(threads, quick ? (int64_t(1) << 25) : (int64_t(1) << 26), quick ? 4 : 8);
-  l.peak_flops = ctprobe::fma_peak(threads, quick ? 2 : 4);
+  // 3 passes per configuration (the full probe with --quick: 2; it runs twice as many configurations).
+  const ctprobe::Measured bw = ctprobe::memory_bandwidth(threads, host_l3_bytes(), full, full && quick ? 2 : 3);
+  const ctprobe::Measured fl = ctprobe::fma_peak(threads, full && !quick ? 3 : 2, quick || !full ? 0.03 : 0.05, full);
+  l.bandwidth = bw.value;
+  l.bandwidth_how = bw.how;
+  l.peak_flops = fl.value;
+  l.peak_how = fl.how;
   l.measured = now_string();
-  l.note = "STREAM triad with non-temporal stores and float32 FMA, " + std::to_string(threads) + " threads";
+  l.note = std::string(full ? "full probe" : "short probe") + ": the best streaming kernel (read, copy, triad) and "
+           "float32 FMA, " + std::to_string(threads) + " threads at most";
   return l;
 }
 
+// The cache: one line per device, tab-separated: key, bandwidth, peak,
+// measured, note, bandwidth_how, peak_how. The probe's version is part of
+// the key: a changed probe measures afresh.
+std::string cache_key(const Device& d) {
+  return std::string(kProbeVersion) + "|" + host_name() + "|" + d.info.name + "|" +
+         std::to_string(d.info.default_threads);
+}
+
+std::vector<std::vector<std::string>> cache_lines() {
+  std::vector<std::vector<std::string>> v;
+  std::ifstream f(cache_path());
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> col;
+    std::stringstream ss(line);
+    std::string c;
+    while (std::getline(ss, c, '\t')) col.push_back(c);
+    v.push_back(col);
+  }
+  return v;
+}
+
+Limits cached_limits(const Device& d) {
+  const std::string key = cache_key(d);
+  for (const auto& col : cache_lines())
+    if (col.size() >= 5 && col[0] == key) {
+      Limits l;
+      l.bandwidth = std::atof(col[1].c_str());
+      l.peak_flops = std::atof(col[2].c_str());
+      l.measured = col[3];
+      l.note = col[4];
+      if (col.size() >= 7) l.bandwidth_how = col[5], l.peak_how = col[6];
+      l.cached = true;
+      l.cache_file = cache_path();
+      return l;
+    }
+  return Limits{};
+}
+
+void store_limits(const Device& d, const Limits& l) {
+  if (!(l.bandwidth > 0)) return;
+  const std::string path = cache_path(), key = cache_key(d);
+  std::ostringstream out;
+  for (const auto& col : cache_lines()) {
+    if (col.empty() || col[0] == key) continue;
+    for (size_t i = 0; i < col.size(); ++i) out << (i ? "\t" : "") << col[i];
+    out << "\n";
+  }
+  out << key << "\t" << json_num(l.bandwidth) << "\t" << json_num(l.peak_flops) << "\t" << l.measured << "\t"
+      << l.note << "\t" << l.bandwidth_how << "\t" << l.peak_how << "\n";
+  const std::string dir = path.substr(0, path.rfind('/'));
+  const std::string cmd = "mkdir -p '" + dir + "'";
+  if (std::system(cmd.c_str()) == 0) write_file(path, out.str());
+}
+
 Limits device_limits(const Device& d, bool remeasure, bool quick) {
-  const std::string path = cache_path();
-  // The probe's version is part of the key: a changed probe measures afresh.
-  const std::string key = std::string(kProbeVersion) + "|" + host_name() + "|" + d.info.name + "|" +
-                          std::to_string(d.info.default_threads);
-  std::vector<std::string> lines;
-  Limits old;
-  {
-    std::ifstream f(path);
-    std::string line;
-    while (std::getline(f, line)) {
-      if (line.empty()) continue;
-      std::vector<std::string> col;
-      std::stringstream ss(line);
-      std::string c;
-      while (std::getline(ss, c, '\t')) col.push_back(c);
-      if (col.size() >= 5 && col[0] == key) {
-        Limits l;
-        l.bandwidth = std::atof(col[1].c_str());
-        l.peak_flops = std::atof(col[2].c_str());
-        l.measured = col[3];
-        l.note = col[4];
-        l.cached = true;
-        l.cache_file = path;
-        if (!remeasure) return l;
-        old = l;
-      }
-      if (col.empty() || col[0] != key) lines.push_back(line);
-    }
+  if (!remeasure) {
+    Limits c = cached_limits(d);
+    if (c.bandwidth > 0) return c;
   }
-  std::fprintf(stderr, "ctensor: measuring the limits of %s (STREAM triad, FMA peak) ...\n", d.label.c_str());
-  Limits l = measure_limits(d, quick);
-  // Other load only ever makes a probe slower: keep the best figure this
-  // machine has shown (a --remeasure on a quiet machine raises it).
-  if (old.bandwidth > l.bandwidth || old.peak_flops > l.peak_flops) {
-    l.bandwidth = std::max(l.bandwidth, old.bandwidth);
-    l.peak_flops = std::max(l.peak_flops, old.peak_flops);
-    l.note += "; the best of this and earlier measurements";
-  }
-  l.cache_file = path;
-  if (l.bandwidth > 0) {
-    const std::string dir = path.substr(0, path.rfind('/'));
-    std::string cmd = "mkdir -p '" + dir + "'";
-    if (std::system(cmd.c_str()) == 0) {
-      std::ostringstream out;
-      for (const std::string& s : lines) out << s << "\n";
-      out << key << "\t" << json_num(l.bandwidth) << "\t" << json_num(l.peak_flops) << "\t" << l.measured << "\t"
-          << l.note << "\n";
-      write_file(path, out.str());
-    }
-  }
+  std::fprintf(stderr, "ctensor: measuring the limits of %s (streaming kernels, FMA peak) ...\n", d.label.c_str());
+  Limits l = measure_limits(d, quick, true);
+  store_limits(d, l);
+  l.cache_file = cache_path();
   return l;
 }
 
@@ -533,7 +576,10 @@ int cmd_info(const Options& o) {
      << "\",\n  \"op_count\": " << ct_op_count() << ",\n  \"plugins\": [" << pj.str() << (libs.empty() ? "" : "\n  ")
      << "],\n  \"plugin_failures\": [" << fj.str() << (failed.empty() ? "" : "\n  ") << "],\n  \"backends\": [";
   for (size_t i = 0; i < backends.size(); ++i) js << (i ? ", " : "") << "\"" << json_escape(backends[i]) << "\"";
-  js << "],\n  \"devices\": [";
+  std::string l3_source;
+  const int64_t l3 = host_l3_bytes(&l3_source);
+  js << "],\n  \"l3_bytes\": " << l3 << ",\n  \"l3_source\": \"" << json_escape(l3_source)
+     << "\",\n  \"devices\": [";
   for (size_t i = 0; i < devs.size(); ++i) {
     const Device& d = devs[i];
     const bool cpu = d.info.device.device_type == CT_CPU;
@@ -542,10 +588,11 @@ int cmd_info(const Options& o) {
     std::printf("  [%d] %-8s %s (backend %s)\n", d.index, d.label.c_str(), d.info.name, d.info.backend);
     std::printf("       compute units %d, default threads %d, memory %.1f GiB%s%s\n", d.info.compute_units,
                 d.info.default_threads, mem / 1073741824.0, cpu ? ", SIMD " : "", cpu ? ctprobe::simd_level() : "");
+    if (cpu) std::printf("       L3 cache %s (%s)\n", ctprobe::mib(double(l3)).c_str(), l3_source.c_str());
     if (l.bandwidth > 0)
-      std::printf("       limits: memory %.1f GB/s, compute %.0f GFLOP/s float32 (%s; measured %s%s)\n",
-                  l.bandwidth / 1e9, l.peak_flops / 1e9, l.note.c_str(), l.measured.c_str(),
-                  l.cached ? (", cached in " + l.cache_file).c_str() : "");
+      std::printf("       limits: memory %.1f GB/s (%s), compute %.0f GFLOP/s float32 (%s); measured %s%s\n",
+                  l.bandwidth / 1e9, l.bandwidth_how.c_str(), l.peak_flops / 1e9, l.peak_how.c_str(),
+                  l.measured.c_str(), l.cached ? (", cached in " + l.cache_file + " (bench measures again)").c_str() : "");
     else
       std::printf("       limits: %s\n", l.note.c_str());
     js << (i ? "," : "") << "\n    {\"index\": " << d.index << ", \"label\": \"" << json_escape(d.label)
@@ -554,7 +601,9 @@ int cmd_info(const Options& o) {
        << ", \"compute_units\": " << d.info.compute_units << ", \"default_threads\": " << d.info.default_threads
        << ", \"memory_bytes\": " << mem << ", \"simd\": " << (cpu ? "\"" + std::string(ctprobe::simd_level()) + "\"" : "null")
        << ", \"limits\": {\"bandwidth_Bps\": " << json_num(l.bandwidth) << ", \"peak_flops\": "
-       << json_num(l.peak_flops) << ", \"measured\": \"" << json_escape(l.measured) << "\", \"cached\": "
+       << json_num(l.peak_flops) << ", \"bandwidth_probe\": \"" << json_escape(l.bandwidth_how)
+       << "\", \"peak_probe\": \"" << json_escape(l.peak_how) << "\", \"measured\": \"" << json_escape(l.measured)
+       << "\", \"cached\": "
        << (l.cached ? "true" : "false") << ", \"note\": \"" << json_escape(l.note) << "\"}}";
   }
   js << "\n  ]\n}\n";

@@ -31,13 +31,19 @@ struct Device {
   std::string label;  // "cpu:0", "cuda:1"
 };
 
-// A device's measured limits (0 when not measured).
+// A device's measured limits (0 when not measured; probes.h says how).
 struct Limits {
-  double bandwidth = 0;   // bytes/s, STREAM triad
+  double bandwidth = 0;   // bytes/s, the best streaming kernel (read, copy or triad)
   double peak_flops = 0;  // float32 FLOP/s
+  std::string bandwidth_how, peak_how;  // the probe configuration that gave each figure
   std::string measured, note, cache_file;
   bool cached = false;
 };
+
+// The last-level cache size the tool goes by: what the machine reports
+// (ctprobe::last_level_cache), or CT_L3_BYTES when set (a testing hook, and
+// the way round a machine that reports a wrong size).
+int64_t host_l3_bytes(std::string* source = nullptr);
 
 // A loaded plugin library (ct_library_info), and the names of its ops.
 struct Plugin {
@@ -64,7 +70,17 @@ std::string json_escape(const std::string& s);
 std::string json_num(double v);
 bool write_file(const std::string& path, const std::string& text);
 std::string now_string();
+// The limits of a device: cached (a floor: the best this machine has shown),
+// else measured now with the full probe and cached. --remeasure: measured
+// now and cached in place of the old figures.
 Limits device_limits(const Device& d, bool remeasure, bool quick);
+// The cached limits of a device (bandwidth 0 when none).
+Limits cached_limits(const Device& d);
+// Measures a device's limits: `full`, every probe configuration (a few
+// seconds); otherwise the short check (about a second).
+Limits measure_limits(const Device& d, bool quick, bool full);
+// Writes l to the cache as the device's entry, replacing the old one.
+void store_limits(const Device& d, const Limits& l);
 
 // A progress bar on stderr when it is a terminal and the run has taken more
 // than a second; nothing otherwise (the rows themselves are the plain lines).

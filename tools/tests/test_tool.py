@@ -7,9 +7,15 @@ CT_LIBRARY=<build>/src/libctensor.so and the plugins CT_LOOPBACK (a device
 type) and CT_DOC_PLUGIN (the op of docs/writing-a-plugin.md); CT_CACHE_DIR
 points the limits cache at a scratch folder so the tests never touch the
 user's cache.
+
+The roofline tests use the tool's two testing hooks: CT_L3_BYTES (the L3 size
+the tool goes by, instead of the machine's) and CT_BENCH_LIMIT_SCALE (rows are
+judged against the limits times this factor, so a row over its limit can be
+made on any machine). No test compares a time with a threshold.
 """
 import csv
 import ctypes
+import importlib.util
 import json
 import os
 import subprocess
@@ -25,7 +31,8 @@ pytestmark = pytest.mark.skipif(not os.path.exists(TOOL), reason=f"CT_TOOL={TOOL
 def env(tmp_path_factory):
     e = dict(os.environ)
     e["CT_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
-    e.pop("CT_DEBUG_PERTURB", None)
+    for hook in ("CT_DEBUG_PERTURB", "CT_L3_BYTES", "CT_BENCH_LIMIT_SCALE"):
+        e.pop(hook, None)
     return e
 
 
@@ -189,6 +196,179 @@ def test_bench_matmul_is_compute_bound(env, tmp_path):
     run(["bench", "--quick", "--op", "matmul", "--json", str(js)], env, check_rc=0)
     row = json.loads(js.read_text())["rows"][0]
     assert row["bound"] == "compute" and row["flops"] > 0 and row["gflops"] > 0
+
+
+# ---- bench: the roofline (limits measured in the run, rows judged against them) --
+
+MiB = 1 << 20
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+IN_CACHE = "working set fits in cache: "
+
+
+def bench(args, env, tmp_path, name="b", **extra):
+    """ctensor bench ARGS --json, with extra environment; (process, JSON)."""
+    js = tmp_path / f"{name}.json"
+    p = run(["bench", *args, "--json", str(js)], dict(env, **extra), check_rc=0)
+    return p, json.loads(js.read_text())
+
+
+def close(a, b, rel=1e-4):
+    return abs(a - b) <= rel * abs(b)
+
+
+def test_bench_json_and_csv_carry_work_limits_and_l3(env, tmp_path):
+    n = 1 << 20
+    cs = tmp_path / "r.csv"
+    p, res = bench(["--quick", "--op", "add,sum,matmul", "--size", str(n), "--csv", str(cs)], env, tmp_path,
+                   CT_L3_BYTES=str(8 * MiB))
+    assert res["l3_bytes"] == 8 * MiB and res["l3_source"] == "CT_L3_BYTES"
+    assert "L3 cache 8 MiB (CT_L3_BYTES)" in p.stdout and "limits, the best of this run's probes" in p.stdout
+    (dev,) = [d for d in res["devices"] if d["label"] == "cpu:0"]
+    lim = dev["limits"]
+    require(lim, {"bandwidth_Bps": NUM, "peak_flops": NUM, "bandwidth_probe": str, "peak_probe": str, "scale": NUM,
+                  "cached_floor": (dict, type(None)),
+                  "probes": (list, {"when": str, "full": bool, "bandwidth_Bps": NUM, "peak_flops": NUM})})
+    # measured in this run: before the ops, between the categories, after them
+    whens = [pr["when"] for pr in lim["probes"]]
+    assert whens[0] == "before the ops" and whens[-1] == "after the ops" and "after broadcast_reduce" in whens
+    # the limits are the best of the probes and the cached floor
+    floor = lim["cached_floor"] or {"bandwidth_Bps": 0, "peak_flops": 0}
+    assert lim["scale"] == 1
+    assert lim["bandwidth_Bps"] == max([floor["bandwidth_Bps"]] + [pr["bandwidth_Bps"] for pr in lim["probes"]])
+    assert lim["peak_flops"] == max([floor["peak_flops"]] + [pr["peak_flops"] for pr in lim["probes"]])
+    rows = {r["op"]: r for r in res["rows"]}
+    assert rows["add"]["bytes"] == 3 * 4 * n and rows["add"]["flops"] == 0
+    assert rows["sum"]["bytes"] == 4 * n + 4  # the input and the float32 scalar
+    m = 512
+    assert rows["matmul"]["flops"] == 2 * m ** 3 and rows["matmul"]["bytes"] == 3 * 4 * m * m
+    for r in rows.values():
+        assert r["status"] == "ok" and r["working_set_bytes"] >= r["bytes"]
+        # anyone can redo the arithmetic: rate = work / time, fraction = rate / limit
+        assert close(r["gbps"] * 1e9, r["bytes"] / r["time_s"])
+        if r["bound"] == "compute":
+            assert r["limit"] == lim["peak_flops"] and close(r["gflops"] * 1e9, r["flops"] / r["time_s"])
+            assert close(r["fraction"], r["flops"] / r["time_s"] / r["limit"])
+        else:
+            assert r["limit"] == lim["bandwidth_Bps"]
+            assert close(r["fraction"], r["bytes"] / r["time_s"] / r["limit"])
+        assert r["over_limit"] == (r["fraction"] > 1)
+    with open(cs) as f:
+        table = {r["op"]: r for r in csv.DictReader(f)}
+    for op, r in rows.items():
+        c = table[op]
+        assert int(c["bytes"]) == r["bytes"] and float(c["flops"]) == r["flops"]
+        assert int(c["working_set_bytes"]) == r["working_set_bytes"] and close(float(c["limit"]), r["limit"])
+        assert (c["flag"] or None) == r["flag"]
+
+
+def test_rows_over_their_limit_are_flagged_with_the_reason(env, tmp_path):
+    args = ["--quick", "--op", "add,matmul,layer_norm", "--size", str(1 << 20)]
+    # limits scaled far down: every row is over; out of cache the reason is the limit
+    p, res = bench(args, env, tmp_path, "small_l3", CT_L3_BYTES=str(1 * MiB), CT_BENCH_LIMIT_SCALE="1e-6")
+    assert res["devices"][0]["limits"]["scale"] == 1e-6
+    rows = {r["op"]: r for r in res["rows"]}
+    for r in rows.values():
+        assert r["over_limit"] is True and r["fraction"] > 1 and r["flag"] == "limit under-measured", r
+        line = next(x for x in p.stdout.splitlines() if x.startswith(r["op"] + " "))
+        assert "%!" in line and line.endswith("! limit under-measured"), line
+    assert "3 row(s) above 100% of their limit" in p.stdout
+    assert "scaled by 1e-06 (CT_BENCH_LIMIT_SCALE)" in p.stdout
+    # the scale is never cached: the limits there are the measured ones
+    cached = (open(os.path.join(env["CT_CACHE_DIR"], "limits.tsv")).read().split("\n")[0]).split("\t")
+    assert float(cached[1]) > 1e8 and float(cached[2]) > 1e9
+    # a memory-bound row whose working set fits in the L3 says so; a
+    # compute-bound row's reason stays the limit
+    p, res = bench(args, env, tmp_path, "big_l3", CT_L3_BYTES=str(64 * MiB), CT_BENCH_LIMIT_SCALE="1e-6")
+    rows = {r["op"]: r for r in res["rows"]}
+    assert rows["add"]["flag"] == IN_CACHE + "12 MiB < L3 64 MiB"
+    assert rows["layer_norm"]["flag"].startswith(IN_CACHE) and rows["layer_norm"]["over_limit"]
+    assert rows["matmul"]["flag"] == "limit under-measured"
+    assert "! " + IN_CACHE + "12 MiB < L3 64 MiB" in p.stdout
+    # unscaled, an in-cache row carries the note whatever its fraction
+    _, res = bench(args, env, tmp_path, "plain", CT_L3_BYTES=str(64 * MiB))
+    rows = {r["op"]: r for r in res["rows"]}
+    assert rows["add"]["flag"] == IN_CACHE + "12 MiB < L3 64 MiB"
+    assert rows["matmul"]["flag"] in (None, "limit under-measured")
+    assert (rows["matmul"]["flag"] is None) == (rows["matmul"]["fraction"] <= 1)
+
+
+def test_default_sizes_exceed_the_l3(env, tmp_path):
+    l3 = 8 * MiB
+    p, res = bench(["--quick", "--op", "add,sum,relu,cumsum"], env, tmp_path, CT_L3_BYTES=str(l3))
+    _, i8 = bench(["--quick", "--op", "add", "--dtype", "int8"], env, tmp_path, "i8", CT_L3_BYTES=str(l3))
+    rows = res["rows"] + i8["rows"]
+    assert {r["op"] for r in rows} == {"add", "sum", "relu", "cumsum"}
+    operands = {"add": 3, "relu": 2, "cumsum": 2}  # tensors of equal size; sum: one input and a scalar
+    for r in rows:
+        assert r["status"] == "ok" and r["flag"] is None, r
+        one = r["bytes"] // operands.get(r["op"], 1)
+        assert one >= 1.25 * l3 and r["working_set_bytes"] > l3, r  # every operand, int8 too, exceeds the L3
+    assert IN_CACHE not in p.stdout
+
+
+def test_default_sizes_exceed_the_l3_the_machine_reports(env, tmp_path):
+    _, res = bench(["--quick", "--op", "sum"], env, tmp_path)
+    if res["l3_bytes"] == 0:
+        pytest.skip("this machine reports no L3 or L2 size")
+    assert res["l3_source"] != "CT_L3_BYTES"
+    (r,) = res["rows"]
+    assert r["bytes"] - 4 >= 1.25 * res["l3_bytes"] and r["flag"] is None
+
+
+def test_cached_limits_are_a_floor_not_the_answer(env, tmp_path):
+    cache = tmp_path / "cache"
+    e = dict(env, CT_CACHE_DIR=str(cache), CT_L3_BYTES=str(8 * MiB))
+    run(["info", "--quick"], e, check_rc=0)
+    path = cache / "limits.tsv"
+    key, bw, peak, *rest = path.read_text().rstrip("\n").split("\t")
+    args = ["--quick", "--op", "relu", "--size", str(1 << 20)]
+
+    def with_floor(factor):
+        path.write_text("\t".join([key, str(float(bw) * factor), str(float(peak) * factor), *rest]) + "\n")
+        return bench(args, e, tmp_path, f"floor{factor}")
+
+    # A floor far above anything measurable: the rows are judged against it.
+    _, res = with_floor(1000.0)
+    lim = res["devices"][0]["limits"]
+    assert lim["bandwidth_Bps"] == lim["cached_floor"]["bandwidth_Bps"] == pytest.approx(float(bw) * 1000, rel=1e-5)
+    assert lim["bandwidth_probe"].startswith("cached floor")
+    # A floor far below (measured on a busy machine): the run measures again and
+    # its figures are the answer, and the cache rises to them.
+    p, res = with_floor(0.001)
+    lim = res["devices"][0]["limits"]
+    assert "measuring the limits again" in p.stderr
+    assert [pr["full"] for pr in lim["probes"]][:2] == [False, True]
+    assert lim["bandwidth_Bps"] > 100 * lim["cached_floor"]["bandwidth_Bps"]
+    assert float(path.read_text().split("\t")[1]) == pytest.approx(lim["bandwidth_Bps"], rel=1e-5)
+    # --remeasure: the full probe, no floor
+    _, res = bench(args + ["--remeasure"], e, tmp_path, "re")
+    lim = res["devices"][0]["limits"]
+    assert lim["cached_floor"] is None and lim["probes"][0]["full"] is True
+
+
+def load_plot_module():
+    spec = importlib.util.spec_from_file_location("plot_bench", os.path.join(ROOT, "bench", "plot_bench.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_plot_never_draws_a_bar_past_the_line(env, tmp_path):
+    plot = load_plot_module()
+    over = plot.row_display({"status": "ok", "fraction": 2.5, "flag": "limit under-measured"})
+    assert over == {"value": 100.0, "over": True, "text": " 250% ! limit under-measured"}
+    cached = plot.row_display({"status": "ok", "fraction": 1.29, "flag": IN_CACHE + "24 MiB < L3 320 MiB"})
+    assert cached["value"] == 100.0 and cached["over"] and IN_CACHE + "24 MiB < L3 320 MiB" in cached["text"]
+    under = plot.row_display({"status": "ok", "fraction": 0.5, "flag": IN_CACHE + "24 MiB < L3 320 MiB"})
+    assert under["value"] == 50.0 and not under["over"] and "(" + IN_CACHE in under["text"]
+    assert plot.row_display({"status": "ok", "fraction": 0.75, "flag": None}) == \
+        {"value": 75.0, "over": False, "text": " 75%"}
+    # the whole plot of a run with rows over their limit draws (where matplotlib is installed)
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "p.png"
+    bench(["--quick", "--op", "add,matmul", "--size", str(1 << 20), "--plot", str(png)], env, tmp_path,
+          CT_BENCH_LIMIT_SCALE="1e-6")
+    assert png.stat().st_size > 1000
 
 
 # ---- plugins: the loopback test backend (tests/backends/loopback) ------------
