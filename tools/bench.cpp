@@ -4,8 +4,10 @@
 // Category 1/2 ops run on n-element operands (--size, default 2^22; --quick
 // 2^20); reductions reduce a (n/1024, 1024) matrix over all axes and the
 // along-axis ops run along axis -1 of it. NN ops run one representative shape
-// each (see build_nn). Timing: 2 warm-up calls, k calls per batch so that a
-// batch takes about target/5 (target 0.25 s, --quick 0.05 s), 5 batches; a row
+// each (see build_nn); a plugin's NN op runs its plugin's large example
+// (ct_op_example), a row with a rate in bytes but no %limit (its FLOPs are
+// not known). Timing: 2 warm-up calls, k calls per batch so that a batch
+// takes about target/5 (target 0.25 s, --quick 0.05 s), 5 batches; a row
 // reports the median per-call time of the batches (and the best).
 //
 // A row with FLOPs (matmul, conv2d and its backwards) is compute-bound and is
@@ -223,7 +225,7 @@ int cmd_bench(const Options& o) {
         r.shape = c.shape;
         r.bytes = c.bytes;
         r.flops = c.flops;
-        r.bound = c.flops > 0 ? "compute" : "memory";
+        r.bound = c.flops > 0 ? "compute" : c.work_known ? "memory" : "-";
         Timing t;
         if (c.error.empty()) t = time_calls(c.run, d.info.device, target);
         else t.error = c.error;
@@ -237,7 +239,7 @@ int cmd_bench(const Options& o) {
           r.gbps = double(r.bytes) / t.median / 1e9;
           if (r.flops > 0) r.gflops = r.flops / t.median / 1e9;
           const double limit = r.flops > 0 ? lim.peak_flops : lim.bandwidth;
-          if (limit > 0) r.fraction = r.flops > 0 ? r.flops / t.median / limit : double(r.bytes) / t.median / limit;
+          if (limit > 0 && c.work_known) r.fraction = r.flops > 0 ? r.flops / t.median / limit : double(r.bytes) / t.median / limit;
         }
       }
 #ifdef CT_BENCH_DNNL

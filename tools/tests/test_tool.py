@@ -402,3 +402,13 @@ def test_the_whole_quick_check_covers_both_plugin_ops(env, tmp_path):
     res = json.loads(out2.read_text())
     assert {r["op"] for r in res["results"]} == {"bias_gelu", "gemm_relu"} and res["pairs_failed"] == 0
 
+
+@needs_custom_ops
+def test_bench_runs_a_plugin_nn_op_from_its_large_example(env, tmp_path):
+    js = tmp_path / "b.json"
+    run(["--plugin", CUSTOM_OPS, "bench", "--quick", "--op", "gemm_relu", "--json", str(js)], env, check_rc=0)
+    (row,) = json.loads(js.read_text())["rows"]
+    assert row["status"] == "ok" and row["time_s"] > 0
+    assert row["shape"] == "4096x64,64x1024,1024"  # a, b, bias of the plugin's example
+    assert row["bytes"] == 4 * (4096 * 64 + 64 * 1024 + 1024 + 4096 * 1024)
+    assert row["bound"] == "-" and row["fraction"] is None  # its FLOPs are not known: no %limit
