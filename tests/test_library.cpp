@@ -7,16 +7,18 @@
 // (tests/plugins) check what a load does with a plugin that is no library,
 // has no entry point, speaks another major ABI, fails halfway, takes a name
 // already taken, or is of an older or newer minor: each failure has its
-// status and message and leaves the registries exactly as they were. A
-// plugin kernel's error is the call's. Calls race unloads and reloads, and
-// 10,000 load / call / unload cycles run clean (under AddressSanitizer in
-// the sanitizer build: scripts/test.sh).
+// status and message and leaves the registries exactly as they were (an
+// example on a unary op too). A plugin kernel's error is the call's. Calls
+// race unloads and reloads, and 10,000 load / call / unload cycles run
+// clean (under AddressSanitizer in the sanitizer build: scripts/test.sh).
 //
 // [library_nn]: the example's NN-kind op gemm_relu (custom descriptor,
 // output_shape callback, plans with a workspace, a plan outliving its
-// library, ct_nn and plans racing unloads). It needs NN-kind plugin ops in
-// core: against a library whose register_op refuses them, the plugin loads
-// without gemm_relu and these cases fail at their first REQUIRE.
+// library, ct_nn and plans racing unloads, its examples through
+// ct_op_example as valid ct_nn calls); ct_op_example's argument checks, and
+// a test plugin's wrong examples as clear errors. It needs NN-kind plugin
+// ops in core: against a library whose register_op refuses them, the plugin
+// loads without gemm_relu and these cases fail at their first REQUIRE.
 #include <catch2/catch.hpp>
 
 #include <ctensor/plugin.h>
@@ -665,6 +667,17 @@ TEST_CASE("library: a plugin that does not load changes nothing", "[library]") {
   CHECK(ct_library_failure_count() == 0);  // ct_library_load's failures are its caller's, not CT_PLUGIN_PATH's
 }
 
+TEST_CASE("library: register_op refuses an example on an op that is not of the NN kind", "[library]") {
+  const Registry before = Registry::now();
+  CTLibrary* lib = reinterpret_cast<CTLibrary*>(0x1);
+  expect_status(ct_library_load(CT_TPLUG_EXAMPLE_ON_UNARY, &lib), CT_ERR_INVALID_ARGUMENT,
+                {"ct_library_load", "register_op: op \"tplug_example_on_unary\": example is for NN-kind ops",
+                 "unary"});
+  CHECK(lib == reinterpret_cast<CTLibrary*>(0x1));
+  CHECK_FALSE(op_exists("tplug_example_on_unary"));
+  require_same(before, Registry::now());
+}
+
 TEST_CASE("library: an op name freed by an unload can be taken by another plugin", "[library]") {
   // The dup plugin's "bias_gelu" loads while the example is not loaded; the
   // example then cannot load until it is gone.
@@ -736,6 +749,13 @@ TEST_CASE("library: plugins of an older and a newer minor of the ABI load", "[li
       REQUIRE(ct_unary(twice, &x, &y, nullptr) == CT_OK);
       CHECK(ys[1] == -4);
       CHECK(ys[2] == 7);
+      // The op loaded, so the host did not read the older CTOpDesc's example
+      // slot (past its struct_size, a trap the host would refuse on a unary
+      // op); ct_op_example answers for a unary op without calling anything.
+      int32_t nd[1];
+      int64_t shp[1][CT_MAX_NDIM];
+      expect_status(ct_op_example(twice, 0, 0, nullptr, 0, 1, nd, shp), CT_ERR_UNSUPPORTED,
+                    {"ct_op_example", "unary", "examples are for NN ops"});
     }
     // Slots past the table's struct_size count as NULL: no NN kernels on the
     // device (the older table's slots there hold traps that would answer).
@@ -1219,4 +1239,226 @@ TEST_CASE("library_nn: ct_nn and plans race unloads and reloads", "[library_nn]"
                  << "); " << waits << " reloads refused while a call or plan still ran");
   CHECK(other == 0);
   CHECK(ok > 0);
+}
+
+// ---------------------------------------------------------------------------
+// [library_nn]: ct_op_example (ABI 1.2), the example calls of an NN plugin op
+// that tools (ctensor check, ctensor bench) make valid calls from.
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// ct_op_example's outputs, filled with a pattern first so that a failed call
+// can be seen to leave them untouched.
+struct ExampleOut {
+  unsigned char desc[64];
+  int32_t ndim[CT_NN_MAX_TENSORS];
+  int64_t shape[CT_NN_MAX_TENSORS][CT_MAX_NDIM];
+  ExampleOut() {
+    std::memset(desc, 0x5A, sizeof desc);
+    std::memset(ndim, 0x5A, sizeof ndim);
+    std::memset(shape, 0x5A, sizeof shape);
+  }
+  bool untouched() const {
+    const ExampleOut fresh;
+    return std::memcmp(desc, fresh.desc, sizeof desc) == 0 && std::memcmp(ndim, fresh.ndim, sizeof ndim) == 0 &&
+           std::memcmp(shape, fresh.shape, sizeof shape) == 0;
+  }
+  std::vector<int64_t> dims(int i) const { return std::vector<int64_t>(shape[i], shape[i] + ndim[i]); }
+};
+
+}  // namespace
+
+TEST_CASE("library_nn: gemm_relu's examples are valid ct_nn calls", "[library_nn]") {
+  Loaded l(kCustomOps);
+  const int32_t op = gemm_relu_op();
+  int with_bias = 0, without_bias = 0, count = 0;
+  for (int32_t i = 0; i < 100; ++i) {
+    INFO("example " << i << " of size 0");
+    ExampleOut e;
+    const CTStatus s = ct_op_example(op, i, 0, e.desc, sizeof e.desc, 3, e.ndim, e.shape);
+    if (s == CT_ERR_NOT_FOUND) {
+      CHECK(contains(last_error(), "ct_op_example: gemm_relu has no example index=" + std::to_string(i) +
+                                       " of size=0"));
+      CHECK(e.untouched());
+      break;
+    }
+    INFO(status_and_message(s));
+    REQUIRE(s == CT_OK);
+    ++count;
+    // The descriptor: desc_size bytes written, the rest of desc as it was.
+    CTGemmReluDesc desc;
+    std::memcpy(&desc, e.desc, sizeof desc);
+    CHECK(desc.struct_size == sizeof(CTGemmReluDesc));
+    for (size_t k = sizeof desc; k < sizeof e.desc; ++k) CHECK(e.desc[k] == 0x5A);
+    REQUIRE(e.ndim[0] == 2);
+    REQUIRE(e.ndim[1] == 2);
+    REQUIRE((e.ndim[2] == 1 || e.ndim[2] == -1));
+    (e.ndim[2] == 1 ? with_bias : without_bias)++;
+    const std::vector<int64_t> as = e.dims(0), bs = e.dims(1);
+    CHECK(as[0] * as[1] + bs[0] * bs[1] <= 2000);  // small: a check case
+    // Random inputs of those shapes, y as ct_op_output_info says: a valid call.
+    HostTensor a = random_tensor(DT_F32, as, 0, 80 + (uint64_t)i, -1, 1);
+    HostTensor b = random_tensor(DT_F32, bs, 0, 90 + (uint64_t)i, -1, 1);
+    HostTensor bias = random_tensor(DT_F32, e.ndim[2] == 1 ? e.dims(2) : std::vector<int64_t>{1}, 0, 100, -1, 1);
+    CTensor ta = a.view(), tb = b.view(), tc = bias.view();
+    const CTensor* in[3] = {&ta, &tb, e.ndim[2] == 1 ? &tc : nullptr};
+    CTOpArgs args;
+    std::memset(&args, 0, sizeof args);
+    args.struct_size = sizeof args;
+    args.desc = e.desc;
+    CTOutputInfo out;
+    REQUIRE(ct_op_output_info(op, &args, in, 3, &out, 1) == CT_OK);
+    HostTensor y = HostTensor::compact(DT_F32, std::vector<int64_t>(out.shape, out.shape + out.ndim));
+    CTensor ty = y.view();
+    const CTensor* t[4] = {in[0], in[1], in[2], &ty};
+    size_t bytes = 0;
+    REQUIRE(ct_nn_workspace_size(op, e.desc, t, 4, &bytes) == CT_OK);
+    std::vector<unsigned char> ws(bytes);
+    const CTStatus r = ct_nn(op, e.desc, t, 4, ws.data(), bytes, nullptr);
+    INFO(status_and_message(r));
+    REQUIRE(r == CT_OK);
+    check_gemm(y, want_gemm_relu(a, b, e.ndim[2] == 1 ? &bias : nullptr, desc.alpha), 1e-5 * (double)as[1]);
+  }
+  CHECK(count == 3);
+  CHECK(with_bias >= 1);
+  CHECK(without_bias >= 1);
+
+  SECTION("size 1: one large example, beyond the caches") {
+    ExampleOut e;
+    REQUIRE(ct_op_example(op, 0, 1, e.desc, sizeof e.desc, 3, e.ndim, e.shape) == CT_OK);
+    CTensor ta{nullptr, kCpu, e.ndim[0], {CT_FLOAT, 32, 1}, e.shape[0], nullptr, 0};
+    CTensor tb{nullptr, kCpu, e.ndim[1], {CT_FLOAT, 32, 1}, e.shape[1], nullptr, 0};
+    CTensor tc{nullptr, kCpu, e.ndim[2], {CT_FLOAT, 32, 1}, e.shape[2], nullptr, 0};
+    const CTensor* in[3] = {&ta, &tb, e.ndim[2] >= 0 ? &tc : nullptr};
+    CTOpArgs args;
+    std::memset(&args, 0, sizeof args);
+    args.struct_size = sizeof args;
+    args.desc = e.desc;
+    CTOutputInfo out;
+    REQUIRE(ct_op_output_info(op, &args, in, 3, &out, 1) == CT_OK);
+    int64_t bytes = 4;
+    for (int32_t d = 0; d < out.ndim; ++d) bytes *= out.shape[d];
+    CHECK(bytes >= (int64_t(8) << 20));  // the output alone: 8 MiB or more
+    ExampleOut past;
+    expect_status(ct_op_example(op, 1, 1, past.desc, sizeof past.desc, 3, past.ndim, past.shape), CT_ERR_NOT_FOUND,
+                  {"ct_op_example", "gemm_relu", "index=1", "size=1"});
+    CHECK(past.untouched());
+  }
+}
+
+TEST_CASE("library_nn: ct_op_example checks its arguments; outputs untouched", "[library_nn]") {
+  Loaded l(kCustomOps);
+  const int32_t op = gemm_relu_op();
+  const int32_t bias_gelu = find_op(CUSTOM_OPS_BIAS_GELU);
+  ExampleOut e;
+  const size_t dsize = sizeof(CTGemmReluDesc);
+  struct Bad {
+    const char* what;
+    CTStatus status;
+    CTStatus (*call)(int32_t op, int32_t other, ExampleOut& e, size_t dsize);
+    std::vector<std::string> subs;
+  };
+  const std::vector<Bad> bad = {
+      {"NULL ndim", CT_ERR_INVALID_ARGUMENT,
+       [](int32_t op, int32_t, ExampleOut& e, size_t) { return ct_op_example(op, 0, 0, e.desc, 64, 3, nullptr, e.shape); },
+       {"ct_op_example", "ndim is NULL", "gemm_relu"}},
+      {"NULL shape", CT_ERR_INVALID_ARGUMENT,
+       [](int32_t op, int32_t, ExampleOut& e, size_t) { return ct_op_example(op, 0, 0, e.desc, 64, 3, e.ndim, nullptr); },
+       {"ct_op_example", "shape is NULL"}},
+      {"NULL desc", CT_ERR_INVALID_ARGUMENT,
+       [](int32_t op, int32_t, ExampleOut& e, size_t) { return ct_op_example(op, 0, 0, nullptr, 64, 3, e.ndim, e.shape); },
+       {"ct_op_example", "desc is NULL", "desc_size=8"}},
+      {"wrong num_inputs", CT_ERR_INVALID_ARGUMENT,
+       [](int32_t op, int32_t, ExampleOut& e, size_t) { return ct_op_example(op, 0, 0, e.desc, 64, 2, e.ndim, e.shape); },
+       {"ct_op_example", "num_inputs=2", "gemm_relu takes 3 input(s)"}},
+      {"short desc_bytes", CT_ERR_INVALID_ARGUMENT,
+       [](int32_t op, int32_t, ExampleOut& e, size_t d) {
+         return ct_op_example(op, 0, 0, e.desc, d - 1, 3, e.ndim, e.shape);
+       },
+       {"ct_op_example", "desc_bytes=7", "desc_size=8"}},
+      {"size 2", CT_ERR_INVALID_ARGUMENT,
+       [](int32_t op, int32_t, ExampleOut& e, size_t) { return ct_op_example(op, 0, 2, e.desc, 64, 3, e.ndim, e.shape); },
+       {"ct_op_example", "size=2", "0 (small"}},
+      {"negative index", CT_ERR_INVALID_ARGUMENT,
+       [](int32_t op, int32_t, ExampleOut& e, size_t) { return ct_op_example(op, -1, 0, e.desc, 64, 3, e.ndim, e.shape); },
+       {"ct_op_example", "index=-1"}},
+      {"a built-in NN op", CT_ERR_NOT_FOUND,
+       [](int32_t, int32_t, ExampleOut& e, size_t) {
+         return ct_op_example(CT_OP_MATMUL, 0, 0, e.desc, 64, 3, e.ndim, e.shape);
+       },
+       {"ct_op_example", "matmul", "has no examples", "built-in"}},
+      {"a built-in elementwise op", CT_ERR_UNSUPPORTED,
+       [](int32_t, int32_t, ExampleOut& e, size_t) {
+         return ct_op_example(CT_OP_ADD, 0, 0, e.desc, 64, 2, e.ndim, e.shape);
+       },
+       {"ct_op_example", "add", "binary op", "examples are for NN ops"}},
+      {"an elementwise plugin op", CT_ERR_UNSUPPORTED,
+       [](int32_t, int32_t other, ExampleOut& e, size_t) {
+         return ct_op_example(other, 0, 0, e.desc, 64, 2, e.ndim, e.shape);
+       },
+       {"ct_op_example", "bias_gelu", "binary op", "examples are for NN ops"}},
+      {"an op id that names no op", CT_ERR_NOT_FOUND,
+       [](int32_t, int32_t, ExampleOut& e, size_t) { return ct_op_example(99999, 0, 0, e.desc, 64, 3, e.ndim, e.shape); },
+       {"ct_op_example", "op=99999", "not an op id"}},
+  };
+  for (const Bad& b : bad) {
+    INFO(b.what);
+    expect_status(b.call(op, bias_gelu, e, dsize), b.status, b.subs);
+    CHECK(e.untouched());
+  }
+  // The same call with good arguments succeeds; after the unload, the op is gone.
+  REQUIRE(ct_op_example(op, 0, 0, e.desc, sizeof e.desc, 3, e.ndim, e.shape) == CT_OK);
+  ExampleOut after;
+  l.unload();
+  expect_status(ct_op_example(op, 0, 0, after.desc, sizeof after.desc, 3, after.ndim, after.shape), CT_ERR_NOT_FOUND,
+                {"ct_op_example", "unloaded"});
+  CHECK(after.untouched());
+}
+
+TEST_CASE("library_nn: a plugin's wrong example is a clear error, never a crash; outputs untouched", "[library_nn]") {
+  Loaded l(CT_TPLUG_BAD_EXAMPLE);
+  const int32_t op = find_op("tplug_bad_example");
+  struct Fault {
+    int32_t index;
+    CTStatus status;
+    std::vector<std::string> subs;
+  };
+  const std::vector<Fault> faults = {
+      {0, CT_ERR_BACKEND, {"ct_op_example", "tplug_bad_example's example (index=0, size=0) gave ndim=-1 for x",
+                           "not optional"}},
+      {1, CT_ERR_BACKEND, {"ct_op_example", "(index=1, size=0) gave ndim=" + std::to_string(CT_MAX_NDIM + 1) + " for x",
+                           "0.." + std::to_string(CT_MAX_NDIM) + " dims"}},
+      {2, CT_ERR_BACKEND, {"ct_op_example", "(index=2, size=0) gave x.shape[1]=-4"}},
+      {3, CT_ERR_BACKEND, {"ct_op_example", "(index=3, size=0) returned CT_OK without writing ndim[1] (w)"}},
+      {4, CT_ERR_BACKEND, {"ct_op_example", "(index=4, size=0) returned 42, not a CTStatus"}},
+      {5, CT_ERR_BACKEND, {"ct_op_example", "(index=5, size=0) is not a call the op accepts",
+                           "x must have at least one dim"}},
+      {6, CT_ERR_OUT_OF_MEMORY, {"ct_op_example", "(index=6, size=0) failed with CT_ERR_OUT_OF_MEMORY",
+                                 "tplug_bad_example: no memory for example 6"}},
+      {9, CT_ERR_NOT_FOUND, {"ct_op_example", "tplug_bad_example has no example index=9 of size=0"}},
+  };
+  for (const Fault& f : faults) {
+    INFO("index " << f.index);
+    ExampleOut e;
+    expect_status(ct_op_example(op, f.index, 0, e.desc, sizeof e.desc, 2, e.ndim, e.shape), f.status, f.subs);
+    CHECK(e.untouched());
+  }
+  // Its valid examples: x (2, 3) with w (3,), and without w (-1).
+  for (int32_t index : {7, 8}) {
+    ExampleOut e;
+    REQUIRE(ct_op_example(op, index, 0, e.desc, sizeof e.desc, 2, e.ndim, e.shape) == CT_OK);
+    CHECK(e.dims(0) == std::vector<int64_t>{2, 3});
+    CHECK(e.ndim[1] == (index == 7 ? 1 : -1));
+    if (index == 7) CHECK(e.dims(1) == std::vector<int64_t>{3});
+    uint32_t ss = 0;
+    std::memcpy(&ss, e.desc, sizeof ss);
+    CHECK(ss == 4);
+    CHECK(e.desc[4] == 0x5A);  // desc_size (4) bytes written, no more
+  }
+  ExampleOut e;
+  expect_status(ct_op_example(op, 0, 1, e.desc, sizeof e.desc, 2, e.ndim, e.shape), CT_ERR_NOT_FOUND,
+                {"has no example index=0 of size=1"});
+  CHECK(e.untouched());
+  builtin_add_works();
 }

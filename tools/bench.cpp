@@ -5,8 +5,10 @@
 // operand exceeds the last-level cache the machine reports, 2x, --quick
 // 1.25x); reductions reduce a (n/1024, 1024) matrix over all axes and the
 // along-axis ops run along axis -1 of it. NN ops run one representative shape
-// each (see build_nn). Timing: 2 warm-up calls, k calls per batch so that a
-// batch takes about target/5 (target 0.25 s, --quick 0.05 s), 5 batches; a row
+// each (see build_nn); a plugin's NN op runs its plugin's large example
+// (ct_op_example), a row with a rate in bytes but no %limit (its FLOPs are
+// not known). Timing: 2 warm-up calls, k calls per batch so that a batch
+// takes about target/5 (target 0.25 s, --quick 0.05 s), 5 batches; a row
 // reports the median per-call time of the batches (and the best).
 //
 // A row with FLOPs (matmul, conv2d and its backwards) is compute-bound and is
@@ -150,7 +152,7 @@ bool pick_dtype(const Options& o, const CTOpInfo& info, const Device& d, CTDataT
 void judge(Row& r, const Limits& lim, int64_t l3_bytes) {
   r.limit = r.fraction = kNaN;
   r.flag.clear();
-  if (!r.ok()) return;
+  if (!r.ok() || r.bound == "-") return;  // bound "-": a plugin NN op whose work is not known, no %limit
   const bool compute = r.flops > 0;
   const double limit = compute ? lim.peak_flops : lim.bandwidth;
   const double rate = compute ? r.flops / r.time_s : double(r.bytes) / r.time_s;
@@ -327,7 +329,7 @@ int cmd_bench(const Options& o) {
         r.bytes = c.bytes;
         r.working_set = c.bytes + c.ws_bytes;
         r.flops = c.flops;
-        r.bound = c.flops > 0 ? "compute" : "memory";
+        r.bound = c.flops > 0 ? "compute" : c.work_known ? "memory" : "-";
         Timing t;
         if (c.error.empty()) t = time_calls(c.run, d.info.device, target);
         else t.error = c.error;

@@ -5,6 +5,7 @@
 #include "bench_cases.h"
 
 #include <ctensor/ctensor.h>
+#include <ctensor/plugin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -223,7 +224,8 @@ void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, 
 // its shape rule and tensor roles (ResNet-50-like layers, a BERT-base layer
 // norm), outputs from ct_op_output_info, the run through ct_nn. Optional
 // bias and index arguments are left out (the inference form); optional
-// scale/shift and statistics are given.
+// scale/shift and statistics are given. A plugin's op (CT_SHAPE_CUSTOM)
+// runs its plugin's large example (ct_op_example, size 1).
 void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick) {
   struct Descs {
     CTMatmulDesc mm;
@@ -231,6 +233,7 @@ void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick) {
     CTPool2dDesc pool;
     CTBatchNormDesc bn;
     CTLayerNormDesc ln;
+    unsigned char custom[256];  // a plugin op's CT_DESC_CUSTOM descriptor (1..256 bytes)
   };
   auto d = std::make_shared<Descs>();
   std::memset(d.get(), 0, sizeof *d);
@@ -244,7 +247,8 @@ void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick) {
   bool has_index = false;
   for (int i = 0; i < info.num_tensors; ++i) has_index = has_index || info.tensor_roles[i] == CT_ROLE_INDEX;
   const ConvGeom g;
-  std::vector<std::vector<int64_t>> in;  // by position; empty: left out
+  std::vector<std::vector<int64_t>> in;  // by position; empty: left out (custom ops: as left_out says)
+  std::vector<bool> left_out;            // custom ops: the inputs the example leaves out (a 0-d one is not)
   int64_t extent[2] = {0, 0};
   const void* desc = nullptr;
   switch (info.shape_rule) {
@@ -305,14 +309,45 @@ void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick) {
       desc = ln ? (const void*)&d->ln : (const void*)&d->bn;
       break;
     }
+    case CT_SHAPE_CUSTOM: {
+      // A plugin's op: its large example (ct_op_example, size 1). Its work
+      // in FLOPs is not known: the row has bytes and no %limit.
+      // A plugin's op: its large example (ct_op_example, size 1). Its work
+      // in FLOPs is not known: the row has a rate in bytes and no %limit.
+      const size_t dsize = (size_t)std::max<int32_t>(info.desc_size, 0);
+      if (dsize > sizeof d->custom)
+        return c.fail(std::string(info.name) + ": desc_size=" + std::to_string(dsize) + " exceeds a CT_DESC_CUSTOM's " +
+                      std::to_string(sizeof d->custom) + " bytes");
+      int32_t nd[CT_NN_MAX_TENSORS];
+      int64_t shp[CT_NN_MAX_TENSORS][CT_MAX_NDIM];
+      if (CTStatus s = ct_op_example(info.op, 0, 1, dsize ? d->custom : nullptr, dsize, info.num_inputs, nd, shp))
+        return c.fail(std::string("no benchmark shape for NN op ") + info.name + ": ct_op_example: " +
+                      ct_status_string(s) + ": " + ct_last_error());
+      for (int i = 0; i < info.num_inputs; ++i) {
+        in.push_back(nd[i] < 0 ? std::vector<int64_t>{} : std::vector<int64_t>(shp[i], shp[i] + nd[i]));
+        left_out.push_back(nd[i] < 0);
+        if (nd[i] >= 0 && info.tensor_roles[i] == CT_ROLE_INDEX)
+          return c.fail(std::string(info.name) + ": input " + std::to_string(i) + " holds indices, which the bench "
+                        "cannot make for a plugin's op");
+        c.shape += (i ? "," : "") + (nd[i] < 0 ? std::string("-") : dims(in.back()));
+      }
+      c.work_known = false;
+      desc = dsize ? d->custom : nullptr;
+      break;
+    }
     default: return c.fail(std::string("no benchmark shape for NN op ") + info.name);
   }
   // Inputs (an index input holds the forward's indices, made on an input of its own).
+  if (left_out.empty())
+    for (const std::vector<int64_t>& s : in) left_out.push_back(s.empty());
   std::vector<const CTensor*> t(info.num_tensors, nullptr);
   for (int i = 0; i < info.num_inputs; ++i) {
-    if (in[i].empty()) continue;
+    if (left_out[i]) continue;
     const int32_t r = info.tensor_roles[i];
-    const CTDataType tdt = r == CT_ROLE_STAT || r == CT_ROLE_PARAM ? kF32 : r == CT_ROLE_INDEX ? kI64 : dt;
+    const CTDataType tdt = r == CT_ROLE_STAT || r == CT_ROLE_PARAM ? kF32
+                           : r == CT_ROLE_INDEX                    ? kI64
+                           : r == CT_ROLE_COND                     ? kBool
+                                                                   : dt;
     t[i] = c.tensor(in[i], tdt, r == CT_ROLE_INDEX ? kOutput : kValues);
   }
   for (int i = 0; i < info.num_inputs; ++i)

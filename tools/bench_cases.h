@@ -41,6 +41,7 @@ struct Case {
   std::vector<double> params;
   uint64_t bytes = 0;  // every tensor argument once
   double flops = 0;
+  bool work_known = true;  // false: a plugin op's example, whose FLOPs are not known (no %limit)
   std::string shape, error;
   void* ws = nullptr;
   size_t ws_bytes = 0;
@@ -74,7 +75,8 @@ inline int64_t matmul_size(bool quick) { return quick ? 512 : 1024; }
 // an (n/1024, 1024) matrix); fills in what NumPy needs to run the same.
 void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, Row& row);
 
-// One representative call of an NN op, from its row alone.
+// One representative call of an NN op, from its row alone (a plugin's op:
+// its large example, ct_op_example).
 void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick);
 
 }  // namespace ctool

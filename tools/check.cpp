@@ -6,8 +6,10 @@
 // so inputs of half types are exactly the values the op sees. Output shapes
 // and dtypes come from the library's shape query (ct_op_output_info). An op
 // a plugin added is compared with the reference that plugin registered
-// (ct_op_reference, on host tensors of the dtypes under test). An op
-// without a reference is a failure, never a pass.
+// (ct_op_reference, on host tensors of the dtypes under test); an NN op a
+// plugin added runs on the example calls its plugin gives (ct_op_example),
+// since the tool cannot invent its descriptor. An op without a reference,
+// or an NN op without cases, is a failure, never a pass.
 #include <ctensor/ctensor.h>
 #include <ctensor/plugin.h>
 #include <reference.h>
@@ -353,53 +355,64 @@ class Checker {
     return false;
   }
 
-  // A plugin op's reference (ct_op_reference) on `ins` into `ref` (out's
-  // dtype and shape): dense row-major host copies of the inputs in the
-  // dtypes under test, the call's axes, keepdims, axis and descriptor as
-  // CTOpArgs (the library validates them and hands broadcasting ops' inputs
-  // to the reference as views of out's shape).
-  bool plugin_reference(const std::vector<const Array*>& ins, const Tensor& out, const ctref::Call& call, Array* ref,
-                        std::string* why) {
+  // A plugin op's reference (ct_op_reference), in place of ctref::run and
+  // with its arguments: call.inputs (nullptr: an optional one left out) and
+  // one Array per output (nullptr: not requested) with dtype and shape set.
+  // The reference gets dense row-major host copies of the inputs in their
+  // dtypes (those under test), host outputs of those dtypes and shapes, the
+  // call's params, and its axes, keepdims, axis and descriptor as CTOpArgs
+  // (the library validates them and hands broadcasting ops' inputs to the
+  // reference as views of out's shape).
+  bool plugin_reference(const ctref::Call& call, const std::vector<Array*>& outputs, std::string* why) {
     const CTDevice host = {CT_CPU, 0};
+    const std::vector<const Array*>& ins = call.inputs;
     CTOpArgs args;
     std::memset(&args, 0, sizeof args);
     args.struct_size = sizeof args;
     args.axes = call.all_axes ? nullptr : call.axes.data();
     args.num_axes = call.all_axes ? 0 : (int32_t)call.axes.size();
-    args.keepdims = info_.kind == CT_KIND_REDUCE && !ins.empty() && out.shape.size() == ins[0]->shape.size() ? 1 : 0;
+    args.keepdims = info_.kind == CT_KIND_REDUCE && !ins.empty() && ins[0] && !outputs.empty() && outputs[0] &&
+                            outputs[0]->shape.size() == ins[0]->shape.size()
+                        ? 1
+                        : 0;
     args.axis = call.axis;
     args.desc = call.desc;
-    std::vector<Tensor> t(ins.size() + 1);
-    std::vector<const CTensor*> ptrs;
+    std::vector<Tensor> t(ins.size() + outputs.size());
+    std::vector<const CTensor*> ptrs(t.size(), nullptr);
     for (size_t k = 0; k < ins.size(); ++k) {
+      if (!ins[k]) continue;
       Array& a = const_cast<Array&>(*ins[k]);
-      t[k] = make_tensor(host, input_dtype((int)k), a.shape, kDense);
+      t[k] = make_tensor(host, a.dtype, a.shape, kDense);
       CTensor src = host_view(a);
       if (!t[k].mem->p || ct_cast(&src, &t[k].t, nullptr) != CT_OK) {
         *why = std::string("the plugin reference's input ") + std::to_string(k) + ": " + ct_last_error();
         return false;
       }
-      ptrs.push_back(&t[k].t);
+      ptrs[k] = &t[k].t;
     }
-    const std::vector<int64_t> oshape = out.shape;
-    Tensor& o = t.back();
-    o = make_tensor(host, out.t.dtype, oshape, kDense);
-    if (!o.mem->p) {
-      *why = "ct_malloc (host) failed";
-      return false;
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      if (!outputs[j]) continue;
+      Tensor& o = t[ins.size() + j];
+      o = make_tensor(host, outputs[j]->dtype, outputs[j]->shape, kDense);
+      if (!o.mem->p) {
+        *why = "ct_malloc (host) failed";
+        return false;
+      }
+      ptrs[ins.size() + j] = &o.t;
     }
-    ptrs.push_back(&o.t);
     const CTStatus s = ct_op_reference(info_.op, ptrs.data(), (int32_t)ptrs.size(),
                                        call.params.empty() ? nullptr : call.params.data(), &args);
     if (s != CT_OK) {
       *why = std::string("the plugin's reference (ct_op_reference): ") + ct_status_string(s) + ": " + ct_last_error();
       return false;
     }
-    if (download(o, *ref) != CT_OK) {
-      *why = std::string("ct_cast (reference download) failed: ") + ct_last_error();
-      return false;
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      if (!outputs[j]) continue;
+      if (download(t[ins.size() + j], *outputs[j]) != CT_OK) {
+        *why = std::string("ct_cast (reference download) failed: ") + ct_last_error();
+        return false;
+      }
     }
-    ref->shape = out.shape;  // with keepdims or without: the same elements in the same order
     return true;
   }
 
@@ -416,7 +429,7 @@ class Checker {
     call.inputs = ins;
     std::string why;
     std::vector<Array*> outs = {&ref};
-    if (plugin_ ? !plugin_reference(ins, out, call, &ref, &why) : !ctref::run(call, outs, &why)) {
+    if (plugin_ ? !plugin_reference(call, outs, &why) : !ctref::run(call, outs, &why)) {
       fail(what + ": " + why);
       return;
     }
@@ -549,8 +562,80 @@ class Checker {
     return true;
   }
 
+  // The dtype kind (ctcheck::NNCase::dtype_kind) of a tensor of role r.
+  static int role_dtype_kind(int32_t r) {
+    return r == CT_ROLE_STAT || r == CT_ROLE_PARAM ? 1 : r == CT_ROLE_INDEX ? 2 : r == CT_ROLE_COND ? 3 : 0;
+  }
+  CTDataType kind_dtype(int kind) const {
+    return kind == 1 ? CTDataType{CT_FLOAT, 32, 1} : kind == 2 ? CTDataType{CT_INT, 64, 1}
+           : kind == 3 ? CTDataType{CT_BOOL, 8, 1} : dt_;
+  }
+
+  // The cases of an NN op the tool has none for (a plugin's): its plugin's
+  // small examples (ct_op_example, size 0; --quick: the first 2, else at
+  // most 16), outputs shaped by ct_op_output_info for the dtypes under test.
+  // False (with error_ set) when the op has none or one is unusable.
+  bool example_cases(std::vector<ctcheck::NNCase>* cases) {
+    const int32_t nin = info_.num_inputs, nt = info_.num_tensors;
+    const int limit = quick_ ? 2 : 16;
+    for (int32_t i = 0; i < limit; ++i) {
+      ctcheck::NNCase c;
+      c.desc.assign((size_t)std::max<int32_t>(info_.desc_size, 0), 0);  // none for an op without a descriptor
+      int32_t nd[CT_NN_MAX_TENSORS];
+      int64_t shp[CT_NN_MAX_TENSORS][CT_MAX_NDIM];
+      const CTStatus s = ct_op_example(info_.op, i, 0, c.desc.empty() ? nullptr : c.desc.data(), c.desc.size(), nin,
+                                       nd, shp);
+      if (s == CT_ERR_NOT_FOUND && i > 0) break;
+      if (s != CT_OK)
+        return fail(std::string("no NN cases for ") + info_.name + ": not in tools/check_cases.cc, and ct_op_example " +
+                        (s == CT_ERR_NOT_FOUND ? "gives none: " : "failed: ") + ct_status_string(s) + ": " +
+                        ct_last_error() + " (op not checked)",
+                    s);
+      c.num_inputs = nin;
+      c.label = "example " + std::to_string(i) + ":";
+      c.shapes.reserve((size_t)nt);  // stand[k] points into c.shapes[k]
+      std::vector<CTensor> stand(nin);
+      std::vector<const CTensor*> ptr(nin, nullptr);
+      for (int32_t k = 0; k < nin; ++k) {
+        c.absent.push_back(nd[k] < 0);
+        c.dtype_kind.push_back(role_dtype_kind(info_.tensor_roles[k]));
+        c.shapes.push_back(nd[k] < 0 ? std::vector<int64_t>{} : std::vector<int64_t>(shp[k], shp[k] + nd[k]));
+        c.label += " " + arg_name((size_t)k) + (nd[k] < 0 ? " -" : " (" + join(c.shapes.back()) + ")");
+        if (nd[k] < 0) continue;
+        stand[k] = CTensor{nullptr, {CT_CPU, 0}, nd[k], kind_dtype(c.dtype_kind.back()), c.shapes.back().data(),
+                           nullptr, 0};
+        ptr[k] = &stand[k];
+      }
+      CTOpArgs args = op_args();
+      args.desc = c.desc.empty() ? nullptr : c.desc.data();
+      std::vector<CTOutputInfo> outs(nt - nin);
+      if (CTStatus st = ct_op_output_info(info_.op, &args, ptr.data(), nin, outs.data(), nt - nin))
+        return fail(c.label + ": ct_op_output_info: " + ct_status_string(st) + ": " + ct_last_error(), st);
+      for (int32_t j = 0; j < nt - nin; ++j) {
+        const CTDataType odt = outs[j].dtype;
+        int kind = 0;
+        while (kind < 3 && !(kind_dtype(kind).code == odt.code && kind_dtype(kind).bits == odt.bits)) ++kind;
+        if (!(kind_dtype(kind).code == odt.code && kind_dtype(kind).bits == odt.bits))
+          return fail(c.label + ": output " + arg_name((size_t)(nin + j)) + " is " + dtype_name(odt) +
+                      ", a dtype the check has no place for");
+        c.absent.push_back(false);
+        c.dtype_kind.push_back(kind);
+        c.shapes.emplace_back(outs[j].shape, outs[j].shape + outs[j].ndim);
+      }
+      cases->push_back(std::move(c));
+    }
+    return true;
+  }
+
+  static std::string join(const std::vector<int64_t>& v) {
+    std::string s;
+    for (size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
+    return s;
+  }
+
   void nn(Result& r) {
-    const std::vector<ctcheck::NNCase> cases = ctcheck::nn_cases(info_.name, quick_);
+    std::vector<ctcheck::NNCase> cases = ctcheck::nn_cases(info_.name, quick_);
+    if (cases.empty() && plugin_ && !example_cases(&cases)) return;
     if (cases.empty()) {
       fail(std::string("no NN cases for ") + info_.name + " in tools/check_cases.cc (op not checked)");
       return;
@@ -563,8 +648,7 @@ class Checker {
       std::vector<const CTensor*> ptr(n, nullptr);
       for (size_t k = 0; k < n; ++k) {
         if (c.absent[k]) continue;
-        const int kind = c.dtype_kind[k];
-        const CTDataType dt = kind == 1 ? CTDataType{CT_FLOAT, 32, 1} : kind == 2 ? CTDataType{CT_INT, 64, 1} : dt_;
+        const CTDataType dt = kind_dtype(c.dtype_kind[k]);
         const std::vector<int64_t> perm = k < c.perm.size() ? c.perm[k] : std::vector<int64_t>{};
         t[k] = make_tensor(dev_.info.device, dt, c.shapes[k], kDense, perm);
         if (!t[k].mem->p) return (void)fail("ct_malloc failed");
@@ -572,7 +656,14 @@ class Checker {
         if ((int)k < c.num_inputs) {
           Array gen(dt, c.shapes[k]);
           if (info_.tensor_roles && info_.tensor_roles[k] == CT_ROLE_INDEX) {
+            if (plugin_)  // valid indices depend on what the op does with them
+              return (void)fail(c.label + ": input " + arg_name(k) + " holds indices, which the check cannot make "
+                                "for a plugin's op");
             if (!pool_indices(c, &gen)) return;
+          } else if (!gen.is_float()) {  // a plugin op's bool or integer input: 0/1, or small integers
+            std::uniform_int_distribution<int64_t> u(dt.code == CT_BOOL || dt.code == CT_UINT ? 0 : -3,
+                                                     dt.code == CT_BOOL ? 1 : 3);
+            for (int64_t& v : gen.i) v = u(rng_);
           } else {
             const ctcheck::Domain dom = ctcheck::nn_domain(info_.name, (int)k);
             std::uniform_real_distribution<double> u(dom.lo, dom.hi);
@@ -584,19 +675,20 @@ class Checker {
         }
       }
       // the generic NN pair: the workspace query, then the run
+      const void* desc = c.desc.empty() ? nullptr : c.desc.data();  // empty: an op without a descriptor
       size_t bytes = 0;
-      CTStatus s = ct_nn_workspace_size(info_.op, c.desc.data(), ptr.data(), (int32_t)n, &bytes);
+      CTStatus s = ct_nn_workspace_size(info_.op, desc, ptr.data(), (int32_t)n, &bytes);
       std::shared_ptr<Memory> ws;
       if (s == CT_OK && bytes) {
         ws = std::make_shared<Memory>(dev_.info.device, bytes);
         if (!ws->p) return (void)fail("ct_malloc (workspace) failed");
       }
-      if (s == CT_OK) s = ct_nn(info_.op, c.desc.data(), ptr.data(), (int32_t)n, ws ? ws->p : nullptr, bytes, nullptr);
+      if (s == CT_OK) s = ct_nn(info_.op, desc, ptr.data(), (int32_t)n, ws ? ws->p : nullptr, bytes, nullptr);
       const std::string what = dtype_name(dt_) + " " + c.label;
       if (s != CT_OK) return (void)fail(what + ": " + ct_status_string(s) + ": " + ct_last_error(), s);
       ctref::Call call;
       call.op = info_.op;
-      call.desc = c.desc.data();
+      call.desc = desc;
       for (int k = 0; k < c.num_inputs; ++k) call.inputs.push_back(c.absent[k] ? nullptr : &ref_in[k]);
       std::vector<Array> ref_out(n);
       std::vector<Array*> outs;
@@ -610,7 +702,8 @@ class Checker {
         outs.push_back(&ref_out[k]);
       }
       std::string why;
-      if (!ctref::run(call, outs, &why)) return (void)fail(what + ": " + why);
+      if (plugin_ ? !plugin_reference(call, outs, &why) : !ctref::run(call, outs, &why))
+        return (void)fail(what + ": " + why);
       ++r.cases;
       for (size_t k = c.num_inputs; k < n; ++k) {
         if (c.absent[k]) continue;

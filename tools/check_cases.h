@@ -38,7 +38,8 @@ struct NNCase {
   std::vector<std::vector<int64_t>> perm;   // per tensor: memory order as a permutation of the logical dims,
                                             // outermost first (empty = row-major); {0,2,3,1} = NHWC of (N,C,H,W)
   std::vector<int> dtype_kind;              // per tensor: 0 = the data dtype under test, 1 = float32
-                                            // (stats, scale, shift, some bias/dbias), 2 = int64 (indices)
+                                            // (stats, scale, shift, some bias/dbias), 2 = int64 (indices),
+                                            // 3 = bool (a plugin op's condition)
   int num_inputs = 0;                       // the first num_inputs tensors are inputs, the rest outputs
 };
 

@@ -4,7 +4,8 @@
  * the output shape (output_shape, which also refuses a mismatched K), and
  * its kernel table makes plans: nn_plan_create sizes a workspace (b packed
  * row-major, plus one row of accumulators), nn_plan_execute packs b into
- * it and multiplies, nn_plan_destroy frees the plan.
+ * it and multiplies, nn_plan_destroy frees the plan. Its examples (ABI 1.2)
+ * give `ctensor check` and `ctensor bench` valid calls to make.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -159,6 +160,46 @@ CTStatus co_gemm_relu_reference(const CTensor* const* tensors, int32_t num_tenso
   return CT_OK;
 }
 
+/* ---- examples: valid calls for tools that cannot invent them ----------------- */
+
+/* What one example call is: a (M, K), b (K, N), bias (N,) or left out, alpha. */
+typedef struct {
+  int64_t m, k, n;
+  int bias;
+  float alpha;
+} Example;
+
+/* Size 0: small calls for `ctensor check` (a few hundred elements each: with
+ * and without bias, one row, a negative alpha); size 1: one call for `ctensor
+ * bench` whose output (16 MiB) is beyond the caches. The host zeroed desc
+ * and checks what is written here (ct_op_example). */
+static const Example co_small[] = {{5, 7, 6, 1, 1.0f}, {8, 16, 4, 0, 0.5f}, {1, 33, 9, 1, -1.5f}};
+static const Example co_large[] = {{4096, 64, 1024, 1, 1.0f}};
+
+CTStatus co_gemm_relu_example(int32_t index, int32_t size, void* desc, int32_t* ndim, int64_t (*shape)[CT_MAX_NDIM]) {
+  const Example* e;
+  CTGemmReluDesc g;
+  if (size == 0 && index >= 0 && index < (int32_t)(sizeof co_small / sizeof co_small[0])) e = &co_small[index];
+  else if (size == 1 && index >= 0 && index < (int32_t)(sizeof co_large / sizeof co_large[0])) e = &co_large[index];
+  else return CT_ERR_NOT_FOUND; /* past the last example of this size */
+  g.struct_size = sizeof g;
+  g.alpha = e->alpha;
+  memcpy(desc, &g, sizeof g); /* desc_size bytes */
+  ndim[0] = 2;                /* a */
+  shape[0][0] = e->m;
+  shape[0][1] = e->k;
+  ndim[1] = 2;                /* b */
+  shape[1][0] = e->k;
+  shape[1][1] = e->n;
+  if (e->bias) {              /* bias, optional */
+    ndim[2] = 1;
+    shape[2][0] = e->n;
+  } else {
+    ndim[2] = -1;
+  }
+  return CT_OK;
+}
+
 /* ---- registration ----------------------------------------------------------- */
 
 CTStatus co_register_gemm_relu(void) {
@@ -180,5 +221,6 @@ CTStatus co_register_gemm_relu(void) {
   d.desc_size = sizeof(CTGemmReluDesc);
   d.output_shape = &co_gemm_relu_output_shape;
   d.reference = &co_gemm_relu_reference;
+  d.example = &co_gemm_relu_example; /* ABI 1.2: a 1.1 host reads only up to reference (struct_size) */
   return co_host->register_op(&d, &co_gemm_relu_id);
 }

@@ -65,6 +65,7 @@ CTStatus co_gemm_relu_reference(const CTensor* const* tensors, int32_t num_tenso
 CTStatus co_gemm_relu_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus co_gemm_relu_plan_execute(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
 void co_gemm_relu_plan_destroy(void* plan);
+CTStatus co_gemm_relu_example(int32_t index, int32_t size, void* desc, int32_t* ndim, int64_t (*shape)[CT_MAX_NDIM]);
 CTStatus co_register_gemm_relu(void);
 
 #endif /* CTENSOR_EXAMPLE_CUSTOM_OPS_INTERNAL_H_ */

@@ -35,9 +35,11 @@ extern "C" {
 #endif
 
 /** The version of this interface: major in the high 16 bits. A different
- *  major does not load; a different minor does, through struct_size. */
+ *  major does not load; a different minor does, through struct_size.
+ *  Minors: 1.1 added CTHost.register_op and CTOpDesc; 1.2 CTOpDesc.example
+ *  (and ct_op_example). */
 #define CT_PLUGIN_ABI_MAJOR 1
-#define CT_PLUGIN_ABI_MINOR 1
+#define CT_PLUGIN_ABI_MINOR 2
 #define CT_PLUGIN_ABI_VERSION ((uint32_t)((CT_PLUGIN_ABI_MAJOR << 16) | CT_PLUGIN_ABI_MINOR))
 
 /* ------------------------------------------------------------------------ */
@@ -195,6 +197,20 @@ typedef struct CTOpDesc {
    *  descriptor of an NN op. */
   CTStatus (*reference)(const CTensor* const* tensors, int32_t num_tensors, const double* params,
                         const CTOpArgs* args);
+  /* ---- since ABI 1.2 (the host reads it only when struct_size covers it) ---- */
+  /** Optional, NN kind only (the host refuses it on other kinds): the
+   *  index-th example call of the op, for tools that must invent valid
+   *  arguments (`ctensor check`, `ctensor bench`; callers use ct_op_example).
+   *  size 0: small (a check case, a few hundred elements); 1: large (a
+   *  benchmark, beyond the caches). Writes the descriptor (desc_size bytes,
+   *  zeroed by the host beforehand) into desc, and each input's ndim and
+   *  shape into ndim[i] and shape[i] (i < the op's input count; ndim[i] = -1:
+   *  an optional input left out); the outputs' shapes come from
+   *  output_shape. The host checks what it wrote (ndim in -1..CT_MAX_NDIM,
+   *  -1 only for optional inputs, extents >= 0, a call output_shape accepts)
+   *  before a caller sees it. CT_ERR_NOT_FOUND (no message needed) past the
+   *  last example of that size; examples 0..n-1 of a size exist together. */
+  CTStatus (*example)(int32_t index, int32_t size, void* desc, int32_t* ndim, int64_t (*shape)[CT_MAX_NDIM]);
 } CTOpDesc;
 
 /** Runs op's reference (CTOpDesc.reference) on host tensors, as `ctensor
@@ -206,6 +222,27 @@ typedef struct CTOpDesc {
  *          statuses (shape, dtype, argument errors), outputs untouched. */
 CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32_t num_tensors, const double* params,
                                 const CTOpArgs* args);
+
+/** Example call `index` of size `size` (0: small, a check case; 1: large, a
+ *  benchmark) of an NN op whose plugin gives examples (CTOpDesc.example, ABI
+ *  1.2), as `ctensor check` and `ctensor bench` use them: writes the op's
+ *  descriptor (desc_size bytes of CTOpInfo; the rest of desc_bytes is left
+ *  as it was) into desc, and for each of the num_inputs inputs its ndim and
+ *  shape (ndim[i] = -1: an optional input left out). Outputs' shapes follow
+ *  from ct_op_output_info; with random data of the op's dtypes the call is
+ *  then a valid ct_nn call. What the plugin wrote is checked first (ndim,
+ *  extents, optional inputs, that its output_shape accepts the call).
+ *  @return CT_OK; CT_ERR_NOT_FOUND past the last example (for index 0: the
+ *          op has none, as every built-in op), or for an op id that names
+ *          no op; CT_ERR_UNSUPPORTED for an op not of the NN kind;
+ *          CT_ERR_INVALID_ARGUMENT for NULL pointers (desc may be NULL only
+ *          when desc_size is 0), a negative index, a size other than 0 or 1,
+ *          desc_bytes < desc_size, num_inputs other than the op's;
+ *          CT_ERR_BACKEND when the plugin wrote something invalid; the
+ *          plugin's status when it failed otherwise. On failure desc, ndim
+ *          and shape are untouched. */
+CT_API CTStatus ct_op_example(int32_t op, int32_t index, int32_t size, void* desc, size_t desc_bytes,
+                              int32_t num_inputs, int32_t* ndim, int64_t (*shape)[CT_MAX_NDIM]);
 
 /* ------------------------------------------------------------------------ */
 /* The host: what core offers a backend                                      */

@@ -1,8 +1,8 @@
 // library.cc — plugin libraries loaded at run time: ct_library_load (dlopen,
 // ct_plugin_init with the host table, its registrations staged and then
 // published all at once or not at all), ct_library_unload (unregister, wait
-// for the calls running, then close, or when the last plan on its code goes), CT_PLUGIN_PATH, and
-// ct_op_reference.
+// for the calls running, then close, or when the last plan on its code goes), CT_PLUGIN_PATH,
+// ct_op_reference and ct_op_example (a plugin op's reference and example calls).
 #include "core/library.h"
 
 #include <dirent.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -248,6 +249,54 @@ CTStatus load_library(const char* path, int32_t origin, Library** out) {
   return CT_OK;
 }
 
+namespace {
+
+// What a plugin's example callback wrote (ct_op_example), before a caller
+// sees it: ndim in -1..CT_MAX_NDIM (-1 only for an optional input), extents
+// >= 0, and a call the op's own output_shape accepts (stand-in tensors of
+// its first dtype, by role). CT_ERR_BACKEND naming the example and the fault.
+CTStatus check_example(const char* fn, const OpDef* d, int32_t index, int32_t size, void* desc, const int32_t* nd,
+                       int64_t (*shape)[CT_MAX_NDIM]) {
+  for (int32_t i = 0; i < d->num_inputs; ++i) {
+    const bool optional = (d->optional_mask >> i) & 1u;
+    if (nd[i] < -1 || nd[i] > CT_MAX_NDIM || (nd[i] == -1 && !optional))
+      return fail(CT_ERR_BACKEND, "%s: %s's example (index=%d, size=%d) gave ndim=%d for %s, which takes 0..%d dims%s",
+                  fn, d->name, index, size, nd[i], d->tensor[i], CT_MAX_NDIM,
+                  optional ? " or -1 (left out)" : " (it is not optional: -1 is not allowed)");
+    for (int32_t k = 0; k < nd[i]; ++k)
+      if (shape[i][k] < 0)
+        return fail(CT_ERR_BACKEND, "%s: %s's example (index=%d, size=%d) gave %s.shape[%d]=%lld, a negative extent",
+                    fn, d->name, index, size, d->tensor[i], k, (long long)shape[i][k]);
+  }
+  int32_t dt = 0;
+  while (dt < CT_DT_COUNT - 1 && !((d->dtypes >> dt) & 1u)) ++dt;
+  CTensor t[CT_NN_MAX_TENSORS];
+  const CTensor* in[CT_NN_MAX_TENSORS];
+  for (int32_t i = 0; i < d->num_inputs; ++i) {
+    in[i] = nullptr;
+    if (nd[i] < 0) continue;
+    const int32_t r = d->role[i];
+    const int32_t tdt = r == CT_ROLE_COND                         ? (int32_t)CT_DT_BOOL
+                        : r == CT_ROLE_STAT || r == CT_ROLE_PARAM ? (int32_t)CT_DT_FLOAT32
+                        : r == CT_ROLE_INDEX                      ? (int32_t)CT_DT_INT64
+                                                                  : dt;
+    t[i] = CTensor{nullptr, {CT_CPU, 0}, nd[i], dtype_of(tdt), shape[i], nullptr, 0};
+    in[i] = &t[i];
+  }
+  CTOpArgs a;
+  std::memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.desc = d->desc_size > 0 ? desc : nullptr;
+  CTOutputInfo outs[CT_NN_MAX_TENSORS];
+  if (CTStatus s = ct_op_output_info(d->id, &a, in, d->num_inputs, outs, d->num_tensors - d->num_inputs)) {
+    const std::string why = ct_last_error();
+    return fail(CT_ERR_BACKEND, "%s: %s's example (index=%d, size=%d) is not a call the op accepts (%s): %s", fn,
+                d->name, index, size, ct_status_string(s), why.c_str());
+  }
+  return CT_OK;
+}
+
+}  // namespace
 
 }  // namespace ct
 
@@ -431,6 +480,70 @@ CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32
     }
   if (d->kind == CT_KIND_ALONG_AXIS && a.axis < 0) a.axis += tensors[0]->ndim > 0 ? tensors[0]->ndim : 1;
   return d->reference(ts, num_tensors, params, &a);
+  CT_API_END()
+}
+
+CT_API CTStatus ct_op_example(int32_t op, int32_t index, int32_t size, void* desc, size_t desc_bytes,
+                              int32_t num_inputs, int32_t* ndim, int64_t (*shape)[CT_MAX_NDIM]) {
+  CT_API_BEGIN("ct_op_example")
+  const char* fn = "ct_op_example";
+  const ct::OpDef* d = ct::op_def(op);
+  if (!d) return ct::no_op(fn, op);
+  if (d->kind != CT_KIND_NN)
+    return ct::fail(CT_ERR_UNSUPPORTED, "%s: op=%d (%s) is a %s op; examples are for NN ops (tools make the "
+                                        "arguments of the other kinds themselves)", fn, op, d->name,
+                    ct::kind_name(d->kind));
+  if (!d->example)
+    return ct::fail(CT_ERR_NOT_FOUND, "%s: op=%d (%s) has no examples (%s)", fn, op, d->name,
+                    op >= ct::builtin_op_count() ? "its plugin's CTOpDesc.example is NULL or older than ABI 1.2"
+                                                 : "a built-in op: the tool's own cases, tools/check_cases.cc");
+  if (size != 0 && size != 1)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: size=%d; it is 0 (small, a check case) or 1 (large, a benchmark)",
+                    fn, size);
+  if (index < 0) return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: index=%d is negative", fn, index);
+  const size_t dsize = (size_t)d->desc_size;
+  if (!desc && dsize > 0)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: desc is NULL but %s's descriptor has desc_size=%zu bytes", fn,
+                    d->name, dsize);
+  if (desc_bytes < dsize)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: desc_bytes=%zu but %s's descriptor has desc_size=%zu bytes", fn,
+                    desc_bytes, d->name, dsize);
+  if (num_inputs != d->num_inputs)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: num_inputs=%d but %s takes %d input(s) (of %s)", fn, num_inputs,
+                    d->name, d->num_inputs, d->tensor_names);
+  if (!ndim || !shape)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: %s is NULL (one entry per input of %s)", fn,
+                    !ndim ? "ndim" : "shape", d->name);
+  // The plugin writes into scratch; the caller's buffers get it once checked.
+  unsigned char dbuf[ct::kMaxCustomDesc + 1];
+  int32_t nd[CT_NN_MAX_TENSORS];
+  int64_t shp[CT_NN_MAX_TENSORS][CT_MAX_NDIM];
+  std::memset(dbuf, 0, sizeof dbuf);
+  std::memset(shp, 0, sizeof shp);
+  for (int32_t& n : nd) n = INT32_MIN;  // not written
+  const CTStatus s = d->example(index, size, dbuf, nd, shp);
+  if (s == CT_ERR_NOT_FOUND)
+    return ct::fail(CT_ERR_NOT_FOUND, "%s: %s has no example index=%d of size=%d (past its last)", fn, d->name,
+                    index, size);
+  if (s != CT_OK) {
+    const std::string why = ct_last_error();
+    if (s > 0 || s < CT_ERR_INTERNAL)
+      return ct::fail(CT_ERR_BACKEND, "%s: %s's example (index=%d, size=%d) returned %d, not a CTStatus%s%s", fn,
+                      d->name, index, size, (int)s, why.empty() ? "" : ": ", why.c_str());
+    return ct::fail(s, "%s: %s's example (index=%d, size=%d) failed with %s: %s", fn, d->name, index, size,
+                    ct_status_string(s), why.empty() ? "(it set no message)" : why.c_str());
+  }
+  for (int32_t i = 0; i < d->num_inputs; ++i)
+    if (nd[i] == INT32_MIN)
+      return ct::fail(CT_ERR_BACKEND, "%s: %s's example (index=%d, size=%d) returned CT_OK without writing ndim[%d] (%s)",
+                      fn, d->name, index, size, i, d->tensor[i]);
+  if (CTStatus c = ct::check_example(fn, d, index, size, dbuf, nd, shp)) return c;
+  if (dsize > 0) std::memcpy(desc, dbuf, dsize);
+  for (int32_t i = 0; i < d->num_inputs; ++i) {
+    ndim[i] = nd[i];
+    for (int32_t k = 0; k < CT_MAX_NDIM; ++k) shape[i][k] = k < nd[i] ? shp[i][k] : 0;
+  }
+  return CT_OK;
   CT_API_END()
 }
 

@@ -157,6 +157,8 @@ CTStatus register_op(const CTOpDesc* d, int32_t* op) {
   if (d->struct_size < offsetof(CTOpDesc, output_shape))
     return fail(CT_ERR_ABI_VERSION, "%s: desc->struct_size=%u is smaller than any version of CTOpDesc (%zu)", fn,
                 d->struct_size, offsetof(CTOpDesc, output_shape));
+  // Slots past the plugin's struct_size (an older CTOpDesc: example before
+  // ABI 1.2) count as NULL; a newer, larger one is read up to this size.
   CTOpDesc full;
   std::memset(&full, 0, sizeof full);
   std::memcpy(&full, d, d->struct_size < sizeof full ? d->struct_size : sizeof full);
@@ -180,6 +182,9 @@ CTStatus register_op(const CTOpDesc* d, int32_t* op) {
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": tensors=\"%s\" is not \"inputs|outputs\" with known roles", fn,
                 d->name, d->tensors);
   if (CTStatus s = check_kind(d, p->def)) return s;
+  if (d->example && d->kind != CT_KIND_NN)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": example is for NN-kind ops (tools invent the arguments of "
+                                         "a %s op themselves); leave it NULL", fn, d->name, kind_name(d->kind));
 
   std::lock_guard<std::mutex> lock(g_ops_mu);
   if (name_taken(d->name))
@@ -231,6 +236,7 @@ CTStatus register_op(const CTOpDesc* d, int32_t* op) {
   }
   reuse->def.output_shape = d->output_shape;
   reuse->def.reference = d->reference;
+  reuse->def.example = d->example;
   reuse->def.owner = lib;
   if (lib) {
     reuse->fresh = reuse->def.id >= builtin_op_count() + (old ? (int32_t)old->size() : 0);

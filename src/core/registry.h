@@ -42,6 +42,8 @@ struct OpDef {
   const Library* owner;
   CTStatus (*output_shape)(const void*, const CTensor* const*, int32_t, int32_t, int64_t*, int32_t*);
   CTStatus (*reference)(const CTensor* const*, int32_t, const double*, const CTOpArgs*);
+  // NN kind, ABI 1.2 (NULL when the plugin's CTOpDesc is older): ct_op_example.
+  CTStatus (*example)(int32_t, int32_t, void*, int32_t*, int64_t (*)[CT_MAX_NDIM]);
 };
 
 // nullptr if op is not a valid id (or a plugin op whose library is unloaded).

@@ -10,7 +10,9 @@
  *    (out = 2 x) that the same table runs.
  *  - Older: its kernel table's struct_size ends before the NN slots, as in
  *    a header without them; the slots past it hold traps that fail loudly
- *    if the host reads beyond struct_size.
+ *    if the host reads beyond struct_size. Its CTOpDesc (minor 1) ends
+ *    before example (1.2), which holds a trap: a host that read it would
+ *    refuse the op (example on a unary op) and so the load.
  *  - Newer: its CTKernelInterface and CTOpDesc are larger than the host's,
  *    with a trailing slot the host does not know, and it writes its newer
  *    CTPluginInfo field only where info->struct_size says the host has it.
@@ -81,6 +83,14 @@ static CTStatus trap_execute(void* plan, const CTNNCall* call, void* ws, size_t 
   return g_host->set_error(CT_ERR_INTERNAL, "%s: %s: the host read a kernel slot past struct_size", call->fn, g_name);
 }
 static void trap_destroy(void* plan) { (void)plan; }
+static CTStatus trap_example(int32_t index, int32_t size, void* desc, int32_t* ndim, int64_t (*shape)[CT_MAX_NDIM]) {
+  (void)index;
+  (void)size;
+  (void)desc;
+  (void)ndim;
+  (void)shape;
+  return g_host->set_error(CT_ERR_INTERNAL, "%s: the host read CTOpDesc.example past struct_size", g_name);
+}
 static CTStatus future(const void* p) {
   (void)p;
   return CT_ERR_INTERNAL;
@@ -118,6 +128,12 @@ CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_versi
       d.d.struct_size = sizeof d; /* a newer CTOpDesc */
       d.field_from_the_future = "ignored by an older host";
     }
+#if TEST_MINOR < 2 /* a CTOpDesc of ABI 1.1: it ends with reference */
+    d.d.struct_size = (uint32_t)offsetof(CTOpDesc, example);
+    d.d.example = &trap_example;
+#else
+    (void)&trap_example;
+#endif
     if ((s = host->register_op(&d.d, &g_twice)) != CT_OK) return s;
   }
 #endif

@@ -4,7 +4,8 @@ kernel, and usage errors (exit 2).
 
 Run by ctest (tool_pytest) with CT_TOOL=<build>/tools/ctensor,
 CT_LIBRARY=<build>/src/libctensor.so and the plugins CT_LOOPBACK (a device
-type) and CT_DOC_PLUGIN (the op of docs/writing-a-plugin.md); CT_CACHE_DIR
+type), CT_DOC_PLUGIN (the op of docs/writing-a-plugin.md) and CT_CUSTOM_OPS
+(examples/plugin_custom_op: an NN op with examples); CT_CACHE_DIR
 points the limits cache at a scratch folder so the tests never touch the
 user's cache.
 
@@ -542,3 +543,52 @@ def test_the_whole_check_covers_a_plugins_op(env, tmp_path):
         check_rc=0)
     res = json.loads(out.read_text())
     assert "softsign" in {r["op"] for r in res["results"]} and res["pairs_failed"] == 0
+
+
+# ---- a plugin's NN op: gemm_relu of examples/plugin_custom_op ----------------
+# Its descriptor is the plugin's own: check and bench make its calls from the
+# plugin's examples (CTOpDesc.example, ct_op_example).
+
+CUSTOM_OPS = os.environ.get("CT_CUSTOM_OPS", "")
+needs_custom_ops = pytest.mark.skipif(not os.path.exists(CUSTOM_OPS),
+                                      reason=f"CT_CUSTOM_OPS={CUSTOM_OPS!r} is not the built example plugin")
+
+
+@needs_custom_ops
+def test_check_runs_a_plugin_nn_op_from_its_examples(env, tmp_path):
+    out = tmp_path / "check.json"
+    p = run(["--plugin", CUSTOM_OPS, "check", "--op", "gemm_relu", "--json", str(out)], env, check_rc=0)
+    res = json.loads(out.read_text())
+    assert [(r["op"], r["dtype"], r["status"]) for r in res["results"]] == [("gemm_relu", "float32", "PASS")]
+    assert res["results"][0]["cases"] == 3 and res["pairs_failed"] == 0  # the plugin's three small examples
+    assert "no NN cases" not in p.stdout
+    # a wrong result is caught: the reference is the plugin's, not the kernel's
+    bad = tmp_path / "bad.json"
+    p = run(["--plugin", CUSTOM_OPS, "check", "--op", "gemm_relu", "--json", str(bad)],
+            dict(env, CT_DEBUG_PERTURB="gemm_relu"), check_rc=1)
+    (r,) = json.loads(bad.read_text())["results"]
+    assert r["status"] == "FAIL" and "example 0" in r["message"] and "FAIL" in p.stdout
+
+
+@needs_custom_ops
+def test_the_whole_quick_check_covers_both_plugin_ops(env, tmp_path):
+    out = tmp_path / "check.json"
+    run(["--plugin", CUSTOM_OPS, "check", "--quick", "--category", "nn", "--json", str(out)], env, check_rc=0)
+    res = json.loads(out.read_text())
+    assert ("gemm_relu", "PASS") in {(r["op"], r["status"]) for r in res["results"]}
+    out2 = tmp_path / "check2.json"
+    run(["--plugin", CUSTOM_OPS, "check", "--quick", "--op", "bias_gelu,gemm_relu", "--json", str(out2)], env,
+        check_rc=0)
+    res = json.loads(out2.read_text())
+    assert {r["op"] for r in res["results"]} == {"bias_gelu", "gemm_relu"} and res["pairs_failed"] == 0
+
+
+@needs_custom_ops
+def test_bench_runs_a_plugin_nn_op_from_its_large_example(env, tmp_path):
+    js = tmp_path / "b.json"
+    run(["--plugin", CUSTOM_OPS, "bench", "--quick", "--op", "gemm_relu", "--json", str(js)], env, check_rc=0)
+    (row,) = json.loads(js.read_text())["rows"]
+    assert row["status"] == "ok" and row["time_s"] > 0
+    assert row["shape"] == "4096x64,64x1024,1024"  # a, b, bias of the plugin's example
+    assert row["bytes"] == 4 * (4096 * 64 + 64 * 1024 + 1024 + 4096 * 1024)
+    assert row["bound"] == "-" and row["fraction"] is None  # its FLOPs are not known: no %limit
