@@ -7,6 +7,8 @@
 
 #include "common.h"
 
+#include <ctensor/plugin.h>
+
 namespace ctpy {
 namespace {
 
@@ -97,6 +99,8 @@ nb::list library_failures() {
 }  // namespace
 
 void init_library(nb::module_& m) {
+  // The plugin ABI this build speaks: a plugin of this major loads, any minor.
+  m.attr("PLUGIN_ABI_VERSION") = nb::make_tuple((int)CT_PLUGIN_ABI_MAJOR, (int)CT_PLUGIN_ABI_MINOR);
   m.def("_library_load", &library_load, nb::arg("path"), "ct_library_load: the handle of the loaded library");
   m.def("_library_unload", &library_unload, nb::arg("handle"), "ct_library_unload");
   m.def("_library_loaded", &is_loaded, nb::arg("handle"), "whether handle is a library loaded now");
