@@ -696,7 +696,23 @@ def _cast_ref(vals, src, dst):
     # to a float type
     if src in F:
         return round_to_dtype(vals.astype(np.float64), dst)
-    return round_to_dtype(np.array([float(int(v)) for v in vals.tolist()], np.float64), dst)
+    return round_to_dtype(np.array([_int_to_float(int(v), dst) for v in vals.tolist()], np.float64), dst)
+
+
+def _int_to_float(n, dst):
+    """The Python int ``n`` rounded once, to nearest even, to the precision of float dtype ``dst`` (float(n)
+    first would round twice: 2**63 + 2**39 + 1 to float32 is 2**63 + 2**40, not the tie 2**63 + 2**39's 2**63).
+    Overflow is round_to_dtype's."""
+    bits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dst]
+    m = abs(n)
+    if m.bit_length() > bits:
+        shift = m.bit_length() - bits
+        q, r = divmod(m, 1 << shift)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+        m = q << shift
+    return float(-m if n < 0 else m)
 
 
 @pytest.mark.parametrize("dst", ALL_DTYPES)
