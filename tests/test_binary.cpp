@@ -37,7 +37,8 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
 const unsigned B = 1u << DT_BOOL;
-const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8);
+const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8) | (1u << DT_U16) |
+                   (1u << DT_U32) | (1u << DT_U64);
 const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64);
 const unsigned ALL = B | I | F;
 
@@ -274,11 +275,11 @@ void fill_random(const BinRef& r, HostTensor& t, bool is_b, Rng& rng) {
     int64_t v;
     switch (r.dom) {
       case DOM_POW:
-        v = is_b ? rng.int_in(d == DT_U8 ? 0 : -3, 20) : rng.int_in(d == DT_U8 ? 0 : -5, 5);
+        v = is_b ? rng.int_in(dtype(d).is_uint() ? 0 : -3, 20) : rng.int_in(dtype(d).is_uint() ? 0 : -5, 5);
         if (!is_b && i % 3 == 0) v = rng.int_in(lo, hi);
         break;
       case DOM_SHIFT:
-        v = is_b ? rng.int_in(d == DT_U8 ? 0 : -3, bits + 3) : rng.int_in(lo, hi);
+        v = is_b ? rng.int_in(dtype(d).is_uint() ? 0 : -3, bits + 3) : rng.int_in(lo, hi);
         break;
       case DOM_DIV:
         v = (i % 2) ? rng.int_in(std::max<int64_t>(lo, -20), std::min<int64_t>(hi, 20)) : rng.int_in(lo, hi);
@@ -579,6 +580,81 @@ TEST_CASE("binary: specific values", "[binary]") {
     CHECK(l64.get_i(0) == INT64_MIN);
     CHECK(l64.get_i(1) == 0);
     CHECK(l64.get_i(2) == 0);
+  }
+  SECTION("unsigned: compare, divide, shift and wrap as unsigned") {
+    // elements as the int64 holding them: for uint64, -1 is its max and INT64_MIN is 2^63
+    auto runu = [](int op, int d, std::vector<int64_t> av, std::vector<int64_t> bv, int dout) {
+      HostTensor a = HostTensor::compact(d, {(int64_t)av.size()});
+      HostTensor b = HostTensor::compact(d, {(int64_t)bv.size()});
+      for (size_t i = 0; i < av.size(); ++i) {
+        a.set_i((int64_t)i, av[i]);
+        b.set_i((int64_t)i, bv[i]);
+      }
+      HostTensor o = HostTensor::compact(dout, {(int64_t)av.size()});
+      CTensor x = a.view(), y = b.view(), z = o.view();
+      CTStatus s = ct_binary(op, &x, &y, &z, nullptr);
+      INFO(ct_last_error());
+      REQUIRE(s == CT_OK);
+      return o;
+    };
+    for (int d : {DT_U8, DT_U16, DT_U32, DT_U64}) {
+      INFO(dtype(d).name);
+      const int64_t top = d == DT_U64 ? -1 : int_max(d), half = d == DT_U64 ? INT64_MIN : (int_max(d) + 1) / 2;
+      const int64_t bits = 8 * dtype(d).size;
+      // the top half compares above the bottom one (no sign)
+      HostTensor lt = runu(CT_OP_LESS, d, {1, top, half, half}, {top, 1, half - 1, half}, DT_BOOL);
+      CHECK(lt.get_i(0) == 1);
+      CHECK(lt.get_i(1) == 0);
+      CHECK(lt.get_i(2) == 0);
+      CHECK(lt.get_i(3) == 0);
+      HostTensor mx = runu(CT_OP_MAXIMUM, d, {1, top, half}, {top, 0, half - 1}, d);
+      CHECK(mx.get_i(0) == top);
+      CHECK(mx.get_i(1) == top);
+      CHECK(mx.get_i(2) == half);
+      HostTensor mn = runu(CT_OP_MINIMUM, d, {1, top, half}, {top, 0, half - 1}, d);
+      CHECK(mn.get_i(0) == 1);
+      CHECK(mn.get_i(2) == half - 1);
+      // wraps: 0 - 1 = max, max + 1 = 0, max * max = 1
+      CHECK(runu(CT_OP_SUB, d, {0}, {1}, d).get_i(0) == top);
+      CHECK(runu(CT_OP_ADD, d, {top}, {1}, d).get_i(0) == 0);
+      CHECK(runu(CT_OP_MUL, d, {top}, {top}, d).get_i(0) == 1);
+      // floor_div / mod: plain unsigned division; x // 0 = x % 0 = 0 as for the signed ints
+      HostTensor q = runu(CT_OP_FLOOR_DIV, d, {top, top, 7, 0, 5}, {2, top, 0, 0, half}, d);
+      CHECK(q.get_i(0) == (int64_t)((uint64_t)top >> 1));
+      CHECK(q.get_i(1) == 1);
+      CHECK(q.get_i(2) == 0);
+      CHECK(q.get_i(3) == 0);
+      CHECK(q.get_i(4) == 0);
+      HostTensor m = runu(CT_OP_MOD, d, {top, top, 7, 5}, {2, half, 0, half}, d);
+      CHECK(m.get_i(0) == 1);
+      CHECK(m.get_i(1) == half - 1);
+      CHECK(m.get_i(2) == 0);
+      CHECK(m.get_i(3) == 5);
+      // true division is float64 of the unsigned values
+      HostTensor dv = runu(CT_OP_DIV, d, {top, 1, 0}, {1, 0, 0}, DT_F64);
+      CHECK(dv.get(0) == (double)(uint64_t)top);
+      CHECK(dv.get(1) == kInf);
+      CHECK(std::isnan(dv.get(2)));
+      // shifts are logical; counts >= bits give 0 (no sign to fill)
+      HostTensor r = runu(CT_OP_RIGHT_SHIFT, d, {top, top, top, half}, {1, bits - 1, bits, bits + 5}, d);
+      CHECK(r.get_i(0) == (int64_t)((uint64_t)top >> 1));
+      CHECK(r.get_i(1) == 1);
+      CHECK(r.get_i(2) == 0);
+      CHECK(r.get_i(3) == 0);
+      HostTensor l = runu(CT_OP_LEFT_SHIFT, d, {1, 3, 1}, {bits - 1, bits - 1, bits}, d);
+      CHECK(l.get_i(0) == half);
+      CHECK(l.get_i(1) == half);
+      CHECK(l.get_i(2) == 0);
+      // pow wraps; exponents are never negative
+      HostTensor p = runu(CT_OP_POW, d, {2, 3, top, 0}, {bits, 2, 2, 0}, d);
+      CHECK(p.get_i(0) == 0);
+      CHECK(p.get_i(1) == 9);
+      CHECK(p.get_i(2) == 1);
+      CHECK(p.get_i(3) == 1);
+      HostTensor bx = runu(CT_OP_BITWISE_XOR, d, {top, half}, {half, half}, d);
+      CHECK(bx.get_i(0) == half - 1);
+      CHECK(bx.get_i(1) == 0);
+    }
   }
   SECTION("integer pow: negative exponents, wrapping") {
     HostTensor p = run1(CT_OP_POW, DT_I32, {2, 1, -1, -1, 0, 2, 3, -2, 0, 7},

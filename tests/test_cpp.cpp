@@ -101,6 +101,10 @@ TEST_CASE("dtype helpers", "[cpp]") {
   REQUIRE(dt_eq(ct::dtype_of<int64_t>(), ct::dtype::int64));
   REQUIRE(dt_eq(ct::dtype_of<long long>(), ct::dtype::int64));
   REQUIRE(dt_eq(ct::dtype_of<uint8_t>(), ct::dtype::uint8));
+  REQUIRE(dt_eq(ct::dtype_of<uint16_t>(), ct::dtype::uint16));
+  REQUIRE(dt_eq(ct::dtype_of<uint32_t>(), ct::dtype::uint32));
+  REQUIRE(dt_eq(ct::dtype_of<uint64_t>(), ct::dtype::uint64));
+  REQUIRE(dt_eq(ct::dtype_of<unsigned long long>(), ct::dtype::uint64));
   REQUIRE(dt_eq(ct::dtype_of<const float>(), ct::dtype::float32));
   REQUIRE_FALSE(dt_eq(ct::dtype::float16, ct::dtype::bfloat16));
   REQUIRE(ct::dtype::itemsize(ct::dtype::bool_) == 1);
@@ -108,7 +112,13 @@ TEST_CASE("dtype helpers", "[cpp]") {
   REQUIRE(ct::dtype::itemsize(ct::dtype::int64) == 8);
   REQUIRE(std::string(ct::dtype::name(ct::dtype::bfloat16)) == "bfloat16");
   REQUIRE(std::string(ct::dtype::name(ct::dtype::uint8)) == "uint8");
+  REQUIRE(std::string(ct::dtype::name(ct::dtype::uint16)) == "uint16");
+  REQUIRE(std::string(ct::dtype::name(ct::dtype::uint32)) == "uint32");
+  REQUIRE(std::string(ct::dtype::name(ct::dtype::uint64)) == "uint64");
+  REQUIRE(ct::dtype::itemsize(ct::dtype::uint32) == 4);
   REQUIRE(std::string(ct::dtype::name(ct::dtype::bool_)) == "bool");
+  // every index of the header names the dtype ct_dtype_index gives it
+  for (int32_t i = 0; i < CT_DT_COUNT; ++i) REQUIRE(ct_dtype_index(ct::dtype::from_index(i)) == i);
   REQUIRE(std::string(ct::dtype::name(CTDataType{CT_FLOAT, 32, 4})) == "unknown");
 }
 
@@ -603,7 +613,11 @@ TEST_CASE("output dtypes follow the category 2 rules", "[cpp]") {
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_SUM, int32), int64));
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_SUM, bool_), int64));
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_SUM, bfloat16), bfloat16));
-  REQUIRE(dt_eq(ct::output_dtype(CT_OP_CUMPROD, uint8), int64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_CUMPROD, uint8), uint64));  // unsigned: uint64, as NumPy
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_SUM, uint16), uint64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_PROD, uint32), uint64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_CUMSUM, uint64), uint64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_SUM, int8), int64));
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_CUMSUM, float32), float32));
   // FLOAT
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_DIV, int16), float64));
@@ -611,6 +625,10 @@ TEST_CASE("output dtypes follow the category 2 rules", "[cpp]") {
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_MEAN, int32), float64));
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_VAR, int64), float64));
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_NORM2, int32), float64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_MEAN, uint64), float64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_DIV, uint32), float64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_ARGMAX, uint16), int64));
+  REQUIRE(dt_eq(ct::output_dtype(CT_OP_MAXIMUM, uint64), uint64));
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_STD, float16), float16));
   // Elementwise ops keep their rules.
   REQUIRE(dt_eq(ct::output_dtype(CT_OP_EXP, float64), float64));
@@ -897,6 +915,25 @@ TEST_CASE("scalar operands take the tensor's dtype or throw", "[cpp]") {
   ct::Tensor u8 = ct::Tensor::from({uint8_t(1), uint8_t(250)});
   REQUIRE((u8 + 5).to_vector<uint8_t>() == std::vector<uint8_t>{6, 255});
   require_status([&] { ct::Tensor r = u8 - 256; }, CT_ERR_INVALID_ARGUMENT);
+
+  // The wide unsigned dtypes: their whole range, and nothing outside it.
+  REQUIRE(ct::scalar(UINT64_MAX, ct::dtype::uint64).item<uint64_t>() == UINT64_MAX);
+  REQUIRE(ct::scalar(uint64_t(1) << 63, ct::dtype::uint64).item<uint64_t>() == uint64_t(1) << 63);
+  REQUIRE(ct::scalar(18446744073709549568.0, ct::dtype::uint64).item<uint64_t>() == 18446744073709549568ull);
+  REQUIRE(ct::scalar(4294967295u, ct::dtype::uint32).item<uint32_t>() == 4294967295u);
+  REQUIRE(ct::scalar(65535, ct::dtype::uint16).item<uint16_t>() == 65535);
+  require_status([] { ct::scalar(18446744073709551616.0, ct::dtype::uint64); }, CT_ERR_INVALID_ARGUMENT, "uint64");
+  require_status([] { ct::scalar(-1, ct::dtype::uint64); }, CT_ERR_INVALID_ARGUMENT, "-1");
+  require_status([] { ct::scalar(4294967296ll, ct::dtype::uint32); }, CT_ERR_INVALID_ARGUMENT, "4294967296");
+  require_status([] { ct::scalar(65536, ct::dtype::uint16); }, CT_ERR_INVALID_ARGUMENT, "uint16");
+  require_status([] { ct::scalar(UINT64_MAX, ct::dtype::int64); }, CT_ERR_INVALID_ARGUMENT, "18446744073709551615");
+  ct::Tensor u64 = ct::Tensor::from({uint64_t(1), UINT64_MAX});
+  REQUIRE((u64 + 1).to_vector<uint64_t>() == std::vector<uint64_t>{2, 0});           // wraps
+  REQUIRE((u64 - UINT64_MAX).to_vector<uint64_t>() == std::vector<uint64_t>{2, 0});  // wraps
+  REQUIRE((u64 > uint64_t(1) << 63).to_vector<bool>() == std::vector<bool>{false, true});
+  REQUIRE(dt_eq(ct::sum(u64).dtype(), ct::dtype::uint64));
+  REQUIRE(ct::sum(u64).item<uint64_t>() == 0);  // 1 + (2^64 - 1) wraps
+  REQUIRE(ct::max(u64).item<uint64_t>() == UINT64_MAX);
 }
 
 TEST_CASE("compound assignment runs in place", "[cpp]") {

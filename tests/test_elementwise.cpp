@@ -226,6 +226,91 @@ TEST_CASE("cast: int to int wraps; to bool is != 0", "[elementwise]") {
   CHECK(cast_to(u, DT_I8).get_i(0) == -56);
 }
 
+TEST_CASE("cast: the wide unsigned dtypes (wrap from ints, saturate from floats, round once to floats)",
+          "[elementwise]") {
+  // int -> uint wraps modulo 2^bits; uint -> int too (uint64 max is -1 in int64)
+  HostTensor x = make_i(DT_I64, {4}, {-1, 70000, INT64_MIN, (1LL << 32) + 7});
+  HostTensor u16 = cast_to(x, DT_U16), u32 = cast_to(x, DT_U32), u64 = cast_to(x, DT_U64);
+  CHECK(u16.get_i(0) == 65535);
+  CHECK(u16.get_i(1) == 70000 - 65536);
+  CHECK(u32.get_i(0) == 4294967295LL);
+  CHECK(u32.get_i(3) == 7);
+  CHECK((uint64_t)u64.get_i(0) == UINT64_MAX);
+  CHECK((uint64_t)u64.get_i(2) == uint64_t(1) << 63);
+  CHECK(cast_to(u64, DT_I64).get_i(0) == -1);
+  CHECK(cast_to(u64, DT_I32).get_i(2) == 0);
+  // float -> uint: truncate, saturate at both ends (negative -> 0, NaN -> 0)
+  HostTensor f = make(DT_F64, {7}, {-1.0, kNaN, 65535.9, 4294967296.0, 18446744073709551616.0, -kInf, kInf});
+  HostTensor g16 = cast_to(f, DT_U16), g32 = cast_to(f, DT_U32), g64 = cast_to(f, DT_U64);
+  CHECK(g16.get_i(0) == 0);
+  CHECK(g16.get_i(1) == 0);
+  CHECK(g16.get_i(2) == 65535);
+  CHECK(g32.get_i(2) == 65535);
+  CHECK(g32.get_i(3) == 4294967295LL);
+  CHECK(g64.get_i(3) == 4294967296LL);
+  CHECK((uint64_t)g64.get_i(4) == UINT64_MAX);
+  CHECK(g64.get_i(5) == 0);
+  CHECK((uint64_t)g64.get_i(6) == UINT64_MAX);
+  // uint64 -> float rounds the unsigned value once, to nearest even
+  HostTensor big = make_i(DT_U64, {3}, {-1, (int64_t)((1ull << 63) + (1ull << 39) + 1), (int64_t)((1ull << 63) + (1ull << 39))});
+  HostTensor f32 = cast_to(big, DT_F32);
+  CHECK(f32.get(0) == 18446744073709551616.0);
+  CHECK(f32.get(1) == 9223372036854775808.0 + 1099511627776.0);  // above the tie: up
+  CHECK(f32.get(2) == 9223372036854775808.0);                     // the tie: to even
+  CHECK(cast_to(big, DT_F64).get(0) == 18446744073709551616.0);
+  CHECK(cast_to(big, DT_F16).get(0) == kInf);
+  CHECK(cast_to(big, DT_BF16).get(0) == 18446744073709551616.0);
+}
+
+TEST_CASE("unsigned: neg wraps, abs is the identity, sign is 0 or 1, NumPy's integer rules", "[elementwise]") {
+  for (int d : {DT_U8, DT_U16, DT_U32, DT_U64}) {
+    INFO(dtype(d).name);
+    const int64_t top = int_max(d) == INT64_MAX ? -1 : int_max(d);  // the dtype's max as the int64 holding it
+    HostTensor x = make_i(d, {4}, {0, 1, 5, top});
+    HostTensor n = unary(CT_OP_NEG, x, d);
+    CHECK(n.get_i(0) == 0);
+    CHECK(n.get_i(1) == top);                                      // -1 wraps to the max
+    CHECK(n.get_i(3) == 1);                                        // -max is 1 modulo 2^bits
+    HostTensor a = unary(CT_OP_ABS, x, d);
+    for (int i = 0; i < 4; ++i) CHECK(a.get_i(i) == x.get_i(i));
+    HostTensor s = unary(CT_OP_SIGN, x, d);
+    CHECK(s.get_i(0) == 0);
+    CHECK(s.get_i(2) == 1);
+    CHECK(s.get_i(3) == 1);
+    HostTensor r = unary(CT_OP_RELU, x, d);
+    CHECK(r.get_i(3) == top);
+    HostTensor rc = unary(CT_OP_RECIPROCAL, x, d);
+    CHECK(rc.get_i(0) == 0);  // 1 / 0 = 0, as for the signed ints
+    CHECK(rc.get_i(1) == 1);
+    CHECK(rc.get_i(3) == 0);
+    HostTensor bn = unary(CT_OP_BITWISE_NOT, x, d);
+    CHECK(bn.get_i(0) == top);
+    CHECK(bn.get_i(3) == 0);
+    HostTensor sq = unary(CT_OP_SQUARE, x, d);
+    CHECK(sq.get_i(3) == 1);  // (2^bits - 1)^2 = 1 modulo 2^bits
+    // clamp with the dtype's whole range as bounds; add_scalar wraps
+    const double hi = d == DT_U64 ? 18446744073709549568.0 : (double)int_max(d);
+    HostTensor c = HostTensor::compact(d, {4});
+    CTensor xv = x.view(), cv = c.view();
+    const double lohi[2] = {2.0, hi};
+    REQUIRE(ct_unary_param(CT_OP_CLAMP, &xv, lohi, 2, &cv, nullptr) == CT_OK);
+    CHECK(c.get_i(0) == 2);
+    CHECK(c.get_i(2) == 5);
+    CHECK((uint64_t)c.get_i(3) == (uint64_t)hi);
+    const double one[1] = {hi};
+    REQUIRE(ct_unary_param(CT_OP_ADD_SCALAR, &xv, one, 1, &cv, nullptr) == CT_OK);
+    const uint64_t mask = d == DT_U64 ? ~0ull : (uint64_t)int_max(d);
+    CHECK((uint64_t)c.get_i(1) == (((uint64_t)hi + 1) & mask));  // 1 + max wraps to 0
+    // a parameter outside [0, max] is refused, naming it
+    const double neg[1] = {-1.0};
+    CHECK(ct_unary_param(CT_OP_ADD_SCALAR, &xv, neg, 1, &cv, nullptr) == CT_ERR_INVALID_ARGUMENT);
+    CHECK(contains(last_error(), "params[0]=-1"));
+    CHECK(contains(last_error(), dtype(d).name));
+    const double over[1] = {d == DT_U64 ? 18446744073709551616.0 : (double)int_max(d) + 1};
+    CHECK(ct_unary_param(CT_OP_ADD_SCALAR, &xv, over, 1, &cv, nullptr) == CT_ERR_INVALID_ARGUMENT);
+  }
+}
+
 TEST_CASE("cast: to bool, NaN and 0.5 are true, -0 false", "[elementwise]") {
   for (int d : kFloatTypes) {
     HostTensor x = make(d, {5}, {kNaN, 0.5, -0.0, 0.0, -kInf});

@@ -1,5 +1,5 @@
 // test_generic.cpp — the generic elementwise suite (STYLE habit 11): it walks
-// the op REGISTRY (ct_op_count / ct_op_info) x the ten dtypes, asks
+// the op REGISTRY (ct_op_count / ct_op_info) x the thirteen dtypes, asks
 // ct_op_supported, generates inputs in each op's domain (plus special values),
 // runs the op on several sizes and layouts, and compares with its reference
 // in tests/reference (plain double precision, libm only, nothing from
@@ -38,7 +38,8 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 // dtype masks
 const unsigned B = 1u << DT_BOOL;
-const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8);
+const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8) | (1u << DT_U16) |
+                   (1u << DT_U32) | (1u << DT_U64);
 const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64);
 const unsigned ALL = B | I | F;
 
@@ -222,17 +223,20 @@ bool is_predicate(const std::string& n) {
 // ints); an op not named here gets 0.5, 1.5, ... (ints: 1, 2, ...).
 std::vector<std::vector<double>> params_for(const std::string& n, int d, int num_params) {
   bool isint = dtype(d).is_int();
-  bool u = d == DT_U8;
+  bool u = dtype(d).is_uint();
+  // unsigned: the largest integral double <= the dtype's max (2^64 - 2048 for
+  // uint64), a parameter at the top of the range
+  const double top = d == DT_U64 ? 18446744073709549568.0 : (double)int_max(d);
   if (n == "leaky_relu") return {{0.1}};
   if (n == "elu") return {{0.5}};
-  if (n == "clamp") return isint ? (u ? std::vector<std::vector<double>>{{3, 200}}
+  if (n == "clamp") return isint ? (u ? std::vector<std::vector<double>>{{3, 200}, {2, top}, {top, top}}
                                       : std::vector<std::vector<double>>{{-100, 100}, {-1, 2}})
                                  : std::vector<std::vector<double>>{{-1, 2}};
   if (n == "pow_scalar") return {{2.5}, {3.0}};
-  if (n == "add_scalar") return isint ? (u ? std::vector<std::vector<double>>{{3}}
+  if (n == "add_scalar") return isint ? (u ? std::vector<std::vector<double>>{{3}, {top}}
                                            : std::vector<std::vector<double>>{{3}, {-7}})
                                       : std::vector<std::vector<double>>{{1.5}};
-  if (n == "mul_scalar") return isint ? (u ? std::vector<std::vector<double>>{{3}}
+  if (n == "mul_scalar") return isint ? (u ? std::vector<std::vector<double>>{{3}, {top}}
                                            : std::vector<std::vector<double>>{{-3}})
                                       : std::vector<std::vector<double>>{{-2.5}};
   std::vector<double> p;
@@ -986,7 +990,10 @@ void fill_cast_source(HostTensor& t, Rng& rng) {
                          -1.0,  127.9,  128.5, -128.9,  -129.0,  255.5,   256.0,  300.0,   -300.0,  65504.0,
                          65519.0, 65520.0, 70000.0, -70000.0, 32767.9, -32768.9, 2147483647.0, -2147483649.0,
                          1e10,  -1e10,  3e9,   1e20,    -1e20,   3e38,    -3e38,  1e300,   -1e300,  1e-30,
-                         9.3e18, -9.3e18, 1.00048828125, 1.000732421875, 5e-8, 3e-39};
+                         9.3e18, -9.3e18, 1.00048828125, 1.000732421875, 5e-8, 3e-39,
+                         // the unsigned tops: 2^16, 2^32 and 2^64 saturate, just below them truncates
+                         65535.5, 65536.0, 4294967295.5, 4294967296.0, 18446744073709549568.0,
+                         18446744073709551616.0, 1.9e19};
     for (int64_t i = 0; i < n; ++i) {
       double r = rng.uniform();
       double v = r < 0.5 ? rng.uniform(-300, 300) : r < 0.8 ? rng.uniform(-3, 3) : rng.uniform(-1e5, 1e5);
@@ -1005,7 +1012,10 @@ void fill_cast_source(HostTensor& t, Rng& rng) {
     const int64_t edges[] = {0, 1, -1, 127, 128, -128, -129, 255, 256, 300, -300, 32767, 32768, 65504, 65520,
                              65536, 2147483647, (int64_t)-2147483647 - 1, 16777217, (1ll << 30) + (1ll << 22) + 1,
                              INT64_MAX, INT64_MIN, (1ll << 53) + 1, (1ll << 62) + (1ll << 38) + 1,
-                             (1ll << 62) + (1ll << 54) + 1 /* bf16: one rounding up, via double: tie down */};
+                             (1ll << 62) + (1ll << 54) + 1 /* bf16: one rounding up, via double: tie down */,
+                             4294967295, 4294967296,
+                             // uint64 above 2^63 (as their int64 bits): to float32, one rounding up
+                             (int64_t)((1ull << 63) + (1ull << 39) + 1), (int64_t)(~0ull - (1ull << 11))};
     size_t k2 = 0;
     for (size_t k = 0; k < sizeof edges / sizeof edges[0]; ++k) {
       if (edges[k] < lo || edges[k] > hi) continue;
@@ -1017,7 +1027,7 @@ void fill_cast_source(HostTensor& t, Rng& rng) {
 
 }  // namespace
 
-TEST_CASE("cast: all 100 dtype pairs against the reference", "[generic]") {
+TEST_CASE("cast: all 169 dtype pairs against the reference", "[generic]") {
   int32_t cast_op = -1;
   REQUIRE(ct_op_find("cast", &cast_op) == CT_OK);
   for (const TestDevice& dev : all_devices()) {
@@ -1093,7 +1103,7 @@ TEST_CASE("cast: all 100 dtype pairs against the reference", "[generic]") {
     }
     if (dev.cpu) CHECK(pairs == DT_COUNT * DT_COUNT);
     CHECK(pairs > 0);
-    WARN(dev.label << ": " << pairs << " of the 100 cast pairs checked against the reference, " << refused
+    WARN(dev.label << ": " << pairs << " of the " << DT_COUNT * DT_COUNT << " cast pairs checked against the reference, " << refused
                    << " refused by the device and skipped");
   }
 }

@@ -369,8 +369,9 @@ TEST_CASE("nn: the registry describes the 13 NN ops and their tensor arguments",
         CHECK(names_arg(msg, dtype(d).name));
       }
     }
-    for (int d : {DT_F64, DT_I32}) {
+    for (int d : {DT_F64, DT_I32, DT_U8, DT_U16, DT_U32, DT_U64}) {  // outside CT_DTS_NN: "not defined for uint32"
       INFO("dtype " << dtype(d).name);
+      CHECK(((info.dtype_mask >> d) & 1u) == 0);
       CTStatus s = ct_op_supported(op, kCpu, dtype(d).dt);
       std::string msg = last_error();
       INFO("message \"" << msg << "\"");
@@ -378,6 +379,7 @@ TEST_CASE("nn: the registry describes the 13 NN ops and their tensor arguments",
       CHECK(contains(msg, "ct_op_supported"));
       CHECK(names_arg(msg, info.name));
       CHECK(names_arg(msg, dtype(d).name));
+      CHECK(contains(msg, std::string(info.name) + " is not defined for " + dtype(d).name));
     }
   }
   CHECK(nn_ops.size() == 13);

@@ -32,7 +32,8 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
 const unsigned B = 1u << DT_BOOL;
-const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8);
+const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8) | (1u << DT_U16) |
+                   (1u << DT_U32) | (1u << DT_U64);
 const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64);
 const unsigned ALL = B | I | F;
 
@@ -326,15 +327,18 @@ void fill_for(int op, HostTensor& x, Rng& rng) {
     return;
   }
   int64_t lo = int_min(d), hi = int_max(d);
+  // small values: [-1000, 1000], or [0, 1000] unsigned (uint64's int64s below 0 are above 2^63)
+  const int64_t small_lo = dtype(d).is_uint() ? 0 : std::max<int64_t>(lo, -1000);
   for (int64_t i = 0; i < n; ++i) {
     int64_t v;
     switch (op) {
-      case CT_OP_SUM: case CT_OP_PROD: v = rng.int_in(lo, hi); break;  // wraps in int64 for int64
+      case CT_OP_SUM: case CT_OP_PROD: v = rng.int_in(lo, hi); break;  // wraps in 64 bits for (u)int64
       case CT_OP_MAX: case CT_OP_MIN: case CT_OP_ARGMAX: case CT_OP_ARGMIN:
+        // ties near 0, and for uint64 near its top (-3..-1 are its max - 2 .. max)
         v = (i % 5 == 0) ? rng.int_in(lo, hi) : rng.int_in(std::max<int64_t>(lo, -3), 3);
         break;
       case CT_OP_ANY: case CT_OP_ALL: v = rng.uniform() < 0.2 ? 0 : rng.int_in(lo, hi); break;
-      default: v = rng.int_in(std::max<int64_t>(lo, -1000), std::min<int64_t>(hi, 1000)); break;
+      default: v = rng.int_in(small_lo, std::min<int64_t>(hi, 1000)); break;
     }
     x.set_i(i, v);
   }
@@ -621,7 +625,7 @@ TEST_CASE("reduce: empty reductions give the identity; max/min/argmax/argmin of 
   }
 }
 
-TEST_CASE("reduce: integer sums accumulate in int64", "[reduce]") {
+TEST_CASE("reduce: integer sums accumulate in int64 (unsigned: uint64)", "[reduce]") {
   std::vector<int> none;
   {
     HostTensor x = HostTensor::compact(DT_I8, {100000});
@@ -636,9 +640,47 @@ TEST_CASE("reduce: integer sums accumulate in int64", "[reduce]") {
   {
     HostTensor x = HostTensor::compact(DT_U8, {100000});
     std::memset(x.buf(), 255, 100000);
-    HostTensor o = HostTensor::compact(DT_I64, {});
+    HostTensor o = HostTensor::compact(DT_U64, {});  // NumPy: sum of uint8 is uint64
     REQUIRE(call_reduce(CT_OP_SUM, x, true, none, 0, {}, o) == CT_OK);
     CHECK(o.get_i(0) == 25500000);
+    HostTensor wrong = HostTensor::compact(DT_I64, {});
+    CHECK(call_reduce(CT_OP_SUM, x, true, none, 0, {}, wrong) == CT_ERR_DTYPE_MISMATCH);
+    CHECK(contains(last_error(), "sum of uint8 gives uint64"));
+  }
+  {
+    // uint16 / uint32 at their top: no wrap in the uint64 accumulator
+    HostTensor x16 = HostTensor::compact(DT_U16, {70000});
+    std::memset(x16.buf(), 0xFF, x16.buffer_bytes);
+    HostTensor o = HostTensor::compact(DT_U64, {});
+    REQUIRE(call_reduce(CT_OP_SUM, x16, true, none, 0, {}, o) == CT_OK);
+    CHECK((uint64_t)o.get_i(0) == 70000ull * 65535ull);
+    HostTensor x32 = HostTensor::compact(DT_U32, {3});
+    std::memset(x32.buf(), 0xFF, x32.buffer_bytes);
+    REQUIRE(call_reduce(CT_OP_SUM, x32, true, none, 0, {}, o) == CT_OK);
+    CHECK((uint64_t)o.get_i(0) == 3ull * 4294967295ull);
+    REQUIRE(call_reduce(CT_OP_PROD, x32, true, none, 0, {}, o) == CT_OK);
+    CHECK((uint64_t)o.get_i(0) == 4294967295ull * 4294967295ull * 4294967295ull);  // modulo 2^64
+  }
+  {
+    // uint64: sums and products wrap modulo 2^64; max/min/argmax compare as unsigned
+    HostTensor x = HostTensor::compact(DT_U64, {4});
+    const uint64_t v[4] = {UINT64_MAX, 2, uint64_t(1) << 63, 7};
+    for (int i = 0; i < 4; ++i) x.set_i(i, (int64_t)v[i]);
+    HostTensor o = HostTensor::compact(DT_U64, {});
+    REQUIRE(call_reduce(CT_OP_SUM, x, true, none, 0, {}, o) == CT_OK);
+    CHECK((uint64_t)o.get_i(0) == (uint64_t(1) << 63) + 8);  // (2^64 - 1) + 2 + 2^63 + 7 mod 2^64
+    REQUIRE(call_reduce(CT_OP_MAX, x, true, none, 0, {}, o) == CT_OK);
+    CHECK((uint64_t)o.get_i(0) == UINT64_MAX);
+    REQUIRE(call_reduce(CT_OP_MIN, x, true, none, 0, {}, o) == CT_OK);
+    CHECK((uint64_t)o.get_i(0) == 2);
+    HostTensor i = HostTensor::compact(DT_I64, {});
+    REQUIRE(call_reduce(CT_OP_ARGMAX, x, true, none, 0, {}, i) == CT_OK);
+    CHECK(i.get_i(0) == 0);
+    REQUIRE(call_reduce(CT_OP_ARGMIN, x, true, none, 0, {}, i) == CT_OK);
+    CHECK(i.get_i(0) == 1);
+    HostTensor m = HostTensor::compact(DT_F64, {});
+    REQUIRE(call_reduce(CT_OP_MEAN, x, true, none, 0, {}, m) == CT_OK);  // float64, as NumPy
+    CHECK(m.get(0) == (18446744073709551616.0 + 2 + 9223372036854775808.0 + 7) / 4);
   }
   {
     HostTensor x = HostTensor::compact(DT_BOOL, {100000});

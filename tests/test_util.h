@@ -1,8 +1,12 @@
 // test_util.h — helpers shared by the C-API tests: a host tensor that owns its
-// bytes, the ten dtypes, value <-> double/int64 conversion for every dtype
+// bytes, the dtypes, value <-> double/int64 conversion for every dtype
 // (with the reference library's float16/bfloat16 codec, independent of the
 // library), a deterministic RNG and byte-sentinel helpers. Only
 // <ctensor/ctensor.h> and tests/reference.
+//
+// Integer elements are int64 values here, as in the reference library
+// (ctref::Array): exact, except that a uint64 element is held as the int64
+// with the same bits (uint64 max is -1); load_f reads the uint64 value.
 #ifndef CTENSOR_TESTS_TEST_UTIL_H_
 #define CTENSOR_TESTS_TEST_UTIL_H_
 
@@ -33,14 +37,17 @@ struct DType {
   Cls cls;
   bool is_float() const { return cls == CLS_FLOAT; }
   bool is_int() const { return cls == CLS_INT || cls == CLS_UINT; }
+  bool is_uint() const { return cls == CLS_UINT; }
   bool is_bool() const { return cls == CLS_BOOL; }
   bool is_half() const { return cls == CLS_FLOAT && size == 2; }
 };
 
-// Index order matches the library's dense dtype order (bool, ints, uint8, halves, f32, f64).
+// Index order matches the library's dense dtype order (CT_DT_*: bool, ints,
+// uint8, halves, f32, f64, then uint16/32/64).
 enum {
-  DT_BOOL = 0, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_F16, DT_BF16, DT_F32, DT_F64, DT_COUNT
+  DT_BOOL = 0, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_F16, DT_BF16, DT_F32, DT_F64, DT_U16, DT_U32, DT_U64, DT_COUNT
 };
+static_assert((int)DT_COUNT == (int)CT_DT_COUNT && (int)DT_U64 == (int)CT_DT_UINT64, "the tests' dtype order is the library's");
 
 inline const DType& dtype(int i) {
   static const DType k[DT_COUNT] = {
@@ -48,16 +55,20 @@ inline const DType& dtype(int i) {
       {"int16", {CT_INT, 16, 1}, 2, CLS_INT},      {"int32", {CT_INT, 32, 1}, 4, CLS_INT},
       {"int64", {CT_INT, 64, 1}, 8, CLS_INT},      {"uint8", {CT_UINT, 8, 1}, 1, CLS_UINT},
       {"float16", {CT_FLOAT, 16, 1}, 2, CLS_FLOAT}, {"bfloat16", {CT_BFLOAT, 16, 1}, 2, CLS_FLOAT},
-      {"float32", {CT_FLOAT, 32, 1}, 4, CLS_FLOAT}, {"float64", {CT_FLOAT, 64, 1}, 8, CLS_FLOAT}};
+      {"float32", {CT_FLOAT, 32, 1}, 4, CLS_FLOAT}, {"float64", {CT_FLOAT, 64, 1}, 8, CLS_FLOAT},
+      {"uint16", {CT_UINT, 16, 1}, 2, CLS_UINT},   {"uint32", {CT_UINT, 32, 1}, 4, CLS_UINT},
+      {"uint64", {CT_UINT, 64, 1}, 8, CLS_UINT}};
   return k[i];
 }
 
+// [int_min, int_max]: the int64s that hold dtype d's elements. For uint64
+// that is every int64 (its bits): -1 is uint64 max, INT64_MIN is 2^63.
 inline int64_t int_min(int d) {
   switch (d) {
     case DT_I8: return INT8_MIN;
     case DT_I16: return INT16_MIN;
     case DT_I32: return INT32_MIN;
-    case DT_I64: return INT64_MIN;
+    case DT_I64: case DT_U64: return INT64_MIN;
     default: return 0;
   }
 }
@@ -67,8 +78,10 @@ inline int64_t int_max(int d) {
     case DT_I8: return INT8_MAX;
     case DT_I16: return INT16_MAX;
     case DT_I32: return INT32_MAX;
-    case DT_I64: return INT64_MAX;
+    case DT_I64: case DT_U64: return INT64_MAX;
     case DT_U8: return UINT8_MAX;
+    case DT_U16: return UINT16_MAX;
+    case DT_U32: return UINT32_MAX;
     default: return 0;
   }
 }
@@ -82,6 +95,9 @@ inline int64_t wrap_int(uint64_t v, int d) {
     case DT_I32: return (int32_t)(uint32_t)v;
     case DT_I64: return (int64_t)v;
     case DT_U8: return (uint8_t)v;
+    case DT_U16: return (uint16_t)v;
+    case DT_U32: return (uint32_t)v;
+    case DT_U64: return (int64_t)v;
     case DT_BOOL: return v != 0;
     default: return 0;
   }
@@ -131,6 +147,9 @@ inline double load_f(const void* p, int d) {
     case DT_I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case DT_I64: { int64_t v; std::memcpy(&v, p, 8); return (double)v; }
     case DT_U8: return *(const uint8_t*)p;
+    case DT_U16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case DT_U32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    case DT_U64: { uint64_t v; std::memcpy(&v, p, 8); return (double)v; }
     case DT_F16: { uint16_t v; std::memcpy(&v, p, 2); return f16_to_double(v); }
     case DT_BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_double(v); }
     case DT_F32: { float v; std::memcpy(&v, p, 4); return v; }
@@ -147,6 +166,9 @@ inline int64_t load_i(const void* p, int d) {
     case DT_I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case DT_I64: { int64_t v; std::memcpy(&v, p, 8); return v; }
     case DT_U8: return *(const uint8_t*)p;
+    case DT_U16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case DT_U32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    case DT_U64: { int64_t v; std::memcpy(&v, p, 8); return v; }  // the bits
     default: return (int64_t)load_f(p, d);
   }
 }
@@ -160,6 +182,9 @@ inline void store_i(void* p, int d, int64_t v) {
     case DT_I32: { int32_t x = (int32_t)wrap_int((uint64_t)v, d); std::memcpy(p, &x, 4); break; }
     case DT_I64: std::memcpy(p, &v, 8); break;
     case DT_U8: *(uint8_t*)p = (uint8_t)v; break;
+    case DT_U16: { uint16_t x = (uint16_t)v; std::memcpy(p, &x, 2); break; }
+    case DT_U32: { uint32_t x = (uint32_t)v; std::memcpy(p, &x, 4); break; }
+    case DT_U64: std::memcpy(p, &v, 8); break;
     default: break;
   }
 }
@@ -173,6 +198,7 @@ inline void store_f(void* p, int d, double v) {
     case DT_F32: { float f = (float)v; std::memcpy(p, &f, 4); break; }
     case DT_F64: std::memcpy(p, &v, 8); break;
     case DT_BOOL: *(uint8_t*)p = v != 0; break;
+    case DT_U64: { const uint64_t x = (uint64_t)v; std::memcpy(p, &x, 8); break; }  // 0 <= v < 2^64
     default: store_i(p, d, (int64_t)v); break;
   }
 }
@@ -387,7 +413,7 @@ inline int output_dtype_for(int rule, int d) {
   switch (rule) {
     case CT_OUTPUT_BOOL: return DT_BOOL;
     case CT_OUTPUT_INT64: return DT_I64;
-    case CT_OUTPUT_ACCUM: return dtype(d).is_float() ? d : DT_I64;
+    case CT_OUTPUT_ACCUM: return dtype(d).is_float() ? d : dtype(d).is_uint() ? DT_U64 : DT_I64;
     case CT_OUTPUT_FLOAT: return dtype(d).is_float() ? d : DT_F64;
     default: return d;
   }

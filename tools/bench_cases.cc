@@ -32,13 +32,8 @@ float hash01(uint64_t i, uint64_t salt) {
 }
 
 CTDataType output_dtype(const CTOpInfo& info, CTDataType in) {
-  switch (info.output_dtype) {
-    case CT_OUTPUT_BOOL: return kBool;
-    case CT_OUTPUT_INT64: return kI64;
-    case CT_OUTPUT_ACCUM: return is_float(in) ? in : kI64;
-    case CT_OUTPUT_FLOAT: return is_float(in) ? in : kF64;
-    default: return in;
-  }
+  const int32_t out = ct_output_dtype_index(info.output_dtype, ct_dtype_index(in));
+  return out < 0 ? in : kDtypes[out].dt;
 }
 
 // The scalar parameters of a case; an op not named here gets num_params

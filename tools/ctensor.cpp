@@ -63,7 +63,7 @@ const char* kUsage =
     "                 (default: every device)\n"
     "  --op OP        one op by registry name (default: every op)\n"
     "  --category C   elementwise | broadcast_reduce | nn (or 1, 2, 3)\n"
-    "  --dtype T      bool int8 int16 int32 int64 uint8 float16 bfloat16 float32 float64\n"
+    "  --dtype T      bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64\n"
     "  --seed S       random seed for check's inputs (default 1)\n"
     "  --size S       bench: elements of the category 1/2 operands (default: each operand larger than\n"
     "                 the L3 cache, 2x; --quick 1.25x)\n"
@@ -242,12 +242,14 @@ Options parse(int argc, char** argv) {
 // Shared helpers
 // ---------------------------------------------------------------------------
 
-const DtypeName kDtypes[10] = {
+const DtypeName kDtypes[CT_DT_COUNT] = {
     {"bool", {CT_BOOL, 8, 1}},      {"int8", {CT_INT, 8, 1}},         {"int16", {CT_INT, 16, 1}},
     {"int32", {CT_INT, 32, 1}},     {"int64", {CT_INT, 64, 1}},       {"uint8", {CT_UINT, 8, 1}},
     {"float16", {CT_FLOAT, 16, 1}}, {"bfloat16", {CT_BFLOAT, 16, 1}}, {"float32", {CT_FLOAT, 32, 1}},
-    {"float64", {CT_FLOAT, 64, 1}},
+    {"float64", {CT_FLOAT, 64, 1}}, {"uint16", {CT_UINT, 16, 1}},     {"uint32", {CT_UINT, 32, 1}},
+    {"uint64", {CT_UINT, 64, 1}},
 };
+static_assert(CT_DT_COUNT == 13, "one name per CT_DT_* index, in index order");
 
 bool dtype_from_name(const std::string& n, CTDataType* out) {
   for (const auto& d : kDtypes)

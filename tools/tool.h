@@ -23,7 +23,7 @@ struct DtypeName {
   const char* name;
   CTDataType dt;
 };
-extern const DtypeName kDtypes[10];
+extern const DtypeName kDtypes[CT_DT_COUNT];  // in CTDtypeIndex order
 
 struct Device {
   int32_t index = 0;

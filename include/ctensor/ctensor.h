@@ -104,8 +104,8 @@ typedef struct {
 } CTDevice;
 
 /** An element type: layout of DLPack's DLDataType. ctensor supports
- *  lanes == 1 and: bool (CT_BOOL, 8), int8/16/32/64 (CT_INT), uint8 (CT_UINT, 8),
- *  float16/32/64 (CT_FLOAT) and bfloat16 (CT_BFLOAT, 16). */
+ *  lanes == 1 and: bool (CT_BOOL, 8), int8/16/32/64 (CT_INT), uint8/16/32/64
+ *  (CT_UINT), float16/32/64 (CT_FLOAT) and bfloat16 (CT_BFLOAT, 16). */
 typedef struct {
   uint8_t code;   /**< CT_INT, CT_UINT, CT_FLOAT, CT_BFLOAT, CT_BOOL, ... */
   uint8_t bits;   /**< bits per lane: 8, 16, 32, 64 */
@@ -281,7 +281,7 @@ enum {
   CT_OUTPUT_BOOL = 1, /**< bool (predicates) */
   CT_OUTPUT_ANY = 2,  /**< chosen by the caller (cast) */
   CT_OUTPUT_INT64 = 3, /**< int64 (argmax, argmin) */
-  CT_OUTPUT_ACCUM = 4, /**< float inputs: the same dtype; integer and bool inputs: int64 (sum, prod, cumsum, cumprod) */
+  CT_OUTPUT_ACCUM = 4, /**< float inputs: the same dtype; unsigned inputs: uint64; signed and bool inputs: int64 (sum, prod, cumsum, cumprod; NumPy's rule) */
   CT_OUTPUT_FLOAT = 5, /**< float inputs: the same dtype; integer and bool inputs: float64 (div, mean, var, ...) */
   CT_OUTPUT_NN = 6     /**< NN ops: data outputs have the data dtype; statistics, scale and shift are float32; indices int64 */
 };
@@ -315,7 +315,8 @@ enum {
 
 /** Dtype masks of the op description (bit i is CTDtypeIndex i). */
 #define CT_DTS_BOOL 0x001u
-#define CT_DTS_INT 0x03eu      /**< int8/16/32/64, uint8 */
+#define CT_DTS_INT 0x1c3eu     /**< int8/16/32/64, uint8/16/32/64 */
+#define CT_DTS_UINT 0x1c20u    /**< uint8/16/32/64 (a part of CT_DTS_INT: what CT_OUTPUT_ACCUM makes uint64) */
 #define CT_DTS_FLOAT 0x3c0u    /**< float16, bfloat16, float32, float64 */
 #define CT_DTS_NN 0x1c0u       /**< float16, bfloat16, float32 */
 #define CT_DTS_INTEGRAL (CT_DTS_BOOL | CT_DTS_INT)
@@ -520,7 +521,10 @@ typedef enum {
   CT_DESC_LAYER_NORM = 5  /**< CTLayerNormDesc */
 } CTDescType;
 
-/** Dense dtype indices: bit (1u << i) of CTOpInfo.dtype_mask is dtype i. */
+/** Dense dtype indices: bit (1u << i) of CTOpInfo.dtype_mask is dtype i.
+ *  Append-only (the indices are ABI): a dtype added later takes the next
+ *  index, so the integer and float dtypes are not contiguous ranges; test a
+ *  dtype's class with the CT_DTS_* masks, never by comparing indices. */
 typedef enum {
   CT_DT_BOOL = 0,
   CT_DT_INT8 = 1,
@@ -532,6 +536,9 @@ typedef enum {
   CT_DT_BFLOAT16 = 7,
   CT_DT_FLOAT32 = 8,
   CT_DT_FLOAT64 = 9,
+  CT_DT_UINT16 = 10,
+  CT_DT_UINT32 = 11,
+  CT_DT_UINT64 = 12,
   CT_DT_COUNT /**< one past the last index of this header */
 } CTDtypeIndex;
 
@@ -545,10 +552,30 @@ static inline int32_t ct_dtype_index(CTDataType dt) {
     case CT_INT:
       return dt.bits == 8 ? CT_DT_INT8 : dt.bits == 16 ? CT_DT_INT16 : dt.bits == 32 ? CT_DT_INT32
            : dt.bits == 64 ? CT_DT_INT64 : -1;
-    case CT_UINT: return dt.bits == 8 ? CT_DT_UINT8 : -1;
+    case CT_UINT:
+      return dt.bits == 8 ? CT_DT_UINT8 : dt.bits == 16 ? CT_DT_UINT16 : dt.bits == 32 ? CT_DT_UINT32
+           : dt.bits == 64 ? CT_DT_UINT64 : -1;
     case CT_FLOAT:
       return dt.bits == 16 ? CT_DT_FLOAT16 : dt.bits == 32 ? CT_DT_FLOAT32 : dt.bits == 64 ? CT_DT_FLOAT64 : -1;
     case CT_BFLOAT: return dt.bits == 16 ? CT_DT_BFLOAT16 : -1;
+    default: return -1;
+  }
+}
+
+/** The CT_DT_* index of the output an op's output rule @p rule
+ *  (CTOpInfo.output_dtype) gives for data dtype index @p dt, or -1 where the
+ *  rule does not fix one (CT_OUTPUT_ANY: the caller's; CT_OUTPUT_NN: per
+ *  tensor role) or dt is not an index of this header. The one statement of
+ *  the rules: core, the C++ wrapper and the tool all ask it. */
+static inline int32_t ct_output_dtype_index(int32_t rule, int32_t dt) {
+  if (dt < 0 || dt >= CT_DT_COUNT) return -1;
+  switch (rule) {
+    case CT_OUTPUT_SAME: return dt;
+    case CT_OUTPUT_BOOL: return CT_DT_BOOL;
+    case CT_OUTPUT_INT64: return CT_DT_INT64;
+    case CT_OUTPUT_ACCUM:
+      return ((CT_DTS_FLOAT >> dt) & 1u) ? dt : ((CT_DTS_UINT >> dt) & 1u) ? (int32_t)CT_DT_UINT64 : (int32_t)CT_DT_INT64;
+    case CT_OUTPUT_FLOAT: return ((CT_DTS_FLOAT >> dt) & 1u) ? dt : (int32_t)CT_DT_FLOAT64;
     default: return -1;
   }
 }
@@ -704,12 +731,13 @@ CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream);
  * a bound, as for category 1.
  * Operands share a dtype except as the op's CTOpInfo.output_dtype says:
  * comparisons and logical ops write bool, argmax/argmin int64, sum/prod/
- * cumsum/cumprod of integers and bool int64, div/mean/var/std/norm2 of
- * integers float64. float16 and bfloat16 compute in float32; float sums,
+ * cumsum/cumprod of unsigned integers uint64 and of signed integers and
+ * bool int64, div/mean/var/std/norm2 of integers float64 (ct_output_dtype_index).
+ * float16 and bfloat16 compute in float32; float sums,
  * products and running sums accumulate in float64 on the CPU (at least as
  * accurate as NumPy's pairwise summation; half types at least float32 on
- * every device). Integer sums accumulate in int64. Results do not depend on
- * the number of threads.
+ * every device). Integer sums accumulate in 64 bits, wrapping. Results do not
+ * depend on the number of threads.
  * Nothing here traps: integer x // 0 and x % 0 are 0, integer pow with a
  * negative exponent is 1 / a^-b truncated (0 unless a is 1 or -1).
  *

@@ -102,11 +102,15 @@ CTStatus want_out_shape(const char* fn, const char* out_name, const CTensor* out
 
 // An integer op's scalar must be exactly representable in the dtype.
 CTStatus check_int_param(const char* fn, const char* what, double v, int32_t dt) {
-  static const double lo[CT_DT_COUNT] = {0, -128, -32768, -2147483648.0, -9223372036854775808.0, 0};
-  static const double hi[CT_DT_COUNT] = {1, 127, 32767, 2147483647.0, 9223372036854775807.0, 255};
-  // int64's top is 2^63 - 1, not a double: values >= 2^63 are out of range.
-  const bool ok = std::isfinite(v) && v == std::trunc(v) && v >= lo[dt] &&
-                  (dt == CT_DT_INT64 ? v < 9223372036854775808.0 : v <= hi[dt]);
+  // By CT_DT_* index (the float dtypes' entries are never read). The tops of
+  // int64 (2^63 - 1) and uint64 (2^64 - 1) are not doubles: the bound is the
+  // power of two above them, excluded.
+  static const double lo[CT_DT_COUNT] = {0, -128, -32768, -2147483648.0, -9223372036854775808.0, 0, 0, 0, 0, 0,
+                                         0, 0, 0};
+  static const double top[CT_DT_COUNT] = {2, 128, 32768, 2147483648.0, 9223372036854775808.0, 256, 0, 0, 0, 0,
+                                          65536, 4294967296.0, 18446744073709551616.0};
+  static_assert(CT_DT_UINT64 == 12 && CT_DT_COUNT == 13, "one bound per dtype index");
+  const bool ok = std::isfinite(v) && v == std::trunc(v) && v >= lo[dt] && v < top[dt];
   if (ok) return CT_OK;
   return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s=%.17g is not an integer representable in %s", fn, what, v,
               dtype_name(dt));
@@ -251,17 +255,7 @@ CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* ent
 }  // namespace
 
 // The output dtype an op's rule gives for data dtype dt (-1: the caller's choice).
-int32_t output_dtype(int32_t rule, int32_t dt) {
-  const bool flt = (kMaskFloat >> dt) & 1u;
-  switch (rule) {
-    case CT_OUTPUT_SAME: return dt;
-    case CT_OUTPUT_BOOL: return CT_DT_BOOL;
-    case CT_OUTPUT_INT64: return CT_DT_INT64;
-    case CT_OUTPUT_ACCUM: return flt ? dt : (int32_t)CT_DT_INT64;
-    case CT_OUTPUT_FLOAT: return flt ? dt : (int32_t)CT_DT_FLOAT64;
-    default: return -1;
-  }
-}
+int32_t output_dtype(int32_t rule, int32_t dt) { return ct_output_dtype_index(rule, dt); }
 
 namespace {
 

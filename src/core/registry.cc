@@ -207,8 +207,15 @@ constexpr DtypeRow kDtypes[CT_DT_COUNT] = {
     {CT_BOOL, 8, "bool"},       {CT_INT, 8, "int8"},      {CT_INT, 16, "int16"},
     {CT_INT, 32, "int32"},      {CT_INT, 64, "int64"},    {CT_UINT, 8, "uint8"},
     {CT_FLOAT, 16, "float16"},  {CT_BFLOAT, 16, "bfloat16"}, {CT_FLOAT, 32, "float32"},
-    {CT_FLOAT, 64, "float64"},
+    {CT_FLOAT, 64, "float64"},  {CT_UINT, 16, "uint16"},  {CT_UINT, 32, "uint32"},
+    {CT_UINT, 64, "uint64"},
 };
+constexpr bool every_dtype_named() {
+  for (const DtypeRow& r : kDtypes)
+    if (!r.name) return false;
+  return true;
+}
+static_assert(every_dtype_named(), "one row per CT_DT_* index");
 }  // namespace
 
 CTDataType dtype_of(int32_t index) {

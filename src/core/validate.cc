@@ -27,7 +27,7 @@ CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, Te
   char dbuf[64];
   const int32_t dt = dtype_index(t->dtype);
   if (dt < 0)
-    return fail(CT_ERR_UNSUPPORTED, "%s: %s.dtype=%s is not supported (lanes must be 1; bool, int8/16/32/64, uint8, float16, bfloat16, float32, float64)",
+    return fail(CT_ERR_UNSUPPORTED, "%s: %s.dtype=%s is not supported (lanes must be 1; bool, int8/16/32/64, uint8/16/32/64, float16, bfloat16, float32, float64)",
                 fn, arg, describe_dtype(dbuf, sizeof dbuf, t->dtype));
   const int64_t itemsize = t->dtype.bits / 8;
   if (overflow) {

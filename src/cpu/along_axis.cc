@@ -184,9 +184,11 @@ template <class T, class O> CTStatus along_typed(const CTAlongAxisCall* c, const
   return CT_OK;
 }
 
+// cumsum / cumprod of integers and bool write int64 or uint64 (the ACCUM rule).
 template <class T> CTStatus along_in(const CTAlongAxisCall* c, const CTCpuStream* s) {
-  if (c->out_dt == CT_DT_INT64 && !std::is_same<T, int64_t>::value) {
-    if constexpr (!kFloat<T>) return along_typed<T, int64_t>(c, s);
+  if constexpr (!kFloat<T>) {
+    if (c->out_dt == CT_DT_INT64 && !std::is_same<T, int64_t>::value) return along_typed<T, int64_t>(c, s);
+    if (c->out_dt == CT_DT_UINT64 && !std::is_same<T, uint64_t>::value) return along_typed<T, uint64_t>(c, s);
   }
   return along_typed<T, T>(c, s);
 }

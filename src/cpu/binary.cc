@@ -321,6 +321,9 @@ template <class Op> void RegInt(KernelTable* t, int op) {
   RegOne<Op, int32_t>(t, op, CT_DT_INT32);
   RegOne<Op, int64_t>(t, op, CT_DT_INT64);
   RegOne<Op, uint8_t>(t, op, CT_DT_UINT8);
+  RegOne<Op, uint16_t>(t, op, CT_DT_UINT16);
+  RegOne<Op, uint32_t>(t, op, CT_DT_UINT32);
+  RegOne<Op, uint64_t>(t, op, CT_DT_UINT64);
 }
 // bool is stored as uint8 0/1; BoolOp is the op's meaning on 0/1 values.
 template <class BoolOp> void RegBool(KernelTable* t, int op) { RegOne<BoolOp, uint8_t>(t, op, CT_DT_BOOL); }

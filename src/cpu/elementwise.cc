@@ -466,6 +466,10 @@ struct PIsZero { template <class T> static bool test(T v) { return v == 0; } };
 // Integer arithmetic wraps: it is done in an unsigned type at least as wide
 // as int, so no signed overflow (UB) can happen.
 template <class T> using Wrap = typename std::conditional<sizeof(T) <= 4, uint32_t, uint64_t>::type;
+// x < 0, false for the unsigned types (no always-false comparison written).
+template <class T> inline bool IsNeg(T x) {
+  if constexpr (std::is_signed<T>::value) return x < 0; else return (void)x, false;
+}
 
 #define CT_INT_OP(NAME, EXPR)                                        \
   struct NAME {                                                      \
@@ -476,11 +480,11 @@ template <class T> using Wrap = typename std::conditional<sizeof(T) <= 4, uint32
     }                                                                \
   };
 CT_INT_OP(INeg, (T)(W)(0u - (W)x))
-CT_INT_OP(IAbs, x < 0 ? (T)(W)(0u - (W)x) : x)
-CT_INT_OP(ISign, (T)((x > 0) - (x < 0)))
+CT_INT_OP(IAbs, IsNeg(x) ? (T)(W)(0u - (W)x) : x)  // unsigned: the identity
+CT_INT_OP(ISign, (T)((x > 0) - IsNeg(x)))           // unsigned: 0 or 1
 CT_INT_OP(IReciprocal, (T)(x == 1 ? 1 : (std::is_signed<T>::value && x == (T)-1) ? (T)-1 : 0))
 CT_INT_OP(ISquare, (T)(W)((W)x * (W)x))
-CT_INT_OP(IRelu, x < 0 ? (T)0 : x)
+CT_INT_OP(IRelu, IsNeg(x) ? (T)0 : x)
 CT_INT_OP(IIdentity, x)
 CT_INT_OP(IBitwiseNot, (T)~x)
 CT_INT_OP(IClamp, (x < p0 ? p0 : x) > p1 ? p1 : (x < p0 ? p0 : x))
@@ -561,6 +565,9 @@ using i16 = int16_t;
 using i32 = int32_t;
 using i64 = int64_t;
 using u8 = uint8_t;
+using u16 = uint16_t;
+using u32 = uint32_t;
+using u64 = uint64_t;
 
 template <class Op> void RegFloat(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT32] = &UnaryF<Op, float>;
@@ -574,6 +581,9 @@ template <class Op> void RegInt(KernelTable* t, int op) {
   t->op[op][CT_DT_INT32] = &UnaryI<Op, i32>;
   t->op[op][CT_DT_INT64] = &UnaryI<Op, i64>;
   t->op[op][CT_DT_UINT8] = &UnaryI<Op, u8>;
+  t->op[op][CT_DT_UINT16] = &UnaryI<Op, u16>;
+  t->op[op][CT_DT_UINT32] = &UnaryI<Op, u32>;
+  t->op[op][CT_DT_UINT64] = &UnaryI<Op, u64>;
 }
 template <class Pred> void RegPredicate(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT32] = &PredicateK<Pred, float>;
@@ -585,6 +595,9 @@ template <class Pred> void RegPredicate(KernelTable* t, int op) {
   t->op[op][CT_DT_INT32] = &PredicateK<Pred, i32>;
   t->op[op][CT_DT_INT64] = &PredicateK<Pred, i64>;
   t->op[op][CT_DT_UINT8] = &PredicateK<Pred, u8>;
+  t->op[op][CT_DT_UINT16] = &PredicateK<Pred, u16>;
+  t->op[op][CT_DT_UINT32] = &PredicateK<Pred, u32>;
+  t->op[op][CT_DT_UINT64] = &PredicateK<Pred, u64>;
   t->op[op][CT_DT_BOOL] = &PredicateK<Pred, u8>;
 }
 template <class Op> void RegTernaryFloat(KernelTable* t, int op) {
@@ -603,6 +616,9 @@ template <class From> void RegCastFrom(KernelTable* t, int from) {
   row[CT_DT_INT32] = &CastK<From, i32>;
   row[CT_DT_INT64] = &CastK<From, i64>;
   row[CT_DT_UINT8] = &CastK<From, u8>;
+  row[CT_DT_UINT16] = &CastK<From, u16>;
+  row[CT_DT_UINT32] = &CastK<From, u32>;
+  row[CT_DT_UINT64] = &CastK<From, u64>;
   row[CT_DT_FLOAT16] = &CastK<From, f16>;
   row[CT_DT_BFLOAT16] = &CastK<From, bf16>;
   row[CT_DT_FLOAT32] = &CastK<From, float>;
@@ -700,15 +716,18 @@ void FillKernels(KernelTable* t) {
   RegFloat<FMulScalar>(t, CT_OP_MUL_SCALAR);   RegInt<IMulScalar>(t, CT_OP_MUL_SCALAR);
 
   for (int dt : {CT_DT_BOOL, CT_DT_INT8, CT_DT_UINT8}) t->op[CT_OP_WHERE][dt] = &WhereK<uint8_t>;
-  for (int dt : {CT_DT_INT16, CT_DT_FLOAT16, CT_DT_BFLOAT16}) t->op[CT_OP_WHERE][dt] = &WhereK<uint16_t>;
-  for (int dt : {CT_DT_INT32, CT_DT_FLOAT32}) t->op[CT_OP_WHERE][dt] = &WhereK<uint32_t>;
-  for (int dt : {CT_DT_INT64, CT_DT_FLOAT64}) t->op[CT_OP_WHERE][dt] = &WhereK<uint64_t>;
+  for (int dt : {CT_DT_INT16, CT_DT_UINT16, CT_DT_FLOAT16, CT_DT_BFLOAT16}) t->op[CT_OP_WHERE][dt] = &WhereK<uint16_t>;
+  for (int dt : {CT_DT_INT32, CT_DT_UINT32, CT_DT_FLOAT32}) t->op[CT_OP_WHERE][dt] = &WhereK<uint32_t>;
+  for (int dt : {CT_DT_INT64, CT_DT_UINT64, CT_DT_FLOAT64}) t->op[CT_OP_WHERE][dt] = &WhereK<uint64_t>;
   RegTernaryFloat<FFma>(t, CT_OP_FMA);
   t->op[CT_OP_FMA][CT_DT_INT8] = &FmaI<i8>;
   t->op[CT_OP_FMA][CT_DT_INT16] = &FmaI<i16>;
   t->op[CT_OP_FMA][CT_DT_INT32] = &FmaI<i32>;
   t->op[CT_OP_FMA][CT_DT_INT64] = &FmaI<i64>;
   t->op[CT_OP_FMA][CT_DT_UINT8] = &FmaI<u8>;
+  t->op[CT_OP_FMA][CT_DT_UINT16] = &FmaI<u16>;
+  t->op[CT_OP_FMA][CT_DT_UINT32] = &FmaI<u32>;
+  t->op[CT_OP_FMA][CT_DT_UINT64] = &FmaI<u64>;
   RegTernaryFloat<FLerp>(t, CT_OP_LERP);
 
   RegFloat<FHardswish>(t, CT_OP_HARDSWISH);
@@ -719,6 +738,9 @@ void FillKernels(KernelTable* t) {
   RegCastFrom<i32>(t, CT_DT_INT32);
   RegCastFrom<i64>(t, CT_DT_INT64);
   RegCastFrom<u8>(t, CT_DT_UINT8);
+  RegCastFrom<u16>(t, CT_DT_UINT16);
+  RegCastFrom<u32>(t, CT_DT_UINT32);
+  RegCastFrom<u64>(t, CT_DT_UINT64);
   RegCastFrom<f16>(t, CT_DT_FLOAT16);
   RegCastFrom<bf16>(t, CT_DT_BFLOAT16);
   RegCastFrom<float>(t, CT_DT_FLOAT32);
@@ -726,7 +748,8 @@ void FillKernels(KernelTable* t) {
   for (int dt = 0; dt < CT_DT_COUNT; ++dt) {
     static const ContigKernel copy_by_size[9] = {nullptr, &CopyK1, &CopyK2, nullptr, &CopyK4,
                                                  nullptr, nullptr,  nullptr, &CopyK8};
-    static const int sizes[CT_DT_COUNT] = {1, 1, 2, 4, 8, 1, 2, 2, 4, 8};
+    static const int sizes[CT_DT_COUNT] = {1, 1, 2, 4, 8, 1, 2, 2, 4, 8, 2, 4, 8};
+    static_assert(CT_DT_COUNT == 13, "one size per dtype index");
     t->cast[dt][dt] = copy_by_size[sizes[dt]];
   }
   t->cast[CT_DT_FLOAT16][CT_DT_FLOAT32] = &DecodeK<F16Codec>;

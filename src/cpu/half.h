@@ -78,7 +78,8 @@ template <class T> constexpr bool is_floating() {
   return std::is_floating_point<T>::value || std::is_same<T, f16>::value || std::is_same<T, bf16>::value;
 }
 
-// Saturating float -> integer: truncate toward zero, NaN -> 0.
+// Saturating float -> integer: truncate toward zero, NaN -> 0; below the
+// dtype's range its minimum (0 for the unsigned types), above it its maximum.
 template <class I> inline I saturate_from_double(double d) {
   if (std::isnan(d)) return 0;
   // 2^(bits-1) for signed, 2^bits for unsigned: exact in double for all our types.
@@ -98,21 +99,25 @@ template <> struct Convert<boolean> {
     else return boolean{(uint8_t)(v != 0)};
   }
 };
-// int64 -> double rounding to odd: exact below 2^53, and above it the lost
-// bits survive as a sticky LSB, so rounding the double again to float16 or
-// bfloat16 rounds correctly (no double rounding).
-inline double int64_to_double_odd(int64_t v) {
-  const uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  if (mag < (uint64_t(1) << 53)) return (double)v;
+// A 64-bit magnitude -> double rounding to odd: exact below 2^53, and above
+// it the lost bits survive as a sticky LSB, so rounding the double again to
+// float16 or bfloat16 rounds correctly (no double rounding).
+inline double magnitude_to_double_odd(uint64_t mag) {
+  if (mag < (uint64_t(1) << 53)) return (double)mag;
   const int shift = 64 - __builtin_clzll(mag) - 53;
   uint64_t m = mag >> shift;
   if (mag & ((uint64_t(1) << shift) - 1)) m |= 1;
-  const double d = std::ldexp((double)m, shift);
-  return v < 0 ? -d : d;
+  return std::ldexp((double)m, shift);
 }
 template <class I> inline double int_to_double_odd(I v) {
-  if constexpr (std::is_same<I, int64_t>::value) return int64_to_double_odd(v);
-  else return (double)v;  // exact
+  if constexpr (std::is_same<I, int64_t>::value) {
+    const double d = magnitude_to_double_odd(v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    return v < 0 ? -d : d;
+  } else if constexpr (std::is_same<I, uint64_t>::value) {
+    return magnitude_to_double_odd(v);
+  } else {
+    return (double)v;  // exact
+  }
 }
 
 template <> struct Convert<f16> {
@@ -140,9 +145,10 @@ template <class To> struct Convert {
     } else if constexpr (is_floating<From>()) {
       return saturate_from_double<To>(to_double(v));
     } else {
-      // int -> int wraps modulo 2^bits (NumPy's rule; defined via unsigned).
+      // int -> int wraps modulo 2^bits (NumPy's rule; defined via unsigned:
+      // a signed v converts to uint64_t modulo 2^64, an unsigned one exactly).
       using U = typename std::make_unsigned<To>::type;
-      return (To)(U)(uint64_t)(int64_t)v;
+      return (To)(U)(uint64_t)v;
     }
   }
 };

@@ -121,6 +121,9 @@ template <template <class> class F, class... Args> CTStatus by_dtype(int32_t dt,
     case CT_DT_BFLOAT16: return F<bf16>::run(args...);
     case CT_DT_FLOAT32: return F<float>::run(args...);
     case CT_DT_FLOAT64: return F<double>::run(args...);
+    case CT_DT_UINT16: return F<uint16_t>::run(args...);
+    case CT_DT_UINT32: return F<uint32_t>::run(args...);
+    case CT_DT_UINT64: return F<uint64_t>::run(args...);
     default: return fail(CT_ERR_INTERNAL, "cpu backend: dtype index %d", dt);
   }
 }

@@ -30,7 +30,8 @@ template <class T> inline bool nonzero(T v) {
   else return v != 0;
 }
 
-// Writes a double (float results) or an int64 (integer results) to out's dtype.
+// Writes a double (float results) or an int64 (integer results, taken modulo
+// 2^bits: a uint64 result is its bits) to out's dtype.
 inline void put_f(char* p, int32_t dt, double v) {
   switch (dt) {
     case CT_DT_FLOAT16: { const f16 h = Convert<f16>::from(v); std::memcpy(p, &h, 2); break; }
@@ -42,8 +43,8 @@ inline void put_f(char* p, int32_t dt, double v) {
 inline void put_i(char* p, int32_t dt, int64_t v) {
   switch (dt) {
     case CT_DT_BOOL: case CT_DT_INT8: case CT_DT_UINT8: { const uint8_t b = (uint8_t)v; std::memcpy(p, &b, 1); break; }
-    case CT_DT_INT16: { const int16_t b = (int16_t)v; std::memcpy(p, &b, 2); break; }
-    case CT_DT_INT32: { const int32_t b = (int32_t)v; std::memcpy(p, &b, 4); break; }
+    case CT_DT_INT16: case CT_DT_UINT16: { const uint16_t b = (uint16_t)v; std::memcpy(p, &b, 2); break; }
+    case CT_DT_INT32: case CT_DT_UINT32: { const uint32_t b = (uint32_t)v; std::memcpy(p, &b, 4); break; }
     default: std::memcpy(p, &v, 8); break;
   }
 }

@@ -8,9 +8,11 @@ namespace ctref {
 namespace {
 
 // F: float dtypes, on the exact double values (one rounding to the output
-// dtype happens later, in the comparison). I: integer and bool dtypes, exact
-// int64 in, wrapped to the output dtype by store(). An op without I whose
-// output is a float dtype (div) runs F on the integers as doubles.
+// dtype happens later, in the comparison). I: integer and bool dtypes, the
+// elements as Array::i holds them (exact(a, d) their values: an unsigned
+// dtype's are never negative), wrapped to the output dtype by store(). An op
+// without I whose output is a float dtype (div) runs F on the integers as
+// doubles.
 typedef double (*F2)(double a, double b);
 typedef int64_t (*I2)(int64_t a, int64_t b, CTDataType d);
 
@@ -28,7 +30,7 @@ bool binary(const Call& c, const Outs& o, std::string* why) {
   for (int64_t k = 0; k < out.numel(); ++k) {
     const size_t x = (size_t)ia[(size_t)k], y = (size_t)ib[(size_t)k];
     if (a.is_float()) store(out, k, vf(F(a.f[x], b.f[y])));
-    else if (as_double) store(out, k, vf(F((double)a.i[x], (double)b.i[y])));
+    else if (as_double) store(out, k, vf(F(to_double(a.i[x], a.dtype), to_double(b.i[y], b.dtype))));
     else store(out, k, vi(I(a.i[x], b.i[y], a.dtype)));
   }
   return true;
@@ -47,19 +49,23 @@ double f_div(double a, double b) { return a / b; }  // integers: (double)a / (do
 // Integer floor division from the definition: q = floor(a / b), the integer
 // with a == q*b + m and m of b's sign, |m| < |b|. On magnitudes: floor of a
 // non-negative quotient is the quotient of magnitudes, of a negative one
-// minus the rounded-up quotient of magnitudes. The result wraps as the dtype
-// does (INT_MIN // -1 = INT_MIN); x // 0 = 0 (SEMANTICS).
-int64_t floor_div_exact(int64_t a, int64_t b) {
+// minus the rounded-up quotient of magnitudes. Exact values (|a|, |b| < 2^64);
+// the result wraps as the dtype does when stored (INT_MIN // -1 = INT_MIN);
+// x // 0 = 0 (SEMANTICS).
+Int128 floor_div_exact(Int128 a, Int128 b) {
   if (b == 0) return 0;
-  const uint64_t ma = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, mb = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
-  const uint64_t q = ma / mb, up = q + (ma % mb != 0);
-  return (a < 0) == (b < 0) ? (int64_t)q : (int64_t)(0 - up);
+  const Int128 ma = a < 0 ? -a : a, mb = b < 0 ? -b : b;
+  const Int128 q = ma / mb, up = q + (ma % mb != 0);
+  return (a < 0) == (b < 0) ? q : -up;
 }
-int64_t i_floor_div(int64_t a, int64_t b, CTDataType) { return floor_div_exact(a, b); }
+int64_t i_floor_div(int64_t a, int64_t b, CTDataType d) {
+  return (int64_t)(uint64_t)floor_div_exact(exact(a, d), exact(b, d));
+}
 // m = a - floor(a / b) * b (exact: |m| < |b|); x % 0 = 0.
-int64_t i_mod(int64_t a, int64_t b, CTDataType) {
-  if (b == 0) return 0;
-  return (int64_t)((uint64_t)a - (uint64_t)floor_div_exact(a, b) * (uint64_t)b);
+int64_t i_mod(int64_t a, int64_t b, CTDataType d) {
+  const Int128 x = exact(a, d), y = exact(b, d);
+  if (y == 0) return 0;
+  return (int64_t)(uint64_t)(x - floor_div_exact(x, y) * y);
 }
 
 // Float floor division and modulus from the same definition. q is found
@@ -102,8 +108,8 @@ double f_mod(double a, double b) {
 double f_pow(double a, double b) { return std::pow(a, b); }
 // a^b modulo 2^64 by squaring (wraps as the dtype after store); b < 0:
 // 1 / a^-b truncated: 1 for a = 1, +-1 for a = -1 by parity, else 0.
-int64_t i_pow(int64_t a, int64_t b, CTDataType) {
-  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+int64_t i_pow(int64_t a, int64_t b, CTDataType d) {
+  if (exact(b, d) < 0) return a == 1 ? 1 : exact(a, d) == -1 ? ((b & 1) ? -1 : 1) : 0;
   uint64_t r = 1, base = (uint64_t)a;
   for (uint64_t e = (uint64_t)b; e; e >>= 1) {
     if (e & 1) r *= base;
@@ -116,8 +122,8 @@ int64_t i_pow(int64_t a, int64_t b, CTDataType) {
 
 double f_maximum(double a, double b) { return std::isnan(a) ? a : std::isnan(b) ? b : (a > b ? a : b); }
 double f_minimum(double a, double b) { return std::isnan(a) ? a : std::isnan(b) ? b : (a < b ? a : b); }
-int64_t i_max(int64_t a, int64_t b, CTDataType) { return a > b ? a : b; }  // maximum and fmax
-int64_t i_min(int64_t a, int64_t b, CTDataType) { return a < b ? a : b; }  // minimum and fmin
+int64_t i_max(int64_t a, int64_t b, CTDataType d) { return exact(a, d) > exact(b, d) ? a : b; }  // maximum, fmax
+int64_t i_min(int64_t a, int64_t b, CTDataType d) { return exact(a, d) < exact(b, d) ? a : b; }  // minimum, fmin
 double f_fmax(double a, double b) { return std::fmax(a, b); }
 double f_fmin(double a, double b) { return std::fmin(a, b); }
 double f_atan2(double a, double b) { return std::atan2(a, b); }
@@ -128,13 +134,14 @@ int64_t i_or(int64_t a, int64_t b, CTDataType) { return a | b; }
 int64_t i_xor(int64_t a, int64_t b, CTDataType) { return a ^ b; }
 // a * 2^b modulo 2^64 (wrapped to the dtype); a count outside [0, bits) gives 0.
 int64_t i_left_shift(int64_t a, int64_t b, CTDataType d) {
-  if (b < 0 || b >= d.bits) return 0;
+  if (exact(b, d) < 0 || exact(b, d) >= d.bits) return 0;
   return (int64_t)((uint64_t)a * ((uint64_t)1 << b));
 }
-// floor(a / 2^b) (arithmetic shift); a count outside [0, bits) fills with the sign.
+// floor(a / 2^b) (arithmetic shift; unsigned values are never negative, so
+// logical there); a count outside [0, bits) fills with the sign.
 int64_t i_right_shift(int64_t a, int64_t b, CTDataType d) {
-  if (b < 0 || b >= d.bits) return a < 0 ? -1 : 0;
-  return b == 63 ? (a < 0 ? -1 : 0) : floor_div_exact(a, (int64_t)1 << b);
+  if (exact(b, d) < 0 || exact(b, d) >= d.bits) return exact(a, d) < 0 ? -1 : 0;
+  return (int64_t)(uint64_t)floor_div_exact(exact(a, d), (Int128)1 << b);
 }
 
 // ---- logic and comparisons (bool out; NaN is true, and compares false) -------------
@@ -150,13 +157,13 @@ int64_t i_equal(int64_t a, int64_t b, CTDataType) { return a == b; }
 double f_not_equal(double a, double b) { return a != b; }
 int64_t i_not_equal(int64_t a, int64_t b, CTDataType) { return a != b; }
 double f_less(double a, double b) { return a < b; }
-int64_t i_less(int64_t a, int64_t b, CTDataType) { return a < b; }
+int64_t i_less(int64_t a, int64_t b, CTDataType d) { return exact(a, d) < exact(b, d); }
 double f_less_equal(double a, double b) { return a <= b; }
-int64_t i_less_equal(int64_t a, int64_t b, CTDataType) { return a <= b; }
+int64_t i_less_equal(int64_t a, int64_t b, CTDataType d) { return exact(a, d) <= exact(b, d); }
 double f_greater(double a, double b) { return a > b; }
-int64_t i_greater(int64_t a, int64_t b, CTDataType) { return a > b; }
+int64_t i_greater(int64_t a, int64_t b, CTDataType d) { return exact(a, d) > exact(b, d); }
 double f_greater_equal(double a, double b) { return a >= b; }
-int64_t i_greater_equal(int64_t a, int64_t b, CTDataType) { return a >= b; }
+int64_t i_greater_equal(int64_t a, int64_t b, CTDataType d) { return exact(a, d) >= exact(b, d); }
 
 // ---------------------------------------------------------------------------
 // The table: one entry per op

@@ -13,11 +13,13 @@
 
 namespace {
 
-// CTDtypeIndex (CT_DT_*) -> CTDataType; false for an index outside the ten.
+// CTDtypeIndex (CT_DT_*) -> CTDataType; false for an index outside the header's.
 bool dtype_of_index(int32_t i, CTDataType* d) {
-  static const CTDataType k[CT_DT_COUNT] = {
-      {CT_BOOL, 8, 1},  {CT_INT, 8, 1},     {CT_INT, 16, 1},   {CT_INT, 32, 1},   {CT_INT, 64, 1},
-      {CT_UINT, 8, 1},  {CT_FLOAT, 16, 1},  {CT_BFLOAT, 16, 1}, {CT_FLOAT, 32, 1}, {CT_FLOAT, 64, 1}};
+  static const CTDataType k[] = {
+      {CT_BOOL, 8, 1},  {CT_INT, 8, 1},     {CT_INT, 16, 1},    {CT_INT, 32, 1},   {CT_INT, 64, 1},
+      {CT_UINT, 8, 1},  {CT_FLOAT, 16, 1},  {CT_BFLOAT, 16, 1}, {CT_FLOAT, 32, 1}, {CT_FLOAT, 64, 1},
+      {CT_UINT, 16, 1}, {CT_UINT, 32, 1},   {CT_UINT, 64, 1}};
+  static_assert(sizeof k / sizeof k[0] == CT_DT_COUNT, "one dtype per CT_DT_* index");
   if (i < 0 || i >= CT_DT_COUNT) return false;
   *d = k[i];
   return true;
@@ -40,7 +42,8 @@ int fail(char* why, int32_t why_size, const std::string& msg) {
 // values in_values[k]; writes the one output (dtype out_dtype, shape
 // out_shape) to out_values. Values are in the reference domain: float64 for
 // float dtypes (results exact, not rounded to the dtype), int64 for integer
-// and bool dtypes (results wrapped to the dtype). Returns 1, or 0 with the
+// and bool dtypes (results wrapped to the dtype; uint64 values as their
+// bits, as ctref::Array holds them). Returns 1, or 0 with the
 // reason in why (why_size bytes, NUL-terminated).
 extern "C" __attribute__((visibility("default"))) int ctref_c_run(
     int32_t op, int32_t num_inputs, const int32_t* in_dtypes, const int32_t* in_ndims,

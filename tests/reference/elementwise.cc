@@ -8,8 +8,9 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // Unary and unary_param: F for float dtypes (double in, double out; a
-// predicate returns 0 or 1), I for integer and bool dtypes (exact int64 in,
-// the result is wrapped to the output dtype). p: the call's parameters.
+// predicate returns 0 or 1), I for integer and bool dtypes (the element as
+// Array::i holds it, exact(x, d) its value; the result is wrapped to the
+// output dtype). p: the call's parameters.
 // ---------------------------------------------------------------------------
 
 typedef double (*F1)(double x, const double* p);
@@ -41,9 +42,11 @@ double round_half_even(double x) {
 double f_neg(double x, const double*) { return -x; }
 int64_t i_neg(int64_t x, const double*, CTDataType) { return (int64_t)(0 - (uint64_t)x); }  // wraps
 double f_abs(double x, const double*) { return std::fabs(x); }
-int64_t i_abs(int64_t x, const double*, CTDataType) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }
+int64_t i_abs(int64_t x, const double*, CTDataType d) {  // wraps; unsigned: x
+  return exact(x, d) < 0 ? (int64_t)(0 - (uint64_t)x) : x;
+}
 double f_sign(double x, const double*) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }  // NaN, +-0 stay
-int64_t i_sign(int64_t x, const double*, CTDataType) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+int64_t i_sign(int64_t x, const double*, CTDataType d) { return exact(x, d) > 0 ? 1 : exact(x, d) < 0 ? -1 : 0; }
 double f_exp(double x, const double*) { return std::exp(x); }
 double f_expm1(double x, const double*) { return std::expm1(x); }
 double f_exp2(double x, const double*) { return std::exp2(x); }
@@ -53,7 +56,9 @@ double f_log2(double x, const double*) { return std::log2(x); }
 double f_sqrt(double x, const double*) { return std::sqrt(x); }
 double f_rsqrt(double x, const double*) { return 1.0 / std::sqrt(x); }
 double f_reciprocal(double x, const double*) { return 1.0 / x; }
-int64_t i_reciprocal(int64_t x, const double*, CTDataType) { return x == 1 ? 1 : x == -1 ? -1 : 0; }  // 1/0 = 0
+int64_t i_reciprocal(int64_t x, const double*, CTDataType d) {  // 1/0 = 0
+  return exact(x, d) == 1 ? 1 : exact(x, d) == -1 ? -1 : 0;
+}
 double f_square(double x, const double*) { return x * x; }
 int64_t i_square(int64_t x, const double*, CTDataType) { return (int64_t)((uint64_t)x * (uint64_t)x); }
 double f_sin(double x, const double*) { return std::sin(x); }
@@ -62,7 +67,7 @@ double f_tan(double x, const double*) { return std::tan(x); }
 double f_tanh(double x, const double*) { return std::tanh(x); }
 double f_sigmoid(double x, const double*) { return sigmoid_ref(x); }
 double f_relu(double x, const double*) { return relu_ref(x); }
-int64_t i_relu(int64_t x, const double*, CTDataType) { return x < 0 ? 0 : x; }
+int64_t i_relu(int64_t x, const double*, CTDataType d) { return exact(x, d) < 0 ? 0 : x; }
 double f_gelu(double x, const double*) { return gelu_ref(x); }
 double f_gelu_tanh(double x, const double*) { return gelu_tanh_ref(x); }
 double f_silu(double x, const double*) { return silu_ref(x); }
@@ -94,19 +99,19 @@ double f_clamp(double x, const double* p) {  // NaN x stays NaN; lo > hi gives h
   const double r = x < p[0] ? p[0] : x;
   return r > p[1] ? p[1] : r;
 }
-int64_t i_clamp(int64_t x, const double* p, CTDataType) {
-  const int64_t lo = (int64_t)p[0], hi = (int64_t)p[1];
-  const int64_t r = x < lo ? lo : x;
-  return r > hi ? hi : r;
+int64_t i_clamp(int64_t x, const double* p, CTDataType d) {  // p: integers of d's range
+  const Int128 lo = (Int128)p[0], hi = (Int128)p[1];
+  const Int128 v = exact(x, d), r = v < lo ? lo : v;
+  return (int64_t)(uint64_t)(r > hi ? hi : r);
 }
 double f_pow_scalar(double x, const double* p) { return std::pow(x, p[0]); }
 double f_add_scalar(double x, const double* p) { return x + p[0]; }
-int64_t i_add_scalar(int64_t x, const double* p, CTDataType) {  // wraps
-  return (int64_t)((uint64_t)x + (uint64_t)(int64_t)p[0]);
+int64_t i_add_scalar(int64_t x, const double* p, CTDataType) {  // wraps; p[0] up to 2^64 - 1 (uint64)
+  return (int64_t)((uint64_t)x + (uint64_t)(Int128)p[0]);
 }
 double f_mul_scalar(double x, const double* p) { return x * p[0]; }
 int64_t i_mul_scalar(int64_t x, const double* p, CTDataType) {  // wraps
-  return (int64_t)((uint64_t)x * (uint64_t)(int64_t)p[0]);
+  return (int64_t)((uint64_t)x * (uint64_t)(Int128)p[0]);
 }
 
 // ---------------------------------------------------------------------------
@@ -163,10 +168,10 @@ bool ref_where(const Call& c, const Outs& o, std::string* why) {
 // value stored is the rounded one: a rounding is what cast computes).
 // ---------------------------------------------------------------------------
 
-// The int64 v rounded once (nearest even) to a float of mbits mantissa bits,
-// as a double (exact: every such value is a double).
-double round_int(int64_t v, int mbits) {
-  const uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+// The integer v (|v| < 2^64) rounded once (nearest even) to a float of mbits
+// mantissa bits, as a double (exact: every such value is a double).
+double round_int(Int128 v, int mbits) {
+  const uint64_t m = (uint64_t)(v < 0 ? -v : v);
   int top = 63;
   while (top > 0 && !((m >> top) & 1)) --top;
   if (m == 0 || top <= mbits) return (double)v;  // exact
@@ -199,17 +204,17 @@ bool ref_cast(const Call& c, const Outs& o, std::string* why) {
       } else if (std::isnan(v)) {
         out.i[(size_t)k] = 0;
       } else {
+        // In Int128 every bound is exact: [min, max + 1) of the dtype, and
+        // trunc(v) converts exactly inside it (|t| < 2^64 there).
         const double t = std::trunc(v);
-        if (od.bits == 64 && !dt_uint(od))
-          out.i[(size_t)k] = t >= 9223372036854775808.0 ? INT64_MAX : t < -9223372036854775808.0 ? INT64_MIN
-                                                                                                 : (int64_t)t;
-        else
-          out.i[(size_t)k] = t <= (double)dt_min(od) ? dt_min(od) : t >= (double)dt_max(od) ? dt_max(od) : (int64_t)t;
+        const Int128 lo = dt_min(od), hi = dt_max(od);
+        const Int128 r = t <= (double)lo ? lo : t >= (double)(hi + 1) ? hi : (Int128)t;
+        out.i[(size_t)k] = (int64_t)(uint64_t)r;  // a uint64 above INT64_MAX: its bits
       }
     } else {
       const int64_t v = x.i[(size_t)k];
       if (out.is_float()) {
-        const double r = round_int(v, mantissa_bits(od));
+        const double r = round_int(exact(v, x.dtype), mantissa_bits(od));
         out.f[(size_t)k] = od.bits == 64 ? r : round_to(r, od);  // round_to only overflows here
       } else {
         out.i[(size_t)k] = wrap((uint64_t)v, od);

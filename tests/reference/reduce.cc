@@ -1,6 +1,6 @@
 // reduce.cc — references of the reductions and the along-axis ops (category
 // 2): one function per op over the values of one output's set (or one
-// line), in long double / exact int64; the table sits at the end.
+// line), in long double / exact integers; the table sits at the end.
 #include "ref_internal.h"
 
 namespace ctref {
@@ -26,6 +26,7 @@ bool reduce(const Call& c, const Outs& o, std::string* why) {
                          " elements, the reduction " + std::to_string(groups.size()));
   Values v;
   v.fl = x.is_float();
+  v.uns = dt_uint(x.dtype);
   for (size_t g = 0; g < groups.size(); ++g) {
     v.f.clear();
     v.i.clear();
@@ -58,12 +59,10 @@ long double fsum(const std::vector<double>& v) {
   return s + comp;
 }
 
-__extension__ typedef __int128 Int128;
-
 // The exact sum of integers, as a long double (exact below 2^64).
-long double isum_exact(const std::vector<int64_t>& v) {
+long double isum_exact(const Values& v) {
   Int128 s = 0;
-  for (int64_t x : v) s += x;
+  for (int64_t j = 0; j < v.size(); ++j) s += v.exact(j);
   return (long double)s;
 }
 
@@ -73,7 +72,7 @@ long double mean_of(const Values& v) {
   const int64_t n = v.size();
   if (n == 0) return kNaN;
   if (v.fl) return fsum(v.f) / n;
-  const long double s = isum_exact(v.i);
+  const long double s = isum_exact(v);
   if (std::fabs(s) <= 9007199254740992.0L) return (long double)((double)s / (double)n);
   return s / n;
 }
@@ -118,7 +117,7 @@ bool extreme(const Values& v, const Call& c, bool largest, int64_t* best, std::s
       if (std::isnan(bx)) break;
       if (std::isnan(x) || (largest ? x > bx : x < bx)) *best = j;
     } else {
-      const int64_t x = v.i[(size_t)j], bx = v.i[(size_t)*best];
+      const Int128 x = v.exact(j), bx = v.exact(*best);
       if (largest ? x > bx : x < bx) *best = j;
     }
   }
@@ -167,7 +166,7 @@ bool r_all(const Values& v, const Call&, V* r, std::string*) {
 bool r_norm2(const Values& v, const Call&, V* r, std::string*) {
   long double s = 0;
   for (int64_t j = 0; j < v.size(); ++j) s += v.fl ? (long double)v.f[(size_t)j] * v.f[(size_t)j]
-                                                   : (long double)v.i[(size_t)j] * (long double)v.i[(size_t)j];
+                                                   : (long double)v.exact(j) * (long double)v.exact(j);
   *r = vf((double)std::sqrt(s));
   return true;
 }
@@ -201,7 +200,7 @@ long double variance(const Values& v, double correction) {
   const long double mean = mean_of(v);
   long double ss = 0;
   for (int64_t j = 0; j < n; ++j) {
-    const long double d = (v.fl ? (long double)v.f[(size_t)j] : (long double)v.i[(size_t)j]) - mean;
+    const long double d = (v.fl ? (long double)v.f[(size_t)j] : (long double)v.exact(j)) - mean;
     ss += d * d;
   }
   const long double den = std::max<long double>((long double)n - correction, 0);
@@ -237,6 +236,7 @@ bool along(const Call& c, const Outs& o, std::string* why) {
                 inner = nd ? prod(x.shape, (size_t)ax + 1) : 1;
   Values line;
   line.fl = x.is_float();
+  line.uns = dt_uint(x.dtype);
   std::vector<V> res;
   for (int64_t p = 0; p < outer; ++p)
     for (int64_t q = 0; q < inner; ++q) {
@@ -253,7 +253,8 @@ bool along(const Call& c, const Outs& o, std::string* why) {
   return true;
 }
 
-// Running sum / product in long double (floats) or int64, wrapping (ints, bool).
+// Running sum / product in long double (floats) or 64 bits, wrapping (ints, bool;
+// stored into int64 or uint64, both modulo 2^64).
 bool running(const Values& line, bool sum, std::vector<V>* out) {
   out->clear();
   if (line.fl) {

@@ -57,8 +57,15 @@ inline std::string name_of(const Call& c) { return op_name(c.op); }
 
 inline bool dt_bool(CTDataType d) { return d.code == CT_BOOL; }
 inline bool dt_uint(CTDataType d) { return d.code == CT_UINT; }
-int64_t dt_min(CTDataType d);
-int64_t dt_max(CTDataType d);
+// The smallest and the largest value of integer or bool dtype d (exact).
+__extension__ typedef __int128 Int128;
+Int128 dt_min(CTDataType d);
+Int128 dt_max(CTDataType d);
+// The exact value of an integer or bool element v of dtype d, as Array::i
+// holds it: an unsigned dtype's value is v's uint64 bits (exact for all of
+// them: uint8/16/32 values are small non-negative int64s).
+inline Int128 exact(int64_t v, CTDataType d) { return dt_uint(d) ? (Int128)(uint64_t)v : (Int128)v; }
+inline double to_double(int64_t v, CTDataType d) { return dt_uint(d) ? (double)(uint64_t)v : (double)v; }
 // Two's complement wrap of v modulo 2^bits of integer dtype d; bool: v != 0.
 int64_t wrap(uint64_t v, CTDataType d);
 const CTDataType kF64 = {CT_FLOAT, 64, 1};
@@ -87,13 +94,16 @@ inline void store(Array& out, int64_t k, const V& v) {
                             : wrap((uint64_t)v.i, out.dtype);
 }
 
-// The values of one group (a reduction's set, an along-axis line).
+// The values of one group (a reduction's set, an along-axis line); an
+// integer group holds x's elements as Array::i does (uns: of an unsigned dtype).
 struct Values {
   bool fl = true;
+  bool uns = false;
   std::vector<double> f;
   std::vector<int64_t> i;
   int64_t size() const { return fl ? (int64_t)f.size() : (int64_t)i.size(); }
-  double get(int64_t j) const { return fl ? f[(size_t)j] : (double)i[(size_t)j]; }
+  Int128 exact(int64_t j) const { return uns ? (Int128)(uint64_t)i[(size_t)j] : (Int128)i[(size_t)j]; }
+  double get(int64_t j) const { return fl ? f[(size_t)j] : (double)exact(j); }
 };
 
 // ---- shapes and broadcasting ----------------------------------------------------

@@ -167,32 +167,15 @@ std::string dtype_name(CTDataType d) {
   return "dtype(code=" + std::to_string(d.code) + ")";
 }
 
-int64_t dt_min(CTDataType d) {
+Int128 dt_min(CTDataType d) {
   if (d.code != CT_INT) return 0;
-  switch (d.bits) {
-    case 8: return INT8_MIN;
-    case 16: return INT16_MIN;
-    case 32: return INT32_MIN;
-    default: return INT64_MIN;
-  }
+  return -((Int128)1 << (d.bits - 1));
 }
 
-int64_t dt_max(CTDataType d) {
+Int128 dt_max(CTDataType d) {
   if (d.code == CT_BOOL) return 1;
-  if (d.code == CT_UINT) {
-    switch (d.bits) {
-      case 8: return UINT8_MAX;
-      case 16: return UINT16_MAX;
-      case 32: return UINT32_MAX;
-      default: return INT64_MAX;  // uint64 is not a ctensor dtype
-    }
-  }
-  switch (d.bits) {
-    case 8: return INT8_MAX;
-    case 16: return INT16_MAX;
-    case 32: return INT32_MAX;
-    default: return INT64_MAX;
-  }
+  if (d.code == CT_UINT) return ((Int128)1 << d.bits) - 1;
+  return ((Int128)1 << (d.bits - 1)) - 1;
 }
 
 int64_t wrap(uint64_t v, CTDataType d) {

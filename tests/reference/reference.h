@@ -16,8 +16,10 @@
 namespace ctref {
 
 // A dense row-major host array in the reference domain: values of float
-// dtypes (float16/32/64, bfloat16) as double in `f`; integer, uint8 and bool
-// values as exact int64 in `i` (bool: 0 or 1). Only one of f/i is used.
+// dtypes (float16/32/64, bfloat16) as double in `f`; integer and bool values
+// as int64 in `i` (bool: 0 or 1), exact except that a uint64 value above
+// INT64_MAX is held as the int64 with the same bits (what ct_cast to int64
+// gives; get() reads it back as the uint64). Only one of f/i is used.
 struct Array {
   CTDataType dtype{};
   std::vector<int64_t> shape;
@@ -30,7 +32,9 @@ struct Array {
   bool is_float() const { return dtype.code == CT_FLOAT || dtype.code == CT_BFLOAT; }
   // Allocate f or i for `shape` and `dtype` (zero-filled).
   void reset(CTDataType dt, const std::vector<int64_t>& shp);
-  double get(int64_t k) const { return is_float() ? f[(size_t)k] : (double)i[(size_t)k]; }
+  double get(int64_t k) const {
+    return is_float() ? f[(size_t)k] : dtype.code == CT_UINT ? (double)(uint64_t)i[(size_t)k] : (double)i[(size_t)k];
+  }
 };
 
 // One op call. Fields are used by the op's kind:

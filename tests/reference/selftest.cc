@@ -22,6 +22,7 @@ void expect(bool ok, const std::string& what) {
 }
 
 const CTDataType kF64 = {CT_FLOAT, 64, 1}, kI8 = {CT_INT, 8, 1}, kI64 = {CT_INT, 64, 1}, kF16 = {CT_FLOAT, 16, 1};
+const CTDataType kU16 = {CT_UINT, 16, 1}, kU64 = {CT_UINT, 64, 1}, kBool = {CT_BOOL, 8, 1}, kF32 = {CT_FLOAT, 32, 1};
 
 // op(a, b) of two scalars (0-d arrays) of dtype dt into a 0-d out of dtype odt.
 ctref::Array binary(int32_t op, CTDataType dt, double a, double b, CTDataType odt) {
@@ -93,6 +94,28 @@ int main() {
   expect(same(binary(CT_OP_MOD, kF64, 1, 0.1, kF64).f[0], std::fmod(1, 0.1)), "1 % 0.1");
   expect(std::isnan(binary(CT_OP_MOD, kF64, 1, 0, kF64).f[0]), "1.0 % 0 = nan");
   expect(same(binary(CT_OP_DIV, kI8, 1, 0, kF64).f[0], inf), "int 1 / 0 = inf (float64)");
+  // unsigned values as ctref::Array holds them (uint64 max is -1): no sign anywhere
+  expect(binary(CT_OP_FLOOR_DIV, kU64, -1, 2, kU64).i[0] == INT64_MAX, "uint64 max // 2");
+  expect(binary(CT_OP_MOD, kU64, -1, 10, kU64).i[0] == 5, "uint64 max % 10 = 5");
+  expect(binary(CT_OP_LESS, kU64, 1, -1, kBool).i[0] == 1, "uint64 1 < max");
+  expect(binary(CT_OP_MAXIMUM, kU64, 1, -1, kU64).i[0] == -1, "uint64 maximum(1, max) = max");
+  expect(binary(CT_OP_RIGHT_SHIFT, kU64, -1, 63, kU64).i[0] == 1, "uint64 max >> 63 = 1 (logical)");
+  expect(binary(CT_OP_RIGHT_SHIFT, kU16, 65535, 20, kU16).i[0] == 0, "uint16 >> 20 = 0");
+  expect(binary(CT_OP_SUB, kU16, 0, 1, kU16).i[0] == 65535, "uint16 0 - 1 wraps");
+  expect(same(binary(CT_OP_DIV, kU64, -1, 1, kF64).f[0], 18446744073709551615.0), "uint64 max / 1 in float64");
+  {
+    ctref::Array x(kU64, {1}), f(kF64, {3}), o32(kF32, {1}), o64(kU64, {3});
+    x.i = {-1};
+    f.f = {1e20, -5.0, 9223372036854775808.0};
+    ctref::Call c;
+    c.op = CT_OP_CAST;
+    c.inputs = {&x};
+    std::string why;
+    expect(ctref::run(c, {&o32}, &why) && o32.f[0] == 18446744073709551616.0, "uint64 max -> float32 = 2^64");
+    c.inputs = {&f};
+    expect(ctref::run(c, {&o64}, &why) && o64.i[0] == -1 && o64.i[1] == 0 && o64.i[2] == INT64_MIN,
+           "float64 -> uint64 saturates at both ends");
+  }
   // cast rounds once to the target
   {
     ctref::Array x(kI64, {2}), out(kF16, {2});

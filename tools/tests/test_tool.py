@@ -170,6 +170,19 @@ def test_check_one_dtype_and_seed(env, tmp_path):
     assert res["seed"] == 7 and [r["dtype"] for r in res["results"]] == ["float16"]
 
 
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+def test_check_the_wide_unsigned_dtypes(dtype, env, tmp_path):
+    out = tmp_path / "u.json"
+    run(["check", "--quick", "--dtype", dtype, "--json", str(out)], env, check_rc=0)
+    res = json.loads(out.read_text())
+    ran = {r["op"] for r in res["results"]}
+    assert {r["dtype"] for r in res["results"]} == {dtype} and res["pairs_failed"] == 0
+    # every op whose rule takes integers: arithmetic, bits, comparisons, reductions, scans, casts
+    assert {"neg", "abs", "sign", "bitwise_not", "clamp", "where", "fma", "cast", "add", "floor_div", "mod", "pow",
+            "right_shift", "less", "maximum", "sum", "prod", "argmax", "mean", "var", "cumsum", "cumprod"} <= ran
+    assert not ran & {"exp", "softmax", "matmul", "conv2d", "max_pool2d"}  # float-only and NN ops: not defined
+
+
 # ---- bench -------------------------------------------------------------------
 
 BENCH_ROW = {"device": str, "op": str, "dtype": str, "shape": str, "time_s": NUM_OR_NULL, "bytes": NUM,
@@ -408,8 +421,8 @@ def test_check_on_the_loopback_devices(env, tmp_path):
     ran = {(r["op"], r["dtype"]) for r in res["results"] if r["device"] == "loopback:0"}
     want = {(op, dt) for op in ("neg", "abs", "exp", "relu", "add", "mul", "maximum", "less", "sum", "max", "softmax")
             for dt in ("float32", "float64")}
-    want |= {("cast", dt) for dt in ("bool", "int8", "int16", "int32", "int64", "uint8", "float16", "bfloat16",
-                                     "float32", "float64")}
+    want |= {("cast", dt) for dt in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                                     "float16", "bfloat16", "float32", "float64")}
     assert ran == want
     assert res["pairs"] == 2 * len(want)
     # what the devices refuse is counted and says why, loudly

@@ -65,7 +65,8 @@ _NN_NAMES = {
     "layer_norm": ("layer_norm",),
     "layer_norm_backward": ("layer_norm_backward",),
 }
-_DTYPES = (bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)  # noqa: F405
+_DTYPES = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,  # noqa: F405
+           float16, bfloat16, float32, float64)  # noqa: F405
 
 
 class DeviceInfo:

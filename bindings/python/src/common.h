@@ -44,7 +44,7 @@ struct DTypeEntry {
   const char* name;
   CTDataType dt;
 };
-extern const DTypeEntry kDTypes[10];
+extern const DTypeEntry kDTypes[CT_DT_COUNT];  // in CTDtypeIndex order
 
 // A dtype as Python sees it: ctensor.float32 and friends.
 struct DType {

@@ -331,21 +331,32 @@ void fill_scalar(Arg& a, CTDataType dt, CTDevice dev, const char* fn, const char
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (v == -1 && PyErr_Occurred()) throw nb::python_error();
     if (dt.code == CT_INT || dt.code == CT_UINT) {
-      long long lo, hi;
-      if (dt.code == CT_INT) {
-        lo = dt.bits >= 64 ? std::numeric_limits<long long>::min() : -(1ll << (dt.bits - 1));
-        hi = dt.bits >= 64 ? std::numeric_limits<long long>::max() : (1ll << (dt.bits - 1)) - 1;
+      // The value as int64 (v) or, above int64 (overflow > 0: uint64 only), as uint64 (u).
+      unsigned long long u = 0;
+      bool fits;
+      if (overflow > 0 && dt.code == CT_UINT && dt.bits >= 64) {
+        u = PyLong_AsUnsignedLongLong(o);
+        fits = !(u == (unsigned long long)-1 && PyErr_Occurred());
+        if (!fits) PyErr_Clear();
+      } else if (overflow) {
+        fits = false;
+      } else if (dt.code == CT_INT) {
+        fits = dt.bits >= 64 || (v >= -(1ll << (dt.bits - 1)) && v <= (1ll << (dt.bits - 1)) - 1);
       } else {
-        lo = 0;
-        hi = dt.bits >= 64 ? std::numeric_limits<long long>::max() : (1ll << dt.bits) - 1;
+        fits = v >= 0 && (dt.bits >= 64 || v <= (1ll << dt.bits) - 1);
       }
-      if (overflow || v < lo || v > hi) {
+      if (!fits) {
         std::string r = nb::cast<std::string>(nb::repr(nb::handle(o)));
         raise(PyExc_OverflowError, "%s: %s=%s does not fit the other operand's dtype %s", fn, name, r.c_str(),
               dn.c_str());
       }
-      std::memcpy(sbuf, &v, 8);
-      src.dtype = {CT_INT, 64, 1};
+      if (overflow) {
+        std::memcpy(sbuf, &u, 8);
+        src.dtype = {CT_UINT, 64, 1};
+      } else {
+        std::memcpy(sbuf, &v, 8);
+        src.dtype = {CT_INT, 64, 1};
+      }
     } else {
       double d = PyLong_AsDouble(o);
       if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();

@@ -254,7 +254,8 @@ std::string output_doc(int32_t rule) {
   switch (rule) {
     case CT_OUTPUT_BOOL: return "The result is bool.";
     case CT_OUTPUT_INT64: return "The result is int64.";
-    case CT_OUTPUT_ACCUM: return "The result has x's dtype for floats, int64 for integers and bool.";
+    case CT_OUTPUT_ACCUM:
+      return "The result has x's dtype for floats, uint64 for unsigned integers, int64 for signed integers and bool.";
     case CT_OUTPUT_FLOAT: return "The result has x's dtype for floats, float64 for integers and bool.";
     default: return "The result has the input's dtype.";
   }

@@ -51,9 +51,11 @@ if _tests_dir not in sys.path:
 # dtypes
 # ---------------------------------------------------------------------------
 
-ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8",
-              "float16", "bfloat16", "float32", "float64"]
-INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8"]
+# In CTDtypeIndex order: bit k of a dtype mask (and index k of the reference library's C API) is ALL_DTYPES[k].
+ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "bfloat16", "float32", "float64",
+              "uint16", "uint32", "uint64"]
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+UINT_DTYPES = ["uint8", "uint16", "uint32", "uint64"]
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]
 NP_FLOAT_DTYPES = ["float16", "float32", "float64"]  # NumPy-native floats
 B = frozenset(["bool"])
@@ -68,6 +70,7 @@ kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLBool = 0, 1, 2, 4, 6
 DL_DTYPE = {
     "bool": (kDLBool, 8), "int8": (kDLInt, 8), "int16": (kDLInt, 16),
     "int32": (kDLInt, 32), "int64": (kDLInt, 64), "uint8": (kDLUInt, 8),
+    "uint16": (kDLUInt, 16), "uint32": (kDLUInt, 32), "uint64": (kDLUInt, 64),
     "float16": (kDLFloat, 16), "bfloat16": (kDLBfloat, 16),
     "float32": (kDLFloat, 32), "float64": (kDLFloat, 64),
 }
@@ -209,7 +212,8 @@ def random_array(rng, shape, dtype, lo=-5.0, hi=5.0):
         info = np.iinfo(dtype)
         l = max(int(lo), int(info.min))
         h = min(int(hi), int(info.max))
-        return rng.integers(l, h + 1, size=shape, dtype=np.int64).astype(dtype)
+        # endpoint=True: uint64's top is no int64
+        return rng.integers(l, h, size=shape, dtype=np.uint64 if l >= 0 else np.int64, endpoint=True).astype(dtype)
     if dtype == "bfloat16":
         return rng.uniform(lo, hi, size=shape).astype(np.float32)
     return rng.uniform(lo, hi, size=shape).astype(dtype)
@@ -413,9 +417,9 @@ def c_reference_lib():
 def c_reference(op_id, in_dtypes, inputs, params, out_dtype, out_shape):
     """The reference result of registry op ``op_id`` (unary, unary_param, ternary, cast or binary) from the one
     C++ reference library the Catch2 suites and ``ctensor check`` use: inputs are stored values in the reference
-    domain (float64 for float dtypes, else int64), one dtype name each; returns float64 (exact, not rounded to
-    ``out_dtype``) or int64 values (wrapped to ``out_dtype``) of ``out_shape``. Fails the test when the library
-    is not there or refuses the call."""
+    domain (float64 for float dtypes, else int64: uint64 values as their bits), one dtype name each; returns
+    float64 (exact, not rounded to ``out_dtype``) or int64 values (wrapped to ``out_dtype``; uint64 as uint64)
+    of ``out_shape``. Fails the test when the library is not there or refuses the call."""
     lib = c_reference_lib()
     if lib is None:
         pytest.fail("CT_REFERENCE_LIB does not name the ct_reference_c library (run through ctest)")
@@ -437,7 +441,7 @@ def c_reference(op_id, in_dtypes, inputs, params, out_dtype, out_shape):
         ctypes.c_int32(ALL_DTYPES.index(str(out_dtype))), ctypes.c_int32(out.ndim), oshape.ctypes.data_as(i64p),
         ctypes.c_void_p(out.ctypes.data), why, ctypes.c_int32(len(why)))
     assert ok == 1, f"C++ reference of op {op_id}: {why.value.decode()}"
-    return out
+    return out.view(np.uint64) if str(out_dtype) == "uint64" else out
 
 
 # ---------------------------------------------------------------------------

@@ -230,7 +230,8 @@ _ONNX_TO_CT = {
     onnx.TensorProto.FLOAT16: "float16", onnx.TensorProto.BFLOAT16: "bfloat16",
     onnx.TensorProto.INT8: "int8", onnx.TensorProto.INT16: "int16",
     onnx.TensorProto.INT32: "int32", onnx.TensorProto.INT64: "int64",
-    onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.BOOL: "bool",
+    onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.UINT16: "uint16",
+    onnx.TensorProto.UINT32: "uint32", onnx.TensorProto.UINT64: "uint64", onnx.TensorProto.BOOL: "bool",
 }
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 
@@ -408,6 +409,8 @@ def _div(n):
     dt = dtname(x)
     if dt in FLOATS:
         return ct().div(to_ct(x), to_ct(y))
+    if dt.startswith("uint"):  # unsigned: truncating division is floor division, exact at any size
+        return ct().floor_div(x, y)
     if dt == "int64":
         raise Unsupported(
             "integer Div on int64: ctensor has no truncating integer division "

@@ -338,9 +338,53 @@ def test_unaligned_numpy_arrays():
 
 
 def test_unsupported_numpy_dtypes():
-    for dt in (np.uint16, np.uint32, np.uint64, np.complex64):
+    for dt in (np.complex64, np.complex128, np.longdouble):
         with pytest.raises((TypeError, NotImplementedError)):
             ct.neg(np.zeros(3, dt))
+
+
+@pytest.mark.parametrize("dt", [np.uint16, np.uint32, np.uint64])
+def test_wide_unsigned_numpy_arrays_in_and_out(dt):
+    info = np.iinfo(dt)
+    a = np.array([0, 1, 7, info.max // 2 + 1, info.max], dt)
+    # DLPack both ways, dtype names, the buffer protocol
+    t = ct.copy(a)
+    assert str(t.dtype) == np.dtype(dt).name and getattr(ct, np.dtype(dt).name) == t.dtype
+    np.testing.assert_array_equal(np.from_dlpack(t), a)
+    assert np.asarray(memoryview(t)).dtype == dt
+    # NumPy's results, bit for bit: wrapping arithmetic, unsigned comparisons and shifts
+    for name, want in [("negative", np.negative(a)), ("abs", np.abs(a)), ("sign", np.sign(a)),
+                       ("bitwise_not", np.invert(a)), ("square", np.square(a))]:
+        got = to_numpy(getattr(ct, name)(a))
+        assert got.dtype == dt, name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    b = np.array([3, 0, info.max, 2, 1], dt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for name, want in [("add", a + b), ("subtract", a - b), ("multiply", a * b), ("maximum", np.maximum(a, b)),
+                           ("less", a < b), ("greater_equal", a >= b), ("bitwise_xor", a ^ b),
+                           ("floor_divide", np.floor_divide(a, b)), ("remainder", np.remainder(a, b)),
+                           ("divide", a / b)]:
+            got = to_numpy(getattr(ct, name)(a, b))
+            assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+            np.testing.assert_array_equal(got, want, err_msg=name)
+    s = np.array([1, 0, 3, 1, np.dtype(dt).itemsize * 8 - 1], dt)
+    np.testing.assert_array_equal(to_numpy(ct.right_shift(a, s)), a >> s)  # logical
+    np.testing.assert_array_equal(to_numpy(ct.left_shift(a, s)), a << s)
+    # reductions: sum/prod/cumsum of unsigned are uint64, as NumPy's
+    for name, want in [("sum", np.sum(a)), ("prod", np.prod(a)), ("max", np.max(a)), ("argmin", np.argmin(a)),
+                       ("mean", np.mean(a))]:
+        got = to_numpy(getattr(ct, name)(a))
+        assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    got = to_numpy(ct.cumsum(a, axis=0))
+    assert got.dtype == np.uint64
+    np.testing.assert_array_equal(got, np.cumsum(a))
+    # Python ints as weak scalars: the whole range, and nothing outside it
+    np.testing.assert_array_equal(to_numpy(ct.add(a, int(info.max))), a + dt(info.max))
+    with pytest.raises(OverflowError):
+        ct.add(a, int(info.max) + 1)
+    with pytest.raises(OverflowError):
+        ct.add(a, -1)
 
 
 def test_outputs_untouched_after_failed_calls():
@@ -533,7 +577,8 @@ def test_dtype_objects():
             assert d == np.dtype(n).type
     assert ct.float32 == np.float32 and ct.int64 == np.int64 and ct.bool == np.bool_
     assert ct.float32 != ct.float64 and ct.float32 != "float64" and ct.int8 != np.uint8
-    assert len(set(objs)) == 10
+    assert len(set(objs)) == len(ALL_DTYPES) == 13
+    assert ct.uint64 == np.uint64 and ct.uint16 != np.int16 and ct.uint32 != ct.uint64
     assert hash(ct.float32) == hash(ct.float32)
     assert ct.bfloat16 != np.float16
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ctensor as ct
-from conftest import (ALL_DTYPES, ATOL, BI, BIF, F, I, IF, INT_DTYPES, RTOL, assert_same, iinfo, make_input,
+from conftest import (ALL_DTYPES, ATOL, BI, BIF, F, I, IF, INT_DTYPES, RTOL, UINT_DTYPES, assert_same, iinfo, make_input,
                       random_array, round_to_dtype, strided_view, to_numpy)
 
 REGISTRY = [o.name for o in ct.ops(category="broadcast_reduce")]
@@ -43,11 +43,12 @@ def _native(stored, dtype):
 # ---------------------------------------------------------------------------
 
 def _int_apply(fn, a, b, dtype):
-    """Elementwise Python-int reference, wrapped to ``dtype``."""
+    """Elementwise Python-int reference, wrapped to ``dtype`` (uint64 values
+    above 2**63 too: the inputs become Python ints, never int64)."""
     bits = iinfo(dtype).bits
     signed = iinfo(dtype).min < 0
-    a, b = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
-    out = np.empty(a.shape, np.int64)
+    a, b = np.broadcast_arrays(np.asarray(a).astype(object), np.asarray(b).astype(object))
+    out = np.empty(a.shape, np.dtype(dtype))
     for idx in np.ndindex(a.shape):
         v = fn(int(a[idx]), int(b[idx]), bits, signed) & ((1 << bits) - 1)
         if signed and v >= 1 << (bits - 1):
@@ -81,7 +82,7 @@ def _lshift_i(a, b, bits, signed):
 def _rshift_i(a, b, bits, signed):
     if b < 0 or b >= bits:
         return -1 if a < 0 else 0
-    return a >> b  # Python >> is arithmetic; uint8 values are non-negative
+    return a >> b  # Python >> is arithmetic; unsigned values are non-negative
 
 
 class Bin:
@@ -149,8 +150,8 @@ def _out_dtype(rule, dtype):
         return "bool"
     if rule == "int64":
         return "int64"
-    if rule == "accum":
-        return dtype if dtype in F else "int64"
+    if rule == "accum":  # NumPy's: unsigned integers accumulate in uint64
+        return dtype if dtype in F else "uint64" if dtype in UINT_DTYPES else "int64"
     if rule == "float":
         return dtype if dtype in F else "float64"
     raise ValueError(rule)
@@ -201,7 +202,7 @@ def _binary_data(name, dtype, rng, shape_a=(3, 1, 5), shape_b=(4, 1)):
             a = random_array(rng, shape_a, dtype, info.min, info.max)
             b = rng.integers(-2, info.bits + 3, shape_b)
             b = np.clip(b, info.min, info.max).astype(dtype)
-            return a.astype(np.int64), b.astype(np.int64)
+            return a, b
         if name == "pow":
             a = rng.integers(max(-3, info.min), 4, shape_a)
             b = rng.integers(max(-3, info.min), 9, shape_b)
@@ -285,7 +286,7 @@ def test_binary_integer_limits(name, dtype):
     info = iinfo(dtype)
     vals = sorted({int(info.min), int(info.min) + 1, -3, -2, -1, 0, 1, 2, 3, 7, int(info.bits),
                    int(info.max) - 1, int(info.max)})
-    vals = np.array([v for v in vals if info.min <= v <= info.max], np.int64)
+    vals = np.array([v for v in vals if info.min <= v <= info.max], np.dtype(dtype))
     a, b = vals[:, None], vals[None, :]
     r = getattr(ct, name)(a.astype(dtype), b.astype(dtype))
     _check_binary(name, dtype, r, _binary_ref(name, dtype, a, b), err=f"{name} {dtype}")
@@ -591,7 +592,7 @@ def _reduce_tol(name, dtype, x64, axis, keepdims):
     (already rounded to the output dtype): the library accumulates floats in float64
     and rounds once, so a couple of output ulps plus float64 noise."""
     out_dtype = _out_dtype(REDUCE[name][1], dtype)
-    if out_dtype in ("int64", "bool") or name in ("max", "min"):
+    if out_dtype in ("int64", "uint64", "bool") or name in ("max", "min"):
         return 0.0, 0.0  # exact
     eps = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8, "float32": 2.0 ** -24,
            "float64": 2.0 ** -53}[out_dtype]
@@ -613,12 +614,14 @@ def _reduce_tol(name, dtype, x64, axis, keepdims):
 def _check_reduce(name, dtype, r, x_stored, axis, keepdims, correction=0.0, err=""):
     out_dtype = _out_dtype(REDUCE[name][1], dtype)
     assert r.dtype == out_dtype, (name, dtype, r.dtype, out_dtype)
+    # NumPy on the 64-bit type of the dtype's class: its sum/prod of unsigned is uint64, as ctensor's
     x64 = x_stored if dtype in ("bool",) else (np.asarray(x_stored, np.float64) if dtype in F
+                                               else np.asarray(x_stored, np.uint64) if dtype in UINT_DTYPES
                                                else np.asarray(x_stored, np.int64))
     want = _reduce_ref(name, x64, axis, keepdims, correction)
     got = _np(r)
     assert got.shape == np.shape(want), (got.shape, np.shape(want), err)
-    if out_dtype in ("int64", "bool"):
+    if out_dtype in ("int64", "uint64", "bool"):
         np.testing.assert_array_equal(got, want, err_msg=err)
         return
     want = round_to_dtype(np.asarray(want, np.float64), out_dtype)
@@ -792,6 +795,15 @@ def test_integer_sums_wrap_and_widen():
     assert p.dtype == "int64" and int(_np(p)) == 0  # 2**70 wraps in int64
     big = np.array([2 ** 62, 2 ** 62, 2 ** 62], np.int64)
     assert int(_np(ct.sum(big))) == np.sum(big)  # wraps like NumPy
+    # unsigned inputs widen to uint64, as NumPy's: the sum and product of uint8 stay exact, uint64 wraps
+    u = np.full(10, 255, np.uint8)
+    r = ct.sum(u)
+    assert r.dtype == "uint64" == np.sum(u).dtype and int(_np(r)) == 2550
+    u64 = np.array([2 ** 64 - 1, 2 ** 63, 5], np.uint64)
+    assert int(_np(ct.sum(u64))) == int(np.sum(u64)) == (2 ** 64 - 1 + 2 ** 63 + 5) % 2 ** 64
+    assert int(_np(ct.prod(u64))) == int(np.prod(u64))
+    np.testing.assert_array_equal(_np(ct.cumsum(u64, axis=0)), np.cumsum(u64))
+    assert _np(ct.cumprod(np.array([300, 300], np.uint16), axis=0)).dtype == np.uint64
     b = np.array([[True, False, True], [True, True, True]])
     np.testing.assert_array_equal(_np(ct.sum(b, axis=1)), [2, 3])
     m = ct.mean(np.array([1, 2], np.int32))

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import ctensor as ct
-from conftest import (ALL_DTYPES, ATOL, BI, BIF, F, FLOAT_DTYPES, I, IF, INT_DTYPES, RTOL, DLPackProducer,
+from conftest import (ALL_DTYPES, ATOL, BI, BIF, F, FLOAT_DTYPES, I, IF, INT_DTYPES, RTOL, UINT_DTYPES, DLPackProducer,
                       assert_same, bf16_bits, bf16_view, c_reference, c_reference_lib, iinfo, make_input,
                       random_array, round_to_dtype, strided_view, to_numpy)
 
@@ -58,7 +58,7 @@ class Ref:
 
 def _p(float_sets, int_sets=None, uint_sets=None):
     def get(dtype):
-        if dtype == "uint8" and uint_sets is not None:
+        if dtype in UINT_DTYPES and uint_sets is not None:
             return uint_sets
         if dtype in I and int_sets is not None:
             return int_sets
@@ -171,15 +171,21 @@ def _fn(name):
 # reference machinery
 # ---------------------------------------------------------------------------
 
+def _idom(dtype):
+    """The reference domain of an integer dtype: uint64 for the unsigned ones (NumPy then computes their
+    results unsigned: comparisons, abs, sign, shifts), else int64."""
+    return np.uint64 if str(dtype) in UINT_DTYPES else np.int64
+
+
 def _stored(values, dtype):
-    """Values as stored in ``dtype``, in the reference domain (float64/int64/bool)."""
+    """Values as stored in ``dtype``, in the reference domain (float64/int64 or uint64/bool)."""
     dtype = str(dtype)
     if dtype in F:
         return round_to_dtype(np.asarray(values, np.float64), dtype)
     if dtype == "bool":
         return np.asarray(values).astype(bool)
     with np.errstate(invalid="ignore"):
-        return np.asarray(values).astype(dtype).astype(np.int64)
+        return np.asarray(values).astype(dtype).astype(_idom(dtype))
 
 
 def _reference(ref, dtype, xs, params=()):
@@ -203,7 +209,7 @@ def _reference(ref, dtype, xs, params=()):
         r = ref.i(*xs, *params)
         if ref.out == "bool":
             return np.asarray(r, bool)
-        return np.asarray(r, np.int64).astype(dtype).astype(np.int64)
+        return np.asarray(r).astype(dtype).astype(_idom(dtype))
 
 
 def _check(ref, dtype, got, expected, err=""):
@@ -372,7 +378,7 @@ def test_integer_limits(name, dtype):
     else:
         info = iinfo(dtype)
         vals = {int(info.min), int(info.min) + 1, -1, 0, 1, 2, 3, int(info.max) - 1, int(info.max)}
-        x = np.array(sorted(v for v in vals if info.min <= v <= info.max), np.int64)
+        x = np.array(sorted(v for v in vals if info.min <= v <= info.max), _idom(dtype))
     if ref.kind == "ternary":
         n = x.size
         a, b = np.repeat(x, n), np.tile(x, n)
@@ -657,12 +663,14 @@ def _cast_src_values(dtype):
     if dtype in I:
         info = iinfo(dtype)
         vals = {int(info.min), int(info.min) + 1, -1000, -129, -128, -2, -1, 0, 1, 2, 127, 128, 255,
-                256, 1000, 12345, int(info.max) - 1, int(info.max)}
-        return np.array(sorted(v for v in vals if info.min <= v <= info.max), np.int64)
+                256, 1000, 12345, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 53 + 1, 2 ** 63 + 2 ** 39 + 1,
+                int(info.max) - 1, int(info.max)}
+        return np.array(sorted(v for v in vals if info.min <= v <= info.max), np.dtype(dtype))
     vals = [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 0.99, -0.99, 1.5, -1.5, 2.5, 127.9,
             128.5, -128.5, -129.7, 255.9, 256.0, 300.7, -300.7, 32767.5, 40000.2, -40000.2,
             65504.0, 70000.0, 2.0 ** 31 + 0.5, -(2.0 ** 31) - 3.0, 1e10, -1e10, 2.0 ** 63, -(2.0 ** 63),
-            1e19, -1e19, 1e-8, -1e-8, 1.00390625, 1.01171875, 3.0e38, -3.0e38, 1e300]
+            1e19, -1e19, 1e-8, -1e-8, 1.00390625, 1.01171875, 3.0e38, -3.0e38, 1e300,
+            65535.5, 4294967295.5, 2.0 ** 64, -(2.0 ** 64)]
     return round_to_dtype(np.array(vals, np.float64), dtype)
 
 
@@ -692,11 +700,27 @@ def _cast_ref(vals, src, dst):
                 if lo < 0 and n > hi:
                     n -= 1 << info.bits
                 out.append(n)
-        return np.array(out, np.int64)
+        return np.array(out, np.dtype(dst))
     # to a float type
     if src in F:
         return round_to_dtype(vals.astype(np.float64), dst)
-    return round_to_dtype(np.array([float(int(v)) for v in vals.tolist()], np.float64), dst)
+    return round_to_dtype(np.array([_int_to_float(int(v), dst) for v in vals.tolist()], np.float64), dst)
+
+
+def _int_to_float(n, dst):
+    """The Python int ``n`` rounded once, to nearest even, to the precision of float dtype ``dst`` (float(n)
+    first would round twice: 2**63 + 2**39 + 1 to float32 is 2**63 + 2**40, not the tie 2**63 + 2**39's 2**63).
+    Overflow is round_to_dtype's."""
+    bits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dst]
+    m = abs(n)
+    if m.bit_length() > bits:
+        shift = m.bit_length() - bits
+        q, r = divmod(m, 1 << shift)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+        m = q << shift
+    return float(-m if n < 0 else m)
 
 
 @pytest.mark.parametrize("dst", ALL_DTYPES)

@@ -31,6 +31,9 @@ constexpr CTDataType int16 = {CT_INT, 16, 1};       /**< int16 */
 constexpr CTDataType int32 = {CT_INT, 32, 1};       /**< int32 */
 constexpr CTDataType int64 = {CT_INT, 64, 1};       /**< int64 */
 constexpr CTDataType uint8 = {CT_UINT, 8, 1};       /**< uint8 */
+constexpr CTDataType uint16 = {CT_UINT, 16, 1};     /**< uint16 */
+constexpr CTDataType uint32 = {CT_UINT, 32, 1};     /**< uint32 */
+constexpr CTDataType uint64 = {CT_UINT, 64, 1};     /**< uint64 */
 constexpr CTDataType float16 = {CT_FLOAT, 16, 1};   /**< IEEE half */
 constexpr CTDataType bfloat16 = {CT_BFLOAT, 16, 1}; /**< bfloat16 */
 constexpr CTDataType float32 = {CT_FLOAT, 32, 1};   /**< float */
@@ -46,30 +49,30 @@ inline size_t itemsize(CTDataType dt) {
   return (static_cast<size_t>(dt.bits) * dt.lanes + 7) / 8;
 }
 
+namespace detail {
+struct IndexedDtype {
+  CTDataType dt;
+  const char* name;
+};
+// The dtypes by CTDtypeIndex (ct_dtype_index), CT_DT_COUNT of them.
+inline const IndexedDtype& indexed(int32_t i) {
+  static const IndexedDtype k[] = {
+      {bool_, "bool"},        {int8, "int8"},         {int16, "int16"},     {int32, "int32"},
+      {int64, "int64"},       {uint8, "uint8"},       {float16, "float16"}, {bfloat16, "bfloat16"},
+      {float32, "float32"},   {float64, "float64"},   {uint16, "uint16"},   {uint32, "uint32"},
+      {uint64, "uint64"}};
+  static_assert(sizeof k / sizeof k[0] == CT_DT_COUNT, "one entry per CT_DT_* index");
+  return k[i];
+}
+}  // namespace detail
+
+/** The dtype of CTDtypeIndex @p index (0 <= index < CT_DT_COUNT), as ct_dtype_index numbers them. */
+inline CTDataType from_index(int32_t index) { return detail::indexed(index).dt; }
+
 /** A static name for @p dt ("float32", "bool", ...; "unknown" otherwise). */
 inline const char* name(CTDataType dt) {
-  if (dt.lanes != 1) return "unknown";
-  switch (dt.code) {
-    case CT_BOOL: return dt.bits == 8 ? "bool" : "unknown";
-    case CT_UINT: return dt.bits == 8 ? "uint8" : "unknown";
-    case CT_BFLOAT: return dt.bits == 16 ? "bfloat16" : "unknown";
-    case CT_INT:
-      switch (dt.bits) {
-        case 8: return "int8";
-        case 16: return "int16";
-        case 32: return "int32";
-        case 64: return "int64";
-        default: return "unknown";
-      }
-    case CT_FLOAT:
-      switch (dt.bits) {
-        case 16: return "float16";
-        case 32: return "float32";
-        case 64: return "float64";
-        default: return "unknown";
-      }
-    default: return "unknown";
-  }
+  const int32_t i = ct_dtype_index(dt);
+  return i < 0 ? "unknown" : detail::indexed(i).name;
 }
 }  // namespace dtype
 
@@ -80,8 +83,7 @@ struct DTypeOf {
   static constexpr bool is_bool = std::is_same<U, bool>::value;
   static constexpr bool supported =
       is_bool || (std::is_floating_point<U>::value && (sizeof(U) == 4 || sizeof(U) == 8)) ||
-      (std::is_integral<U>::value && std::is_signed<U>::value && sizeof(U) <= 8) ||
-      (std::is_integral<U>::value && std::is_unsigned<U>::value && sizeof(U) == 1);
+      (std::is_integral<U>::value && sizeof(U) <= 8);
   static constexpr uint8_t code = static_cast<uint8_t>(
       is_bool ? CT_BOOL
               : std::is_floating_point<U>::value ? CT_FLOAT
@@ -90,11 +92,11 @@ struct DTypeOf {
 };
 }  // namespace detail
 
-/** The dtype of C++ type @p T: bool, int8_t/16/32/64, uint8_t, float, double. */
+/** The dtype of C++ type @p T: bool, int8_t/16/32/64, uint8_t/16/32/64, float, double. */
 template <class T>
 constexpr CTDataType dtype_of() {
   static_assert(detail::DTypeOf<T>::supported,
-                "ct::dtype_of<T>: T must be bool, int8_t..int64_t, uint8_t, float or double");
+                "ct::dtype_of<T>: T must be bool, int8_t..int64_t, uint8_t..uint64_t, float or double");
   static_assert(sizeof(bool) == 1, "ctensor stores bool in one byte");
   return CTDataType{detail::DTypeOf<T>::code, detail::DTypeOf<T>::bits, 1};
 }

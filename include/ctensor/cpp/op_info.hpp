@@ -123,19 +123,15 @@ inline Tensor new_output(int32_t op, const TensorView& x, const CTOpArgs* args =
 }  // namespace detail
 
 /** The dtype op @p op writes for inputs of dtype @p input, by the op's
- *  CTOpInfo.output_dtype: SAME (and ANY) -> @p input; BOOL -> bool; INT64 ->
- *  int64; ACCUM -> @p input if it is a float dtype, else int64; FLOAT ->
- *  @p input if it is a float dtype, else float64. This reads the op's kind
- *  of output only (it answers for dtypes the op rejects, too); ct::output_info
- *  asks the library for the dtype and shape of given inputs. */
+ *  CTOpInfo.output_dtype as ct_output_dtype_index states it: SAME (and ANY)
+ *  -> @p input; BOOL -> bool; INT64 -> int64; ACCUM -> @p input if it is a
+ *  float dtype, uint64 if it is unsigned, else int64; FLOAT -> @p input if it
+ *  is a float dtype, else float64. This reads the op's kind of output only
+ *  (it answers for dtypes the op rejects, too); ct::output_info asks the
+ *  library for the dtype and shape of given inputs. */
 inline CTDataType output_dtype(int32_t op, CTDataType input) {
-  switch (detail::output_kind(op)) {
-    case CT_OUTPUT_BOOL: return dtype::bool_;
-    case CT_OUTPUT_INT64: return dtype::int64;
-    case CT_OUTPUT_ACCUM: return is_floating(input) ? input : dtype::int64;
-    case CT_OUTPUT_FLOAT: return is_floating(input) ? input : dtype::float64;
-    default: return input;
-  }
+  const int32_t out = ct_output_dtype_index(detail::output_kind(op), ct_dtype_index(input));
+  return out < 0 ? input : dtype::from_index(out);
 }
 
 /** What op @p op writes for these inputs: one CTOutputInfo (ndim, shape,

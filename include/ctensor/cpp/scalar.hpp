@@ -7,6 +7,7 @@
 #include "tensor.hpp"
 #include "tensor_view.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -24,54 +25,64 @@ namespace detail {
 template <class S>
 struct EnableArith : std::enable_if<std::is_arithmetic<S>::value, int> {};
 
+// v < 0, with no always-false comparison written for an unsigned S.
+template <class S>
+inline bool is_negative(S v, std::true_type) {
+  return v < static_cast<S>(0);
+}
+template <class S>
+inline bool is_negative(S, std::false_type) {
+  return false;
+}
+
 inline std::string num_str(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
 
-// [lo, hi] of an integer or bool dtype; false for the float (and unknown) dtypes.
-inline bool int_range(CTDataType dt, int64_t* lo, int64_t* hi) {
+// [lo, hi] of an integer or bool dtype, and top = hi + 1 as a double (a power
+// of two for the integer dtypes: exact); false for the float (and unknown)
+// dtypes.
+inline bool int_range(CTDataType dt, int64_t* lo, uint64_t* hi, double* top) {
   if (dt.lanes != 1) return false;
   if (dt.code == CT_BOOL && dt.bits == 8) {
     *lo = 0;
     *hi = 1;
+    *top = 2.0;
     return true;
   }
-  if (dt.code == CT_UINT && dt.bits == 8) {
-    *lo = 0;
-    *hi = 255;
-    return true;
-  }
-  if (dt.code != CT_INT) return false;
-  switch (dt.bits) {
-    case 8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
-    case 16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
-    case 32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
-    case 64: *lo = INT64_MIN; *hi = INT64_MAX; return true;
-    default: return false;
-  }
+  if ((dt.code != CT_INT && dt.code != CT_UINT) || (dt.bits != 8 && dt.bits != 16 && dt.bits != 32 && dt.bits != 64))
+    return false;
+  const int value_bits = dt.code == CT_INT ? dt.bits - 1 : dt.bits;
+  *top = static_cast<double>(uint64_t(1) << (value_bits - 1)) * 2.0;  // 2^value_bits
+  *hi = value_bits == 64 ? UINT64_MAX : (uint64_t(1) << value_bits) - 1;
+  *lo = dt.code == CT_UINT ? 0 : value_bits == 63 ? INT64_MIN : -(int64_t(1) << value_bits);
+  return true;
 }
 
 // A 0-d tensor of dtype @p dt on @p device from a host 0-d source, after the
-// representability check (integer/bool targets only).
-inline Tensor scalar_from(const TensorView& src, bool integral, int64_t i, double f, CTDataType dt,
-                          CTDevice device, void* stream) {
-  int64_t lo = 0, hi = 0;
-  if (int_range(dt, &lo, &hi)) {
+// representability check (integer/bool targets only). An integral value is
+// @p neg (then @p i, negative) or @p u.
+inline Tensor scalar_from(const TensorView& src, bool integral, bool neg, int64_t i, uint64_t u, double f,
+                          CTDataType dt, CTDevice device, void* stream) {
+  int64_t lo = 0;
+  uint64_t hi = 0;
+  double top = 0;
+  if (int_range(dt, &lo, &hi, &top)) {
     bool ok;
     if (integral) {
-      ok = i >= lo && i <= hi;
+      ok = neg ? i >= lo : u <= hi;
     } else {
-      // Integral and within [lo, hi] (NaN fails every comparison; 2^63, which
-      // is int64's hi as a double, is out of range).
-      ok = f >= static_cast<double>(lo) && f <= static_cast<double>(hi) &&
-           f < 9223372036854775808.0 && static_cast<double>(static_cast<int64_t>(f)) == f;
+      // Integral and within [lo, hi] (NaN fails every comparison; top = hi + 1,
+      // a power of two, is out of range).
+      ok = f >= static_cast<double>(lo) && f < top && std::trunc(f) == f;
     }
     if (!ok)
       fail(CT_ERR_INVALID_ARGUMENT,
            "ct::scalar: " +
-               (integral ? std::to_string(static_cast<long long>(i)) : num_str(f)) +
+               (!integral ? num_str(f) : neg ? std::to_string(static_cast<long long>(i))
+                                             : std::to_string(static_cast<unsigned long long>(u))) +
                " is not representable in " + dtype::name(dt));
   }
   Tensor out = Tensor::empty(std::vector<int64_t>(), dt, cpu());
@@ -94,15 +105,18 @@ inline Tensor scalar(S value, CTDataType dt, CTDevice device = cpu(), void* stre
   if (std::is_floating_point<S>::value) {
     double f = static_cast<double>(value);
     TensorView src(&f, std::vector<int64_t>());
-    return detail::scalar_from(src, false, 0, f, dt, device, stream);
+    return detail::scalar_from(src, false, false, 0, 0, f, dt, device, stream);
   }
-  if (std::is_unsigned<S>::value && static_cast<uint64_t>(value) > static_cast<uint64_t>(INT64_MAX))
-    detail::fail(CT_ERR_INVALID_ARGUMENT,
-                 "ct::scalar: " + std::to_string(static_cast<unsigned long long>(value)) +
-                     " is not representable in " + dtype::name(dt));
-  int64_t i = static_cast<int64_t>(value);
-  TensorView src(&i, std::vector<int64_t>());
-  return detail::scalar_from(src, true, i, 0.0, dt, device, stream);
+  // Integers: a negative one through an int64, the others through a uint64
+  // (up to 2^64 - 1, uint64's top), converted exactly by ct_cast.
+  if (detail::is_negative(value, std::integral_constant<bool, std::is_signed<S>::value>())) {
+    int64_t i = static_cast<int64_t>(value);
+    TensorView src(&i, std::vector<int64_t>());
+    return detail::scalar_from(src, true, true, i, 0, 0.0, dt, device, stream);
+  }
+  uint64_t u = static_cast<uint64_t>(value);
+  TensorView src(&u, std::vector<int64_t>());
+  return detail::scalar_from(src, true, false, 0, u, 0.0, dt, device, stream);
 }
 
 }  // namespace ct

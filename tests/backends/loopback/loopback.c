@@ -264,13 +264,14 @@ static void stf(char* p, int32_t dt, double v, unsigned char key) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* Cast: every pair of the ten dtypes                                        */
+/* Cast: every pair of the dtypes                                            */
 /* ------------------------------------------------------------------------ */
 
 typedef struct {
   int is_float;
   double f;
-  int64_t i;
+  int64_t i;    /* an integer's value; a uint64's bits when is_u64 */
+  int is_u64;
 } Val;
 
 static double dec_small(uint16_t h, int ebits, int mbits) {
@@ -305,20 +306,22 @@ static uint16_t enc_small(double v, int ebits, int mbits) {
   return (uint16_t)(sign | ((uint32_t)(E2 + bias) << mbits) | m);
 }
 
-/* An int64 to a small format with one rounding (not through a rounded double). */
-static uint16_t enc_small_int(int64_t v, int ebits, int mbits) {
-  const uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  if (m < (1ull << 53)) return enc_small((double)v, ebits, mbits);
+/* An integer (int64, or a uint64's bits when u64) to a small format with one
+ * rounding (not through a rounded double). */
+static uint16_t enc_small_int(int64_t v, int u64, int ebits, int mbits) {
+  const int neg = !u64 && v < 0;
+  const uint64_t m = neg ? 0 - (uint64_t)v : (uint64_t)v;
+  if (m < (1ull << 53)) return enc_small(neg ? -(double)m : (double)m, ebits, mbits);
   const int top = 63 - __builtin_clzll(m), shift = top - mbits;
   uint64_t keep = m >> shift;
   const uint64_t rest = m & ((1ull << shift) - 1), half = 1ull << (shift - 1);
   if (rest > half || (rest == half && (keep & 1))) ++keep;
   const double val = ldexp((double)keep, shift);
-  return enc_small(v < 0 ? -val : val, ebits, mbits);
+  return enc_small(neg ? -val : val, ebits, mbits);
 }
 
 static Val load_val(const unsigned char* b, int32_t dt) {
-  Val v = {0, 0.0, 0};
+  Val v = {0, 0.0, 0, 0};
   switch (dt) {
     case CT_DT_BOOL: v.i = b[0] != 0; break;
     case CT_DT_INT8: v.i = (int8_t)b[0]; break;
@@ -326,6 +329,9 @@ static Val load_val(const unsigned char* b, int32_t dt) {
     case CT_DT_INT32: { int32_t x; memcpy(&x, b, 4); v.i = x; break; }
     case CT_DT_INT64: memcpy(&v.i, b, 8); break;
     case CT_DT_UINT8: v.i = b[0]; break;
+    case CT_DT_UINT16: { uint16_t x; memcpy(&x, b, 2); v.i = x; break; }
+    case CT_DT_UINT32: { uint32_t x; memcpy(&x, b, 4); v.i = x; break; }
+    case CT_DT_UINT64: memcpy(&v.i, b, 8); v.is_u64 = 1; break;
     case CT_DT_FLOAT16: { uint16_t h; memcpy(&h, b, 2); v.is_float = 1; v.f = dec_small(h, 5, 10); break; }
     case CT_DT_BFLOAT16: { uint16_t h; memcpy(&h, b, 2); v.is_float = 1; v.f = dec_small(h, 8, 7); break; }
     case CT_DT_FLOAT32: { float f; memcpy(&f, b, 4); v.is_float = 1; v.f = f; break; }
@@ -334,23 +340,32 @@ static Val load_val(const unsigned char* b, int32_t dt) {
   return v;
 }
 
-/* Float to integer: truncate toward zero, saturate, NaN gives 0. */
-static int64_t saturate(double f, int32_t dt) {
+/* Float to integer: truncate toward zero, saturate, NaN gives 0 (the bits of
+ * the result, as uint64). */
+static uint64_t saturate(double f, int32_t dt) {
   if (isnan(f)) return 0;
   const double t = trunc(f);
   if (dt == CT_DT_INT64) {
-    if (t >= 9223372036854775808.0) return INT64_MAX;
-    if (t < -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)t;
+    if (t >= 9223372036854775808.0) return (uint64_t)INT64_MAX;
+    if (t < -9223372036854775808.0) return (uint64_t)INT64_MIN;
+    return (uint64_t)(int64_t)t;
   }
+  if (dt == CT_DT_UINT64) return t >= 18446744073709551616.0 ? UINT64_MAX : t <= 0 ? 0 : (uint64_t)t;
   double lo = 0, hi = 255;
   switch (dt) {
     case CT_DT_INT8: lo = -128; hi = 127; break;
     case CT_DT_INT16: lo = -32768; hi = 32767; break;
     case CT_DT_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
+    case CT_DT_UINT16: hi = 65535; break;
+    case CT_DT_UINT32: hi = 4294967295.0; break;
     default: break;
   }
-  return (int64_t)(t < lo ? lo : t > hi ? hi : t);
+  return (uint64_t)(int64_t)(t < lo ? lo : t > hi ? hi : t);
+}
+
+static int is_int_dt(int32_t dt) {
+  return dt == CT_DT_INT8 || dt == CT_DT_INT16 || dt == CT_DT_INT32 || dt == CT_DT_INT64 || dt == CT_DT_UINT8 ||
+         dt == CT_DT_UINT16 || dt == CT_DT_UINT32 || dt == CT_DT_UINT64;
 }
 
 static void store_val(unsigned char* b, int32_t dt, Val v) {
@@ -358,21 +373,21 @@ static void store_val(unsigned char* b, int32_t dt, Val v) {
     b[0] = v.is_float ? (v.f != 0 || isnan(v.f)) : v.i != 0;
     return;
   }
-  if (dt <= CT_DT_UINT8) { /* integers: saturate floats, wrap integers */
-    const uint64_t u = v.is_float ? (uint64_t)saturate(v.f, dt) : (uint64_t)v.i;
+  if (is_int_dt(dt)) { /* integers: saturate floats, wrap integers */
+    const uint64_t u = v.is_float ? saturate(v.f, dt) : (uint64_t)v.i;
     switch (dt) {
       case CT_DT_INT8: case CT_DT_UINT8: b[0] = (unsigned char)u; break;
-      case CT_DT_INT16: { uint16_t x = (uint16_t)u; memcpy(b, &x, 2); break; }
-      case CT_DT_INT32: { uint32_t x = (uint32_t)u; memcpy(b, &x, 4); break; }
+      case CT_DT_INT16: case CT_DT_UINT16: { uint16_t x = (uint16_t)u; memcpy(b, &x, 2); break; }
+      case CT_DT_INT32: case CT_DT_UINT32: { uint32_t x = (uint32_t)u; memcpy(b, &x, 4); break; }
       default: memcpy(b, &u, 8); break;
     }
     return;
   }
   switch (dt) {
-    case CT_DT_FLOAT16: { uint16_t h = v.is_float ? enc_small(v.f, 5, 10) : enc_small_int(v.i, 5, 10); memcpy(b, &h, 2); break; }
-    case CT_DT_BFLOAT16: { uint16_t h = v.is_float ? enc_small(v.f, 8, 7) : enc_small_int(v.i, 8, 7); memcpy(b, &h, 2); break; }
-    case CT_DT_FLOAT32: { float f = v.is_float ? (float)v.f : (float)v.i; memcpy(b, &f, 4); break; }
-    default: { double d = v.is_float ? v.f : (double)v.i; memcpy(b, &d, 8); break; }
+    case CT_DT_FLOAT16: { uint16_t h = v.is_float ? enc_small(v.f, 5, 10) : enc_small_int(v.i, v.is_u64, 5, 10); memcpy(b, &h, 2); break; }
+    case CT_DT_BFLOAT16: { uint16_t h = v.is_float ? enc_small(v.f, 8, 7) : enc_small_int(v.i, v.is_u64, 8, 7); memcpy(b, &h, 2); break; }
+    case CT_DT_FLOAT32: { float f = v.is_float ? (float)v.f : v.is_u64 ? (float)(uint64_t)v.i : (float)v.i; memcpy(b, &f, 4); break; }
+    default: { double d = v.is_float ? v.f : v.is_u64 ? (double)(uint64_t)v.i : (double)v.i; memcpy(b, &d, 8); break; }
   }
 }
 

@@ -9,7 +9,7 @@
  *
  * Kernels (plain strided loops, nothing from the CPU backend):
  *   unary neg, abs, exp, relu         float32, float64
- *   cast                              every pair of the ten dtypes
+ *   cast                              every pair of the dtypes
  *   binary add, mul, maximum, less    float32, float64
  *   reduce sum, max                   float32, float64
  *   along-axis softmax                float32, float64
