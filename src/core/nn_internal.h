@@ -59,8 +59,16 @@ struct Expect {
   bool has_keep = false;   // also accepted with the normalized axes kept as 1 (layer_norm's statistics)
   int32_t keep_ndim = 0;
   int64_t keep[CT_MAX_NDIM];
-  char why[96] = {0};
+  // What the shape comes from, for the message when a tensor has another:
+  // a printf format with up to two %s filled by why_a and why_b ("conv2d of
+  // %s and %s", "x", "w"). Formatted only for that message (why_text), not
+  // on every call.
+  const char* why = "";
+  const char* why_a = "";
+  const char* why_b = "";
 };
+// Expect::why with its arguments, into buf.
+const char* why_text(const Expect& e, char* buf, size_t size);
 
 // Copies the op's descriptor into c (full size, defaults applied) after checking it.
 CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c);

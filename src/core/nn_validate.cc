@@ -79,15 +79,19 @@ CTStatus check_epsilon(const char* fn, double e) {
 }
 
 // dil * (k - 1) + 1, the span of a dilated window, with checked arithmetic
-// (dil >= 1 and k >= 1 are already known). dil_name and k_name are printed
-// as given, e.g. "desc->dilation[0]" and "w.shape[2]".
-CTStatus dilated_extent(const char* fn, const char* dil_name, int64_t dil, const char* k_name, int64_t k,
+// (dil >= 1 and k >= 1 are already known). dil_name is printed as given
+// ("desc->dilation[0]"), k_name too, or as "<k_name>.shape[<k_dim>]" when
+// k_dim >= 0 ("w.shape[2]": the text is made only for the message).
+CTStatus dilated_extent(const char* fn, const char* dil_name, int64_t dil, const char* k_name, int k_dim, int64_t k,
                         int64_t* out) {
   int64_t e;
-  if (__builtin_mul_overflow(dil, k - 1, &e) || __builtin_add_overflow(e, (int64_t)1, &e))
+  if (__builtin_mul_overflow(dil, k - 1, &e) || __builtin_add_overflow(e, (int64_t)1, &e)) {
+    char kn[80];
+    std::snprintf(kn, sizeof kn, k_dim >= 0 ? "%s.shape[%d]" : "%s", k_name, k_dim);
     return fail(CT_ERR_INVALID_ARGUMENT,
                 "%s: %s=%" PRId64 " and %s=%" PRId64 ": the dilated window (dilation * (size - 1) + 1) overflows int64",
-                fn, dil_name, dil, k_name, k);
+                fn, dil_name, dil, kn, k);
+  }
   *out = e;
   return CT_OK;
 }
@@ -133,7 +137,7 @@ CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c) {
         static const char* const dn[2] = {"desc->dilation[0]", "desc->dilation[1]"},
                                  *const kn[2] = {"desc->kernel[0]", "desc->kernel[1]"};
         int64_t extent = 0;
-        if (CTStatus s = dilated_extent(fn, dn[i], d.dilation[i], kn[i], d.kernel[i], &extent)) return s;
+        if (CTStatus s = dilated_extent(fn, dn[i], d.dilation[i], kn[i], -1, d.kernel[i], &extent)) return s;
         if (d.pad_begin[i] >= extent || d.pad_end[i] >= extent)
           return fail(CT_ERR_INVALID_ARGUMENT,
                       "%s: desc->pad_begin[%d]=%" PRId64 " and pad_end[%d]=%" PRId64 " must be smaller than the window (%" PRId64
@@ -209,6 +213,15 @@ CTNNCall backend_call(const NNCall& c, const CTensor* const* t, void* stream) {
 // ct_op_output_info reports the outputs. Extents the inputs do not fix (the
 // input extent of a backward op, a strided kernel) come from `hint`: the
 // caller's tensor when validating, CTOpArgs.extent for the query.
+
+const char* why_text(const Expect& e, char* buf, size_t size) {
+  // why is one of this file's literals with at most two %s.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  std::snprintf(buf, size, e.why, e.why_a, e.why_b);
+#pragma GCC diagnostic pop
+  return buf;
+}
 
 CTStatus want_shape(const char* fn, const char* arg, const CTensor* t, int32_t nd, const int64_t* want,
                     const char* why) {
@@ -304,12 +317,16 @@ int64_t first_padding_window(int64_t H, int64_t pb, int64_t s, int64_t dil, int6
   return -1;
 }
 
-void set_expect(Expect* e, int32_t nd, const int64_t* shape, int32_t dt, const char* why) {
+// why (a format with up to two %s) takes a and b; the names outlive the call.
+void set_expect(Expect* e, int32_t nd, const int64_t* shape, int32_t dt, const char* why, const char* a = "",
+                const char* b = "") {
   e->known = true;
   e->ndim = nd;
   for (int32_t i = 0; i < nd; ++i) e->shape[i] = shape[i];
   e->dt = dt;
-  std::snprintf(e->why, sizeof e->why, "%s", why);
+  e->why = why;
+  e->why_a = a;
+  e->why_b = b;
 }
 
 CTStatus shapes_matmul(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, Expect* e) {
@@ -352,14 +369,6 @@ CTStatus shapes_matmul(const char* fn, const NNCall* c, const Names& n, const CT
   return CT_OK;
 }
 
-// "w.shape[2]" and the like, for messages (static storage per argument name).
-struct ExtentName {
-  char s[2][48];
-  ExtentName(const char* t) {
-    for (int k = 0; k < 2; ++k) std::snprintf(s[k], sizeof s[k], "%s.shape[%d]", t, 2 + k);
-  }
-};
-
 // conv2d and its backwards. Positions follow the rows: conv2d (x, w, bias, y),
 // backward_data (dy, w, dx), backward_weight (x, dy, dw, dbias).
 CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, const int64_t* hint,
@@ -386,7 +395,6 @@ CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTen
       return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s has an empty kernel", fn, n.name[iw], format_shape(sw, sizeof sw, 4, w));
     }
   }
-  const ExtentName wn(n.name[iw]);
   static const char* const dn[2] = {"desc->dilation[0]", "desc->dilation[1]"};
   int64_t ext[2] = {0, 0};  // the dilated kernel, in checked arithmetic
   if (rule == CT_SHAPE_CONV2D_BACKWARD_DATA) {  // dx from dy and w: C = w[1] * g, H from the hint or the smallest
@@ -396,7 +404,7 @@ CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTen
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.shape[1]=%" PRId64 " times desc->groups=%d (dx's channels) overflows int64",
                   fn, n.name[iw], w[1], d.groups);
     for (int k = 0; k < 2; ++k) {
-      if (CTStatus s = dilated_extent(fn, dn[k], d.dilation[k], wn.s[k], w[2 + k], &ext[k])) return s;
+      if (CTStatus s = dilated_extent(fn, dn[k], d.dilation[k], n.name[iw], 2 + k, w[2 + k], &ext[k])) return s;
       if (hint && hint[k] > 0)
         x[2 + k] = hint[k];
       else if (CTStatus s = in_extent(fn, n.name[iy], k, y[2 + k], d.pad_begin[k], d.pad_end[k], ext[k], d.stride[k],
@@ -453,7 +461,7 @@ CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTen
   int64_t PQ[2];
   for (int k = 0; k < 2; ++k) {
     if (rule != CT_SHAPE_CONV2D_BACKWARD_DATA)
-      if (CTStatus s = dilated_extent(fn, dn[k], d.dilation[k], wn.s[k], w[2 + k], &ext[k])) return s;
+      if (CTStatus s = dilated_extent(fn, dn[k], d.dilation[k], n.name[iw], 2 + k, w[2 + k], &ext[k])) return s;
     if (CTStatus s = out_extent(fn, n.name[ix], k, x[2 + k], d.pad_begin[k], d.pad_end[k], ext[k], d.stride[k], &PQ[k]))
       return s;
   }
@@ -464,9 +472,7 @@ CTStatus shapes_conv(const char* fn, const NNCall* c, const Names& n, const CTen
                 fn, n.name[ix], format_shape(sx, sizeof sx, 4, x), ext[0], ext[1]);
   }
   const int64_t want[4] = {x[0], w[0], P, Q};
-  char why[64];
-  std::snprintf(why, sizeof why, "conv2d of %s and %s", n.name[ix], n.name[iw]);
-  set_expect(&e[iy], 4, want, c->dt, why);
+  set_expect(&e[iy], 4, want, c->dt, "conv2d of %s and %s", n.name[ix], n.name[iw]);
   if (rule == CT_SHAPE_CONV2D_BACKWARD_DATA) set_expect(&e[ix], 4, x, c->dt, "conv2d_backward_data of dy and w");
   if (rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT) set_expect(&e[iw], 4, w, c->dt, "conv2d_backward_weight of x and dy");
   const int ib = rule == CT_SHAPE_CONV2D ? 2 : rule == CT_SHAPE_CONV2D_BACKWARD_WEIGHT ? 3 : -1;
@@ -538,10 +544,8 @@ CTStatus shapes_pool(const char* fn, const NNCall* c, const Names& n, const CTen
                 k, d.pad_end[k], p * d.stride[k] - d.pad_begin[k], d.dilation[k], d.kernel[k], H, n.name[ix], 2 + k, H);
   }
   const int64_t want[4] = {x[0], x[1], P, Q};
-  char why[64];
-  std::snprintf(why, sizeof why, "pooling %s", n.name[ix]);
-  set_expect(&e[iy], 4, want, c->dt, why);
-  if (ii >= 0) set_expect(&e[ii], 4, want, CT_DT_INT64, why);
+  set_expect(&e[iy], 4, want, c->dt, "pooling %s", n.name[ix]);
+  if (ii >= 0) set_expect(&e[ii], 4, want, CT_DT_INT64, "pooling %s", n.name[ix]);
   if (!fwd) set_expect(&e[ix], 4, x, c->dt, "the pooling backward of dy");
   return CT_OK;
 }
@@ -646,11 +650,14 @@ CTStatus check_shapes(const char* fn, const NNCall* c, const Names& n) {
   for (int i = 0; i < n.count; ++i) {
     const CTensor* t = c->t[i];
     if (!t || !e[i].known) continue;
-    if (e[i].has_keep && t->ndim == e[i].keep_ndim) {
-      if (CTStatus s = want_shape(fn, n.name[i], t, e[i].keep_ndim, e[i].keep, e[i].why)) return s;
-      continue;
-    }
-    if (CTStatus s = want_shape(fn, n.name[i], t, e[i].ndim, e[i].shape, e[i].why)) return s;
+    const bool keep = e[i].has_keep && t->ndim == e[i].keep_ndim;
+    const int32_t nd = keep ? e[i].keep_ndim : e[i].ndim;
+    const int64_t* want = keep ? e[i].keep : e[i].shape;
+    bool same = t->ndim == nd;
+    for (int32_t k = 0; same && k < nd; ++k) same = t->shape[k] == want[k];
+    if (same) continue;
+    char why[160];
+    return want_shape(fn, n.name[i], t, nd, want, why_text(e[i], why, sizeof why));
   }
   return CT_OK;
 }

@@ -127,8 +127,9 @@ CTStatus output_info(const char* fn, int32_t op, const CTOpArgs& a, const CTenso
         for (int32_t k = 0; keep && k < e[i].keep_ndim; ++k) keep = in[i]->shape[k] == e[i].keep[k];
         if (!same && !keep) {
           Shape sg, sw;
+          char why[160];
           return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s but %s needs %s", fn, d->tensor[i],
-                      format_shape(sg, sizeof sg, in[i]->ndim, in[i]->shape), e[i].why,
+                      format_shape(sg, sizeof sg, in[i]->ndim, in[i]->shape), why_text(e[i], why, sizeof why),
                       format_shape(sw, sizeof sw, e[i].ndim, e[i].shape));
         }
       }
