@@ -338,16 +338,21 @@ int64_t cost_of(int32_t op, int32_t dt) {
 
 constexpr int64_t kMinGrain = 1024;  // the fewest elements a thread gets
 
-// The tiny call's shortcut (most calls of a few elements): when every operand
-// is compact row-major and aligned, the kernel runs on them as they are, with
-// no loop built. Fills ptr; false sends the call the general way.
-inline bool direct_operands(const CTensor* const* ops, int nops, char** ptr) {
+// The tiny call's shortcut (most calls of a few elements): below the
+// threading grain no thread count matters (core has checked the stream),
+// and when every operand is compact row-major and aligned the kernel runs
+// on them as they are, with no loop built. False: the call goes the
+// general way.
+inline bool ran_directly(ContigKernel kernel, const CTensor* const* ops, int nops, int64_t total, const double* prm) {
+  if (total >= 2 * kMinGrain) return false;
+  char* ptr[kMaxOps];
   for (int k = 0; k < nops; ++k) {
     const CTensor* t = ops[k];
     char* p = static_cast<char*>(t->data) + t->byte_offset;
     if (t->strides || !is_aligned(p, t->dtype.bits / 8)) return false;
     ptr[k] = p;
   }
+  kernel(ptr, total, prm);
   return true;
 }
 
@@ -372,13 +377,7 @@ CTStatus cpu_elementwise(const CTElementwiseCall* call) {
   const int nops = 1 + call->num_inputs;
   int64_t total = 1;
   for (int32_t d = 0; d < call->out->ndim; ++d) total *= call->out->shape[d];
-  char* ptr[kMaxOps];
-  // Below the threading grain no thread count matters (core has checked the
-  // stream): a tiny compact call goes straight to the kernel.
-  if (total < 2 * kMinGrain && direct_operands(ops, nops, ptr)) {
-    kernel(ptr, total, call->params);
-    return CT_OK;
-  }
+  if (ran_directly(kernel, ops, nops, total, call->params)) return CT_OK;
   CTCpuStream copy;
   const CTCpuStream* s = nullptr;
   if (CTStatus st = resolve_stream(call->fn, call->stream, &copy, &s)) return st;
@@ -416,12 +415,7 @@ CTStatus cpu_binary(const CTElementwiseCall* call) {
     same_shapes = ops[k]->ndim == out->ndim;
     for (int32_t d = 0; same_shapes && d < out->ndim; ++d) same_shapes = ops[k]->shape[d] == out->shape[d];
   }
-  char* ptr[3];
-  // A tiny compact call: straight to the kernel (as cpu_elementwise).
-  if (same_shapes && total < 2 * kMinGrain && direct_operands(ops, 3, ptr)) {
-    kernel(ptr, total, prm);
-    return CT_OK;
-  }
+  if (same_shapes && ran_directly(kernel, ops, 3, total, prm)) return CT_OK;
   CTCpuStream copy;
   const CTCpuStream* s = nullptr;
   if (CTStatus st = resolve_stream(call->fn, call->stream, &copy, &s)) return st;
