@@ -57,6 +57,18 @@ def _close(got, ref, mag, dtype, what=""):
                            f"got {g[bad][:3]}, want {ref[bad][:3]}")
 
 
+def _refused(op, dtype, call):
+    """True when this CPU has no kernel for ``op`` in ``dtype`` (oneDNN 2.6 runs
+    bfloat16 NN ops only where the CPU has AVX-512): the call must then be
+    refused with NotImplementedError naming the dtype, as the C suite checks,
+    and the caller skips the numerical comparison. False when the op runs."""
+    if dtype == "float32" or ct.supported(op, dtype):
+        return False
+    with pytest.raises(NotImplementedError, match=dtype):
+        call()
+    return True
+
+
 ACTS = {
     None: lambda v: v,
     "relu": lambda v: np.maximum(v, 0),
@@ -118,6 +130,8 @@ def test_matmul(sa, sb, sbias, activation, dtype, rng):
         kw["bias"] = bias
         pre = pre + biasv
         mag = mag + np.abs(biasv)
+    if _refused("matmul", dtype, lambda: ct.matmul(a, b, **kw)):
+        return
     r = ct.matmul(a, b, **kw)
     assert r.dtype == dtype
     assert tuple(r.shape) == pre.shape
@@ -331,6 +345,8 @@ def test_conv2d(case, dtype, rng):
     w, wv = _data(rng, ws, dtype)
     bias, bv = _data(rng, (ws[0],), "float32")
     ref, mag = conv2d_ref(xv, wv, bv, stride, padding, dilation, groups)
+    if _refused("conv2d", dtype, lambda: ct.conv2d(x, w, bias, stride, padding, dilation, groups)):
+        return
     y = ct.conv2d(x, w, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)
     assert y.dtype == dtype
     _close(y, ref, mag, dtype, f"conv2d {case}")
@@ -431,6 +447,10 @@ def test_conv2d_backward_bfloat16(rng):
     x, xv = _data(rng, (1, 3, 6, 6), "bfloat16")
     w, wv = _data(rng, (4, 3, 3, 3), "bfloat16")
     dy, dyv = _data(rng, (1, 4, 6, 6), "bfloat16")
+    if _refused("conv2d_backward_data", "bfloat16", lambda: ct.conv2d_backward_data(dy, w, (1, 3, 6, 6), padding=1)):
+        assert _refused("conv2d_backward_weight", "bfloat16",
+                        lambda: ct.conv2d_backward_weight(x, dy, (4, 3, 3, 3), padding=1))
+        return
     dx = ct.conv2d_backward_data(dy, w, (1, 3, 6, 6), padding=1)
     assert dx.dtype == "bfloat16"
     ref, mag = conv2d_bwd_data_ref(dyv, wv, (1, 3, 6, 6), padding=1)
@@ -550,6 +570,8 @@ def test_max_pool2d(case, dtype, rng):
     vals = rng.permutation(int(np.prod(xs))).reshape(xs).astype(np.float64) / 8.0 - 5.0
     vals[..., 0, :2] = 3.0  # a tie: the first in window order wins
     x, xv = (vals.astype(np.float32), vals) if dtype == "float32" else _bf16(vals)
+    if _refused("max_pool2d", dtype, lambda: ct.max_pool2d(x, k, s, padding, dilation, ceil_mode)):
+        return
     y, idx = ct.max_pool2d(x, k, s, padding, dilation, ceil_mode, return_indices=True)
     ref, ridx = max_pool_ref(xv, k, s, padding, dilation, ceil_mode)
     assert idx.dtype == "int64"
@@ -592,6 +614,8 @@ def test_avg_pool2d(case, count_include_pad, dtype, rng):
         # cannot express that divisor
         with pytest.raises(NotImplementedError):
             ct.avg_pool2d(x, k, s, padding, ceil_mode, count_include_pad)
+        return
+    if _refused("avg_pool2d", dtype, lambda: ct.avg_pool2d(x, k, s, padding, ceil_mode, count_include_pad)):
         return
     y = ct.avg_pool2d(x, k, s, padding, ceil_mode, count_include_pad)
     # with ceil_mode and no padding PyTorch divides by the cells inside x
@@ -676,6 +700,8 @@ def test_batch_norm_inference(shape, dtype, rng):
     inv = 1 / np.sqrt(rv.astype(np.float64) + 1e-5)
     ref = (xv - rm.reshape(bs)) * inv.reshape(bs) * w.reshape(bs) + b.reshape(bs)
     mag = (np.abs(xv) + np.abs(rm).reshape(bs)) * (inv * np.abs(w)).reshape(bs) + np.abs(b).reshape(bs)
+    if _refused("batch_norm", dtype, lambda: ct.batch_norm(x, rm, rv, w, b)):
+        return
     y = ct.batch_norm(x, rm, rv, w, b)
     assert y.dtype == dtype
     _close(y, ref, mag, dtype, "bn inference")
@@ -785,6 +811,8 @@ def test_layer_norm(shape, norm, dtype, rng):
     r = 1 / np.sqrt(xv.var(axis=axes, keepdims=True) + 1e-5)
     ref = (xv - m) * r * w + b
     mag = np.abs(ref) + 4 * np.abs(w).max()
+    if _refused("layer_norm", dtype, lambda: ct.layer_norm(x, norm, w, b)):
+        return
     y, mean, rstd = ct.layer_norm(x, norm, w, b, return_stats=True)
     assert y.dtype == dtype
     assert tuple(mean.shape) == shape[:len(shape) - k] and mean.dtype == "float32"
@@ -882,6 +910,8 @@ def test_stats_must_be_float32():
         ct.layer_norm(x, 3, np.ones(3, np.float64))
     xb = ct.cast(x, "bfloat16")
     # bfloat16 data with float32 statistics is the documented combination
+    if _refused("batch_norm", "bfloat16", lambda: ct.batch_norm(xb, np.zeros(3, np.float32), np.ones(3, np.float32))):
+        return
     y = ct.batch_norm(xb, np.zeros(3, np.float32), np.ones(3, np.float32))
     assert y.dtype == "bfloat16"
 
