@@ -113,26 +113,37 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
   });
   p->post.push_back([g](const Exec& e) {
     const CTensor *dy = e.t[0], *idx = e.t[1], *dx = e.t[2];
-    const int64_t y0 = ct_stride_of(dy, 0), y1 = ct_stride_of(dy, 1), y2 = ct_stride_of(dy, 2), y3 = ct_stride_of(dy, 3);
-    const int64_t x0 = ct_stride_of(dx, 0), x1 = ct_stride_of(dx, 1), x2 = ct_stride_of(dx, 2), x3 = ct_stride_of(dx, 3);
-    const T* ybase = reinterpret_cast<const T*>(data_of(dy));
-    T* xbase = reinterpret_cast<T*>(data_of(dx));
+    // Byte strides, and elements read and written through memcpy: dy and dx
+    // may sit at any address (an unaligned NumPy array), as everywhere else.
+    constexpr int64_t z = (int64_t)sizeof(T);
+    const int64_t y0 = ct_stride_of(dy, 0) * z, y1 = ct_stride_of(dy, 1) * z, y2 = ct_stride_of(dy, 2) * z,
+                  y3 = ct_stride_of(dy, 3) * z;
+    const int64_t x0 = ct_stride_of(dx, 0) * z, x1 = ct_stride_of(dx, 1) * z, x2 = ct_stride_of(dx, 2) * z,
+                  x3 = ct_stride_of(dx, 3) * z;
+    const char* ybase = data_of(dy);
+    char* xbase = data_of(dx);
     const double inv_w = 1.0 / (double)g.W;
     const int64_t planes = g.N * g.C;
 #pragma omp parallel for schedule(static)
     for (int64_t plane = 0; plane < planes; ++plane) {
       const int64_t n = plane / g.C, ch = plane % g.C;
-      T* xp = xbase + n * x0 + ch * x1;
-      const T* yp = ybase + n * y0 + ch * y1;
-      if (x3 == 1 && x2 == g.W) {
-        std::memset(static_cast<void*>(xp), 0, sizeof(T) * (size_t)(g.H * g.W));
+      char* xp = xbase + n * x0 + ch * x1;
+      const char* yp = ybase + n * y0 + ch * y1;
+      if (x3 == z && x2 == g.W * z) {
+        std::memset(xp, 0, (size_t)(g.H * g.W * z));
       } else {
+        const T zero = T(0);
         for (int64_t h = 0; h < g.H; ++h)
-          for (int64_t w = 0; w < g.W; ++w) xp[h * x2 + w * x3] = T(0);
+          for (int64_t w = 0; w < g.W; ++w) std::memcpy(xp + h * x2 + w * x3, &zero, sizeof zero);
       }
       for_each_index(g, idx, plane, plane + 1, [&](int64_t, int64_t, int64_t pp, int64_t q, int64_t v) {
         const Tap t = tap_of(g, inv_w, v, pp, q);  // inside: checked above
-        xp[t.h * x2 + t.w * x3] += yp[pp * y2 + q * y3];
+        char* px = xp + t.h * x2 + t.w * x3;
+        T a, b;
+        std::memcpy(&a, px, sizeof a);
+        std::memcpy(&b, yp + pp * y2 + q * y3, sizeof b);
+        a += b;
+        std::memcpy(px, &a, sizeof a);
       });
     }
   });
