@@ -39,7 +39,8 @@ const double kInf = std::numeric_limits<double>::infinity();
 const unsigned B = 1u << DT_BOOL;
 const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8) | (1u << DT_U16) |
                    (1u << DT_U32) | (1u << DT_U64);
-const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64);
+const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64) | (1u << DT_F8E4M3FN) |
+                   (1u << DT_F8E5M2) | (1u << DT_F8E4M3FNUZ) | (1u << DT_F8E5M2FNUZ);
 const unsigned ALL = B | I | F;
 
 enum OutRule { O_SAME, O_BOOL, O_FLOAT };
@@ -602,18 +603,19 @@ TEST_CASE("binary: specific values", "[binary]") {
       const int64_t top = d == DT_U64 ? -1 : int_max(d), half = d == DT_U64 ? INT64_MIN : (int_max(d) + 1) / 2;
       const int64_t bits = 8 * dtype(d).size;
       // the top half compares above the bottom one (no sign)
-      HostTensor lt = runu(CT_OP_LESS, d, {1, top, half, half}, {top, 1, half - 1, half}, DT_BOOL);
+      const int64_t below_half = (int64_t)((uint64_t)half - 1);  // uint64: 2^63 - 1 (no signed overflow)
+      HostTensor lt = runu(CT_OP_LESS, d, {1, top, half, half}, {top, 1, below_half, half}, DT_BOOL);
       CHECK(lt.get_i(0) == 1);
       CHECK(lt.get_i(1) == 0);
       CHECK(lt.get_i(2) == 0);
       CHECK(lt.get_i(3) == 0);
-      HostTensor mx = runu(CT_OP_MAXIMUM, d, {1, top, half}, {top, 0, half - 1}, d);
+      HostTensor mx = runu(CT_OP_MAXIMUM, d, {1, top, half}, {top, 0, below_half}, d);
       CHECK(mx.get_i(0) == top);
       CHECK(mx.get_i(1) == top);
       CHECK(mx.get_i(2) == half);
-      HostTensor mn = runu(CT_OP_MINIMUM, d, {1, top, half}, {top, 0, half - 1}, d);
+      HostTensor mn = runu(CT_OP_MINIMUM, d, {1, top, half}, {top, 0, below_half}, d);
       CHECK(mn.get_i(0) == 1);
-      CHECK(mn.get_i(2) == half - 1);
+      CHECK(mn.get_i(2) == below_half);
       // wraps: 0 - 1 = max, max + 1 = 0, max * max = 1
       CHECK(runu(CT_OP_SUB, d, {0}, {1}, d).get_i(0) == top);
       CHECK(runu(CT_OP_ADD, d, {top}, {1}, d).get_i(0) == 0);
@@ -627,7 +629,7 @@ TEST_CASE("binary: specific values", "[binary]") {
       CHECK(q.get_i(4) == 0);
       HostTensor m = runu(CT_OP_MOD, d, {top, top, 7, 5}, {2, half, 0, half}, d);
       CHECK(m.get_i(0) == 1);
-      CHECK(m.get_i(1) == half - 1);
+      CHECK(m.get_i(1) == below_half);
       CHECK(m.get_i(2) == 0);
       CHECK(m.get_i(3) == 5);
       // true division is float64 of the unsigned values
@@ -652,7 +654,7 @@ TEST_CASE("binary: specific values", "[binary]") {
       CHECK(p.get_i(2) == 1);
       CHECK(p.get_i(3) == 1);
       HostTensor bx = runu(CT_OP_BITWISE_XOR, d, {top, half}, {half, half}, d);
-      CHECK(bx.get_i(0) == half - 1);
+      CHECK(bx.get_i(0) == below_half);
       CHECK(bx.get_i(1) == 0);
     }
   }

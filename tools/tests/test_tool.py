@@ -314,7 +314,8 @@ def test_default_sizes_exceed_the_l3(env, tmp_path):
     assert {r["op"] for r in rows} == {"add", "sum", "relu", "cumsum"}
     operands = {"add": 3, "relu": 2, "cumsum": 2}  # tensors of equal size; sum: one input and a scalar
     for r in rows:
-        assert r["status"] == "ok" and r["flag"] is None, r
+        # not flagged as fitting in the cache (a noisy host may flag a row's limit as under-measured: timing)
+        assert r["status"] == "ok" and (r["flag"] is None or IN_CACHE not in r["flag"]), r
         one = r["bytes"] // operands.get(r["op"], 1)
         assert one >= 1.25 * l3 and r["working_set_bytes"] > l3, r  # every operand, int8 too, exceeds the L3
     assert IN_CACHE not in p.stdout
@@ -326,7 +327,7 @@ def test_default_sizes_exceed_the_l3_the_machine_reports(env, tmp_path):
         pytest.skip("this machine reports no L3 or L2 size")
     assert res["l3_source"] != "CT_L3_BYTES"
     (r,) = res["rows"]
-    assert r["bytes"] - 4 >= 1.25 * res["l3_bytes"] and r["flag"] is None
+    assert r["bytes"] - 4 >= 1.25 * res["l3_bytes"] and (r["flag"] is None or IN_CACHE not in r["flag"])
 
 
 def test_cached_limits_are_a_floor_not_the_answer(env, tmp_path):
