@@ -366,6 +366,18 @@ TEST_CASE("where, cast, clamp, predicates", "[cpp]") {
   REQUIRE(back.to_vector<double>() == std::vector<double>{1, 2.5, -0.0, 65504});
   REQUIRE(ct::cast(ct::Tensor::from({-1.9f, 2.9f}), ct::dtype::int32).to_vector<int32_t>() ==
           std::vector<int32_t>{-1, 2});
+  // float8: ct_cast's overflow (NaN in e4m3fn), or saturating with a CTCastMode (ct_cast_ex)
+  ct::Tensor f8 = ct::cast(ct::Tensor::from({1000.f, -1.5f}), ct::dtype::float8_e4m3fn);
+  REQUIRE(std::string(ct::dtype::name(f8.dtype())) == "float8_e4m3fn");
+  REQUIRE(ct::is_floating(f8.dtype()));
+  const uint8_t* f8bits = static_cast<const uint8_t*>(f8.data<void>());
+  REQUIRE(std::vector<uint8_t>(f8bits, f8bits + 2) == std::vector<uint8_t>{0x7f, 0xbc});
+  ct::Tensor f8s = ct::cast(ct::Tensor::from({1000.f, -1e9f}), ct::dtype::float8_e4m3fn, CT_CAST_SATURATE);
+  REQUIRE(ct::cast(f8s, ct::dtype::float32).to_vector<float>() == std::vector<float>{448.f, -448.f});
+  ct::Tensor f8o = ct::Tensor::empty({2}, ct::dtype::float8_e5m2);
+  ct::cast(ct::Tensor::from({1e6f, 2.f}), f8o, CT_CAST_SATURATE);
+  REQUIRE(ct::cast(f8o, ct::dtype::float32).to_vector<float>() == std::vector<float>{57344.f, 2.f});
+  REQUIRE_THROWS_AS(ct::cast(ct::Tensor::from({1.f}), ct::dtype::float8_e5m2, static_cast<CTCastMode>(5)), ct::Error);
 
   ct::Tensor c = ct::Tensor::from({-5.f, 0.5f, 9.f});
   ct::clamp(c, 0, 6, c);  // in place

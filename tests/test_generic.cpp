@@ -40,7 +40,8 @@ const double kInf = std::numeric_limits<double>::infinity();
 const unsigned B = 1u << DT_BOOL;
 const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8) | (1u << DT_U16) |
                    (1u << DT_U32) | (1u << DT_U64);
-const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64);
+const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64) | (1u << DT_F8E4M3FN) |
+                   (1u << DT_F8E5M2) | (1u << DT_F8E4M3FNUZ) | (1u << DT_F8E5M2FNUZ);
 const unsigned ALL = B | I | F;
 
 enum Tol {
@@ -244,11 +245,16 @@ std::vector<std::vector<double>> params_for(const std::string& n, int d, int num
   return {p};
 }
 
+// float8: one ulp of the format (computed in float32, the result may round
+// to the neighbour of the correctly rounded value): 2^-3 (e4m3) or 2^-2
+// (e5m2) relative, and the smallest subnormal near 0.
 double rtol_of(int d) {
   switch (d) {
     case DT_F16: return 1e-3;
     case DT_BF16: return 1e-2;
     case DT_F32: return 1e-5;
+    case DT_F8E4M3FN: case DT_F8E4M3FNUZ: return 0.126;
+    case DT_F8E5M2: case DT_F8E5M2FNUZ: return 0.251;
     default: return 1e-12;
   }
 }
@@ -257,6 +263,8 @@ double atol_of(int d) {
     case DT_F16: return 1e-5;
     case DT_BF16: return 1e-5;
     case DT_F32: return 1e-6;
+    case DT_F8E4M3FN: case DT_F8E4M3FNUZ: return std::ldexp(1.0, -9);
+    case DT_F8E5M2: case DT_F8E5M2FNUZ: return std::ldexp(1.0, -16);
     default: return 1e-13;
   }
 }

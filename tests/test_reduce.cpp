@@ -34,7 +34,8 @@ const double kInf = std::numeric_limits<double>::infinity();
 const unsigned B = 1u << DT_BOOL;
 const unsigned I = (1u << DT_I8) | (1u << DT_I16) | (1u << DT_I32) | (1u << DT_I64) | (1u << DT_U8) | (1u << DT_U16) |
                    (1u << DT_U32) | (1u << DT_U64);
-const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64);
+const unsigned F = (1u << DT_F16) | (1u << DT_BF16) | (1u << DT_F32) | (1u << DT_F64) | (1u << DT_F8E4M3FN) |
+                   (1u << DT_F8E5M2) | (1u << DT_F8E4M3FNUZ) | (1u << DT_F8E5M2FNUZ);
 const unsigned ALL = B | I | F;
 
 struct RedOp {
@@ -93,7 +94,7 @@ std::string axes_str(bool null_axes, const std::vector<int>& axes) {
 // Accumulation precision of reductions' sums (SEMANTICS.md: every float dtype in f64, pairwise).
 double eps_acc(int) { return std::ldexp(1.0, -53); }
 // ... and of cumsum/cumprod's running values (f64 for f32 and f64, f32 for the half types).
-double eps_cum(int d) { return (d == DT_F16 || d == DT_BF16) ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53); }
+double eps_cum(int d) { return dtype(d).is_narrow() ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53); }
 // Precision a float op may compute in (halves and float32: float32).
 double eps_calc(int d) { return d == DT_F64 ? std::ldexp(1.0, -52) : std::ldexp(1.0, -23); }
 double log2n(int64_t n) { return n > 1 ? std::ceil(std::log2((double)n)) : 0.0; }
@@ -214,7 +215,8 @@ bool matches_value(const Expect& e, const HostTensor& out, int64_t i) {
   if (!e.fout) return out.get_i(i) == e.iv;
   double g = out.get(i);
   if (std::isnan(e.v) || std::isinf(e.v)) return same_double(g, e.v);
-  if (e.tol >= 0 && std::isinf(round_to(e.v, out.d))) return g == round_to(e.v, out.d);  // overflows the dtype
+  if (e.tol >= 0 && !std::isfinite(round_to(e.v, out.d)))  // overflows the dtype: +-inf, or NaN (float8 without inf)
+    return same_double(g, round_to(e.v, out.d));
   if (e.tol == -1) return g == e.v;  // exact value, either zero
   if (e.tol == -2) return same_double(g, e.v);
   return std::fabs(g - e.v) <= e.tol;

@@ -40,25 +40,34 @@ struct DType {
   bool is_uint() const { return cls == CLS_UINT; }
   bool is_bool() const { return cls == CLS_BOOL; }
   bool is_half() const { return cls == CLS_FLOAT && size == 2; }
+  bool is_f8() const { return cls == CLS_FLOAT && size == 1; }
+  bool is_narrow() const { return cls == CLS_FLOAT && size < 4; }  // computed in float32
 };
 
-// Index order matches the library's dense dtype order (CT_DT_*: bool, ints,
-// uint8, halves, f32, f64, then uint16/32/64).
+// Index order is the library's dense dtype order (CT_DT_*: bool, ints,
+// uint8, halves, f32, f64, uint16/32/64, then the float8 dtypes).
 enum {
-  DT_BOOL = 0, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_F16, DT_BF16, DT_F32, DT_F64, DT_U16, DT_U32, DT_U64, DT_COUNT
+  DT_BOOL = 0, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_F16, DT_BF16, DT_F32, DT_F64, DT_U16, DT_U32, DT_U64,
+  DT_F8E4M3FN, DT_F8E5M2, DT_F8E4M3FNUZ, DT_F8E5M2FNUZ, DT_COUNT
 };
-static_assert((int)DT_COUNT == (int)CT_DT_COUNT && (int)DT_U64 == (int)CT_DT_UINT64, "the tests' dtype order is the library's");
+static_assert((int)DT_COUNT == (int)CT_DT_COUNT && (int)DT_U64 == (int)CT_DT_UINT64 &&
+                  (int)DT_F8E5M2FNUZ == (int)CT_DT_FLOAT8_E5M2FNUZ,
+              "the tests' dtype order is the library's");
 
+// The dtypes as the header's dtype table has them; the class from its masks.
 inline const DType& dtype(int i) {
-  static const DType k[DT_COUNT] = {
-      {"bool", {CT_BOOL, 8, 1}, 1, CLS_BOOL},      {"int8", {CT_INT, 8, 1}, 1, CLS_INT},
-      {"int16", {CT_INT, 16, 1}, 2, CLS_INT},      {"int32", {CT_INT, 32, 1}, 4, CLS_INT},
-      {"int64", {CT_INT, 64, 1}, 8, CLS_INT},      {"uint8", {CT_UINT, 8, 1}, 1, CLS_UINT},
-      {"float16", {CT_FLOAT, 16, 1}, 2, CLS_FLOAT}, {"bfloat16", {CT_BFLOAT, 16, 1}, 2, CLS_FLOAT},
-      {"float32", {CT_FLOAT, 32, 1}, 4, CLS_FLOAT}, {"float64", {CT_FLOAT, 64, 1}, 8, CLS_FLOAT},
-      {"uint16", {CT_UINT, 16, 1}, 2, CLS_UINT},   {"uint32", {CT_UINT, 32, 1}, 4, CLS_UINT},
-      {"uint64", {CT_UINT, 64, 1}, 8, CLS_UINT}};
-  return k[i];
+  static const struct Table {
+    DType k[DT_COUNT];
+    Table() {
+      for (int d = 0; d < DT_COUNT; ++d) {
+        const CTDataType t = ct_dtype_of_index(d);
+        const Cls c = d == CT_DT_BOOL ? CLS_BOOL : ((CT_DTS_UINT >> d) & 1u) ? CLS_UINT
+                    : ((CT_DTS_INT >> d) & 1u) ? CLS_INT : CLS_FLOAT;
+        k[d] = DType{ct_dtype_name(d), t, t.bits / 8, c};
+      }
+    }
+  } table;
+  return table.k[i];
 }
 
 // [int_min, int_max]: the int64s that hold dtype d's elements. For uint64
@@ -126,14 +135,7 @@ inline uint16_t f16_from_double_hw(double v) {
 #endif
 
 // Round a double to the precision of float dtype d (identity for f64).
-inline double round_to(double v, int d) {
-  switch (d) {
-    case DT_F16: return f16_to_double(f16_from_double(v));
-    case DT_BF16: return bf16_to_double(bf16_from_double(v));
-    case DT_F32: return (double)(float)v;
-    default: return v;
-  }
-}
+inline double round_to(double v, int d) { return ctref::round_to(v, ct_dtype_of_index(d)); }
 
 // ---------------------------------------------------------------------------
 // Element access (p points at one element)
@@ -154,6 +156,8 @@ inline double load_f(const void* p, int d) {
     case DT_BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_double(v); }
     case DT_F32: { float v; std::memcpy(&v, p, 4); return v; }
     case DT_F64: { double v; std::memcpy(&v, p, 8); return v; }
+    case DT_F8E4M3FN: case DT_F8E5M2: case DT_F8E4M3FNUZ: case DT_F8E5M2FNUZ:
+      return ctref::f8_to_double(*(const uint8_t*)p, ct_dtype_of_index(d));
   }
   return 0;
 }
@@ -197,6 +201,9 @@ inline void store_f(void* p, int d, double v) {
     case DT_BF16: { uint16_t h = bf16_from_double(v); std::memcpy(p, &h, 2); break; }
     case DT_F32: { float f = (float)v; std::memcpy(p, &f, 4); break; }
     case DT_F64: std::memcpy(p, &v, 8); break;
+    case DT_F8E4M3FN: case DT_F8E5M2: case DT_F8E4M3FNUZ: case DT_F8E5M2FNUZ:
+      *(uint8_t*)p = ctref::f8_from_double(v, ct_dtype_of_index(d), false);
+      break;
     case DT_BOOL: *(uint8_t*)p = v != 0; break;
     case DT_U64: { const uint64_t x = (uint64_t)v; std::memcpy(p, &x, 8); break; }  // 0 <= v < 2^64
     default: store_i(p, d, (int64_t)v); break;
@@ -389,6 +396,10 @@ inline double ulp_of(double v, int d) {
     case DT_F16: mbits = 10; emin = -14; break;
     case DT_BF16: mbits = 7; emin = -126; break;
     case DT_F32: mbits = 23; emin = -126; break;
+    case DT_F8E4M3FN: mbits = 3; emin = -6; break;
+    case DT_F8E5M2: mbits = 2; emin = -14; break;
+    case DT_F8E4M3FNUZ: mbits = 3; emin = -7; break;
+    case DT_F8E5M2FNUZ: mbits = 2; emin = -15; break;
     default: break;
   }
   double a = std::fabs(v);

@@ -32,7 +32,7 @@ const CTDataType kF16{CT_FLOAT, 16, 1}, kF32{CT_FLOAT, 32, 1}, kF64{CT_FLOAT, 64
 inline double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
-inline bool is_float(CTDataType d) { return d.code == CT_FLOAT || d.code == CT_BFLOAT; }
+inline bool is_float(CTDataType d) { return ct_dtype_index(d) >= 0 && ((CT_DTS_FLOAT >> ct_dtype_index(d)) & 1u); }
 inline bool same(CTDataType a, CTDataType b) { return a.code == b.code && a.bits == b.bits; }
 
 // "2x3": a shape's extents joined by sep (bench_cases.cc).

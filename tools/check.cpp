@@ -245,7 +245,7 @@ CTOpArgs op_args() {
 // The scalar parameters of a call; an op not named here gets num_params
 // values 0.5, 1.5, ... (integer dtypes: 1, 2, ...).
 std::vector<double> params_for(const std::string& name, int num_params, CTDataType dt) {
-  const bool fl = dt.code == CT_FLOAT || dt.code == CT_BFLOAT;
+  const bool fl = ct_dtype_index(dt) >= 0 && ((CT_DTS_FLOAT >> ct_dtype_index(dt)) & 1u);
   const bool u8 = dt.code == CT_UINT;
   if (name == "leaky_relu") return {0.125};
   if (name == "elu") return {1.0};
@@ -283,6 +283,8 @@ class Checker {
         break;
       case CT_KIND_CAST:
         for (const auto& target : kDtypes) {
+          // a device may convert between some pairs only: those it refuses are not run
+          if (ct_cast_supported(dev_.info.device, dt_, target.dt) != CT_OK) continue;
           cast_target_ = target.dt;
           for (Layout l : {kDense, kStrided}) elementwise(r, {{5, 11}}, l);
           if (!quick_) elementwise(r, {{50, 1001}}, kDense);

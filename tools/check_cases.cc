@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,7 @@ namespace {
 
 typedef std::vector<int64_t> Shape;
 
-bool dt_float(CTDataType d) { return d.code == CT_FLOAT || d.code == CT_BFLOAT; }
+bool dt_float(CTDataType d) { return ct_dtype_index(d) >= 0 && ((CT_DTS_FLOAT >> ct_dtype_index(d)) & 1u); }
 bool dt_bool(CTDataType d) { return d.code == CT_BOOL; }
 bool dt_uint(CTDataType d) { return d.code == CT_UINT; }
 bool dt_half(CTDataType d) { return dt_float(d) && d.bits == 16; }
@@ -593,6 +594,10 @@ Tolerance tolerance(const std::string& n, int kind, CTDataType dt) {
       t.rtol = 1e-6;
       t.atol = 1e-6;
     }
+  } else if (dt.bits == 8) {  // float8: one code of the format (2^-3 or 2^-2 relative), the smallest subnormal
+    const bool e4m3 = dt.code == CT_FLOAT8_E4M3FN || dt.code == CT_FLOAT8_E4M3FNUZ;
+    t.rtol = e4m3 ? 0.126 : 0.251;
+    t.atol = std::ldexp(1.0, e4m3 ? -9 : -16);
   } else if (dt_half(dt) && dt.code == CT_FLOAT) {  // float16
     t.rtol = 2e-3;
     t.atol = running ? 1e-2 : acc ? 1e-4 : 1e-5;

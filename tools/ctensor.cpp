@@ -243,13 +243,10 @@ Options parse(int argc, char** argv) {
 // ---------------------------------------------------------------------------
 
 const DtypeName kDtypes[CT_DT_COUNT] = {
-    {"bool", {CT_BOOL, 8, 1}},      {"int8", {CT_INT, 8, 1}},         {"int16", {CT_INT, 16, 1}},
-    {"int32", {CT_INT, 32, 1}},     {"int64", {CT_INT, 64, 1}},       {"uint8", {CT_UINT, 8, 1}},
-    {"float16", {CT_FLOAT, 16, 1}}, {"bfloat16", {CT_BFLOAT, 16, 1}}, {"float32", {CT_FLOAT, 32, 1}},
-    {"float64", {CT_FLOAT, 64, 1}}, {"uint16", {CT_UINT, 16, 1}},     {"uint32", {CT_UINT, 32, 1}},
-    {"uint64", {CT_UINT, 64, 1}},
+#define CT_TOOL_DTYPE_(N, i, code, bits, name) {name, {code, bits, 1}},
+    CT_DTYPE_TABLE(CT_TOOL_DTYPE_)
+#undef CT_TOOL_DTYPE_
 };
-static_assert(CT_DT_COUNT == 13, "one name per CT_DT_* index, in index order");
 
 bool dtype_from_name(const std::string& n, CTDataType* out) {
   for (const auto& d : kDtypes)

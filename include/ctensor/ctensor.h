@@ -94,7 +94,18 @@ enum {
   CT_OPAQUE_HANDLE = 3, /**< kDLOpaqueHandle: never accepted by ops */
   CT_BFLOAT = 4,  /**< bfloat16 (kDLBfloat) */
   CT_COMPLEX = 5, /**< kDLComplex: not yet supported by ops */
-  CT_BOOL = 6     /**< bool stored in 8 bits, 0 or 1 (kDLBool) */
+  CT_BOOL = 6,    /**< bool stored in 8 bits, 0 or 1 (kDLBool) */
+  /* 8-bit floats, DLPack 1.3's codes (bits 8, lanes 1). "fn": finite, no
+   * infinity, NaN is S.1111.111; "fnuz": finite, NaN is 0x80 and there is
+   * no -0. ctensor runs the four marked ones; the others are named only. */
+  CT_FLOAT8_E3M4 = 7,         /**< kDLFloat8_e3m4 (not supported) */
+  CT_FLOAT8_E4M3 = 8,         /**< kDLFloat8_e4m3 (not supported) */
+  CT_FLOAT8_E4M3B11FNUZ = 9,  /**< kDLFloat8_e4m3b11fnuz (not supported) */
+  CT_FLOAT8_E4M3FN = 10,      /**< kDLFloat8_e4m3fn: bias 7, max 448, no inf (OCP FP8 E4M3) */
+  CT_FLOAT8_E4M3FNUZ = 11,    /**< kDLFloat8_e4m3fnuz: bias 8, max 240, NaN 0x80 */
+  CT_FLOAT8_E5M2 = 12,        /**< kDLFloat8_e5m2: IEEE-like, bias 15, max 57344, +-inf (OCP FP8 E5M2) */
+  CT_FLOAT8_E5M2FNUZ = 13,    /**< kDLFloat8_e5m2fnuz: bias 16, max 57344, NaN 0x80 */
+  CT_FLOAT8_E8M0FNU = 14      /**< kDLFloat8_e8m0fnu (not supported) */
 };
 
 /** A device: layout of DLPack's DLDevice. */
@@ -105,7 +116,9 @@ typedef struct {
 
 /** An element type: layout of DLPack's DLDataType. ctensor supports
  *  lanes == 1 and: bool (CT_BOOL, 8), int8/16/32/64 (CT_INT), uint8/16/32/64
- *  (CT_UINT), float16/32/64 (CT_FLOAT) and bfloat16 (CT_BFLOAT, 16). */
+ *  (CT_UINT), float16/32/64 (CT_FLOAT), bfloat16 (CT_BFLOAT, 16) and the
+ *  8-bit floats float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz
+ *  (CT_FLOAT8_*, 8); CT_DTYPE_TABLE lists them. */
 typedef struct {
   uint8_t code;   /**< CT_INT, CT_UINT, CT_FLOAT, CT_BFLOAT, CT_BOOL, ... */
   uint8_t bits;   /**< bits per lane: 8, 16, 32, 64 */
@@ -317,7 +330,8 @@ enum {
 #define CT_DTS_BOOL 0x001u
 #define CT_DTS_INT 0x1c3eu     /**< int8/16/32/64, uint8/16/32/64 */
 #define CT_DTS_UINT 0x1c20u    /**< uint8/16/32/64 (a part of CT_DTS_INT: what CT_OUTPUT_ACCUM makes uint64) */
-#define CT_DTS_FLOAT 0x3c0u    /**< float16, bfloat16, float32, float64 */
+#define CT_DTS_FLOAT8 0x1e000u /**< float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz */
+#define CT_DTS_FLOAT 0x1e3c0u  /**< float16, bfloat16, float32, float64 and the float8 dtypes */
 #define CT_DTS_NN 0x1c0u       /**< float16, bfloat16, float32 */
 #define CT_DTS_INTEGRAL (CT_DTS_BOOL | CT_DTS_INT)
 #define CT_DTS_NUMERIC (CT_DTS_INT | CT_DTS_FLOAT)
@@ -525,22 +539,61 @@ typedef enum {
  *  Append-only (the indices are ABI): a dtype added later takes the next
  *  index, so the integer and float dtypes are not contiguous ranges; test a
  *  dtype's class with the CT_DTS_* masks, never by comparing indices. */
+#define CT_DTYPE_TABLE(X)                                    \
+  X(BOOL, 0, CT_BOOL, 8, "bool")                             \
+  X(INT8, 1, CT_INT, 8, "int8")                              \
+  X(INT16, 2, CT_INT, 16, "int16")                           \
+  X(INT32, 3, CT_INT, 32, "int32")                           \
+  X(INT64, 4, CT_INT, 64, "int64")                           \
+  X(UINT8, 5, CT_UINT, 8, "uint8")                           \
+  X(FLOAT16, 6, CT_FLOAT, 16, "float16")                     \
+  X(BFLOAT16, 7, CT_BFLOAT, 16, "bfloat16")                  \
+  X(FLOAT32, 8, CT_FLOAT, 32, "float32")                     \
+  X(FLOAT64, 9, CT_FLOAT, 64, "float64")                     \
+  X(UINT16, 10, CT_UINT, 16, "uint16")                       \
+  X(UINT32, 11, CT_UINT, 32, "uint32")                       \
+  X(UINT64, 12, CT_UINT, 64, "uint64")                       \
+  X(FLOAT8_E4M3FN, 13, CT_FLOAT8_E4M3FN, 8, "float8_e4m3fn") \
+  X(FLOAT8_E5M2, 14, CT_FLOAT8_E5M2, 8, "float8_e5m2")       \
+  X(FLOAT8_E4M3FNUZ, 15, CT_FLOAT8_E4M3FNUZ, 8, "float8_e4m3fnuz") \
+  X(FLOAT8_E5M2FNUZ, 16, CT_FLOAT8_E5M2FNUZ, 8, "float8_e5m2fnuz")
+/* ^ The dtypes ctensor runs, one row each: X(NAME, index, code, bits,
+ *   "name"): CTDtypeIndex CT_DT_<NAME> = index, the CTDataType {code, bits,
+ *   1} and the name every front end uses (NumPy's, ml_dtypes' for float8).
+ *   Names, CTDataTypes and the indices below all come from these rows. */
+
 typedef enum {
-  CT_DT_BOOL = 0,
-  CT_DT_INT8 = 1,
-  CT_DT_INT16 = 2,
-  CT_DT_INT32 = 3,
-  CT_DT_INT64 = 4,
-  CT_DT_UINT8 = 5,
-  CT_DT_FLOAT16 = 6,
-  CT_DT_BFLOAT16 = 7,
-  CT_DT_FLOAT32 = 8,
-  CT_DT_FLOAT64 = 9,
-  CT_DT_UINT16 = 10,
-  CT_DT_UINT32 = 11,
-  CT_DT_UINT64 = 12,
-  CT_DT_COUNT /**< one past the last index of this header */
+#define CT_DT_ENUM_(N, i, code, bits, name) CT_DT_##N = i,
+  CT_DTYPE_TABLE(CT_DT_ENUM_)
+#undef CT_DT_ENUM_
+#define CT_DT_ONE_(N, i, code, bits, name) +1
+  CT_DT_COUNT = 0 CT_DTYPE_TABLE(CT_DT_ONE_) /**< one past the last index of this header */
+#undef CT_DT_ONE_
 } CTDtypeIndex;
+
+/** The name of dtype index @p index ("float32"), or NULL when this header
+ *  has no such index. Static strings. */
+static inline const char* ct_dtype_name(int32_t index) {
+  switch (index) {
+#define CT_DT_NAME_(N, i, code, bits, name) case i: return name;
+    CT_DTYPE_TABLE(CT_DT_NAME_)
+#undef CT_DT_NAME_
+    default: return NULL;
+  }
+}
+
+/** The CTDataType of dtype index @p index ({0, 0, 0} when this header has no
+ *  such index). */
+static inline CTDataType ct_dtype_of_index(int32_t index) {
+  CTDataType d = {0, 0, 0};
+  switch (index) {
+#define CT_DT_TYPE_(N, i, c, b, name) case i: d.code = c; d.bits = b; d.lanes = 1; break;
+    CT_DTYPE_TABLE(CT_DT_TYPE_)
+#undef CT_DT_TYPE_
+    default: break;
+  }
+  return d;
+}
 
 /** The CT_DT_* index of @p dt, or -1 when this header does not know the
  *  dtype (lanes other than 1 included). Inline: it is on every call's path,
@@ -558,6 +611,10 @@ static inline int32_t ct_dtype_index(CTDataType dt) {
     case CT_FLOAT:
       return dt.bits == 16 ? CT_DT_FLOAT16 : dt.bits == 32 ? CT_DT_FLOAT32 : dt.bits == 64 ? CT_DT_FLOAT64 : -1;
     case CT_BFLOAT: return dt.bits == 16 ? CT_DT_BFLOAT16 : -1;
+    case CT_FLOAT8_E4M3FN: return dt.bits == 8 ? CT_DT_FLOAT8_E4M3FN : -1;
+    case CT_FLOAT8_E5M2: return dt.bits == 8 ? CT_DT_FLOAT8_E5M2 : -1;
+    case CT_FLOAT8_E4M3FNUZ: return dt.bits == 8 ? CT_DT_FLOAT8_E4M3FNUZ : -1;
+    case CT_FLOAT8_E5M2FNUZ: return dt.bits == 8 ? CT_DT_FLOAT8_E5M2FNUZ : -1;
     default: return -1;
   }
 }
@@ -598,12 +655,16 @@ CT_API CTStatus ct_op_info(int32_t op, CTOpInfo* info);
 CT_API CTStatus ct_op_find(const char* name, int32_t* op);
 
 /** Ask, before running anything, whether @p op runs on @p device for inputs
- *  of @p dtype (for cast: the source dtype; every listed dtype is a valid
- *  target). Returns CT_OK if so; otherwise CT_ERR_UNSUPPORTED (or
- *  CT_ERR_NOT_FOUND for a bad op id or device) and ct_last_error() says why
- *  ("ct_op_supported: sqrt is not defined for int8: float dtypes only, as in
- *  NumPy"). */
+ *  of @p dtype (for cast: whether some cast from that source dtype runs
+ *  there; ct_cast_supported asks about one target). Returns CT_OK if so;
+ *  otherwise CT_ERR_UNSUPPORTED (or CT_ERR_NOT_FOUND for a bad op id or
+ *  device) and ct_last_error() says why ("ct_op_supported: sqrt is not
+ *  defined for int8: float dtypes only, as in NumPy"). */
 CT_API CTStatus ct_op_supported(int32_t op, CTDevice device, CTDataType dtype);
+
+/** ct_op_supported for a cast from @p from to @p to on @p device (a backend
+ *  may convert between some pairs only: the CPU runs every pair). */
+CT_API CTStatus ct_cast_supported(CTDevice device, CTDataType from, CTDataType to);
 
 /* ---- any op by id: the shapes and dtypes of its outputs ----------------- */
 
@@ -711,13 +772,32 @@ CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const
 /** out = x converted to out's dtype, for every pair of supported dtypes.
  *  Float to integer truncates toward zero and saturates (NaN gives 0);
  *  integer to narrower integer wraps modulo 2^bits (as NumPy and C's
- *  conversion to unsigned); to bool is x != 0 (NaN is true); float to
- *  float16/bfloat16 rounds to nearest even, overflowing to +-inf.
+ *  conversion to unsigned); to bool is x != 0 (NaN is true); to a float
+ *  dtype rounds once to nearest even: to float16/bfloat16/float32 and
+ *  float8_e5m2 overflowing to +-inf, to the float8 dtypes without an
+ *  infinity (e4m3fn, e4m3fnuz, e5m2fnuz) overflowing to NaN (as NumPy with
+ *  ml_dtypes, PyTorch, and ONNX Cast with saturate=0; ct_cast_ex saturates).
+ *  A value that rounds past the largest finite one overflows (float8_e4m3fn:
+ *  464 gives 448, 465 overflows). fnuz dtypes have no -0: -0 gives +0.
  *  A cast between two dtypes never runs in place (CTOpInfo.inplace is 0):
  *  an out that shares any byte with x is CT_ERR_INVALID_ARGUMENT, even
  *  exactly x's bytes with a dtype of the same size (float32 <-> int32). A
  *  cast to x's own dtype is a copy and, like ct_copy, may be exactly x. */
 CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream);
+
+/** How ct_cast_ex treats values beyond the target dtype's finite range. */
+typedef enum {
+  CT_CAST_DEFAULT = 0, /**< as ct_cast */
+  CT_CAST_SATURATE = 1 /**< to a float8 dtype, a finite value or infinity beyond its largest finite value
+                            gives that value with its sign (ONNX Cast with saturate=1); NaN stays NaN;
+                            every other target dtype as ct_cast (integers already saturate) */
+} CTCastMode;
+
+/** ct_cast with a CTCastMode. Kernels see the mode as params[0] of the cast
+ *  call (plugin.h).
+ *  @return as ct_cast; CT_ERR_INVALID_ARGUMENT for a mode that is not a
+ *          CTCastMode (out untouched). */
+CT_API CTStatus ct_cast_ex(const CTensor* x, CTensor* out, int32_t mode, void* stream);
 
 /* ------------------------------------------------------------------------ */
 /* Category 2: broadcasting binary ops, reductions, along-axis ops           */

@@ -62,7 +62,7 @@ typedef struct {
   const CTensor* in[3]; /**< the inputs in the op's order; unused ones NULL */
   const CTensor* out;
   int32_t in_dt[3];     /**< -1 for unused inputs */
-  double params[2];     /**< the op's scalar parameters, 0 when unused */
+  double params[2];     /**< the op's scalar parameters, 0 when unused; cast: params[0] is the CTCastMode (ct_cast_ex) */
   void* stream;
 } CTElementwiseCall;
 

@@ -102,15 +102,13 @@ CTStatus want_out_shape(const char* fn, const char* out_name, const CTensor* out
 
 // An integer op's scalar must be exactly representable in the dtype.
 CTStatus check_int_param(const char* fn, const char* what, double v, int32_t dt) {
-  // By CT_DT_* index (the float dtypes' entries are never read). The tops of
-  // int64 (2^63 - 1) and uint64 (2^64 - 1) are not doubles: the bound is the
-  // power of two above them, excluded.
-  static const double lo[CT_DT_COUNT] = {0, -128, -32768, -2147483648.0, -9223372036854775808.0, 0, 0, 0, 0, 0,
-                                         0, 0, 0};
-  static const double top[CT_DT_COUNT] = {2, 128, 32768, 2147483648.0, 9223372036854775808.0, 256, 0, 0, 0, 0,
-                                          65536, 4294967296.0, 18446744073709551616.0};
-  static_assert(CT_DT_UINT64 == 12 && CT_DT_COUNT == 13, "one bound per dtype index");
-  const bool ok = std::isfinite(v) && v == std::trunc(v) && v >= lo[dt] && v < top[dt];
+  // From the dtype's row (never called for a float dtype). The tops of int64
+  // (2^63 - 1) and uint64 (2^64 - 1) are not doubles: the bound is the power
+  // of two above them, excluded.
+  const CTDataType t = ct_dtype_of_index(dt);
+  const double lo = t.code == CT_INT ? -std::ldexp(1.0, t.bits - 1) : 0.0;
+  const double top = t.code == CT_INT ? std::ldexp(1.0, t.bits - 1) : t.code == CT_UINT ? std::ldexp(1.0, t.bits) : 2.0;
+  const bool ok = std::isfinite(v) && v == std::trunc(v) && v >= lo && v < top;
   if (ok) return CT_OK;
   return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s=%.17g is not an integer representable in %s", fn, what, v,
               dtype_name(dt));
@@ -122,7 +120,7 @@ CTStatus check_int_param(const char* fn, const char* what, double v, int32_t dt)
 // ct_cast and ct_copy. `op` is already known to exist.
 CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, const char* const* names,
                          int32_t nin, const double* params, int32_t nparams, const CTensor* out,
-                         const char* out_name, void* stream) {
+                         const char* out_name, void* stream, int32_t cast_mode) {
   const OpDef* d = op_def(op);
   if (!d) return no_op(fn, op);  // a plugin op unloaded since the caller's check
   TensorFacts inf[3], of;
@@ -187,6 +185,7 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
     }
     call.params[i] = params[i];
   }
+  if (op == CT_OP_CAST) call.params[0] = cast_mode;
 
   if (CTStatus s = check_output_layout(fn, out_name, out)) return s;
   if (op == CT_OP_CAST && of.dt != inf[0].dt) {
@@ -595,12 +594,29 @@ CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const
   CT_API_END()
 }
 
+namespace ct {
+namespace {
+CTStatus cast_with(const char* fn, const CTensor* x, CTensor* out, int32_t mode, void* stream) {
+  if (x && out && (x->device.device_type != out->device.device_type || x->device.device_id != out->device.device_id))
+    return debug_perturb(CT_OP_CAST, out, cast_across_devices(fn, x, out, stream, mode));
+  static const char* const names[] = {"x"};
+  return debug_perturb(CT_OP_CAST, out, run_elementwise(fn, CT_OP_CAST, &x, names, 1, nullptr, 0, out, "out", stream, mode));
+}
+}  // namespace
+}  // namespace ct
+
 CT_API CTStatus ct_cast(const CTensor* x, CTensor* out, void* stream) {
   CT_API_BEGIN("ct_cast")
-  if (x && out && (x->device.device_type != out->device.device_type || x->device.device_id != out->device.device_id))
-    return ct::debug_perturb(CT_OP_CAST, out, ct::cast_across_devices(x, out, stream));
-  static const char* const names[] = {"x"};
-  return ct::debug_perturb(CT_OP_CAST, out, ct::run_elementwise("ct_cast", CT_OP_CAST, &x, names, 1, nullptr, 0, out, "out", stream));
+  return ct::cast_with("ct_cast", x, out, CT_CAST_DEFAULT, stream);
+  CT_API_END()
+}
+
+CT_API CTStatus ct_cast_ex(const CTensor* x, CTensor* out, int32_t mode, void* stream) {
+  CT_API_BEGIN("ct_cast_ex")
+  if (mode != CT_CAST_DEFAULT && mode != CT_CAST_SATURATE)
+    return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_cast_ex: mode=%d is not a CTCastMode (CT_CAST_DEFAULT 0, CT_CAST_SATURATE 1)",
+                    (int)mode);
+  return ct::cast_with("ct_cast_ex", x, out, mode, stream);
   CT_API_END()
 }
 

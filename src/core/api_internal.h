@@ -8,10 +8,12 @@
 namespace ct {
 
 // Validates and runs an elementwise op (unary, unary_param, ternary, cast)
-// on one device; names[] and out_name name the arguments in messages.
+// on one device; names[] and out_name name the arguments in messages. A
+// cast's kernels get cast_mode (a CTCastMode, checked by the caller) as
+// params[0].
 CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, const char* const* names,
                          int32_t nin, const double* params, int32_t nparams, const CTensor* out,
-                         const char* out_name, void* stream);
+                         const char* out_name, void* stream, int32_t cast_mode = CT_CAST_DEFAULT);
 
 // NumPy broadcasting of n tensors into shape[*nd]; a message naming the
 // offending arguments otherwise.
@@ -31,7 +33,7 @@ void broadcast_view(const CTensor* t, const CTensor* out, int64_t* strides, CTen
 int32_t output_dtype(int32_t rule, int32_t dt);
 
 // ct_cast between two devices: through a temporary on out's device.
-CTStatus cast_across_devices(const CTensor* x, const CTensor* out, void* stream);
+CTStatus cast_across_devices(const char* fn, const CTensor* x, const CTensor* out, void* stream, int32_t cast_mode);
 
 }  // namespace ct
 

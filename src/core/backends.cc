@@ -408,7 +408,7 @@ CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelIn
   return fail(why == CT_OK ? CT_ERR_INTERNAL : why, "%s", why_msg.c_str());
 }
 
-CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype) {
+CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype, const CTDataType* out_dtype) {
   const OpDef* d = op_def(op);
   if (!d) return no_op(fn, op);
   char dbuf[64];
@@ -416,6 +416,10 @@ CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType
   if (dt < 0)
     return fail(CT_ERR_UNSUPPORTED, "%s: dtype %s is not supported by ctensor", fn,
                 describe_dtype(dbuf, sizeof dbuf, dtype));
+  const int32_t odt = out_dtype ? dtype_index(*out_dtype) : -1;
+  if (out_dtype && odt < 0)
+    return fail(CT_ERR_UNSUPPORTED, "%s: dtype %s is not supported by ctensor", fn,
+                describe_dtype(dbuf, sizeof dbuf, *out_dtype));
   if (!(d->dtypes & (1u << dt)))  // the op's rule first: it holds on every device
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
   const Backend* b = find_backend(device.device_type);
@@ -424,7 +428,7 @@ CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType
                 device.device_type);
   if (device.device_id < 0 || device.device_id >= b->num_devices)
     return fail(CT_ERR_NOT_FOUND, "%s: %s device %d does not exist", fn, b->dev.name, device.device_id);
-  CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, d->kind, dt, -1, device.device_id};
+  CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, d->kind, dt, odt, device.device_id};
   const CTKernelInterface* k = nullptr;
   return find_kernels(b, q, &k);
 }

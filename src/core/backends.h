@@ -81,7 +81,8 @@ inline CTStatus find_kernels(const Backend* b, const CTSupportQuery& q, const CT
 }
 
 // CT_OK if op runs on device for (data) dtype; else says why, naming fn.
-CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype);
+CTStatus check_supported(const char* fn, int32_t op, CTDevice device, CTDataType dtype,
+                         const CTDataType* out_dtype = nullptr);
 
 // The device's stream check (CT_OK for a NULL stream or slot).
 inline CTStatus check_stream(const Backend* b, const char* fn, int32_t device_id, void* stream) {

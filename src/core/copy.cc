@@ -105,8 +105,7 @@ CTStatus check_cross(const char* fn, const char* xn, const CTensor* x, TensorFac
 
 }  // namespace
 
-CTStatus cast_across_devices(const CTensor* x, const CTensor* out, void* stream) {
-  const char* fn = "ct_cast";
+CTStatus cast_across_devices(const char* fn, const CTensor* x, const CTensor* out, void* stream, int32_t cast_mode) {
   TensorFacts xf, of;
   const Backend *sb = nullptr, *db = nullptr;
   if (CTStatus s = check_cross(fn, "x", x, &xf, "out", out, &of, stream, &sb, &db)) return s;
@@ -134,7 +133,7 @@ CTStatus cast_across_devices(const CTensor* x, const CTensor* out, void* stream)
   const CTensor* tp = &t;
   CTStatus s = copy_between(fn, sb, db, x, xf, &t, stream);
   if (s == CT_OK && on_host && sb->dev.synchronize) s = sb->dev.synchronize(x->device.device_id, stream);
-  if (s == CT_OK) s = run_elementwise(fn, CT_OP_CAST, &tp, names, 1, nullptr, 0, out, "out", cast_stream);
+  if (s == CT_OK) s = run_elementwise(fn, CT_OP_CAST, &tp, names, 1, nullptr, 0, out, "out", cast_stream, cast_mode);
   if (s == CT_OK && db->dev.synchronize) s = db->dev.synchronize(out->device.device_id, cast_stream);
   temp_free(out->device, tmp, cast_stream);
   return s;

@@ -198,38 +198,17 @@ const char* kind_entry(int32_t kind) {
   return kind >= 0 && kind < (int32_t)(sizeof entries / sizeof entries[0]) ? entries[kind] : "?";
 }
 
-namespace {
-struct DtypeRow {
-  uint8_t code, bits;
-  const char* name;
-};
-constexpr DtypeRow kDtypes[CT_DT_COUNT] = {
-    {CT_BOOL, 8, "bool"},       {CT_INT, 8, "int8"},      {CT_INT, 16, "int16"},
-    {CT_INT, 32, "int32"},      {CT_INT, 64, "int64"},    {CT_UINT, 8, "uint8"},
-    {CT_FLOAT, 16, "float16"},  {CT_BFLOAT, 16, "bfloat16"}, {CT_FLOAT, 32, "float32"},
-    {CT_FLOAT, 64, "float64"},  {CT_UINT, 16, "uint16"},  {CT_UINT, 32, "uint32"},
-    {CT_UINT, 64, "uint64"},
-};
-constexpr bool every_dtype_named() {
-  for (const DtypeRow& r : kDtypes)
-    if (!r.name) return false;
-  return true;
-}
-static_assert(every_dtype_named(), "one row per CT_DT_* index");
-}  // namespace
+CTDataType dtype_of(int32_t index) { return ct_dtype_of_index(index); }
 
-CTDataType dtype_of(int32_t index) {
-  CTDataType t = {kDtypes[index].code, kDtypes[index].bits, 1};
-  return t;
-}
-
-const char* dtype_name(int32_t index) { return kDtypes[index].name; }
+const char* dtype_name(int32_t index) { return ct_dtype_name(index); }
 
 const char* describe_dtype(char* buf, size_t n, CTDataType dt) {
   int32_t i = dtype_index(dt);
-  if (i >= 0) return kDtypes[i].name;
-  static const char* const codes[] = {"int", "uint", "float", "opaque", "bfloat", "complex", "bool"};
-  const char* code = dt.code < 7 ? codes[dt.code] : "unknown";
+  if (i >= 0) return ct_dtype_name(i);
+  static const char* const codes[] = {"int", "uint", "float", "opaque", "bfloat", "complex", "bool",
+                                      "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+                                      "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"};
+  const char* code = dt.code < sizeof codes / sizeof codes[0] ? codes[dt.code] : "unknown";
   std::snprintf(buf, n, "%s(code %u) bits %u lanes %u", code, (unsigned)dt.code,
                 (unsigned)dt.bits, (unsigned)dt.lanes);
   return buf;
@@ -300,6 +279,12 @@ CT_API CTStatus ct_op_find(const char* name, int32_t* op) {
 CT_API CTStatus ct_op_supported(int32_t op, CTDevice device, CTDataType dtype) {
   CT_API_BEGIN("ct_op_supported")
   return ct::check_supported("ct_op_supported", op, device, dtype);
+  CT_API_END()
+}
+
+CT_API CTStatus ct_cast_supported(CTDevice device, CTDataType from, CTDataType to) {
+  CT_API_BEGIN("ct_cast_supported")
+  return ct::check_supported("ct_cast_supported", CT_OP_CAST, device, from, &to);
   CT_API_END()
 }
 

@@ -289,10 +289,9 @@ template <class Op> void RegFloat(KernelTable* t, int op) {
   t->bcast[op][CT_DT_FLOAT32][1] = &BinLoop<Op, float, 2>;
   t->bcast[op][CT_DT_FLOAT64][0] = &BinLoop<Op, double, 1>;
   t->bcast[op][CT_DT_FLOAT64][1] = &BinLoop<Op, double, 2>;
-  // Half types: the float32 loop on widened blocks, rounded once (no scalar
-  // variants: the engine packs a broadcast half operand).
-  t->op[op][CT_DT_FLOAT16] = &ViaF32<&BinLoop<Op, float, 0>, F16Codec, 2, kBoolOut<Op>>;
-  t->op[op][CT_DT_BFLOAT16] = &ViaF32<&BinLoop<Op, float, 0>, BF16Codec, 2, kBoolOut<Op>>;
+  // Narrow float types: the float32 loop on widened blocks, rounded once (no
+  // scalar variants: the engine packs a broadcast operand of theirs).
+  SetNarrow<&BinLoop<Op, float, 0>, 2, kBoolOut<Op>>(t->op[op]);
 }
 template <class VOp> void RegFloatVec(KernelTable* t, int op) {
   RegFloat<typename VOp::S>(t, op);
@@ -307,8 +306,7 @@ template <class VOp> void RegFloatViaF64(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT32] = &BinViaF64<VOp, 0>;
   t->bcast[op][CT_DT_FLOAT32][0] = &BinViaF64<VOp, 1>;
   t->bcast[op][CT_DT_FLOAT32][1] = &BinViaF64<VOp, 2>;
-  t->op[op][CT_DT_FLOAT16] = &ViaF32<&BinViaF64<VOp, 0>, F16Codec, 2>;
-  t->op[op][CT_DT_BFLOAT16] = &ViaF32<&BinViaF64<VOp, 0>, BF16Codec, 2>;
+  SetNarrow<&BinViaF64<VOp, 0>, 2>(t->op[op]);
 }
 template <class Op, class T> void RegOne(KernelTable* t, int op, int dt) {
   t->op[op][dt] = &BinLoop<Op, T, 0>;

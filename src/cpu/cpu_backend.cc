@@ -332,7 +332,7 @@ int64_t cost_of(int32_t op, int32_t dt) {
     default:
       break;
   }
-  if (dt == CT_DT_FLOAT16 || dt == CT_DT_BFLOAT16) c *= 2;
+  if ((CT_DTS_FLOAT & ~((1u << CT_DT_FLOAT32) | (1u << CT_DT_FLOAT64)) >> dt) & 1u) c *= 2;  // narrow floats: widened
   return c;
 }
 

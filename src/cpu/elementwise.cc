@@ -4,8 +4,9 @@
 // one binary runs SSE4, AVX2 and AVX-512 paths.
 //
 // Kernels see contiguous runs only (the strided engine in cpu_backend.cc packs
-// anything else). Float math is vectorised; float16/bfloat16 are widened to
-// float32 in blocks, computed by the float32 kernel and rounded once.
+// anything else). Float math is vectorised; float16/bfloat16 and the float8
+// dtypes are widened to float32 in blocks, computed by the float32 kernel
+// and rounded once.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/elementwise.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -540,11 +541,18 @@ void WhereK(char* const* p, int64_t n, const double*) {
 }
 
 // ---- casts ----------------------------------------------------------------
+// params[0] is the call's CTCastMode (read for float8 targets only).
 template <class From, class To>
-void CastK(char* const* p, int64_t n, const double*) {
+void CastK(char* const* p, int64_t n, const double* prm) {
   To* y = reinterpret_cast<To*>(p[0]);
   const From* x = reinterpret_cast<const From*>(p[1]);
-  for (int64_t i = 0; i < n; ++i) y[i] = Convert<To>::template from<From>(x[i]);
+  if constexpr (IsF8<To>::value) {
+    const bool saturate = prm && prm[0] == (double)CT_CAST_SATURATE;
+    for (int64_t i = 0; i < n; ++i) y[i] = Convert<To>::template from<From>(x[i], saturate);
+  } else {
+    (void)prm;
+    for (int64_t i = 0; i < n; ++i) y[i] = Convert<To>::template from<From>(x[i]);
+  }
 }
 void CopyK1(char* const* p, int64_t n, const double*) { std::memcpy(p[0], p[1], (size_t)n); }
 void CopyK2(char* const* p, int64_t n, const double*) { std::memcpy(p[0], p[1], (size_t)n * 2); }
@@ -572,8 +580,7 @@ using u64 = uint64_t;
 template <class Op> void RegFloat(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT32] = &UnaryF<Op, float>;
   t->op[op][CT_DT_FLOAT64] = &UnaryF<Op, double>;
-  t->op[op][CT_DT_FLOAT16] = &ViaF32<&UnaryF<Op, float>, F16Codec, 1>;
-  t->op[op][CT_DT_BFLOAT16] = &ViaF32<&UnaryF<Op, float>, BF16Codec, 1>;
+  SetNarrow<&UnaryF<Op, float>, 1>(t->op[op]);
 }
 template <class Op> void RegInt(KernelTable* t, int op) {
   t->op[op][CT_DT_INT8] = &UnaryI<Op, i8>;
@@ -588,8 +595,7 @@ template <class Op> void RegInt(KernelTable* t, int op) {
 template <class Pred> void RegPredicate(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT32] = &PredicateK<Pred, float>;
   t->op[op][CT_DT_FLOAT64] = &PredicateK<Pred, double>;
-  t->op[op][CT_DT_FLOAT16] = &ViaF32<&PredicateK<Pred, float>, F16Codec, 1, true>;
-  t->op[op][CT_DT_BFLOAT16] = &ViaF32<&PredicateK<Pred, float>, BF16Codec, 1, true>;
+  SetNarrow<&PredicateK<Pred, float>, 1, true>(t->op[op]);
   t->op[op][CT_DT_INT8] = &PredicateK<Pred, i8>;
   t->op[op][CT_DT_INT16] = &PredicateK<Pred, i16>;
   t->op[op][CT_DT_INT32] = &PredicateK<Pred, i32>;
@@ -603,8 +609,7 @@ template <class Pred> void RegPredicate(KernelTable* t, int op) {
 template <class Op> void RegTernaryFloat(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT32] = &TernaryF<Op, float>;
   t->op[op][CT_DT_FLOAT64] = &TernaryF<Op, double>;
-  t->op[op][CT_DT_FLOAT16] = &ViaF32<&TernaryF<Op, float>, F16Codec, 3>;
-  t->op[op][CT_DT_BFLOAT16] = &ViaF32<&TernaryF<Op, float>, BF16Codec, 3>;
+  SetNarrow<&TernaryF<Op, float>, 3>(t->op[op]);
 }
 
 // Casts: the generic converting loop for every pair, then faster paths.
@@ -623,6 +628,10 @@ template <class From> void RegCastFrom(KernelTable* t, int from) {
   row[CT_DT_BFLOAT16] = &CastK<From, bf16>;
   row[CT_DT_FLOAT32] = &CastK<From, float>;
   row[CT_DT_FLOAT64] = &CastK<From, double>;
+  row[CT_DT_FLOAT8_E4M3FN] = &CastK<From, f8<0>>;
+  row[CT_DT_FLOAT8_E5M2] = &CastK<From, f8<1>>;
+  row[CT_DT_FLOAT8_E4M3FNUZ] = &CastK<From, f8<2>>;
+  row[CT_DT_FLOAT8_E5M2FNUZ] = &CastK<From, f8<3>>;
 }
 
 // softmax's middle pass: y = e^(x - shift) and the sum of y, in one pass
@@ -710,12 +719,13 @@ void FillKernels(KernelTable* t) {
   RegFloat<FClamp>(t, CT_OP_CLAMP);            RegInt<IClamp>(t, CT_OP_CLAMP);
   t->op[CT_OP_POW_SCALAR][CT_DT_FLOAT32] = &PowF<float>;
   t->op[CT_OP_POW_SCALAR][CT_DT_FLOAT64] = &PowF<double>;
-  t->op[CT_OP_POW_SCALAR][CT_DT_FLOAT16] = &ViaF32<&PowF<float>, F16Codec, 1>;
-  t->op[CT_OP_POW_SCALAR][CT_DT_BFLOAT16] = &ViaF32<&PowF<float>, BF16Codec, 1>;
+  SetNarrow<&PowF<float>, 1>(t->op[CT_OP_POW_SCALAR]);
   RegFloat<FAddScalar>(t, CT_OP_ADD_SCALAR);   RegInt<IAddScalar>(t, CT_OP_ADD_SCALAR);
   RegFloat<FMulScalar>(t, CT_OP_MUL_SCALAR);   RegInt<IMulScalar>(t, CT_OP_MUL_SCALAR);
 
-  for (int dt : {CT_DT_BOOL, CT_DT_INT8, CT_DT_UINT8}) t->op[CT_OP_WHERE][dt] = &WhereK<uint8_t>;
+  for (int dt : {CT_DT_BOOL, CT_DT_INT8, CT_DT_UINT8, CT_DT_FLOAT8_E4M3FN, CT_DT_FLOAT8_E5M2, CT_DT_FLOAT8_E4M3FNUZ,
+                 CT_DT_FLOAT8_E5M2FNUZ})
+    t->op[CT_OP_WHERE][dt] = &WhereK<uint8_t>;
   for (int dt : {CT_DT_INT16, CT_DT_UINT16, CT_DT_FLOAT16, CT_DT_BFLOAT16}) t->op[CT_OP_WHERE][dt] = &WhereK<uint16_t>;
   for (int dt : {CT_DT_INT32, CT_DT_UINT32, CT_DT_FLOAT32}) t->op[CT_OP_WHERE][dt] = &WhereK<uint32_t>;
   for (int dt : {CT_DT_INT64, CT_DT_UINT64, CT_DT_FLOAT64}) t->op[CT_OP_WHERE][dt] = &WhereK<uint64_t>;
@@ -745,12 +755,14 @@ void FillKernels(KernelTable* t) {
   RegCastFrom<bf16>(t, CT_DT_BFLOAT16);
   RegCastFrom<float>(t, CT_DT_FLOAT32);
   RegCastFrom<double>(t, CT_DT_FLOAT64);
+  RegCastFrom<f8<0>>(t, CT_DT_FLOAT8_E4M3FN);
+  RegCastFrom<f8<1>>(t, CT_DT_FLOAT8_E5M2);
+  RegCastFrom<f8<2>>(t, CT_DT_FLOAT8_E4M3FNUZ);
+  RegCastFrom<f8<3>>(t, CT_DT_FLOAT8_E5M2FNUZ);
   for (int dt = 0; dt < CT_DT_COUNT; ++dt) {
     static const ContigKernel copy_by_size[9] = {nullptr, &CopyK1, &CopyK2, nullptr, &CopyK4,
                                                  nullptr, nullptr,  nullptr, &CopyK8};
-    static const int sizes[CT_DT_COUNT] = {1, 1, 2, 4, 8, 1, 2, 2, 4, 8, 2, 4, 8};
-    static_assert(CT_DT_COUNT == 13, "one size per dtype index");
-    t->cast[dt][dt] = copy_by_size[sizes[dt]];
+    t->cast[dt][dt] = copy_by_size[ct_dtype_of_index(dt).bits / 8];
   }
   t->cast[CT_DT_FLOAT16][CT_DT_FLOAT32] = &DecodeK<F16Codec>;
   t->cast[CT_DT_BFLOAT16][CT_DT_FLOAT32] = &DecodeK<BF16Codec>;

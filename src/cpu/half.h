@@ -1,4 +1,5 @@
-// half.h — scalar float16/bfloat16 conversions and the saturating casts.
+// half.h — scalar float16/bfloat16 conversions (float8: float8.h), and the
+// conversions every cast takes, saturating to integers.
 // These are the well-defined paths every cast takes: no C/C++ UB for NaN or
 // out-of-range values. Vector paths in elementwise.cc must agree bit for bit.
 #ifndef CTENSOR_SRC_CPU_HALF_H_
@@ -9,6 +10,8 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+
+#include "cpu/float8.h"
 
 namespace ct {
 namespace cpu {
@@ -73,9 +76,19 @@ template <class T> struct Wide { using type = T; };
 template <class T> inline double to_double(T v) { return (double)v; }
 template <> inline double to_double<f16>(f16 v) { return f16_to_float(v.bits); }
 template <> inline double to_double<bf16>(bf16 v) { return bf16_to_float(v.bits); }
+template <> inline double to_double<f8<0>>(f8<0> v) { return f8_to_float<0>(v.bits); }
+template <> inline double to_double<f8<1>>(f8<1> v) { return f8_to_float<1>(v.bits); }
+template <> inline double to_double<f8<2>>(f8<2> v) { return f8_to_float<2>(v.bits); }
+template <> inline double to_double<f8<3>>(f8<3> v) { return f8_to_float<3>(v.bits); }
 
+template <class T> struct IsF8 : std::false_type {};
+template <int F> struct IsF8<f8<F>> : std::true_type {};
+// The float types stored in fewer bits than float32 (computed in float32).
+template <class T> constexpr bool is_narrow_float() {
+  return std::is_same<T, f16>::value || std::is_same<T, bf16>::value || IsF8<T>::value;
+}
 template <class T> constexpr bool is_floating() {
-  return std::is_floating_point<T>::value || std::is_same<T, f16>::value || std::is_same<T, bf16>::value;
+  return std::is_floating_point<T>::value || is_narrow_float<T>();
 }
 
 // Saturating float -> integer: truncate toward zero, NaN -> 0; below the
@@ -134,6 +147,15 @@ template <> struct Convert<bf16> {
     else if constexpr (std::is_same<From, bf16>::value) return v;
     else if constexpr (is_floating<From>()) return bf16{double_to_bf16(to_double(v))};
     else return bf16{double_to_bf16(int_to_double_odd(v))};
+  }
+};
+template <int F> struct Convert<f8<F>> {
+  // saturate: ONNX Cast's saturate=1 (float8.h); ct_cast's rule is without.
+  template <class From> static f8<F> from(From v, bool saturate = false) {
+    if constexpr (std::is_same<From, boolean>::value) return f8<F>{f8_from_double<F>(v.v ? 1.0 : 0.0, false)};
+    else if constexpr (std::is_same<From, f8<F>>::value) return v;
+    else if constexpr (is_floating<From>()) return f8<F>{f8_from_double<F>(to_double(v), saturate)};
+    else return f8<F>{f8_from_double<F>(int_to_double_odd(v), saturate)};  // odd-rounded: rounds once
   }
 };
 template <class To> struct Convert {

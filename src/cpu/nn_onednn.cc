@@ -342,11 +342,7 @@ bool known_nn_op(int32_t op) {
 // Whether oneDNN runs op for dtype dt here: asked once per pair with a tiny
 // problem, since the answer depends on the CPU's ISA, not on shapes.
 bool probe(int32_t op, int32_t dt, std::string* why) {
-  const CTDataType types[CT_DT_COUNT] = {{CT_BOOL, 8, 1},   {CT_INT, 8, 1},     {CT_INT, 16, 1},   {CT_INT, 32, 1},
-                                         {CT_INT, 64, 1},   {CT_UINT, 8, 1},    {CT_FLOAT, 16, 1}, {CT_BFLOAT, 16, 1},
-                                         {CT_FLOAT, 32, 1}, {CT_FLOAT, 64, 1}, {CT_UINT, 16, 1}, {CT_UINT, 32, 1},
-                                         {CT_UINT, 64, 1}};
-  const CTDataType f32 = types[CT_DT_FLOAT32], i64 = types[CT_DT_INT64];
+  const CTDataType f32 = ct_dtype_of_index(CT_DT_FLOAT32), i64 = ct_dtype_of_index(CT_DT_INT64);
   int64_t s4[4] = {2, 4, 6, 6}, w4[4] = {4, 4, 3, 3}, o4[4] = {2, 4, 4, 4}, p4[4] = {2, 4, 3, 3}, c1[1] = {4},
           m2[2] = {8, 8};
   auto T = [&](int nd, int64_t* shape, CTDataType type) {
@@ -358,7 +354,7 @@ bool probe(int32_t op, int32_t dt, std::string* why) {
     t.dtype = type;
     return t;
   };
-  const CTDataType x = types[dt];
+  const CTDataType x = ct_dtype_of_index(dt);
   CTensor ts[8];
   CTNNCall c;
   std::memset(&c, 0, sizeof c);

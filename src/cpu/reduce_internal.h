@@ -33,12 +33,12 @@ inline const ReduceKernels& rk() {
 
 // ---- element types ----------------------------------------------------------
 
-template <class T> constexpr bool kHalf = std::is_same<T, f16>::value || std::is_same<T, bf16>::value;
+// float16, bfloat16 and the float8 dtypes: computed in float32.
+template <class T> constexpr bool kHalf = is_narrow_float<T>();
 template <class T> constexpr bool kFloat = kHalf<T> || std::is_floating_point<T>::value;
 
 template <class A, class T> inline A ld(T v) {
-  if constexpr (std::is_same<T, f16>::value) return (A)f16_to_float(v.bits);
-  else if constexpr (std::is_same<T, bf16>::value) return (A)bf16_to_float(v.bits);
+  if constexpr (kHalf<T>) return (A)to_double(v);
   else return (A)v;
 }
 
@@ -124,6 +124,10 @@ template <template <class> class F, class... Args> CTStatus by_dtype(int32_t dt,
     case CT_DT_UINT16: return F<uint16_t>::run(args...);
     case CT_DT_UINT32: return F<uint32_t>::run(args...);
     case CT_DT_UINT64: return F<uint64_t>::run(args...);
+    case CT_DT_FLOAT8_E4M3FN: return F<f8<0>>::run(args...);
+    case CT_DT_FLOAT8_E5M2: return F<f8<1>>::run(args...);
+    case CT_DT_FLOAT8_E4M3FNUZ: return F<f8<2>>::run(args...);
+    case CT_DT_FLOAT8_E5M2FNUZ: return F<f8<3>>::run(args...);
     default: return fail(CT_ERR_INTERNAL, "cpu backend: dtype index %d", dt);
   }
 }

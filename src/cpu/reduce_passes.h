@@ -26,8 +26,16 @@ namespace cpu {
 
 // Nonzero (NaN is nonzero): any/all and logical tests.
 template <class T> inline bool nonzero(T v) {
-  if constexpr (kHalf<T>) return (v.bits & 0x7fff) != 0;
+  if constexpr (IsF8<T>::value) return to_double(v) != 0.0;  // NaN != 0; fnuz's 0x80 is NaN
+  else if constexpr (kHalf<T>) return (v.bits & 0x7fff) != 0;
   else return v != 0;
+}
+
+// n elements of a narrow float type, decoded to float32.
+template <class T> inline void decode_block(const T* p, float* buf, int64_t n) {
+  if constexpr (std::is_same<T, f16>::value) rk().decode_f16(reinterpret_cast<const uint16_t*>(p), buf, n);
+  else if constexpr (std::is_same<T, bf16>::value) rk().decode_bf16(reinterpret_cast<const uint16_t*>(p), buf, n);
+  else for (int64_t i = 0; i < n; ++i) buf[i] = (float)to_double(p[i]);
 }
 
 // Writes a double (float results) or an int64 (integer results, taken modulo
@@ -37,6 +45,10 @@ inline void put_f(char* p, int32_t dt, double v) {
     case CT_DT_FLOAT16: { const f16 h = Convert<f16>::from(v); std::memcpy(p, &h, 2); break; }
     case CT_DT_BFLOAT16: { const bf16 h = Convert<bf16>::from(v); std::memcpy(p, &h, 2); break; }
     case CT_DT_FLOAT32: { const float f = (float)v; std::memcpy(p, &f, 4); break; }
+    case CT_DT_FLOAT8_E4M3FN: *p = (char)Convert<f8<0>>::from(v).bits; break;
+    case CT_DT_FLOAT8_E5M2: *p = (char)Convert<f8<1>>::from(v).bits; break;
+    case CT_DT_FLOAT8_E4M3FNUZ: *p = (char)Convert<f8<2>>::from(v).bits; break;
+    case CT_DT_FLOAT8_E5M2FNUZ: *p = (char)Convert<f8<3>>::from(v).bits; break;
     default: std::memcpy(p, &v, 8); break;
   }
 }
@@ -166,8 +178,7 @@ template <class T, class A, bool kMax> struct ExtPass {
       S r = init();
       for (int64_t i = 0; i < n; i += kGather) {
         const int64_t m = std::min(kGather, n - i);
-        if (std::is_same<T, f16>::value) rk().decode_f16(reinterpret_cast<const uint16_t*>(p + i), buf, m);
-        else rk().decode_bf16(reinterpret_cast<const uint16_t*>(p + i), buf, m);
+        decode_block(p + i, buf, m);
         r = pick(r, kMax ? rk().max_f32(buf, m) : rk().min_f32(buf, m));
       }
       return r;

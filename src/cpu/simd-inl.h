@@ -1,6 +1,6 @@
 // simd-inl.h — per-target SIMD helpers shared by the CPU kernel files
 // (elementwise.cc, binary.cc, reduce.cc): block sizes, masked tails,
-// streaming-store threshold, the float16/bfloat16 <-> float32 codecs, and
+// streaming-store threshold, the float16/bfloat16/float8 <-> float32 codecs, and
 // float32 pow and atan2 computed in float64 lanes.
 // Highway's "-inl.h" convention: included once per target by foreach_target.
 #if defined(CTENSOR_SRC_CPU_SIMD_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -47,7 +47,10 @@ constexpr int64_t kBlock = 256;
 constexpr int64_t kStreamBytes = int64_t(2) << 20;
 
 // ---- half types: widen to float32 in blocks, run the float32 kernel -------
+// A codec: Bits, the storage of one element, and decode/encode of n
+// elements to and from float32 (encode rounds to nearest even).
 struct F16Codec {
+  using Bits = uint16_t;
   static void decode(const uint16_t* src, float* dst, int64_t n) {
     const hn::ScalableTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
@@ -68,6 +71,7 @@ struct F16Codec {
   }
 };
 struct BF16Codec {
+  using Bits = uint16_t;
   static void decode(const uint16_t* src, float* dst, int64_t n) {
     const hn::ScalableTag<float> df;
     const hn::RebindToUnsigned<decltype(df)> du;
@@ -97,6 +101,19 @@ struct BF16Codec {
   }
 };
 
+// float8 format F (float8.h): decoded by its table, encoded by the exact
+// rounding (ct_cast's overflow rule: no saturation).
+template <int F> struct F8Codec {
+  using Bits = uint8_t;
+  static void decode(const uint8_t* src, float* dst, int64_t n) {
+    const float* t = kF8Table.v[F];
+    for (int64_t i = 0; i < n; ++i) dst[i] = t[src[i]];
+  }
+  static void encode(const float* src, uint8_t* dst, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = f8_from_double<F>(src[i], false);
+  }
+};
+
 // Runs the float32 kernel K on widened blocks of NIN half-type inputs; the
 // output is a half type too unless kBoolOut (predicates write bool directly).
 template <ContigKernel K, class Codec, int NIN, bool kBoolOut = false>
@@ -107,7 +124,7 @@ void ViaF32(char* const* p, int64_t n, const double* prm) {
     const int64_t m = n - i < kBlock ? n - i : kBlock;
     char* q[4];
     for (int k = 0; k < NIN; ++k) {
-      Codec::decode(reinterpret_cast<const uint16_t*>(p[1 + k]) + i, in[k], m);
+      Codec::decode(reinterpret_cast<const typename Codec::Bits*>(p[1 + k]) + i, in[k], m);
       q[1 + k] = reinterpret_cast<char*>(in[k]);
     }
     if (kBoolOut) {
@@ -116,9 +133,20 @@ void ViaF32(char* const* p, int64_t n, const double* prm) {
     } else {
       q[0] = reinterpret_cast<char*>(out);
       K(q, m, prm);
-      Codec::encode(out, reinterpret_cast<uint16_t*>(p[0]) + i, m);
+      Codec::encode(out, reinterpret_cast<typename Codec::Bits*>(p[0]) + i, m);
     }
   }
+}
+
+// Fills the narrow float dtypes' entries of a kernel row (by CT_DT_* index)
+// with the float32 kernel K run through each dtype's codec.
+template <ContigKernel K, int NIN, bool kBoolOut = false> void SetNarrow(ContigKernel* row) {
+  row[CT_DT_FLOAT16] = &ViaF32<K, F16Codec, NIN, kBoolOut>;
+  row[CT_DT_BFLOAT16] = &ViaF32<K, BF16Codec, NIN, kBoolOut>;
+  row[CT_DT_FLOAT8_E4M3FN] = &ViaF32<K, F8Codec<0>, NIN, kBoolOut>;
+  row[CT_DT_FLOAT8_E5M2] = &ViaF32<K, F8Codec<1>, NIN, kBoolOut>;
+  row[CT_DT_FLOAT8_E4M3FNUZ] = &ViaF32<K, F8Codec<2>, NIN, kBoolOut>;
+  row[CT_DT_FLOAT8_E5M2FNUZ] = &ViaF32<K, F8Codec<3>, NIN, kBoolOut>;
 }
 
 // ---- float32 pow and atan2 through float64 lanes ----------------------------

@@ -15,13 +15,8 @@ namespace {
 
 // CTDtypeIndex (CT_DT_*) -> CTDataType; false for an index outside the header's.
 bool dtype_of_index(int32_t i, CTDataType* d) {
-  static const CTDataType k[] = {
-      {CT_BOOL, 8, 1},  {CT_INT, 8, 1},     {CT_INT, 16, 1},    {CT_INT, 32, 1},   {CT_INT, 64, 1},
-      {CT_UINT, 8, 1},  {CT_FLOAT, 16, 1},  {CT_BFLOAT, 16, 1}, {CT_FLOAT, 32, 1}, {CT_FLOAT, 64, 1},
-      {CT_UINT, 16, 1}, {CT_UINT, 32, 1},   {CT_UINT, 64, 1}};
-  static_assert(sizeof k / sizeof k[0] == CT_DT_COUNT, "one dtype per CT_DT_* index");
   if (i < 0 || i >= CT_DT_COUNT) return false;
-  *d = k[i];
+  *d = ct_dtype_of_index(i);
   return true;
 }
 

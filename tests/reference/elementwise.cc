@@ -185,7 +185,16 @@ double round_int(Int128 v, int mbits) {
 
 int mantissa_bits(CTDataType d) {
   if (d.code == CT_BFLOAT) return 7;
+  if (d.code == CT_FLOAT8_E4M3FN || d.code == CT_FLOAT8_E4M3FNUZ) return 3;
+  if (d.code == CT_FLOAT8_E5M2 || d.code == CT_FLOAT8_E5M2FNUZ) return 2;
   return d.bits == 16 ? 10 : d.bits == 32 ? 23 : 52;
+}
+
+// v rounded to float dtype d as a cast with mode params[0] (CTCastMode)
+// does: saturating to a float8 dtype when the mode says so.
+double cast_round(double v, CTDataType d, bool saturate) {
+  if (is_float8(d)) return f8_to_double(f8_from_double(v, d, saturate), d);
+  return round_to(v, d);
 }
 
 bool ref_cast(const Call& c, const Outs& o, std::string* why) {
@@ -194,11 +203,12 @@ bool ref_cast(const Call& c, const Outs& o, std::string* why) {
   Array& out = *o[0];
   if (x.numel() != out.numel()) return fail(why, "cast: x" + str(x.shape) + " and out" + str(out.shape));
   const CTDataType od = out.dtype;
+  const bool sat = !c.params.empty() && c.params[0] == (double)CT_CAST_SATURATE;
   for (int64_t k = 0; k < x.numel(); ++k) {
     if (x.is_float()) {
       const double v = x.f[(size_t)k];
       if (out.is_float()) {
-        out.f[(size_t)k] = round_to(v, od);
+        out.f[(size_t)k] = cast_round(v, od, sat);
       } else if (dt_bool(od)) {
         out.i[(size_t)k] = v != 0;  // NaN is true
       } else if (std::isnan(v)) {
@@ -215,7 +225,7 @@ bool ref_cast(const Call& c, const Outs& o, std::string* why) {
       const int64_t v = x.i[(size_t)k];
       if (out.is_float()) {
         const double r = round_int(exact(v, x.dtype), mantissa_bits(od));
-        out.f[(size_t)k] = od.bits == 64 ? r : round_to(r, od);  // round_to only overflows here
+        out.f[(size_t)k] = od.bits == 64 ? r : cast_round(r, od, sat);  // this only overflows here
       } else {
         out.i[(size_t)k] = wrap((uint64_t)v, od);
       }

@@ -1,6 +1,6 @@
 // reference.cc — the one table of references keyed by op id (joined from the
 // per-kind files' tables), run(), the op facts of CT_OP_TABLE, and the helpers
-// every reference shares: dtypes, the float16/bfloat16 codec, shapes,
+// every reference shares: dtypes, the float16/bfloat16 and float8 codecs, shapes,
 // broadcasting and reduction groups.
 #include <map>
 #include <sstream>
@@ -123,6 +123,14 @@ namespace {
 // output dtype the references apply, since no tolerance covers it.
 void overflow_to_inf(Array& out) {
   if (!out.is_float() || out.dtype.bits == 64) return;
+  if (is_float8(out.dtype)) {  // beyond the largest finite value after rounding: inf (e5m2) or NaN
+    const double mx = max_finite(out.dtype);
+    for (double& v : out.f) {
+      const double r = round_to(v, out.dtype);
+      if (std::fabs(v) > mx && !(std::fabs(r) <= mx)) v = r;
+    }
+    return;
+  }
   double lim;
   if (out.dtype.code == CT_BFLOAT) lim = std::ldexp(2.0 - std::ldexp(1.0, -8), 127);
   else if (out.dtype.bits == 16) lim = 65520.0;
@@ -154,7 +162,7 @@ bool run(const Call& c, const std::vector<Array*>& outputs, std::string* why) {
 // dtypes
 // ---------------------------------------------------------------------------
 
-bool is_float(CTDataType d) { return d.code == CT_FLOAT || d.code == CT_BFLOAT; }
+bool is_float(CTDataType d) { return ctref_is_float(d); }
 
 std::string dtype_name(CTDataType d) {
   switch (d.code) {
@@ -163,6 +171,10 @@ std::string dtype_name(CTDataType d) {
     case CT_UINT: return "uint" + std::to_string(d.bits);
     case CT_FLOAT: return "float" + std::to_string(d.bits);
     case CT_BFLOAT: return "bfloat" + std::to_string(d.bits);
+    case CT_FLOAT8_E4M3FN: return "float8_e4m3fn";
+    case CT_FLOAT8_E5M2: return "float8_e5m2";
+    case CT_FLOAT8_E4M3FNUZ: return "float8_e4m3fnuz";
+    case CT_FLOAT8_E5M2FNUZ: return "float8_e5m2fnuz";
   }
   return "dtype(code=" + std::to_string(d.code) + ")";
 }
@@ -245,7 +257,98 @@ double f16_to_double(uint16_t h) { return decode_small_float(h, 5, 10); }
 uint16_t bf16_from_double(double v) { return encode_small_float(v, 8, 7); }
 double bf16_to_double(uint16_t h) { return decode_small_float(h, 8, 7); }
 
+// ---------------------------------------------------------------------------
+// The float8 codec
+// ---------------------------------------------------------------------------
+
+namespace {
+
+struct F8 {
+  int ebits, mbits, bias;
+  bool inf;   // IEEE-like: the top exponent holds +-inf and NaNs (e5m2)
+  bool fnuz;  // 0x80 is the only NaN, no -0
+};
+
+bool f8_of(CTDataType d, F8* f) {
+  if (d.bits != 8) return false;
+  switch (d.code) {
+    case CT_FLOAT8_E4M3FN: *f = {4, 3, 7, false, false}; return true;
+    case CT_FLOAT8_E5M2: *f = {5, 2, 15, true, false}; return true;
+    case CT_FLOAT8_E4M3FNUZ: *f = {4, 3, 8, false, true}; return true;
+    case CT_FLOAT8_E5M2FNUZ: *f = {5, 2, 16, false, true}; return true;
+    default: return false;
+  }
+}
+
+// Largest finite value: the top exponent is finite except in the IEEE-like
+// format; e4m3fn gives its all-ones mantissa there to NaN.
+double f8_max(const F8& f) {
+  const int top = (1 << f.ebits) - 1 - (f.inf ? 1 : 0);
+  const double frac = 2.0 - std::ldexp(1.0, (f.inf || f.fnuz) ? -f.mbits : 1 - f.mbits);
+  return std::ldexp(frac, top - f.bias);
+}
+
+}  // namespace
+
+bool is_float8(CTDataType d) {
+  F8 f;
+  return f8_of(d, &f);
+}
+
+double f8_to_double(uint8_t b, CTDataType d) {
+  F8 f;
+  if (!f8_of(d, &f)) return kNaN;
+  if (f.fnuz && b == 0x80) return kNaN;
+  const bool neg = (b & 0x80) != 0;
+  const int ex = (b >> f.mbits) & ((1 << f.ebits) - 1), m = b & ((1 << f.mbits) - 1);
+  double r;
+  if (!f.inf && !f.fnuz && (b & 0x7f) == 0x7f) r = kNaN;
+  else if (f.inf && ex == (1 << f.ebits) - 1) r = m ? kNaN : kInf;
+  else if (ex == 0) r = std::ldexp((double)m, 1 - f.bias - f.mbits);
+  else r = std::ldexp((double)(m + (1 << f.mbits)), ex - f.bias - f.mbits);
+  return neg ? -r : r;
+}
+
+uint8_t f8_from_double(double v, CTDataType d, bool saturate) {
+  F8 f;
+  if (!f8_of(d, &f)) return 0;
+  const uint8_t sign = std::signbit(v) ? 0x80 : 0;
+  const uint8_t nan = f.fnuz ? 0x80 : (uint8_t)(sign | (f.inf ? 0x7e : 0x7f));
+  if (std::isnan(v)) return nan;
+  const double mx = f8_max(f), a = std::fabs(v);
+  double val = kInf;
+  if (!std::isinf(a) && a != 0) {
+    int e;
+    std::frexp(a, &e);
+    const int q = std::max(e - 1, 1 - f.bias) - f.mbits;  // the unit of the last place at a's exponent
+    val = std::ldexp(std::nearbyint(std::ldexp(a, -q)), q);   // default mode: to nearest even
+  } else if (a == 0) {
+    val = 0;
+  }
+  if (val > mx) {
+    if (!saturate) return f.inf ? (uint8_t)(sign | (((1 << f.ebits) - 1) << f.mbits)) : nan;
+    val = mx;
+  }
+  if (val == 0) return f.fnuz ? 0 : sign;
+  const double min_normal = std::ldexp(1.0, 1 - f.bias);
+  if (val < min_normal) return (uint8_t)(sign | (int)std::ldexp(val, f.bias - 1 + f.mbits));
+  int e;
+  std::frexp(val, &e);
+  const int m = (int)std::ldexp(val, f.mbits - (e - 1)) - (1 << f.mbits);
+  return (uint8_t)(sign | ((e - 1 + f.bias) << f.mbits) | m);
+}
+
+double max_finite(CTDataType d) {
+  F8 f;
+  if (f8_of(d, &f)) return f8_max(f);
+  if (d.code == CT_BFLOAT) return std::ldexp(2.0 - std::ldexp(1.0, -7), 127);
+  if (d.code == CT_FLOAT && d.bits == 16) return 65504.0;
+  if (d.code == CT_FLOAT && d.bits == 32) return (double)std::numeric_limits<float>::max();
+  return std::numeric_limits<double>::max();
+}
+
 double round_to(double v, CTDataType d) {
+  if (is_float8(d)) return f8_to_double(f8_from_double(v, d, false), d);
   if (d.code == CT_BFLOAT && d.bits == 16) return bf16_to_double(bf16_from_double(v));
   if (d.code == CT_FLOAT && d.bits == 16) return f16_to_double(f16_from_double(v));
   if (d.code == CT_FLOAT && d.bits == 32) return (double)(float)v;

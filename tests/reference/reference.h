@@ -15,8 +15,15 @@
 
 namespace ctref {
 
+// float16/32/64, bfloat16 and the float8 dtypes.
+inline bool ctref_is_float(CTDataType d) {
+  return d.code == CT_FLOAT || d.code == CT_BFLOAT ||
+         (d.bits == 8 && (d.code == CT_FLOAT8_E4M3FN || d.code == CT_FLOAT8_E5M2 || d.code == CT_FLOAT8_E4M3FNUZ ||
+                          d.code == CT_FLOAT8_E5M2FNUZ));
+}
+
 // A dense row-major host array in the reference domain: values of float
-// dtypes (float16/32/64, bfloat16) as double in `f`; integer and bool values
+// dtypes (float16/32/64, bfloat16, float8) as double in `f`; integer and bool values
 // as int64 in `i` (bool: 0 or 1), exact except that a uint64 value above
 // INT64_MAX is held as the int64 with the same bits (what ct_cast to int64
 // gives; get() reads it back as the uint64). Only one of f/i is used.
@@ -29,7 +36,7 @@ struct Array {
   Array() = default;
   Array(CTDataType dt, const std::vector<int64_t>& shp) { reset(dt, shp); }
   int64_t numel() const;
-  bool is_float() const { return dtype.code == CT_FLOAT || dtype.code == CT_BFLOAT; }
+  bool is_float() const { return ctref_is_float(dtype); }
   // Allocate f or i for `shape` and `dtype` (zero-filled).
   void reset(CTDataType dt, const std::vector<int64_t>& shp);
   double get(int64_t k) const {
@@ -90,9 +97,10 @@ int op_num_params(int32_t op);
 bool is_float(CTDataType d);
 std::string dtype_name(CTDataType d);
 
-// v rounded to float dtype d: round to nearest even, overflow to +-inf,
-// subnormals kept (float16, bfloat16 through the codec below); identity for
-// float64 and non-float dtypes.
+// v rounded to float dtype d: round to nearest even, overflow to +-inf
+// (float8 formats without an infinity: NaN), subnormals kept (float16,
+// bfloat16, float8 through the codecs below); identity for float64 and
+// non-float dtypes.
 double round_to(double v, CTDataType d);
 
 // IEEE binary16 (e5m10) and bfloat16 (e8m7) from and to double, round to
@@ -101,6 +109,18 @@ uint16_t f16_from_double(double v);
 double f16_to_double(uint16_t h);
 uint16_t bf16_from_double(double v);
 double bf16_to_double(uint16_t h);
+
+// The float8 dtypes (d.code a CT_FLOAT8_* ctensor runs) from and to double:
+// round to nearest even, once; a value that rounds beyond the largest
+// finite one (or an infinity) overflows: with `saturate` to that largest
+// value (ONNX Cast saturate=1), without to +-inf (e5m2) or NaN (the formats
+// without an infinity: e4m3fn, e4m3fnuz, e5m2fnuz). fnuz: no -0, NaN 0x80.
+// frexp/ldexp arithmetic only.
+bool is_float8(CTDataType d);
+uint8_t f8_from_double(double v, CTDataType d, bool saturate);
+double f8_to_double(uint8_t b, CTDataType d);
+// The largest finite value of float dtype d (DBL_MAX for float64).
+double max_finite(CTDataType d);
 
 // For a reduction of an x of `shape` over `axes` (all_axes: every axis):
 // per output element in row-major order, the row-major linear indices of x

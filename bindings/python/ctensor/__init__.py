@@ -66,7 +66,11 @@ _NN_NAMES = {
     "layer_norm_backward": ("layer_norm_backward",),
 }
 _DTYPES = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,  # noqa: F405
-           float16, bfloat16, float32, float64)  # noqa: F405
+           float16, bfloat16, float32, float64,  # noqa: F405
+           float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)  # noqa: F405
+# The dtypes NumPy has only through ml_dtypes: their storage as NumPy sees it.
+_ML_DTYPES = {"bfloat16": "int16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8", "float8_e4m3fnuz": "uint8",
+              "float8_e5m2fnuz": "uint8"}
 
 
 class DeviceInfo:
@@ -343,16 +347,18 @@ def __getattr__(name: str):
 
 
 def _numpy_view(t):
-    """A NumPy array over t's memory; bfloat16 as ml_dtypes.bfloat16 (NumPy has no bfloat16 of its own)."""
+    """A NumPy array over t's memory; bfloat16 and the float8 dtypes as ml_dtypes' types (NumPy has none of its
+    own)."""
     import numpy as np
 
-    if t.dtype == "bfloat16":
+    name = str(t.dtype)
+    if name in _ML_DTYPES:
         try:
             import ml_dtypes
         except ImportError:
-            raise TypeError("ctensor.Tensor: NumPy has no bfloat16; install ml_dtypes for a bfloat16 view, or use "
+            raise TypeError(f"ctensor.Tensor: NumPy has no {name}; install ml_dtypes for a {name} view, or use "
                             "torch.from_dlpack") from None
-        return np.from_dlpack(_ctensor._reinterpret(t, "int16")).view(ml_dtypes.bfloat16)
+        return np.from_dlpack(_ctensor._reinterpret(t, _ML_DTYPES[name])).view(getattr(ml_dtypes, name))
     return np.from_dlpack(t)
 
 

@@ -47,13 +47,16 @@ PyObject* exception_for(CTStatus s) {
 // ---------------------------------------------------------------------------
 
 const DTypeEntry kDTypes[CT_DT_COUNT] = {
-    {"bool", {CT_BOOL, 8, 1}},     {"int8", {CT_INT, 8, 1}},         {"int16", {CT_INT, 16, 1}},
-    {"int32", {CT_INT, 32, 1}},    {"int64", {CT_INT, 64, 1}},       {"uint8", {CT_UINT, 8, 1}},
-    {"float16", {CT_FLOAT, 16, 1}}, {"bfloat16", {CT_BFLOAT, 16, 1}}, {"float32", {CT_FLOAT, 32, 1}},
-    {"float64", {CT_FLOAT, 64, 1}}, {"uint16", {CT_UINT, 16, 1}},     {"uint32", {CT_UINT, 32, 1}},
-    {"uint64", {CT_UINT, 64, 1}},
+#define CT_PY_DTYPE_(N, i, code, bits, name) {name, {code, bits, 1}},
+    CT_DTYPE_TABLE(CT_PY_DTYPE_)
+#undef CT_PY_DTYPE_
 };
-static_assert(CT_DT_COUNT == 13, "one entry per CT_DT_* index, in index order");
+
+std::string dtype_list() {
+  std::string s;
+  for (const auto& e : kDTypes) s += (s.empty() ? "" : ", ") + std::string(e.name);
+  return s;
+}
 
 std::string dtype_name(CTDataType d) {
   for (const auto& e : kDTypes)
@@ -111,9 +114,7 @@ CTDataType parse_dtype(nb::handle h, const char* fn, const char* arg) {
   if (!try_parse_dtype(h, &d)) {
     std::string r = nb::cast<std::string>(nb::repr(h));
     raise(PyExc_TypeError,
-          "%s: %s=%s is not a ctensor dtype (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
-          "float16, bfloat16, float32, float64)",
-          fn, arg, r.c_str());
+          "%s: %s=%s is not a ctensor dtype (%s)", fn, arg, r.c_str(), dtype_list().c_str());
   }
   return d;
 }

@@ -55,6 +55,8 @@ inline bool same_dtype(CTDataType a, CTDataType b) { return a.code == b.code && 
 inline bool is_floating(CTDataType d) { return d.code == CT_FLOAT || d.code == CT_BFLOAT; }
 inline size_t itemsize(CTDataType d) { return (size_t(d.bits) * d.lanes + 7) / 8; }
 std::string dtype_name(CTDataType d);
+// The dtype names, comma-separated, for messages.
+std::string dtype_list();
 bool try_parse_dtype(nb::handle h, CTDataType* out);
 CTDataType parse_dtype(nb::handle h, const char* fn, const char* arg);
 std::string shape_str(int ndim, const int64_t* shape);

@@ -66,6 +66,22 @@ bool numpy_dtype(int type_num, CTDataType* dt) {
   }
 }
 
+// A NumPy user dtype (type number >= 256): ml_dtypes' bfloat16 and float8
+// types, NumPy's usual ones for these, by their scalar type's name
+// ("ml_dtypes.float8_e4m3fn" or "float8_e4m3fn"), which is ctensor's name.
+bool user_dtype(const NpDescr* descr, CTDataType* dt) {
+  const char* tn = descr->typeobj ? descr->typeobj->tp_name : "";
+  const char* dot = std::strrchr(tn, '.');
+  const char* name = dot ? dot + 1 : tn;
+  for (const auto& e : kDTypes)
+    if (std::strcmp(name, e.name) == 0 &&
+        (e.dt.code == CT_BFLOAT || ((CT_DTS_FLOAT8 >> ct_dtype_index(e.dt)) & 1u))) {
+      *dt = e.dt;
+      return true;
+    }
+  return false;
+}
+
 bool buffer_dtype(const char* fmt, Py_ssize_t size, CTDataType* dt) {
   if (!fmt) fmt = "B";
   if (*fmt == '@' || *fmt == '=' || *fmt == '<') ++fmt;
@@ -186,11 +202,7 @@ void import_arg(Arg& a, PyObject* o, bool is_out, bool allow_scalar, const char*
     const NpArray* arr = (const NpArray*)o;
     const NpDescr* descr = (const NpDescr*)arr->descr;
     CTDataType dt;
-    const char* tn = descr->typeobj ? descr->typeobj->tp_name : "";
-    const size_t tl = std::strlen(tn);
-    if (descr->type_num >= 256 && tl >= 8 && std::strcmp(tn + tl - 8, "bfloat16") == 0)
-      dt = {CT_BFLOAT, 16, 1};  // ml_dtypes.bfloat16, NumPy's usual bfloat16
-    else if (!numpy_dtype(descr->type_num, &dt))
+    if (descr->type_num >= 256 ? !user_dtype(descr, &dt) : !numpy_dtype(descr->type_num, &dt))
       raise(PyExc_TypeError, "%s: %s has NumPy dtype kind '%c' (type number %d), which ctensor does not support", fn,
             name, descr->kind, descr->type_num);
     if (descr->byteorder == '>')

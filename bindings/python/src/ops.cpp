@@ -108,7 +108,7 @@ nb::object call_ternary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle c
   return o.result;
 }
 
-nb::object call_cast(nb::handle x, nb::handle dtype, nb::handle out) {
+nb::object call_cast(nb::handle x, nb::handle dtype, nb::handle out, bool saturate) {
   const char* fn = "cast";
   Arg xa;
   import_arg(xa, x.ptr(), false, false, fn, "x");
@@ -121,7 +121,8 @@ nb::object call_cast(nb::handle x, nb::handle dtype, nb::handle out) {
   if (!out.is_none() && !dtype.is_none() && !same_dtype(o.t->dtype, args.dtype))
     raise(PyExc_TypeError, "cast: dtype=%s but out.dtype=%s", dtype_name(args.dtype).c_str(),
           dtype_name(o.t->dtype).c_str());
-  check(run_kernel(xa.numel(), [&] { return ct_cast(&xa.t, o.t, stream_for(xa.t.device)); }));
+  const int32_t mode = saturate ? CT_CAST_SATURATE : CT_CAST_DEFAULT;
+  check(run_kernel(xa.numel(), [&] { return ct_cast_ex(&xa.t, o.t, mode, stream_for(xa.t.device)); }));
   return o.result;
 }
 
@@ -468,9 +469,14 @@ nb::tuple bind_ops(const std::vector<int32_t>& ids) {
 void init_ops(nb::module_& m, nb::dict bound) {
   register_ops(m, bound);
   m.def("cast", &call_cast, nb::arg("x"), nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
-        nb::sig("def cast(x: object, dtype: object | None = None, *, out: object | None = None) -> object"),
+        nb::arg("saturate") = false,
+        nb::sig("def cast(x: object, dtype: object | None = None, *, out: object | None = None, "
+                "saturate: bool = False) -> object"),
         "Convert x to dtype (or to out's dtype). Float to integer truncates toward zero and saturates (NaN gives "
-        "0); integer to narrower integer wraps; to bool is x != 0.\n\nctensor op 'cast' (category 1).");
+        "0); integer to narrower integer wraps; to bool is x != 0; to a float dtype rounds to nearest even. To a "
+        "float8 dtype, values beyond its range become +-inf (float8_e5m2) or NaN (the formats without an "
+        "infinity), as ml_dtypes and PyTorch convert; saturate=True gives the largest finite value of that sign "
+        "instead (ONNX Cast's saturate=1).\n\nctensor op 'cast' (category 1).");
   m.def("astype", [](nb::handle x, nb::handle dtype, bool copy) -> nb::object {
       if (!copy) {
         CTDataType want = parse_dtype(dtype, "astype", "dtype");
@@ -478,7 +484,7 @@ void init_ops(nb::module_& m, nb::dict bound) {
         import_arg(a, x.ptr(), false, false, "astype", "x");
         if (same_dtype(a.t.dtype, want)) return nb::borrow(x);
       }
-      return call_cast(x, dtype, nb::none());
+      return call_cast(x, dtype, nb::none(), false);
     }, nb::arg("x"), nb::arg("dtype"), nb::kw_only(), nb::arg("copy") = true,
     nb::sig("def astype(x: object, dtype: object, *, copy: bool = True) -> object"),
     "x converted to dtype (the array API's astype); copy=False returns x itself when it already has dtype.");

@@ -232,8 +232,11 @@ _ONNX_TO_CT = {
     onnx.TensorProto.INT32: "int32", onnx.TensorProto.INT64: "int64",
     onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.UINT16: "uint16",
     onnx.TensorProto.UINT32: "uint32", onnx.TensorProto.UINT64: "uint64", onnx.TensorProto.BOOL: "bool",
+    onnx.TensorProto.FLOAT8E4M3FN: "float8_e4m3fn", onnx.TensorProto.FLOAT8E5M2: "float8_e5m2",
+    onnx.TensorProto.FLOAT8E4M3FNUZ: "float8_e4m3fnuz", onnx.TensorProto.FLOAT8E5M2FNUZ: "float8_e5m2fnuz",
 }
 FLOATS = ("float16", "bfloat16", "float32", "float64")
+FLOAT8S = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
 
 
 def ct_dtype(elem_type: int) -> str:
@@ -547,15 +550,19 @@ def _clip(n):
     return ct().clamp(x, **kw)
 
 
+def _cast_to(n, x, to: str):
+    # saturate (opset 19, default 1) decides float8 overflow: the largest finite value, or inf/NaN
+    return ct().cast(to_ct(x), to, saturate=bool(n.attr("saturate", 1)) and to in FLOAT8S)
+
+
 @handles("Cast")
 def _cast(n):
-    to = ct_dtype(n.attr("to"))
-    return ct().cast(to_ct(n.inp(0)), to)
+    return _cast_to(n, n.inp(0), ct_dtype(n.attr("to")))
 
 
 @handles("CastLike")
 def _castlike(n):
-    return ct().cast(to_ct(n.inp(0)), dtname(n.inp(1)))
+    return _cast_to(n, n.inp(0), dtname(n.inp(1)))
 
 
 # ---- reductions -------------------------------------------------------------
@@ -894,6 +901,11 @@ def compare(got: list, expected_protos: list, rtol: float = 1e-3, atol: float = 
             np.testing.assert_allclose(g.astype(np.float32), e.astype(np.float32),
                                        rtol=max(rtol, 2**-6), atol=atol,
                                        err_msg=f"output {i}")
+        elif e.dtype.name in FLOAT8S:  # exact: the same bits (every NaN code of the format is NaN)
+            gf, ef = g.astype(np.float32), e.astype(np.float32)
+            np.testing.assert_array_equal(np.isnan(gf), np.isnan(ef), err_msg=f"output {i}: NaN positions")
+            ok = ~np.isnan(ef)
+            np.testing.assert_array_equal(g.view(np.uint8)[ok], e.view(np.uint8)[ok], err_msg=f"output {i}")
         elif e.dtype.kind in "fc":
             np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=f"output {i}")
         else:

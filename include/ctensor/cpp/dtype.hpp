@@ -49,30 +49,18 @@ inline size_t itemsize(CTDataType dt) {
   return (static_cast<size_t>(dt.bits) * dt.lanes + 7) / 8;
 }
 
-namespace detail {
-struct IndexedDtype {
-  CTDataType dt;
-  const char* name;
-};
-// The dtypes by CTDtypeIndex (ct_dtype_index), CT_DT_COUNT of them.
-inline const IndexedDtype& indexed(int32_t i) {
-  static const IndexedDtype k[] = {
-      {bool_, "bool"},        {int8, "int8"},         {int16, "int16"},     {int32, "int32"},
-      {int64, "int64"},       {uint8, "uint8"},       {float16, "float16"}, {bfloat16, "bfloat16"},
-      {float32, "float32"},   {float64, "float64"},   {uint16, "uint16"},   {uint32, "uint32"},
-      {uint64, "uint64"}};
-  static_assert(sizeof k / sizeof k[0] == CT_DT_COUNT, "one entry per CT_DT_* index");
-  return k[i];
-}
-}  // namespace detail
+constexpr CTDataType float8_e4m3fn = {CT_FLOAT8_E4M3FN, 8, 1};     /**< 8-bit float, bias 7, max 448, no inf */
+constexpr CTDataType float8_e5m2 = {CT_FLOAT8_E5M2, 8, 1};         /**< 8-bit float, IEEE-like, max 57344 */
+constexpr CTDataType float8_e4m3fnuz = {CT_FLOAT8_E4M3FNUZ, 8, 1}; /**< 8-bit float, bias 8, NaN 0x80, no -0 */
+constexpr CTDataType float8_e5m2fnuz = {CT_FLOAT8_E5M2FNUZ, 8, 1}; /**< 8-bit float, bias 16, NaN 0x80, no -0 */
 
 /** The dtype of CTDtypeIndex @p index (0 <= index < CT_DT_COUNT), as ct_dtype_index numbers them. */
-inline CTDataType from_index(int32_t index) { return detail::indexed(index).dt; }
+inline CTDataType from_index(int32_t index) { return ct_dtype_of_index(index); }
 
 /** A static name for @p dt ("float32", "bool", ...; "unknown" otherwise). */
 inline const char* name(CTDataType dt) {
   const int32_t i = ct_dtype_index(dt);
-  return i < 0 ? "unknown" : detail::indexed(i).name;
+  return i < 0 ? "unknown" : ct_dtype_name(i);
 }
 }  // namespace dtype
 
@@ -114,8 +102,11 @@ inline void expect_dtype(CTDataType, const char*,
                          typename std::enable_if<std::is_void<T>::value>::type* = nullptr) {}
 }  // namespace detail
 
-/** True for the float dtypes (float16, bfloat16, float32, float64). */
-inline bool is_floating(CTDataType dt) { return dt.code == CT_FLOAT || dt.code == CT_BFLOAT; }
+/** True for the float dtypes (float16, bfloat16, float32, float64, the float8 dtypes). */
+inline bool is_floating(CTDataType dt) {
+  const int32_t i = ct_dtype_index(dt);
+  return i >= 0 && ((CT_DTS_FLOAT >> i) & 1u) != 0;
+}
 
 }  // namespace ct
 

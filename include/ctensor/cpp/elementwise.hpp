@@ -70,13 +70,13 @@ inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, cons
  * compile error, on purpose):
  *
  *   CT_KIND_UNARY        Tensor name(x, stream = nullptr)
- *                        void   name(x, out, stream = nullptr)
+ *                        void   name(x, out[, mode], stream = nullptr)
  *   CT_KIND_UNARY_PARAM  Tensor name(x, p0[, p1], stream = nullptr)
  *                        void   name(x, p0[, p1], out, stream = nullptr)
  *   CT_KIND_TERNARY      Tensor name(a, b, c, stream = nullptr)
  *                        void   name(a, b, c, out, stream = nullptr)
- *   CT_KIND_CAST         Tensor name(x, dtype, stream = nullptr)
- *                        void   name(x, out, stream = nullptr)
+ *   CT_KIND_CAST         Tensor name(x, dtype[, mode], stream = nullptr)   (mode: CTCastMode, ct_cast_ex)
+ *                        void   name(x, out[, mode], stream = nullptr)
  *
  * e.g. ct::exp(x), ct::isnan(x) (bool result), ct::leaky_relu(x, 0.01),
  * ct::clamp(x, lo, hi, out), ct::where(cond, a, b), ct::cast(x, ct::dtype::float16).
@@ -143,12 +143,21 @@ inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, cons
     CTensor o = out.c();                                                                   \
     check(ct_cast(&x.c(), &o, stream));                                                    \
   }                                                                                        \
-  inline Tensor(name)(const TensorView& x, CTDataType dt, void* stream = nullptr) {        \
+  inline void(name)(const TensorView& x, const TensorView& out, CTCastMode mode,           \
+                    void* stream = nullptr) {                                              \
+    CTensor o = out.c();                                                                   \
+    check(ct_cast_ex(&x.c(), &o, mode, stream));                                           \
+  }                                                                                        \
+  inline Tensor(name)(const TensorView& x, CTDataType dt, CTCastMode mode,                 \
+                      void* stream = nullptr) {                                            \
     CTOpArgs args = detail::op_args();                                                     \
     args.dtype = dt;                                                                       \
     Tensor out = detail::new_output(CT_OP_##ID, x, &args);                                 \
-    (name)(x, out, stream);                                                                \
+    (name)(x, out, mode, stream);                                                          \
     return out;                                                                            \
+  }                                                                                        \
+  inline Tensor(name)(const TensorView& x, CTDataType dt, void* stream = nullptr) {        \
+    return (name)(x, dt, CT_CAST_DEFAULT, stream);                                         \
   }
 
 CT_ELEMENTWISE_OPS(CT_HPP_GEN_)

@@ -578,7 +578,10 @@ static CTStatus lb_supports(const CTSupportQuery* q) {
       case CT_KIND_UNARY:
         ok = (q->op == CT_OP_NEG || q->op == CT_OP_ABS || q->op == CT_OP_EXP || q->op == CT_OP_RELU) && is_float_dt(q->dt);
         break;
-      case CT_KIND_CAST: ok = q->op == CT_OP_CAST && q->out_dt < CT_DT_COUNT; break;
+      case CT_KIND_CAST:  /* every cast but those from or to a float8 dtype */
+        ok = q->op == CT_OP_CAST && q->out_dt < CT_DT_COUNT && !((CT_DTS_FLOAT8 >> q->dt) & 1u) &&
+             (q->out_dt < 0 || !((CT_DTS_FLOAT8 >> q->out_dt) & 1u));
+        break;
       case CT_KIND_BINARY:
         ok = (q->op == CT_OP_ADD || q->op == CT_OP_MUL || q->op == CT_OP_MAXIMUM || q->op == CT_OP_LESS) &&
              is_float_dt(q->dt);
@@ -594,7 +597,7 @@ static CTStatus lb_supports(const CTSupportQuery* q) {
                              dt_name(q->dt), dt_name(q->out_dt));
   return g_host->set_error(CT_ERR_UNSUPPORTED,
                            "%s: the loopback backend has no %s kernel for %s (it runs neg, abs, exp, relu, add, mul, "
-                           "maximum, less, sum, max and softmax on float32 and float64, and every cast)",
+                           "maximum, less, sum, max and softmax on float32 and float64, and every cast but float8 ones)",
                            q->fn, op_name(q->op), dt_name(q->dt));
 }
 
