@@ -76,6 +76,9 @@ DL_DTYPE = {
     "uint16": (kDLUInt, 16), "uint32": (kDLUInt, 32), "uint64": (kDLUInt, 64),
     "float16": (kDLFloat, 16), "bfloat16": (kDLBfloat, 16),
     "float32": (kDLFloat, 32), "float64": (kDLFloat, 64),
+    # DLPack 1.3's float8 codes (kDLFloat8_e4m3fn = 10, ..._e4m3fnuz, ..._e5m2, ..._e5m2fnuz = 13): torch's
+    # float8 tensors arrive with these
+    "float8_e4m3fn": (10, 8), "float8_e4m3fnuz": (11, 8), "float8_e5m2": (12, 8), "float8_e5m2fnuz": (13, 8),
 }
 
 

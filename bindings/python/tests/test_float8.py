@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ctensor as ct
+from conftest import DLPackProducer
 
 ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes not installed: float8 arrays cannot be made")
 
@@ -169,3 +170,17 @@ def test_float8_in_nn_ops_is_refused_with_a_reason():
         ct.matmul(x, x.T)
     assert "float8_e4m3fn" in str(e.value)
     assert ct.supported("exp", "float8_e5m2") and ct.supported("sum", "float8_e4m3fnuz")
+
+
+@pytest.mark.parametrize("name", F8)
+def test_dlpack_float8_codes_in_and_out(name):
+    # what torch's float8 tensors export: DLPack 1.3's float8 type codes over one byte per element
+    codes = np.array([0x38, 0x40, 0xb8, 0x00], np.uint8)  # 1, 2, -1, 0 in e4m3fn (other values elsewhere)
+    p = DLPackProducer(codes, dtype=name, versioned=True)
+    r = ct.add(p, p)
+    assert r.dtype == name
+    want = codes.view(_f8(name)).astype(np.float32) * 2
+    np.testing.assert_array_equal(r.numpy().astype(np.float32), want.astype(_f8(name)).astype(np.float32))
+    assert r.__dlpack_device__() == (1, 0)
+    cap = r.__dlpack__(max_version=(1, 3))
+    assert cap is not None  # the consumer gets the same code back (NumPy itself cannot take float8: ml_dtypes view)
