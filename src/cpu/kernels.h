@@ -30,6 +30,10 @@ struct ReduceKernels {
   double (*sum_f64)(const double* p, int64_t n);
   double (*sum_f16)(const uint16_t* p, int64_t n);
   double (*sum_bf16)(const uint16_t* p, int64_t n);
+  double (*sumsq_f32)(const float* p, int64_t n);  // sum of squares in float64, pairwise (norm2)
+  // index of the first element equal to v (v NaN: the first NaN), n if none
+  int64_t (*find_f32)(const float* p, int64_t n, float v);
+  int64_t (*find_f64)(const double* p, int64_t n, double v);
   void (*col_add_f32)(double* acc, const float* row, int64_t w);  // acc[j] += row[j]
   void (*col_add_f64)(double* acc, const double* row, int64_t w);
   // acc[j] += rows [0, nrows) of x (row k at x + k * stride), register-blocked
@@ -38,6 +42,11 @@ struct ReduceKernels {
   float (*min_f32)(const float* p, int64_t n);
   double (*max_f64)(const double* p, int64_t n);
   double (*min_f64)(const double* p, int64_t n);
+  // acc[j] = NaN-propagating max / min of acc[j] and row[j] (max over axis 0)
+  void (*col_max_f32)(float* acc, const float* row, int64_t w);
+  void (*col_min_f32)(float* acc, const float* row, int64_t w);
+  void (*col_max_f64)(double* acc, const double* row, int64_t w);
+  void (*col_min_f64)(double* acc, const double* row, int64_t w);
   void (*decode_f16)(const uint16_t* src, float* dst, int64_t n);
   void (*decode_bf16)(const uint16_t* src, float* dst, int64_t n);
   void (*encode_f16)(const float* src, uint16_t* dst, int64_t n);

@@ -97,6 +97,53 @@ template <class Codec> double SumHalf(const uint16_t* p, int64_t n) {
 double SumF16(const uint16_t* p, int64_t n) { return SumHalf<F16Codec>(p, n); }
 double SumBF16(const uint16_t* p, int64_t n) { return SumHalf<BF16Codec>(p, n); }
 
+// Sum of squares of n float32 values in float64 (norm2), as SumF32.
+double SumSqF32(const float* p, int64_t n) {
+  constexpr int64_t kBase = 2048;
+  if (n > kBase) {
+    const int64_t half = ((n / 2) + 63) & ~int64_t(63);
+    return SumSqF32(p, half) + SumSqF32(p + half, n - half);
+  }
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const int64_t N = (int64_t)hn::Lanes(dd);
+  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    const auto v0 = hn::PromoteTo(dd, hn::LoadU(df, p + i)), v1 = hn::PromoteTo(dd, hn::LoadU(df, p + i + N));
+    const auto v2 = hn::PromoteTo(dd, hn::LoadU(df, p + i + 2 * N)), v3 = hn::PromoteTo(dd, hn::LoadU(df, p + i + 3 * N));
+    a0 = hn::MulAdd(v0, v0, a0);
+    a1 = hn::MulAdd(v1, v1, a1);
+    a2 = hn::MulAdd(v2, v2, a2);
+    a3 = hn::MulAdd(v3, v3, a3);
+  }
+  for (; i + N <= n; i += N) {
+    const auto v = hn::PromoteTo(dd, hn::LoadU(df, p + i));
+    a0 = hn::MulAdd(v, v, a0);
+  }
+  double s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
+  for (; i < n; ++i) s += (double)p[i] * (double)p[i];
+  return s;
+}
+
+// The index of the first of n values equal to v, or the first NaN when v
+// is NaN (argmax/argmin after the vector max/min found v); n when none.
+template <class T> int64_t FindFirst(const T* p, int64_t n, T v) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = (int64_t)hn::Lanes(d);
+  const bool nan = v != v;
+  const auto vv = hn::Set(d, v);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto x = hn::LoadU(d, p + i);
+    const intptr_t k = hn::FindFirstTrue(d, nan ? hn::IsNaN(x) : (x == vv));
+    if (k >= 0) return i + k;
+  }
+  for (; i < n; ++i)
+    if (nan ? p[i] != p[i] : p[i] == v) return i;
+  return n;
+}
+
 // acc[j] += row[j], widened to float64 (the across-rows reduction).
 void ColAddF32(double* acc, const float* row, int64_t w) {
   const hn::ScalableTag<double> dd;
@@ -177,6 +224,18 @@ template <class T, bool kMax> T Extreme(const T* p, int64_t n) {
   for (; i < n; ++i) r = (kMax ? r >= p[i] : r <= p[i]) || r != r ? r : p[i];
   return r;
 }
+// acc[j] = the NaN-propagating max (kMax) or min of acc[j] and row[j]: the
+// across-rows max/min (max over axis 0), in this target's vectors.
+template <class T, bool kMax> void ColExtreme(T* acc, const T* row, int64_t w) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = (int64_t)hn::Lanes(d);
+  int64_t j = 0;
+  for (; j + N <= w; j += N) {
+    const auto a = hn::LoadU(d, acc + j), b = hn::LoadU(d, row + j);
+    hn::StoreU(hn::IfThenElse(hn::Or(kMax ? (a >= b) : (a <= b), hn::IsNaN(a)), a, b), d, acc + j);
+  }
+  for (; j < w; ++j) acc[j] = (kMax ? acc[j] >= row[j] : acc[j] <= row[j]) || acc[j] != acc[j] ? acc[j] : row[j];
+}
 float MaxF32(const float* p, int64_t n) { return Extreme<float, true>(p, n); }
 float MinF32(const float* p, int64_t n) { return Extreme<float, false>(p, n); }
 double MaxF64(const double* p, int64_t n) { return Extreme<double, true>(p, n); }
@@ -194,6 +253,13 @@ void FillReduceKernels(ReduceKernels* k) {
   k->min_f32 = &MinF32;
   k->max_f64 = &MaxF64;
   k->min_f64 = &MinF64;
+  k->sumsq_f32 = &SumSqF32;
+  k->find_f32 = &FindFirst<float>;
+  k->find_f64 = &FindFirst<double>;
+  k->col_max_f32 = &ColExtreme<float, true>;
+  k->col_min_f32 = &ColExtreme<float, false>;
+  k->col_max_f64 = &ColExtreme<double, true>;
+  k->col_min_f64 = &ColExtreme<double, false>;
   k->decode_f16 = &F16Codec::decode;
   k->decode_bf16 = &BF16Codec::decode;
   k->encode_f16 = &F16Codec::encode;

@@ -96,6 +96,8 @@ template <class T, class A> struct SumPass {
       for (; i < n; ++i) acc[0] += (uint64_t)(int64_t)ld<int64_t>(p[i]);
       return (int64_t)(acc[0] + acc[1] + acc[2] + acc[3]);
     } else {
+      if constexpr (std::is_same<T, float>::value && std::is_same<A, double>::value)
+        if (map == 1) return rk().sumsq_f32(p, n);  // norm2
       if (map == 0) {
         if constexpr (std::is_same<T, float>::value) return rk().sum_f32(p, n);
         if constexpr (std::is_same<T, double>::value) return rk().sum_f64(p, n);
@@ -188,6 +190,10 @@ template <class T, class A, bool kMax> struct ExtPass {
     return r;
   }
   void col(S* acc, const T* row, int64_t w, int64_t, const double*) const {
+    if constexpr (std::is_same<T, float>::value && std::is_same<A, float>::value)
+      return kMax ? rk().col_max_f32(acc, row, w) : rk().col_min_f32(acc, row, w);
+    if constexpr (std::is_same<T, double>::value && std::is_same<A, double>::value)
+      return kMax ? rk().col_max_f64(acc, row, w) : rk().col_min_f64(acc, row, w);
     for (int64_t j = 0; j < w; ++j) acc[j] = pick(acc[j], ld<A>(row[j]));
   }
 };
@@ -215,11 +221,9 @@ template <class T, class A, bool kMax> struct ArgPass {
         T m;
         if constexpr (std::is_same<T, float>::value) m = kMax ? rk().max_f32(p, n) : rk().min_f32(p, n);
         else m = kMax ? rk().max_f64(p, n) : rk().min_f64(p, n);
-        int64_t i = 0;
-        if (m != m)
-          while (p[i] == p[i]) ++i;
-        else
-          while (p[i] != m) ++i;
+        int64_t i;
+        if constexpr (std::is_same<T, float>::value) i = rk().find_f32(p, n, m);
+        else i = rk().find_f64(p, n, m);
         return S{(A)m, idx0 + i};
       }
     }
@@ -244,7 +248,15 @@ template <class T, bool kAll> struct AnyPass {
   S init() const { return kAll ? 1 : 0; }
   S combine(S a, S b) const { return kAll ? (a & b) : (a | b); }
   S contig(const T* p, int64_t n, int64_t) const {
-    for (int64_t i = 0; i < n; ++i)
+    // Blocks of 64 without a branch (the compiler vectorises the OR), then
+    // the early exit: NumPy's any/all leave a vector at the first deciding one.
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+      bool decided = false;
+      for (int64_t k = 0; k < 64; ++k) decided |= nonzero(p[i + k]) != kAll;
+      if (decided) return kAll ? 0 : 1;
+    }
+    for (; i < n; ++i)
       if (nonzero(p[i]) != kAll) return kAll ? 0 : 1;
     return init();
   }
