@@ -332,7 +332,8 @@ int64_t cost_of(int32_t op, int32_t dt) {
     default:
       break;
   }
-  if ((CT_DTS_FLOAT & ~((1u << CT_DT_FLOAT32) | (1u << CT_DT_FLOAT64)) >> dt) & 1u) c *= 2;  // narrow floats: widened
+  const uint32_t narrow = CT_DTS_FLOAT & ~((1u << CT_DT_FLOAT32) | (1u << CT_DT_FLOAT64));
+  if ((narrow >> dt) & 1u) c *= 2;  // narrow floats: widened
   return c;
 }
 
