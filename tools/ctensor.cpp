@@ -45,6 +45,7 @@ namespace ctool {
 // Arguments
 // ---------------------------------------------------------------------------
 
+#define CT_TOOL_DTYPE_NAME_(N, i, code, bits, name) " " name  // the dtypes' names, from the header's table
 const char* kUsage =
     "usage: ctensor [--plugin LIB.so]... <command> [options]\n"
     "\n"
@@ -63,7 +64,7 @@ const char* kUsage =
     "                 (default: every device)\n"
     "  --op OP        one op by registry name (default: every op)\n"
     "  --category C   elementwise | broadcast_reduce | nn (or 1, 2, 3)\n"
-    "  --dtype T      bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64\n"
+    "  --dtype T     " CT_DTYPE_TABLE(CT_TOOL_DTYPE_NAME_) "\n"
     "  --seed S       random seed for check's inputs (default 1)\n"
     "  --size S       bench: elements of the category 1/2 operands (default: each operand larger than\n"
     "                 the L3 cache, 2x; --quick 1.25x)\n"
