@@ -558,6 +558,30 @@ TEST_CASE("reduce: argmax/argmin first occurrence, NaN wins; max/min propagate N
   }
 }
 
+TEST_CASE("reduce: any/all decide at the one element that decides, anywhere in a long run (vector blocks)", "[reduce]") {
+  // all zeros but one element (any), all ones but one (all), at every place of
+  // the vector blocks and tails; -0.0 is zero, NaN is nonzero
+  for (int d : {DT_BOOL, DT_I8, DT_I16, DT_U16, DT_I32, DT_I64, DT_U64, DT_F16, DT_F32, DT_F64, DT_F8E4M3FN}) {
+    for (int64_t n : {1, 7, 64, 129, 1000, 70001}) {
+      INFO(dtype(d).name << " n=" << n);
+      for (int64_t pos : {int64_t(0), n / 3, n - 1}) {
+        for (int all : {0, 1}) {
+          const int op = all ? CT_OP_ALL : CT_OP_ANY;
+          HostTensor x = HostTensor::compact(d, {n});
+          for (int64_t i = 0; i < n; ++i) x.set(i, all ? 1.0 : (dtype(d).is_float() && i % 2 ? -0.0 : 0.0));
+          HostTensor out = HostTensor::compact(DT_BOOL, {});
+          REQUIRE(call_reduce(op, x, true, {}, 0, {}, out) == CT_OK);
+          CHECK(out.get_i(0) == all);  // nothing decides
+          x.set(pos, all ? 0.0 : (dtype(d).is_float() ? kNaN : 2.0));
+          REQUIRE(call_reduce(op, x, true, {}, 0, {}, out) == CT_OK);
+          INFO("op " << (all ? "all" : "any") << " deciding element at " << pos);
+          CHECK(out.get_i(0) == 1 - all);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("reduce: empty reductions give the identity; max/min/argmax/argmin of nothing are errors", "[reduce]") {
   std::vector<int> none, ax1 = {1}, ax0 = {0};
   for (int d : {DT_F32, DT_F16, DT_F64, DT_I32, DT_U8, DT_BOOL}) {

@@ -30,6 +30,10 @@ struct ReduceKernels {
   double (*sum_f64)(const double* p, int64_t n);
   double (*sum_f16)(const uint16_t* p, int64_t n);
   double (*sum_bf16)(const uint16_t* p, int64_t n);
+  // any/all: whether p[0, n) holds a nonzero (NaN included) / a zero element;
+  // by element kind: 0..3 integers (or bool) of 1, 2, 4, 8 bytes, 4 float32, 5 float64
+  bool (*has_nonzero[6])(const void* p, int64_t n);
+  bool (*has_zero[6])(const void* p, int64_t n);
   double (*sumsq_f32)(const float* p, int64_t n);  // sum of squares in float64, pairwise (norm2)
   // index of the first element equal to v (v NaN: the first NaN), n if none
   int64_t (*find_f32)(const float* p, int64_t n, float v);

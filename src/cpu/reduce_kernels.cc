@@ -144,6 +144,26 @@ template <class T> int64_t FindFirst(const T* p, int64_t n, T v) {
   return n;
 }
 
+// Whether some element of p[0, n) is nonzero (kNonzero; NaN is nonzero) or
+// zero: any/all, which stop at the first vector block holding one.
+template <class T, bool kNonzero> bool HasDeciding(const void* pv, int64_t n) {
+  const T* p = static_cast<const T*>(pv);
+  const hn::ScalableTag<T> d;
+  const int64_t N = (int64_t)hn::Lanes(d);
+  const auto z = hn::Zero(d);
+  // not (x == 0) rather than x != 0: the vector != is ordered, false for NaN
+  auto hit = [&](const T* q) { const auto x = hn::LoadU(d, q); return kNonzero ? hn::Not(x == z) : (x == z); };
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N)
+    if (!hn::AllFalse(d, hn::Or(hn::Or(hit(p + i), hit(p + i + N)), hn::Or(hit(p + i + 2 * N), hit(p + i + 3 * N)))))
+      return true;
+  for (; i + N <= n; i += N)
+    if (!hn::AllFalse(d, hit(p + i))) return true;
+  for (; i < n; ++i)
+    if ((p[i] != T(0)) == kNonzero) return true;
+  return false;
+}
+
 // acc[j] += row[j], widened to float64 (the across-rows reduction).
 void ColAddF32(double* acc, const float* row, int64_t w) {
   const hn::ScalableTag<double> dd;
@@ -253,6 +273,18 @@ void FillReduceKernels(ReduceKernels* k) {
   k->min_f32 = &MinF32;
   k->max_f64 = &MaxF64;
   k->min_f64 = &MinF64;
+  k->has_nonzero[0] = &HasDeciding<uint8_t, true>;
+  k->has_nonzero[1] = &HasDeciding<uint16_t, true>;
+  k->has_nonzero[2] = &HasDeciding<uint32_t, true>;
+  k->has_nonzero[3] = &HasDeciding<uint64_t, true>;
+  k->has_nonzero[4] = &HasDeciding<float, true>;
+  k->has_nonzero[5] = &HasDeciding<double, true>;
+  k->has_zero[0] = &HasDeciding<uint8_t, false>;
+  k->has_zero[1] = &HasDeciding<uint16_t, false>;
+  k->has_zero[2] = &HasDeciding<uint32_t, false>;
+  k->has_zero[3] = &HasDeciding<uint64_t, false>;
+  k->has_zero[4] = &HasDeciding<float, false>;
+  k->has_zero[5] = &HasDeciding<double, false>;
   k->sumsq_f32 = &SumSqF32;
   k->find_f32 = &FindFirst<float>;
   k->find_f64 = &FindFirst<double>;

@@ -247,16 +247,17 @@ template <class T, bool kAll> struct AnyPass {
   static constexpr bool kAdditive = false;
   S init() const { return kAll ? 1 : 0; }
   S combine(S a, S b) const { return kAll ? (a & b) : (a | b); }
+  // The vector kernel of T's element kind (integers and bool by size; -1:
+  // the narrow floats, whose zero has two codes, test element by element).
+  static constexpr int kKind = std::is_same<T, float>::value ? 4 : std::is_same<T, double>::value ? 5
+                               : std::is_integral<T>::value ? (sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3)
+                               : -1;
   S contig(const T* p, int64_t n, int64_t) const {
-    // Blocks of 64 without a branch (the compiler vectorises the OR), then
-    // the early exit: NumPy's any/all leave a vector at the first deciding one.
-    int64_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-      bool decided = false;
-      for (int64_t k = 0; k < 64; ++k) decided |= nonzero(p[i + k]) != kAll;
-      if (decided) return kAll ? 0 : 1;
+    if constexpr (kKind >= 0) {  // stops at the first vector block holding a deciding element, as NumPy's
+      const bool decided = kAll ? rk().has_zero[kKind](p, n) : rk().has_nonzero[kKind](p, n);
+      return decided ? (kAll ? 0 : 1) : init();
     }
-    for (; i < n; ++i)
+    for (int64_t i = 0; i < n; ++i)
       if (nonzero(p[i]) != kAll) return kAll ? 0 : 1;
     return init();
   }
