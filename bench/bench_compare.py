@@ -60,7 +60,9 @@ def values(shape, dtype, salt, near_one=False, domain=None):
     integers 1..7, bools half true; zeros for any, nonzero for all (so that
     neither can stop early)."""
     if domain == "zeros":
-        return np.zeros(shape, dtype)
+        # written, not np.zeros: untouched calloc pages all map the kernel's one zero
+        # page, which stays in cache and made NumPy's any read 340 MB at 28 GB/s
+        return np.full(shape, 0, dtype)
     rng = np.random.default_rng(salt)
     u = rng.random(shape, dtype=np.float64)
     if dtype == np.bool_:
