@@ -634,6 +634,16 @@ template <class From> void RegCastFrom(KernelTable* t, int from) {
   row[CT_DT_FLOAT8_E5M2FNUZ] = &CastK<From, f8<3>>;
 }
 
+// e^t for t = x - shift with shift at least every x (softmax, logsumexp:
+// the max): nothing overflows, so only the floor is clamped (t below -104,
+// -inf included, gives 0); NaN lines never get here (their callers decide
+// them first). float64 keeps the general form.
+template <class D, class V> HWY_INLINE V ExpNonPositive(D d, V t) {
+  using T = hn::TFromD<D>;
+  if constexpr (std::is_same<T, float>::value) return ExpCore(d, hn::Max(t, hn::Set(d, Limits<T>::kExpMin)));
+  else return SafeExp(d, t);
+}
+
 // softmax's middle pass: y = e^(x - shift) and the sum of y, in one pass
 // (the sum in float32 lanes, flushed into a double every 64 vectors).
 template <class T> double ExpShiftSum(const void* xv, void* yv, int64_t n, double shift) {
@@ -647,7 +657,7 @@ template <class T> double ExpShiftSum(const void* xv, void* yv, int64_t n, doubl
   int64_t i = 0;
   int cnt = 0;
   for (; i + N <= n; i += N) {
-    const auto e = SafeExp(d, hn::Sub(hn::LoadU(d, x + i), sh));
+    const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), sh));
     hn::StoreU(e, d, y + i);
     acc = hn::Add(acc, e);
     if (++cnt == 64) {
@@ -659,7 +669,7 @@ template <class T> double ExpShiftSum(const void* xv, void* yv, int64_t n, doubl
   if (i < n) {  // the tail through a bounce buffer: the same vector code
     HWY_ALIGN T buf[hn::MaxLanes(d)];
     for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : (T)shift - T(1000);
-    const auto e = SafeExp(d, hn::Sub(hn::Load(d, buf), sh));  // padding gives e^-1000 = 0
+    const auto e = ExpNonPositive(d, hn::Sub(hn::Load(d, buf), sh));  // padding gives e^-1000 = 0
     hn::Store(e, d, buf);
     for (int64_t k = 0; i + k < n; ++k) y[i + k] = buf[k];
     acc = hn::Add(acc, e);

@@ -19,7 +19,8 @@ struct KernelTable {
   // Binary ops with one input a single element broadcast along the run:
   // [op][dt][0] a is p[1][0], [op][dt][1] b is p[2][0]. NULL: pack instead.
   ContigKernel bcast[CT_OP_END_][CT_DT_COUNT][2];
-  // y = e^(x - shift), returns sum(y): [0] float32, [1] float64 (y may be x).
+  // y = e^(x - shift), returns sum(y): [0] float32, [1] float64 (y may be x);
+  // shift >= every x (the max), no NaN in x: the callers' lines.
   double (*exp_shift_sum[2])(const void* x, void* y, int64_t n, double shift);
   const char* target;  // the SIMD target chosen at run time ("AVX2", ...)
 };
