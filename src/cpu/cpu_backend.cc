@@ -71,9 +71,13 @@ void parallel_for(const CTCpuStream* s, int64_t n, int64_t grain, CTParallelBody
   const int64_t nchunks = std::min<int64_t>(chunks, (int64_t)threads * 8);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t c = 0; c < nchunks; ++c) {
-    // Chunk edges on 64-element boundaries: threads never share a cache line of output.
-    const int64_t b = std::min(n, ((n / nchunks) * c + 63) & ~int64_t(63));
-    const int64_t e = c + 1 == nchunks ? n : std::min(n, ((n / nchunks) * (c + 1) + 63) & ~int64_t(63));
+    // Chunk edges on 64-item boundaries where chunks hold at least 64 items
+    // (elements: threads never share a cache line of output); items that are
+    // whole tasks (row blocks, planes) are split as they are: rounding 16
+    // row blocks to 64 gave every block to the first chunk, one thread.
+    const int64_t step = n / nchunks, round = step >= 64 ? 63 : 0;
+    const int64_t b = std::min(n, (step * c + round) & ~round);
+    const int64_t e = c + 1 == nchunks ? n : std::min(n, (step * (c + 1) + round) & ~round);
     if (b < e) body(ctx, b, e);
   }
 }
