@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
-"""NumPy baselines for `ctensor bench --compare`.
+"""NumPy and PyTorch baselines for `ctensor bench --compare`.
 
     python3 bench_compare.py < cases.json > times.json
 
-stdin: a JSON list of cases, as `ctensor bench` writes them:
+stdin: {"threads": 2, "cases": [...]} (or the bare list of cases), as
+`ctensor bench` writes them:
     {"key": "12", "op": "exp", "kind": "unary", "dtype": "float32",
      "out_dtype": "float32", "shape": [4194304], "n": 4194304,
      "params": [], "axis": null, "target_s": 0.25}
 (reductions reduce every axis of `shape`; along-axis ops run along `axis`).
+NN cases have kind "nn", the shapes of their inputs in "inputs" ([] for an
+input left out) and their descriptor's fields in "desc" (kernel, stride,
+pad); only PyTorch times them.
 
 stdout: {"numpy_version": "2.x", "times": {key: median seconds per call},
-         "min_times": {key: best batch}, "skipped": {key: why}}
+         "min_times": {key: best batch}, "skipped": {key: why},
+         "torch_version": "2.x", "torch_times": {...}, "torch_min_times": {...},
+         "torch_skipped": {...}, "torch_note": why torch was not timed}
 Ops NumPy has no function for (gelu, erf, leaky_relu, bfloat16, ...) are
 left out of "times". Timing follows the tool: 2 warm-up calls, k calls per
 batch so that a batch takes about target_s / 5, 5 batches, the median.
@@ -18,9 +24,15 @@ NumPy runs as it does by default: ufuncs on one thread, out= where it takes
 one; a few ops are the usual NumPy idiom of several calls (rsqrt, sigmoid,
 silu, fma, lerp, logsumexp, softmax, log_softmax).
 
+PyTorch (when it is installed; CT_BENCH_TORCH=0 leaves it out) runs its CPU
+op on `threads` threads (torch.set_num_threads, as many as ctensor uses),
+with out= where the op takes one, on the same values, under
+torch.inference_mode.
+
 Exit status 3 when NumPy is not installed.
 """
 import json
+import os
 import sys
 import time
 import warnings
@@ -184,25 +196,42 @@ def time_call(f, target):
     return per[len(per) // 2], per[0]
 
 
-def main():
-    cases = json.load(sys.stdin)
-    if isinstance(cases, dict):
-        cases = cases.get("cases", [])
+def time_all(cases, make, what):
+    """(median times, best batches, skipped) by key, for the cases make() builds."""
     times, mins, skipped = {}, {}, {}
+    for c in cases:
+        key = str(c.get("key", c["op"]))
+        try:
+            f = make(c)
+            if f is None:
+                skipped[key] = "no %s equivalent for %s %s" % (what, c["op"], c["dtype"])
+                continue
+            times[key], mins[key] = time_call(f, float(c.get("target_s", 0.25)))
+        except Exception as e:  # a dtype the function does not take, ...
+            skipped[key] = "%s: %s" % (type(e).__name__, e)
+    return times, mins, skipped
+
+
+def main():
+    req = json.load(sys.stdin)
+    cases = req.get("cases", []) if isinstance(req, dict) else req
+    threads = int(req.get("threads", 0)) if isinstance(req, dict) else 0
     warnings.simplefilter("ignore")
     with np.errstate(all="ignore"):
-        for c in cases:
-            key = str(c.get("key", c["op"]))
-            try:
-                f = make_call(c)
-                if f is None:
-                    skipped[key] = "no NumPy equivalent for %s %s" % (c["op"], c["dtype"])
-                    continue
-                times[key], mins[key] = time_call(f, float(c.get("target_s", 0.25)))
-            except Exception as e:  # a dtype NumPy's function does not take, ...
-                skipped[key] = "%s: %s" % (type(e).__name__, e)
-    json.dump({"numpy_version": np.__version__, "times": times, "min_times": mins, "skipped": skipped},
-              sys.stdout, indent=1)
+        times, mins, skipped = time_all([c for c in cases if c["kind"] != "nn"], make_call, "NumPy")
+    answer = {"numpy_version": np.__version__, "times": times, "min_times": mins, "skipped": skipped}
+    if os.environ.get("CT_BENCH_TORCH", "1") == "0":
+        answer["torch_note"] = "left out: CT_BENCH_TORCH=0"
+    else:
+        try:
+            import bench_compare_torch as bt
+        except ImportError as e:  # torch is not installed
+            answer["torch_note"] = "not installed for %s (%s)" % (sys.executable, e)
+        else:
+            bt.setup(threads)
+            t, m, sk = time_all(cases, lambda c: bt.make_call(c, values), "PyTorch")
+            answer.update(torch_version=bt.version(), torch_times=t, torch_min_times=m, torch_skipped=sk)
+    json.dump(answer, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0
 

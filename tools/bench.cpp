@@ -323,7 +323,7 @@ int cmd_bench(const Options& o) {
       } else {
         r.dtype = dtype_name(dt);
         Case c(d.info.device);
-        if (info.category == CT_CATEGORY_NN) build_nn(c, info, dt, o.quick);
+        if (info.category == CT_CATEGORY_NN) build_nn(c, info, dt, o.quick, r);
         else build_elementwise(c, info, dt, elements(dt), r);
         r.shape = c.shape;
         r.bytes = c.bytes;
@@ -395,7 +395,10 @@ int cmd_bench(const Options& o) {
 #ifndef CT_BENCH_DNNL
     std::printf("oneDNN baselines skipped: this tool was built without oneDNN's headers\n");
 #endif
-    numpy_baselines(rows, target);
+    int cpu_threads = 0;  // PyTorch runs on as many threads as the CPU backend
+    for (const Device& d : devs)
+      if (d.info.device.device_type == CT_CPU) cpu_threads = d.info.default_threads;
+    script_baselines(rows, target, cpu_threads);
     print_baselines(rows);
   }
 

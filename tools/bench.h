@@ -66,12 +66,16 @@ struct Row {
   uint64_t working_set = 0;  // bytes of every tensor argument and the workspace
   double limit = kNaN;       // what fraction is of: bytes/s (memory-bound) or FLOP/s (compute-bound)
   std::string flag;          // why the fraction is not a plain fraction of the limit ("": it is)
-  std::map<std::string, Baseline> baselines;  // "numpy", "onednn"
+  std::map<std::string, Baseline> baselines;  // "numpy", "pytorch", "onednn"
   // What bench_compare.py needs to build the same case in NumPy.
   int kind = 0;
   std::string out_dtype;
   std::vector<int64_t> np_shape;
   std::vector<double> params;
+  // NN rows, for PyTorch's same call: the inputs' shapes ({} where left out)
+  // and the descriptor's fields that shape the work (kernel, stride, pad).
+  std::vector<std::vector<int64_t>> nn_inputs;
+  std::map<std::string, int64_t> nn_desc;
   bool ok() const { return status == "ok"; }
 };
 
@@ -103,8 +107,10 @@ void judge(Row& r, const Limits& lim, int64_t l3_bytes);
 // Baselines and helper scripts (bench_baselines.cc)
 // ---------------------------------------------------------------------------
 
-// NumPy baselines for the ok category 1/2 rows, in one run of bench_compare.py.
-void numpy_baselines(std::vector<Row>& rows, double target);
+// NumPy baselines for the ok category 1/2 rows, and PyTorch's for every ok
+// row where torch is installed (on `threads` threads), in one run of
+// bench_compare.py.
+void script_baselines(std::vector<Row>& rows, double target, int threads);
 
 #ifdef CT_BENCH_DNNL
 // The faster oneDNN pipeline for the row's op (matmul, conv2d), or a note why there is none.

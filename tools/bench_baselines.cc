@@ -263,71 +263,120 @@ std::string temp_file(const char* suffix) {
 // NumPy (--compare), through bench_compare.py
 // ---------------------------------------------------------------------------
 
-// NumPy baselines for the ok category 1/2 rows, in one run of the script.
-void numpy_baselines(std::vector<Row>& rows, double target) {
-  std::ostringstream req;
-  req << "[";
-  size_t n = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    if (!r.ok() || r.category == "nn" || r.np_shape.empty()) continue;
-    int64_t numel = 1;
-    for (int64_t e : r.np_shape) numel *= e;
-    req << (n++ ? ",\n " : "") << "{\"key\": \"" << i << "\", \"op\": \"" << json_escape(r.op) << "\", \"kind\": \""
-        << kind_name(r.kind) << "\", \"dtype\": \"" << r.dtype << "\", \"out_dtype\": \"" << r.out_dtype
-        << "\", \"shape\": [" << dims(r.np_shape, ", ") << "], \"n\": " << numel << ", \"params\": [";
-    for (size_t k = 0; k < r.params.size(); ++k) req << (k ? ", " : "") << json_num(r.params[k]);
-    req << "], \"axis\": " << (r.kind == CT_KIND_ALONG_AXIS ? "-1" : "null") << ", \"target_s\": " << json_num(target)
-        << "}";
+// The JSON case bench_compare.py builds the row's call from.
+std::string script_case(const Row& r, size_t key, double target) {
+  std::ostringstream q;
+  int64_t numel = 1;
+  for (int64_t e : r.np_shape) numel *= e;
+  const bool nn = r.category == "nn";
+  q << "{\"key\": \"" << key << "\", \"op\": \"" << json_escape(r.op) << "\", \"kind\": \""
+    << (nn ? "nn" : kind_name(r.kind)) << "\", \"dtype\": \"" << r.dtype << "\", \"out_dtype\": \""
+    << r.out_dtype << "\", \"shape\": [" << dims(r.np_shape, ", ") << "], \"n\": " << numel << ", \"params\": [";
+  for (size_t k = 0; k < r.params.size(); ++k) q << (k ? ", " : "") << json_num(r.params[k]);
+  q << "], \"axis\": " << (r.kind == CT_KIND_ALONG_AXIS && !nn ? "-1" : "null");
+  if (nn) {
+    q << ", \"inputs\": [";
+    for (size_t k = 0; k < r.nn_inputs.size(); ++k) q << (k ? ", " : "") << "[" << dims(r.nn_inputs[k], ", ") << "]";
+    q << "], \"desc\": {";
+    bool first = true;
+    for (const auto& [name, v] : r.nn_desc) {
+      q << (first ? "" : ", ") << "\"" << name << "\": " << v;
+      first = false;
+    }
+    q << "}";
   }
-  req << "]\n";
-  if (!n) return;
-  const std::string script = find_script("bench_compare.py");
-  if (script.empty()) {
-    std::printf("NumPy baselines skipped: bench_compare.py not found (looked next to the tool, in "
-                "../share/ctensor and the source tree's bench/; set CT_BENCH_SCRIPTS to its folder)\n");
-    return;
-  }
-  const std::string in = temp_file(".json"), out = temp_file(".json");
-  if (in.empty() || out.empty() || !write_file(in, req.str())) {
-    std::printf("NumPy baselines skipped: cannot write a temporary file\n");
-    return;
-  }
-  std::fprintf(stderr, "ctensor: timing %zu NumPy baselines with %s ...\n", n, python().c_str());
-  const int rc = run_shell(shell_quote(python()) + " " + shell_quote(script) + " < " + shell_quote(in) + " > " +
-                           shell_quote(out));
-  const std::string text = read_text(out);
-  std::remove(in.c_str());
-  std::remove(out.c_str());
-  if (rc == 127) {
-    std::printf("NumPy baselines skipped: %s not found (set CT_PYTHON to a Python with NumPy)\n", python().c_str());
-    return;
-  }
-  if (rc == 3) {
-    std::printf("NumPy baselines skipped: NumPy is not installed for %s (pip install numpy, or set CT_PYTHON)\n",
-                python().c_str());
-    return;
-  }
-  if (rc != 0) {
-    std::printf("NumPy baselines skipped: %s %s failed (exit status %d)\n", python().c_str(), script.c_str(), rc);
-    return;
-  }
-  const auto med = parse_times(text, "times"), mins = parse_times(text, "min_times");
-  std::string none;  // requested rows NumPy has no function for
-  for (size_t i = 0; i < rows.size(); ++i)
-    if (req.str().find("{\"key\": \"" + std::to_string(i) + "\"") != std::string::npos &&
-        !med.count(std::to_string(i)))
-      none += (none.empty() ? "" : ", ") + rows[i].op + (rows[i].dtype == "float32" ? "" : " " + rows[i].dtype);
-  if (!none.empty()) std::printf("NumPy has no equivalent of: %s\n", none.c_str());
+  q << ", \"target_s\": " << json_num(target) << "}";
+  return q.str();
+}
+
+// Fills rows[i].baselines[name] from the script's times under `field`.
+void take_times(std::vector<Row>& rows, const std::string& text, const std::string& field,
+                const std::string& min_field, const std::string& name, const std::string& note) {
+  const auto med = parse_times(text, field), mins = parse_times(text, min_field);
   for (const auto& [key, t] : med) {
     const size_t i = std::strtoull(key.c_str(), nullptr, 10);
     if (i >= rows.size() || !(t > 0)) continue;
     Baseline b;
     b.time_s = t;
     b.min_s = mins.count(key) ? mins.at(key) : kNaN;
-    b.note = "NumPy " + parse_string(text, "numpy_version");
-    rows[i].baselines["numpy"] = b;
+    b.note = note;
+    rows[i].baselines[name] = b;
   }
+}
+
+// The requested rows a baseline has no time for: "op, op dtype, ...".
+std::string missing(const std::vector<Row>& rows, const std::vector<size_t>& asked, const std::string& text,
+                    const std::string& field) {
+  const auto med = parse_times(text, field);
+  std::string none;
+  for (size_t i : asked)
+    if (!med.count(std::to_string(i)))
+      none += (none.empty() ? "" : ", ") + rows[i].op + (rows[i].dtype == "float32" ? "" : " " + rows[i].dtype);
+  return none;
+}
+
+// NumPy baselines for the ok category 1/2 rows and PyTorch's for every ok
+// row, in one run of the script.
+void script_baselines(std::vector<Row>& rows, double target, int threads) {
+  std::ostringstream req;
+  req << "{\"threads\": " << threads << ", \"cases\": [";
+  std::vector<size_t> np_rows, all_rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const bool nn = r.category == "nn";
+    if (!r.ok() || (nn ? r.nn_inputs.empty() : r.np_shape.empty())) continue;
+    req << (all_rows.empty() ? "" : ",\n ") << script_case(r, i, target);
+    all_rows.push_back(i);
+    if (!nn) np_rows.push_back(i);
+  }
+  req << "]}\n";
+  if (all_rows.empty()) return;
+  const std::string script = find_script("bench_compare.py");
+  if (script.empty()) {
+    std::printf("NumPy and PyTorch baselines skipped: bench_compare.py not found (looked next to the tool, in "
+                "../share/ctensor and the source tree's bench/; set CT_BENCH_SCRIPTS to its folder)\n");
+    return;
+  }
+  const std::string in = temp_file(".json"), out = temp_file(".json");
+  if (in.empty() || out.empty() || !write_file(in, req.str())) {
+    std::printf("NumPy and PyTorch baselines skipped: cannot write a temporary file\n");
+    return;
+  }
+  std::fprintf(stderr, "ctensor: timing NumPy and PyTorch baselines of %zu rows with %s ...\n", all_rows.size(),
+               python().c_str());
+  const int rc = run_shell(shell_quote(python()) + " " + shell_quote(script) + " < " + shell_quote(in) + " > " +
+                           shell_quote(out));
+  const std::string text = read_text(out);
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+  if (rc == 127) {
+    std::printf("NumPy and PyTorch baselines skipped: %s not found (set CT_PYTHON to a Python with NumPy)\n",
+                python().c_str());
+    return;
+  }
+  if (rc == 3) {
+    std::printf("NumPy and PyTorch baselines skipped: NumPy is not installed for %s (pip install numpy, or set "
+                "CT_PYTHON)\n",
+                python().c_str());
+    return;
+  }
+  if (rc != 0) {
+    std::printf("NumPy and PyTorch baselines skipped: %s %s failed (exit status %d)\n", python().c_str(),
+                script.c_str(), rc);
+    return;
+  }
+  std::string none = missing(rows, np_rows, text, "times");
+  if (!none.empty()) std::printf("NumPy has no equivalent of: %s\n", none.c_str());
+  take_times(rows, text, "times", "min_times", "numpy", "NumPy " + parse_string(text, "numpy_version"));
+  const std::string tv = parse_string(text, "torch_version");
+  if (tv.empty()) {
+    std::printf("PyTorch baselines skipped: torch %s\n", parse_string(text, "torch_note").c_str());
+    return;
+  }
+  none = missing(rows, all_rows, text, "torch_times");
+  if (!none.empty()) std::printf("PyTorch (%s) has no equivalent of: %s\n", tv.c_str(), none.c_str());
+  take_times(rows, text, "torch_times", "torch_min_times", "pytorch",
+             "PyTorch " + tv + " CPU, " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s"));
 }
 
 }  // namespace ctool

@@ -221,7 +221,7 @@ void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, 
 // bias and index arguments are left out (the inference form); optional
 // scale/shift and statistics are given. A plugin's op (CT_SHAPE_CUSTOM)
 // runs its plugin's large example (ct_op_example, size 1).
-void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick) {
+void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick, Row& row) {
   struct Descs {
     CTMatmulDesc mm;
     CTConv2dDesc conv;
@@ -335,6 +335,12 @@ void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick) {
   // Inputs (an index input holds the forward's indices, made on an input of its own).
   if (left_out.empty())
     for (const std::vector<int64_t>& s : in) left_out.push_back(s.empty());
+  row.nn_inputs = in;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (left_out[i]) row.nn_inputs[i].clear();
+  if (desc == &d->pool)
+    row.nn_desc = {{"kernel", d->pool.kernel[0]}, {"stride", d->pool.stride[0]}, {"pad", d->pool.pad_begin[0]}};
+  if (desc == &d->conv) row.nn_desc = {{"stride", 1}, {"pad", d->conv.pad_begin[0]}};
   std::vector<const CTensor*> t(info.num_tensors, nullptr);
   for (int i = 0; i < info.num_inputs; ++i) {
     if (left_out[i]) continue;

@@ -77,6 +77,6 @@ void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, 
 
 // One representative call of an NN op, from its row alone (a plugin's op:
 // its large example, ct_op_example).
-void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick);
+void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick, Row& row);
 
 }  // namespace ctool

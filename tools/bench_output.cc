@@ -162,7 +162,7 @@ std::string to_csv(const Options& o, const std::vector<Row>& rows) {
   std::ostringstream cs;
   cs << "device,op,category,dtype,shape,time_s,time_min_s,bytes,flops,working_set_bytes,gbps,gflops,limit,fraction,"
         "bound,flag,status";
-  if (o.compare) cs << ",numpy_time_s,numpy_ratio,onednn_time_s,onednn_ratio";
+  if (o.compare) cs << ",numpy_time_s,numpy_ratio,pytorch_time_s,pytorch_ratio,onednn_time_s,onednn_ratio";
   cs << "\n";
   for (const Row& r : rows) {
     cs << csv_field(r.device) << "," << csv_field(r.op) << "," << r.category << "," << r.dtype << ","
@@ -171,7 +171,7 @@ std::string to_csv(const Options& o, const std::vector<Row>& rows) {
        << num_or_empty(r.gflops) << "," << num_or_empty(r.limit) << "," << num_or_empty(r.fraction) << "," << r.bound
        << "," << csv_field(r.flag) << "," << csv_field(r.status);
     if (o.compare)
-      for (const char* name : {"numpy", "onednn"}) {
+      for (const char* name : {"numpy", "pytorch", "onednn"}) {
         auto it = r.baselines.find(name);
         const double t = it == r.baselines.end() ? kNaN : it->second.time_s;
         cs << "," << num_or_empty(t) << "," << num_or_empty(t / r.time_s);
@@ -183,7 +183,7 @@ std::string to_csv(const Options& o, const std::vector<Row>& rows) {
 
 void print_baselines(const std::vector<Row>& rows) {
   std::vector<std::string> names;  // the baselines some row has
-  for (const char* name : {"numpy", "onednn"})
+  for (const char* name : {"numpy", "pytorch", "onednn"})
     for (const Row& r : rows)
       if (r.baselines.count(name)) {
         names.push_back(name);

@@ -181,6 +181,9 @@ void build_matmul(const CTNNCall* c, Plan* p);  // nn_onednn_matmul_conv.cc
 void build_conv(const CTNNCall* c, Plan* p);    // nn_onednn_matmul_conv.cc
 void build_pool(const CTNNCall* c, Plan* p);    // nn_onednn_pool.cc
 void build_norm(const CTNNCall* c, Plan* p);    // nn_onednn_norm.cc
+// Batch norm of float32 with contiguous (n, c) planes, without oneDNN; false
+// (nothing built) for other layouts and dtypes (nn_norm_direct.cc).
+bool build_batch_norm_direct(const CTNNCall* c, Plan* p);
 
 }  // namespace onednn
 }  // namespace cpu

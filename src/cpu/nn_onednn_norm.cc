@@ -52,6 +52,7 @@ Hook fill(size_t vi, int64_t n, float value) {
 // (x, dy, mean, rstd, scale?, dx, dscale?, dshift?).
 void build_norm(const CTNNCall* c, Plan* p) {
   const bool ln = c->op == CT_OP_LAYER_NORM || c->op == CT_OP_LAYER_NORM_BACKWARD;
+  if (!ln && build_batch_norm_direct(c, p)) return;
   const CTensor* x = c->t[0];
   const float eps = (float)(ln ? static_cast<const CTLayerNormDesc*>(c->desc)->epsilon : static_cast<const CTBatchNormDesc*>(c->desc)->epsilon);
   // The data view: (M, D) for layer norm, x's own dims for batch norm.

@@ -3,7 +3,10 @@
 // int64 positions max-pool indices hold; max-pool backward of float32 and
 // float64 runs without oneDNN (a checked scatter at memory speed).
 #include <cinttypes>
+#include <algorithm>
 #include <cstring>
+#include <limits>
+#include <vector>
 #include <utility>
 
 #include "cpu/nn_onednn_internal.h"
@@ -20,8 +23,12 @@ struct PoolIndex {
   int64_t N, C, H, W, P, Q, KH, KW, SH, SW, PT, PL, DH, DW;
 };
 PoolIndex pool_index(const CTPool2dDesc& d, const CTensor* x, const CTensor* y) {
-  return PoolIndex{x->shape[0], x->shape[1], x->shape[2],   x->shape[3],   y->shape[2],     y->shape[3],     d.kernel[0],
-                   d.kernel[1], d.stride[0], d.stride[1], d.pad_begin[0], d.pad_begin[1], d.dilation[0], d.dilation[1]};
+  // A zero stride is the kernel, a zero dilation 1 (as the descriptor says).
+  auto or_k = [](int64_t v, int64_t k) { return v > 0 ? v : k; };
+  return PoolIndex{x->shape[0],     x->shape[1],          x->shape[2],          x->shape[3],
+                   y->shape[2],     y->shape[3],          d.kernel[0],          d.kernel[1],
+                   or_k(d.stride[0], d.kernel[0]), or_k(d.stride[1], d.kernel[1]), d.pad_begin[0], d.pad_begin[1],
+                   or_k(d.dilation[0], 1),         or_k(d.dilation[1], 1)};
 }
 
 // Where position v (h * W + w in its plane) of output (pp, q) lies: inside
@@ -149,10 +156,174 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
   });
 }
 
+// max_pool2d and avg_pool2d of float32 and float64 without oneDNN, for x
+// whose rows are contiguous (NCHW and its views): oneDNN 2.6 runs that
+// layout with its reference kernels (max_pool2d of (8, 64, 56, 56), k3 s2
+// pad 1: 17 ms). Per (n, c) plane on the plan's threads, per output row:
+// the outputs whose windows lie inside x along w run as vector loops over
+// q, one window tap at a time (max: v > best selects, without branches;
+// avg: a sum), the few at the edges tap by tap. Taps go in row-major
+// window order, the first tap inside x starts the max, and a strictly
+// greater one replaces it (a NaN first tap stays, a later NaN is passed
+// over, as in oneDNN); a window without taps gives -inf and index -1. avg
+// divides by the window's area (count_include_pad) or its taps inside x.
+enum class PoolMode { kMax, kMaxIndex, kAvg };
+
+// x's elements are read through memcpy: a NumPy array may sit at any address.
+template <class T> inline T ld(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <class T, PoolMode M, int64_t SW>
+void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool cip, T* best, int64_t* bi) {
+  constexpr int64_t z = (int64_t)sizeof(T);
+  const int64_t sw = SW > 0 ? SW : g.SW;
+  const int64_t h0 = pp * g.SH - g.PT;
+  // Interior outputs along w: [q0, q1) have every w tap inside x.
+  const int64_t span = (g.KW - 1) * g.DW;
+  int64_t q0 = g.PL > 0 ? (g.PL + sw - 1) / sw : 0, q1 = g.W - 1 - span + g.PL >= 0 ? (g.W - 1 - span + g.PL) / sw + 1 : 0;
+  q1 = std::min(q1, g.Q);
+  q0 = std::min(q0, q1);
+  int64_t taps_h = 0;
+  bool first = true;
+  for (int64_t kh = 0; kh < g.KH; ++kh) {
+    const int64_t h = h0 + kh * g.DH;
+    if (h < 0 || h >= g.H) continue;
+    ++taps_h;
+    const char* row = xp + h * xs2;
+    for (int64_t kw = 0; kw < g.KW; ++kw) {
+      const int64_t off = kw * g.DW - g.PL;  // w = q * sw + off
+      const char* r = row + off * z;
+      if (first && M != PoolMode::kAvg) {
+        for (int64_t q = q0; q < q1; ++q) best[q] = ld<T>(r + q * sw * z);
+        if (M == PoolMode::kMaxIndex)
+          for (int64_t q = q0; q < q1; ++q) bi[q] = h * g.W + q * sw + off;
+      } else if (first) {
+        for (int64_t q = q0; q < q1; ++q) best[q] = ld<T>(r + q * sw * z);
+      } else if (M == PoolMode::kAvg) {
+        for (int64_t q = q0; q < q1; ++q) best[q] += ld<T>(r + q * sw * z);
+      } else if (M == PoolMode::kMax) {
+        for (int64_t q = q0; q < q1; ++q) {
+          const T v = ld<T>(r + q * sw * z);
+          best[q] = v > best[q] ? v : best[q];
+        }
+      } else {
+        const int64_t base = h * g.W + off;
+        for (int64_t q = q0; q < q1; ++q) {
+          const T v = ld<T>(r + q * sw * z);
+          const bool gt = v > best[q];
+          best[q] = gt ? v : best[q];
+          bi[q] = gt ? base + q * sw : bi[q];
+        }
+      }
+      first = false;
+    }
+  }
+  if (M == PoolMode::kAvg) {
+    const T div = cip ? T(g.KH * g.KW) : T(taps_h * g.KW);
+    for (int64_t q = q0; q < q1; ++q) best[q] = taps_h ? best[q] / div : best[q];
+  }
+  if (taps_h == 0)  // no row of the window inside x: a max of nothing, or 0 / the divisor
+    for (int64_t q = q0; q < q1; ++q) {
+      best[q] = M != PoolMode::kAvg ? -std::numeric_limits<T>::infinity()
+                : cip               ? T(0)
+                                    : std::numeric_limits<T>::quiet_NaN();
+      bi[q] = -1;
+    }
+  // The edges, tap by tap.
+  for (int64_t q = 0; q < g.Q; ++q) {
+    if (q == q0) q = q1;
+    if (q >= g.Q) break;
+    const int64_t w0 = q * sw - g.PL;
+    bool found = false;
+    T acc = M == PoolMode::kAvg ? T(0) : -std::numeric_limits<T>::infinity();
+    int64_t idx = -1, n = 0;
+    for (int64_t kh = 0; kh < g.KH; ++kh) {
+      const int64_t h = h0 + kh * g.DH;
+      if (h < 0 || h >= g.H) continue;
+      const char* row = xp + h * xs2;
+      for (int64_t kw = 0; kw < g.KW; ++kw) {
+        const int64_t w = w0 + kw * g.DW;
+        if (w < 0 || w >= g.W) continue;
+        const T v = ld<T>(row + w * z);
+        ++n;
+        if (M == PoolMode::kAvg) acc += v;
+        else if (!found || v > acc) found = true, acc = v, idx = h * g.W + w;
+      }
+    }
+    if (M == PoolMode::kAvg) acc = acc / (cip ? T(g.KH * g.KW) : T(n));
+    best[q] = acc;
+    bi[q] = idx;
+  }
+}
+
+template <class T, PoolMode M, int64_t SW> void pool_direct_run(const PoolIndex& g, bool cip, const Exec& e) {
+  const CTensor *x = e.t[0], *y = e.t[1], *ind = M == PoolMode::kMaxIndex ? e.t[2] : nullptr;
+  constexpr int64_t z = (int64_t)sizeof(T);
+  const int64_t xs0 = ct_stride_of(x, 0) * z, xs1 = ct_stride_of(x, 1) * z, xs2 = ct_stride_of(x, 2) * z;
+  const int64_t ys0 = ct_stride_of(y, 0) * z, ys1 = ct_stride_of(y, 1) * z, ys2 = ct_stride_of(y, 2) * z,
+                ys3 = ct_stride_of(y, 3) * z;
+  int64_t is[4] = {0, 0, 0, 0};
+  for (int i = 0; ind && i < 4; ++i) is[i] = ct_stride_of(ind, i) * 8;
+  const char* xb = data_of(x);
+  char* yb = data_of(y);
+  char* ib = ind ? data_of(ind) : nullptr;
+  const int64_t planes = g.N * g.C;
+#pragma omp parallel
+  {
+    std::vector<T> best((size_t)g.Q);
+    std::vector<int64_t> bi((size_t)g.Q);
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < planes; ++pl) {
+      const int64_t n = pl / g.C, ch = pl % g.C;
+      const char* xp = xb + n * xs0 + ch * xs1;
+      for (int64_t pp = 0; pp < g.P; ++pp) {
+        pool_row<T, M, SW>(g, xp, xs2, pp, cip, best.data(), bi.data());
+        char* yr = yb + n * ys0 + ch * ys1 + pp * ys2;
+        if (ys3 == z) std::memcpy(yr, best.data(), (size_t)(g.Q * z));
+        else
+          for (int64_t q = 0; q < g.Q; ++q) std::memcpy(yr + q * ys3, &best[(size_t)q], sizeof(T));
+        if (ib)
+          for (int64_t q = 0; q < g.Q; ++q)
+            std::memcpy(ib + n * is[0] + ch * is[1] + pp * is[2] + q * is[3], &bi[(size_t)q], sizeof(int64_t));
+      }
+    }
+  }
+}
+
+template <class T, PoolMode M> void build_pool_direct_mode(const PoolIndex& g, bool cip, Plan* p) {
+  p->has_prim = false;
+  if (g.SW == 1) p->post.push_back([g, cip](const Exec& e) { pool_direct_run<T, M, 1>(g, cip, e); });
+  else if (g.SW == 2) p->post.push_back([g, cip](const Exec& e) { pool_direct_run<T, M, 2>(g, cip, e); });
+  else p->post.push_back([g, cip](const Exec& e) { pool_direct_run<T, M, 0>(g, cip, e); });
+}
+
+// Whether the direct forward takes this call: float32/float64, x's rows
+// contiguous.
+bool pool_direct_fits(const CTNNCall* c) {
+  const CTDataType dt = c->t[0]->dtype;
+  return dt.code == CT_FLOAT && dt.bits >= 32 && dt.lanes == 1 && ct_stride_of(c->t[0], 3) == 1;
+}
+
+template <class T> void build_pool_direct(const CTNNCall* c, const PoolIndex& g, Plan* p) {
+  const CTPool2dDesc& d = *static_cast<const CTPool2dDesc*>(c->desc);
+  if (c->op == CT_OP_AVG_POOL2D) build_pool_direct_mode<T, PoolMode::kAvg>(g, d.count_include_pad != 0, p);
+  else if (c->t[2]) build_pool_direct_mode<T, PoolMode::kMaxIndex>(g, false, p);
+  else build_pool_direct_mode<T, PoolMode::kMax>(g, false, p);
+}
+
 }  // namespace
 
 void build_pool(const CTNNCall* c, Plan* p) {
   const CTPool2dDesc& d = *static_cast<const CTPool2dDesc*>(c->desc);
+  if ((c->op == CT_OP_MAX_POOL2D || c->op == CT_OP_AVG_POOL2D) && pool_direct_fits(c)) {
+    const PoolIndex g = pool_index(d, c->t[0], c->t[1]);
+    if (c->t[0]->dtype.bits == 32) build_pool_direct<float>(c, g, p);
+    else build_pool_direct<double>(c, g, p);
+    return;
+  }
   if (c->op == CT_OP_MAX_POOL2D_BACKWARD && c->t[0]->dtype.code == CT_FLOAT && c->t[0]->dtype.bits >= 32) {
     const PoolIndex g = pool_index(d, c->t[2], c->t[0]);
     if (c->t[0]->dtype.bits == 32) build_pool_backward_direct<float>(g, p);

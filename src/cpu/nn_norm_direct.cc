@@ -1,0 +1,185 @@
+// nn_norm_direct.cc — batch normalisation of float32 without oneDNN, where
+// each (n, c) plane of the data tensors is one contiguous run (NCHW and
+// its views with any batch and channel strides): oneDNN 2.6 runs that
+// layout through its plain C++ kernels, several times slower than memory
+// (and than PyTorch). Per channel, on the plan's threads:
+//   batch_norm           y = x * a + b, a = scale / sqrt(var + eps),
+//                        b = shift - mean * a                      (1 read, 1 write)
+//   batch_norm_training  mean, then the biased variance about it (two
+//                        passes: no cancellation), then y           (3 reads, 1 write)
+//   batch_norm_backward  sum(dy), sum(dy * (x - mean)), then
+//                        dx = scale * invstd * (dy - dshift / M - xhat * dscale / M),
+//                        dscale = sum(dy * xhat), dshift = sum(dy)   (2 + 2 reads, 1 write)
+// Sums run in float over one plane (vector lanes, omp simd) and in double
+// across planes; every channel is one thread's, so results do not depend on
+// the thread count.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "cpu/nn_onednn_internal.h"
+
+namespace ct {
+namespace cpu {
+namespace onednn {
+
+namespace {
+
+// A data tensor seen as (N, C, S) with each (n, c) plane of S elements contiguous.
+struct Planes {
+  char* base;
+  int64_t sn, sc;  // byte strides of n and c
+};
+
+bool planes_of(const CTensor* t, int64_t S, Planes* v) {
+  if (!t || t->dtype.code != CT_FLOAT || t->dtype.bits != 32 || t->dtype.lanes != 1 || t->ndim < 2) return false;
+  int64_t want = 1;  // the row-major stride of dim i, for the dims after C
+  for (int32_t i = t->ndim - 1; i >= 2; --i) {
+    if (t->shape[i] != 1 && ct_stride_of(t, i) != want) return false;
+    want *= t->shape[i];
+  }
+  if (want != S) return false;
+  v->base = data_of(t);
+  v->sn = ct_stride_of(t, 0) * 4;
+  v->sc = ct_stride_of(t, 1) * 4;
+  return true;
+}
+
+inline float* plane(const Planes& v, int64_t n, int64_t c) {
+  return reinterpret_cast<float*>(v.base + n * v.sn + c * v.sc);
+}
+
+// A (C,) float32 vector (statistics, scale, shift): element c, or `dflt` when absent.
+float vec_at(const CTensor* t, int64_t c, float dflt) {
+  if (!t) return dflt;
+  float v;
+  std::memcpy(&v, data_of(t) + c * ct_stride_of(t, 0) * 4, sizeof v);
+  return v;
+}
+void vec_set(const CTensor* t, int64_t c, float v) {
+  if (t) std::memcpy(data_of(t) + c * ct_stride_of(t, 0) * 4, &v, sizeof v);
+}
+
+// Plane sums: sum(x), sum((x - m)^2), sum(dy), sum(dy * (x - m)).
+inline float plane_sum(const float* x, int64_t S) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < S; ++i) s += x[i];
+  return s;
+}
+inline float plane_dev2(const float* x, float m, int64_t S) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < S; ++i) s += (x[i] - m) * (x[i] - m);
+  return s;
+}
+inline void plane_dy(const float* x, const float* dy, float m, int64_t S, float* sdy, float* sdyx) {
+  float a = 0, b = 0;
+#pragma omp simd reduction(+ : a, b)
+  for (int64_t i = 0; i < S; ++i) {
+    a += dy[i];
+    b += dy[i] * (x[i] - m);
+  }
+  *sdy = a;
+  *sdyx = b;
+}
+// y = x * a + b (y may be x).
+inline void plane_affine(const float* x, float* y, float a, float b, int64_t S) {
+#pragma omp simd
+  for (int64_t i = 0; i < S; ++i) y[i] = x[i] * a + b;
+}
+
+}  // namespace
+
+bool build_batch_norm_direct(const CTNNCall* c, Plan* p) {
+  const CTensor* x = c->t[0];
+  if (!x || x->ndim < 2) return false;
+  const int64_t N = x->shape[0], C = x->shape[1];
+  int64_t S = 1;
+  for (int32_t i = 2; i < x->ndim; ++i) S *= x->shape[i];
+  if (S < 16) return false;  // short planes: oneDNN's channel-inner kernels do better
+  const float eps = (float)static_cast<const CTBatchNormDesc*>(c->desc)->epsilon;
+  Planes vx;
+  if (!planes_of(x, S, &vx)) return false;
+  // Roles: batch_norm (x, mean, var, scale?, shift?, y); batch_norm_training
+  // (x, scale?, shift?, y, mean?, invstd?); batch_norm_backward
+  // (x, dy, mean, invstd, scale?, dx, dscale?, dshift?).
+  const int32_t op = c->op;
+  const int out = op == CT_OP_BATCH_NORM ? 5 : op == CT_OP_BATCH_NORM_TRAINING ? 3 : 5;
+  Planes vo, vdy{};
+  if (!planes_of(c->t[out], S, &vo)) return false;
+  if (op == CT_OP_BATCH_NORM_BACKWARD && !planes_of(c->t[1], S, &vdy)) return false;
+  p->has_prim = false;
+  const double M = (double)N * (double)S;
+  if (op == CT_OP_BATCH_NORM) {
+    p->post.push_back([N, C, S, eps](const Exec& e) {
+      Planes x, y;
+      planes_of(e.t[0], S, &x);
+      planes_of(e.t[5], S, &y);
+#pragma omp parallel for schedule(static)
+      for (int64_t ch = 0; ch < C; ++ch) {
+        const float a = vec_at(e.t[3], ch, 1.0f) / std::sqrt(vec_at(e.t[2], ch, 0) + eps);
+        const float b = vec_at(e.t[4], ch, 0.0f) - vec_at(e.t[1], ch, 0) * a;
+        for (int64_t n = 0; n < N; ++n) plane_affine(plane(x, n, ch), plane(y, n, ch), a, b, S);
+      }
+    });
+    return true;
+  }
+  if (op == CT_OP_BATCH_NORM_TRAINING) {
+    p->post.push_back([N, C, S, M, eps](const Exec& e) {
+      Planes x, y;
+      planes_of(e.t[0], S, &x);
+      planes_of(e.t[3], S, &y);
+#pragma omp parallel for schedule(static)
+      for (int64_t ch = 0; ch < C; ++ch) {
+        double s = 0;
+        for (int64_t n = 0; n < N; ++n) s += plane_sum(plane(x, n, ch), S);
+        const float mean = (float)(s / M);
+        double d = 0;
+        for (int64_t n = 0; n < N; ++n) d += plane_dev2(plane(x, n, ch), mean, S);
+        const float invstd = (float)(1.0 / std::sqrt(d / M + (double)eps));
+        const float a = vec_at(e.t[1], ch, 1.0f) * invstd, b = vec_at(e.t[2], ch, 0.0f) - mean * a;
+        // Statistics first: y may share memory with nothing the sums still read.
+        vec_set(e.t[4], ch, mean);
+        vec_set(e.t[5], ch, invstd);
+        for (int64_t n = 0; n < N; ++n) plane_affine(plane(x, n, ch), plane(y, n, ch), a, b, S);
+      }
+    });
+    return true;
+  }
+  p->post.push_back([N, C, S, M](const Exec& e) {
+    Planes x, dy, dx;
+    planes_of(e.t[0], S, &x);
+    planes_of(e.t[1], S, &dy);
+    planes_of(e.t[5], S, &dx);
+#pragma omp parallel for schedule(static)
+    for (int64_t ch = 0; ch < C; ++ch) {
+      const float mean = vec_at(e.t[2], ch, 0), invstd = vec_at(e.t[3], ch, 0), scale = vec_at(e.t[4], ch, 1.0f);
+      double sdy = 0, sdyx = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        float a, b;
+        plane_dy(plane(x, n, ch), plane(dy, n, ch), mean, S, &a, &b);
+        sdy += a;
+        sdyx += b;
+      }
+      const double dscale = sdyx * invstd;
+      // dx = k * (dy - (x - mean) * kx - kc): k = scale * invstd,
+      // kx = invstd * dscale / M, kc = dshift / M.
+      const float k = scale * invstd, kx = (float)(invstd * dscale / M), kc = (float)(sdy / M);
+      vec_set(e.t[6], ch, (float)dscale);
+      vec_set(e.t[7], ch, (float)sdy);
+      for (int64_t n = 0; n < N; ++n) {
+        const float* px = plane(x, n, ch);
+        const float* pdy = plane(dy, n, ch);
+        float* pdx = plane(dx, n, ch);
+#pragma omp simd
+        for (int64_t i = 0; i < S; ++i) pdx[i] = k * (pdy[i] - (px[i] - mean) * kx - kc);
+      }
+    }
+  });
+  return true;
+}
+
+}  // namespace onednn
+}  // namespace cpu
+}  // namespace ct
