@@ -60,6 +60,79 @@ inline Tap tap_of(const PoolIndex& g, double inv_w, int64_t v, int64_t pp, int64
   return t;
 }
 
+// Whether position v lies in output (pp, q)'s window, for an undilated
+// window: v = h * W + w with h in the window's rows and inside x, w likewise;
+// KH comparisons and no division (what tap_of answers, faster).
+inline bool in_window(const PoolIndex& g, int64_t v, int64_t pp, int64_t q) {
+  const int64_t h0 = pp * g.SH - g.PT, w0 = q * g.SW - g.PL;
+  bool ok = false;
+  for (int64_t dh = 0; dh < g.KH; ++dh) {
+    const int64_t h = h0 + dh, w = v - h * g.W;
+    ok |= (h >= 0) & (h < g.H) & (w >= 0) & (w < g.W) & (w >= w0) & (w < w0 + g.KW);
+  }
+  return ok;
+}
+
+// True when every index of t lies in its output's window, for undilated
+// windows: rows of outputs at a time, as vector loops over q (per window
+// row, the index's column must fall in the window's columns inside x).
+// The exact first bad element, when there is one, comes from the slower
+// element-wise pass.
+// One window row of indices: o[q] |= whether index q's column (v - hw) is
+// among the window's columns inside x. Locals only, so that the loop
+// vectorises (o's stores would alias g's fields); an AVX2 clone where the
+// CPU has it (64-bit compares: SSE2, the library's baseline, has none).
+template <int64_t S3>
+inline void row_in_window_t(const char* row, int64_t s3, int64_t Q, int64_t hw, int64_t SW, int64_t PL, int64_t KW,
+                            int64_t W, int64_t* o) {
+  const int64_t st = S3 > 0 ? S3 : s3;
+  for (int64_t q = 0; q < Q; ++q) {
+    int64_t v;
+    std::memcpy(&v, row + q * st, sizeof v);
+    const int64_t w = v - hw, w0 = q * SW - PL;
+    const int64_t wl = w0 < 0 ? 0 : w0, wh = w0 + KW > W ? W : w0 + KW;
+    o[q] |= (int64_t)((w >= wl) & (w < wh));
+  }
+}
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void row_in_window(const char* row, int64_t s3, int64_t Q, int64_t hw, int64_t SW, int64_t PL, int64_t KW, int64_t W,
+                   int64_t* o) {
+  if (s3 == 8) row_in_window_t<8>(row, s3, Q, hw, SW, PL, KW, W, o);
+  else row_in_window_t<0>(row, s3, Q, hw, SW, PL, KW, W, o);
+}
+
+bool all_in_windows(const PoolIndex& g, const CTensor* t) {
+  const int64_t s0 = ct_stride_of(t, 0) * 8, s1 = ct_stride_of(t, 1) * 8, s2 = ct_stride_of(t, 2) * 8,
+                s3 = ct_stride_of(t, 3) * 8;
+  const char* base = data_of(t);
+  const int64_t planes = g.N * g.C, Q = g.Q, SW = g.SW, PL = g.PL, KW = g.KW, W = g.W;
+  int all = 1;
+#pragma omp parallel reduction(& : all)
+  {
+    std::vector<int64_t> ok((size_t)Q);
+#pragma omp for schedule(static)
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      const int64_t n = plane / g.C, ch = plane % g.C;
+      for (int64_t pp = 0; pp < g.P; ++pp) {
+        const char* row = base + n * s0 + ch * s1 + pp * s2;
+        const int64_t h0 = pp * g.SH - g.PT;
+        const int64_t dlo = std::max<int64_t>(0, -h0), dhi = std::min<int64_t>(g.KH, g.H - h0);
+        int64_t* o = ok.data();
+        std::fill(o, o + Q, 0);
+        for (int64_t dh = dlo; dh < dhi; ++dh) {
+          row_in_window(row, s3, Q, (h0 + dh) * W, SW, PL, KW, W, o);
+        }
+        int64_t acc = 1;
+        for (int64_t q = 0; q < Q; ++q) acc &= o[q];
+        all &= (int)acc;
+      }
+    }
+  }
+  return all != 0;
+}
+
 // Calls f(l, plane, pp, q, v) for the indices tensor t (N, C, P, Q), any
 // strides, planes [p0, p1) (plane = n * C + c), l the row-major element.
 template <class F> void for_each_index(const PoolIndex& g, const CTensor* t, int64_t p0, int64_t p1, F&& f) {
@@ -100,15 +173,21 @@ CTStatus bad_index(const Exec& e, const PoolIndex& g, int64_t bad, int64_t v) {
 template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) {
   p->has_prim = false;
   p->checks.push_back([g](const Exec& e) -> CTStatus {
+    if (g.DH == 1 && g.DW == 1 && all_in_windows(g, e.t[1])) return CT_OK;
     const double inv_w = 1.0 / (double)g.W;
     const int64_t planes = g.N * g.C;
     int64_t bad = INT64_MAX;  // the first bad element: the same answer on any number of threads
 #pragma omp parallel for schedule(static) reduction(min : bad)
     for (int64_t plane = 0; plane < planes; ++plane) {
       if (bad != INT64_MAX) continue;  // this thread found one already: its later planes cannot be first
-      for_each_index(g, e.t[1], plane, plane + 1, [&](int64_t l, int64_t, int64_t pp, int64_t q, int64_t v) {
-        if (l < bad && !tap_of(g, inv_w, v, pp, q).inside) bad = l;
-      });
+      if (g.DH == 1 && g.DW == 1)
+        for_each_index(g, e.t[1], plane, plane + 1, [&](int64_t l, int64_t, int64_t pp, int64_t q, int64_t v) {
+          if (l < bad && !in_window(g, v, pp, q)) bad = l;
+        });
+      else
+        for_each_index(g, e.t[1], plane, plane + 1, [&](int64_t l, int64_t, int64_t pp, int64_t q, int64_t v) {
+          if (l < bad && !tap_of(g, inv_w, v, pp, q).inside) bad = l;
+        });
     }
     if (bad == INT64_MAX) return CT_OK;
     int64_t bad_v = 0;
@@ -142,6 +221,17 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
         const T zero = T(0);
         for (int64_t h = 0; h < g.H; ++h)
           for (int64_t w = 0; w < g.W; ++w) std::memcpy(xp + h * x2 + w * x3, &zero, sizeof zero);
+      }
+      if (x3 == z && x2 == g.W * z) {  // dx's plane is dense: v is the element's offset in it
+        for_each_index(g, idx, plane, plane + 1, [&](int64_t, int64_t, int64_t pp, int64_t q, int64_t v) {
+          char* px = xp + v * z;
+          T a, b;
+          std::memcpy(&a, px, sizeof a);
+          std::memcpy(&b, yp + pp * y2 + q * y3, sizeof b);
+          a += b;
+          std::memcpy(px, &a, sizeof a);
+        });
+        continue;
       }
       for_each_index(g, idx, plane, plane + 1, [&](int64_t, int64_t, int64_t pp, int64_t q, int64_t v) {
         const Tap t = tap_of(g, inv_w, v, pp, q);  // inside: checked above
