@@ -402,6 +402,19 @@ void TernaryF(char* const* p, int64_t n, const double*) {
   const T* c = reinterpret_cast<const T*>(p[3]);
   const Op op;
   int64_t i = 0;
+  if (n * (int64_t)sizeof(T) >= kStreamBytes) {  // as UnaryF: streaming stores from an aligned address
+    const uintptr_t vbytes = sizeof(T) * (uintptr_t)N;
+    const int64_t head = (int64_t)((vbytes - (reinterpret_cast<uintptr_t>(y) % vbytes)) % vbytes) / (int64_t)sizeof(T);
+    for (; i < head; ++i) {  // one lane at a time: the same vector code, so the same results
+      HWY_ALIGN T ba[hn::MaxLanes(d)] = {}, bb[hn::MaxLanes(d)] = {}, bc[hn::MaxLanes(d)] = {};
+      ba[0] = a[i], bb[0] = b[i], bc[0] = c[i];
+      hn::Store(op(d, hn::Load(d, ba), hn::Load(d, bb), hn::Load(d, bc)), d, ba);
+      y[i] = ba[0];
+    }
+    for (; i + N <= n; i += N)
+      hn::Stream(op(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i), hn::LoadU(d, c + i)), d, y + i);
+    hwy::FlushStream();
+  }
   for (; i + N <= n; i += N)
     hn::StoreU(op(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i), hn::LoadU(d, c + i)), d, y + i);
   if (i < n) {

@@ -10,9 +10,11 @@
 #define CTENSOR_SRC_CPU_SIMD_INL_H_
 #endif
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -65,6 +67,16 @@ struct F16Codec {
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     const int64_t N = (int64_t)hn::Lanes(df);
     int64_t i = 0;
+    if (n * 2 >= kStreamBytes) {  // a large cast: streaming stores from an aligned address, as UnaryF
+      const uintptr_t vbytes = 2 * (uintptr_t)N;
+      const int64_t head = std::min<int64_t>(n, (int64_t)((vbytes - (reinterpret_cast<uintptr_t>(dst) % vbytes)) % vbytes) / 2);
+      for (; i < head; ++i) dst[i] = double_to_f16(src[i]);
+      if (reinterpret_cast<uintptr_t>(dst + i) % vbytes == 0) {  // dst is 2-byte aligned: always, for uint16_t
+        for (; i + N <= n; i += N)
+          hn::Stream(hn::DemoteTo(dh, hn::LoadU(df, src + i)), dh, reinterpret_cast<hwy::float16_t*>(dst) + i);
+        hwy::FlushStream();
+      }
+    }
     for (; i + N <= n; i += N)
       hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, src + i)), dh, reinterpret_cast<hwy::float16_t*>(dst) + i);
     for (; i < n; ++i) dst[i] = double_to_f16(src[i]);

@@ -205,6 +205,43 @@ def test_bench_json_csv_and_plain_output(env, tmp_path):
     assert "add" in p.stdout
 
 
+def _has(module):
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@pytest.mark.parametrize("op", ["add", "batch_norm"])
+def test_compare_times_numpy_and_pytorch_or_says_why(op, env, tmp_path):
+    """--compare: NumPy beside a category 1/2 row, PyTorch's CPU op beside every
+    row where torch is installed (else one line saying why not), in the
+    table and the JSON; CT_BENCH_TORCH=0 leaves PyTorch out."""
+    if not _has("numpy"):
+        pytest.skip("NumPy is not installed for this Python: --compare has no script baselines to show")
+    for torch_env in ("1", "0"):
+        e = dict(env, CT_BENCH_TORCH=torch_env, CT_PYTHON=os.environ.get("CT_PYTHON", "python3"))
+        js, cs = tmp_path / f"c{torch_env}.json", tmp_path / f"c{torch_env}.csv"
+        p = run(["bench", "--quick", "--compare", "--op", op, "--size", "65536", "--json", str(js), "--csv", str(cs)],
+                e, check_rc=0)
+        row = [r for r in json.loads(js.read_text())["rows"] if r["op"] == op and r["device"] == "cpu:0"][0]
+        base = row["baselines"]
+        if op == "add":
+            assert base["numpy"]["time_s"] > 0, base
+        else:
+            assert "numpy" not in base  # NumPy has no batch_norm
+        with open(cs) as f:
+            table = list(csv.DictReader(f))
+        assert "pytorch_ratio" in table[0]
+        if torch_env == "1" and _has("torch"):
+            assert base["pytorch"]["time_s"] > 0 and "threads" in base["pytorch"]["note"], base
+            assert "pytorch" in p.stdout and "geometric mean of the pytorch ratios" in p.stdout
+        else:
+            assert "pytorch" not in base
+            why = "CT_BENCH_TORCH=0" if torch_env == "0" else "not installed"
+            assert "PyTorch baselines skipped: torch" in p.stdout and why in p.stdout, p.stdout
+
+
 def test_bench_matmul_is_compute_bound(env, tmp_path):
     js = tmp_path / "m.json"
     run(["bench", "--quick", "--op", "matmul", "--json", str(js)], env, check_rc=0)
