@@ -45,9 +45,15 @@ bool planes_of(const CTensor* t, int64_t S, Planes* v) {
   return true;
 }
 
-inline float* plane(const Planes& v, int64_t n, int64_t c) {
-  return reinterpret_cast<float*>(v.base + n * v.sn + c * v.sc);
+// A plane's first byte. Elements are read and written through memcpy (ld,
+// st): a NumPy array may sit at any address; the loops still vectorise.
+inline char* plane(const Planes& v, int64_t n, int64_t c) { return v.base + n * v.sn + c * v.sc; }
+inline float ld(const char* p, int64_t i) {
+  float v;
+  std::memcpy(&v, p + i * 4, sizeof v);
+  return v;
 }
+inline void st(char* p, int64_t i, float v) { std::memcpy(p + i * 4, &v, sizeof v); }
 
 // A (C,) float32 vector (statistics, scale, shift): element c, or `dflt` when absent.
 float vec_at(const CTensor* t, int64_t c, float dflt) {
@@ -61,32 +67,32 @@ void vec_set(const CTensor* t, int64_t c, float v) {
 }
 
 // Plane sums: sum(x), sum((x - m)^2), sum(dy), sum(dy * (x - m)).
-inline float plane_sum(const float* x, int64_t S) {
+inline float plane_sum(const char* x, int64_t S) {
   float s = 0;
 #pragma omp simd reduction(+ : s)
-  for (int64_t i = 0; i < S; ++i) s += x[i];
+  for (int64_t i = 0; i < S; ++i) s += ld(x, i);
   return s;
 }
-inline float plane_dev2(const float* x, float m, int64_t S) {
+inline float plane_dev2(const char* x, float m, int64_t S) {
   float s = 0;
 #pragma omp simd reduction(+ : s)
-  for (int64_t i = 0; i < S; ++i) s += (x[i] - m) * (x[i] - m);
+  for (int64_t i = 0; i < S; ++i) s += (ld(x, i) - m) * (ld(x, i) - m);
   return s;
 }
-inline void plane_dy(const float* x, const float* dy, float m, int64_t S, float* sdy, float* sdyx) {
+inline void plane_dy(const char* x, const char* dy, float m, int64_t S, float* sdy, float* sdyx) {
   float a = 0, b = 0;
 #pragma omp simd reduction(+ : a, b)
   for (int64_t i = 0; i < S; ++i) {
-    a += dy[i];
-    b += dy[i] * (x[i] - m);
+    a += ld(dy, i);
+    b += ld(dy, i) * (ld(x, i) - m);
   }
   *sdy = a;
   *sdyx = b;
 }
 // y = x * a + b (y may be x).
-inline void plane_affine(const float* x, float* y, float a, float b, int64_t S) {
+inline void plane_affine(const char* x, char* y, float a, float b, int64_t S) {
 #pragma omp simd
-  for (int64_t i = 0; i < S; ++i) y[i] = x[i] * a + b;
+  for (int64_t i = 0; i < S; ++i) st(y, i, ld(x, i) * a + b);
 }
 
 }  // namespace
@@ -169,11 +175,11 @@ bool build_batch_norm_direct(const CTNNCall* c, Plan* p) {
       vec_set(e.t[6], ch, (float)dscale);
       vec_set(e.t[7], ch, (float)sdy);
       for (int64_t n = 0; n < N; ++n) {
-        const float* px = plane(x, n, ch);
-        const float* pdy = plane(dy, n, ch);
-        float* pdx = plane(dx, n, ch);
+        const char* px = plane(x, n, ch);
+        const char* pdy = plane(dy, n, ch);
+        char* pdx = plane(dx, n, ch);
 #pragma omp simd
-        for (int64_t i = 0; i < S; ++i) pdx[i] = k * (pdy[i] - (px[i] - mean) * kx - kc);
+        for (int64_t i = 0; i < S; ++i) st(pdx, i, k * (ld(pdy, i) - (ld(px, i) - mean) * kx - kc));
       }
     }
   });

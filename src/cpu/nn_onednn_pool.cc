@@ -65,10 +65,11 @@ inline Tap tap_of(const PoolIndex& g, double inv_w, int64_t v, int64_t pp, int64
 // KH comparisons and no division (what tap_of answers, faster).
 inline bool in_window(const PoolIndex& g, int64_t v, int64_t pp, int64_t q) {
   const int64_t h0 = pp * g.SH - g.PT, w0 = q * g.SW - g.PL;
+  const int64_t wl = std::max<int64_t>(w0, 0), wh = std::min<int64_t>(w0 + g.KW, g.W);
   bool ok = false;
-  for (int64_t dh = 0; dh < g.KH; ++dh) {
-    const int64_t h = h0 + dh, w = v - h * g.W;
-    ok |= (h >= 0) & (h < g.H) & (w >= 0) & (w < g.W) & (w >= w0) & (w < w0 + g.KW);
+  for (int64_t dh = 0; dh < g.KH; ++dh) {  // v itself is compared: any int64 may come
+    const int64_t h = h0 + dh;
+    ok |= (h >= 0) & (h < g.H) & (v >= h * g.W + wl) & (v < h * g.W + wh);
   }
   return ok;
 }
@@ -89,9 +90,9 @@ inline void row_in_window_t(const char* row, int64_t s3, int64_t Q, int64_t hw, 
   for (int64_t q = 0; q < Q; ++q) {
     int64_t v;
     std::memcpy(&v, row + q * st, sizeof v);
-    const int64_t w = v - hw, w0 = q * SW - PL;
+    const int64_t w0 = q * SW - PL;  // v itself is compared: any int64 may come (v - hw could overflow)
     const int64_t wl = w0 < 0 ? 0 : w0, wh = w0 + KW > W ? W : w0 + KW;
-    o[q] |= (int64_t)((w >= wl) & (w < wh));
+    o[q] |= (int64_t)((v >= hw + wl) & (v < hw + wh));
   }
 }
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

@@ -204,26 +204,33 @@ struct InfoSlot {
 };
 thread_local InfoSlot t_info[64];
 
-bool info_key(int32_t op, const CTOpArgs& args, const CTensor* const* in, int32_t nin, InfoKey* k) {
+// Whether the call's signature can be cached (no pointers in args, at most 4 inputs).
+bool cacheable(const CTOpArgs& args, const CTensor* const* in, int32_t nin) {
   if (nin > 4 || args.axes || args.desc) return false;
+  for (int32_t i = 0; i < nin; ++i)
+    if (!in[i]) return false;
+  return true;
+}
+// Compared in place, field by field: no key is built per call (a zeroed
+// InfoKey is over 600 bytes, and clearing and copying it cost more than the
+// comparison).
+bool key_matches(const InfoKey& k, int32_t op, const CTOpArgs& args, const CTensor* const* in, int32_t nin) {
+  if (k.op != op || k.nin != nin || std::memcmp(&k.args, &args, sizeof args) != 0) return false;
+  for (int32_t i = 0; i < nin; ++i)
+    if (k.ndim[i] != in[i]->ndim || std::memcmp(&k.dt[i], &in[i]->dtype, sizeof k.dt[i]) != 0 ||
+        std::memcmp(k.shape[i], in[i]->shape, sizeof(int64_t) * (size_t)in[i]->ndim) != 0)
+      return false;
+  return true;
+}
+void set_key(InfoKey* k, int32_t op, const CTOpArgs& args, const CTensor* const* in, int32_t nin) {
   k->op = op;
   k->nin = nin;
   k->args = args;
   for (int32_t i = 0; i < nin; ++i) {
-    if (!in[i]) return false;
     k->ndim[i] = in[i]->ndim;
     k->dt[i] = in[i]->dtype;
     std::memcpy(k->shape[i], in[i]->shape, sizeof(int64_t) * (size_t)in[i]->ndim);
   }
-  return true;
-}
-bool same_key(const InfoKey& a, const InfoKey& b) {
-  if (a.op != b.op || a.nin != b.nin || std::memcmp(&a.args, &b.args, sizeof a.args) != 0) return false;
-  for (int32_t i = 0; i < a.nin; ++i)
-    if (a.ndim[i] != b.ndim[i] || std::memcmp(&a.dt[i], &b.dt[i], sizeof a.dt[i]) != 0 ||
-        std::memcmp(a.shape[i], b.shape[i], sizeof(int64_t) * (size_t)a.ndim[i]) != 0)
-      return false;
-  return true;
 }
 
 }  // namespace
@@ -237,20 +244,19 @@ void make_out(Out& o, nb::handle out, int32_t op, const CTOpArgs& args, const CT
     o.result = nb::borrow(out);
     return;
   }
-  CTOutputInfo info;
-  InfoKey key;
   InfoSlot& slot = t_info[(uint32_t)op % 64];
-  const bool cacheable = info_key(op, args, in, nin, &key);
-  if (cacheable && same_key(key, slot.key)) {
-    info = slot.info;
-  } else {
-    query_outputs(op, args, in, nin, &info, 1, entry);
-    if (cacheable) {
-      slot.key = key;
-      slot.info = info;
+  const bool can_cache = cacheable(args, in, nin);
+  const CTOutputInfo* info = &slot.info;
+  CTOutputInfo asked;
+  if (!can_cache || !key_matches(slot.key, op, args, in, nin)) {
+    query_outputs(op, args, in, nin, &asked, 1, entry);
+    info = &asked;
+    if (can_cache) {
+      set_key(&slot.key, op, args, in, nin);
+      slot.info = asked;
     }
   }
-  o.result = new_tensor(info.ndim, info.shape, info.dtype, dev, &o.fresh);
+  o.result = new_tensor(info->ndim, info->shape, info->dtype, dev, &o.fresh);
   o.t = &o.fresh->t;
 }
 

@@ -78,9 +78,11 @@ void storage_release(Storage* s);
 struct Tensor {
   Storage* storage = nullptr;
   CTensor t{};
-  int64_t shape[CT_MAX_NDIM] = {};
-  int64_t strides[CT_MAX_NDIM] = {};
-  Tensor() = default;
+  // The first t.ndim entries are set by whoever makes the Tensor; the rest
+  // are never read (not cleared: 256 bytes per result).
+  int64_t shape[CT_MAX_NDIM];
+  int64_t strides[CT_MAX_NDIM];
+  Tensor() {}
   Tensor(const Tensor&) = delete;
   Tensor& operator=(const Tensor&) = delete;
   ~Tensor() { storage_release(storage); }
@@ -123,7 +125,7 @@ struct Arg {
   DLManagedTensorVersioned* versioned = nullptr;
   nb::object keep;  // a scalar's 0-d Tensor on a device other than the CPU
 
-  Arg() = default;
+  Arg() {}  // not "= default": value-initialisation would clear the dims arrays (256 bytes) per argument
   Arg(const Arg&) = delete;
   Arg& operator=(const Arg&) = delete;
   ~Arg() { release(); }

@@ -207,8 +207,18 @@ PyType_Slot tensor_slots[] = {
 
 }  // namespace
 
+// nanobind 3.1's instance pool keeps dead Tensor objects for reuse: a result
+// then costs no Python object allocation and no registration in nanobind's
+// instance map (with the block cache above, a call without out= allocates
+// nothing). Older nanobind builds the type without it.
+#if NB_VERSION_MAJOR > 3 || (NB_VERSION_MAJOR == 3 && NB_VERSION_MINOR >= 1)
+#define CT_NB_POOLED , nb::pooled(64)
+#else
+#define CT_NB_POOLED
+#endif
+
 void init_tensor(nb::module_& m) {
-  nb::class_<Tensor>(m, "Tensor", nb::type_slots(tensor_slots),
+  nb::class_<Tensor>(m, "Tensor", nb::type_slots(tensor_slots) CT_NB_POOLED,
                      "An array that ctensor allocated: the result of an op without out=.\n\n"
                      "It exports itself through DLPack (numpy.from_dlpack, torch.from_dlpack, jax.dlpack) and, on "
                      "the CPU, through the buffer protocol and __array__, always without a copy.")

@@ -73,3 +73,21 @@ def test_results_freed_on_other_threads():
     assert not errors
     r = ctensor.add(np.ones(8, np.float32), np.float32(1))
     assert np.asarray(r)[0] == 2
+
+
+def test_reused_result_objects_carry_only_their_own_dims():
+    # Dead Tensor objects are reused (nanobind's instance pool) and their dims
+    # arrays are not cleared: a 1-d or 0-d result made after a 3-d one that
+    # died shows its own shape, strides and values only.
+    for _ in range(3):
+        big = ctensor.add(np.ones((2, 3, 4), np.float32), np.float32(1))
+        assert big.shape == (2, 3, 4) and big.strides == (12, 4, 1)
+        del big
+        one = ctensor.add(np.arange(5, dtype=np.int16), np.int16(1))
+        assert one.shape == (5,) and one.strides == (1,) and one.dtype == "int16"
+        np.testing.assert_array_equal(np.asarray(one), np.arange(1, 6, dtype=np.int16))
+        del one
+        zero = ctensor.sum(np.ones(4, np.float64))
+        assert zero.shape == () and zero.strides == ()
+        assert float(np.asarray(zero)) == 4.0
+        del zero
