@@ -177,7 +177,17 @@ template <class D, class V> HWY_INLINE V ErfcPos(D d, V z, V z2hi, V z2lo) {
   const auto big = z > hn::Set(d, 10.5f);  // erfc(10.5) < 2^-149: 0 in float32
   const V hi = hn::IfThenZeroElse(big, z2hi);
   const V lo = hn::IfThenZeroElse(big, z2lo);
-  const V r = t * hn::Exp(d, hn::Neg(hi)) * hn::Exp(d, p - lo);
+  // e^(p - hi - lo) with one exponential: s = p - hi rounded, and what that
+  // rounding and lo leave (Knuth's TwoSum: exact) as e^s * (1 + slo), which
+  // errs by slo^2 / 2 < 2^-40 relative. No rounding of z^2 or of the sum
+  // reaches the exponent, so erfc keeps its relative accuracy far into the
+  // tail (gelu's x << 0), as e^-hi * e^(p - lo) did with two exponentials.
+  const V nhi = hn::Neg(hi);
+  const V sum = p + nhi;
+  const V bb = sum - p;
+  const V slo = ((p - (sum - bb)) + (nhi - bb)) - lo;
+  const V e = hn::Exp(d, sum);
+  const V r = t * hn::MulAdd(e, slo, e);
   return hn::IfThenZeroElse(big, r);
 }
 template <class D, class V> HWY_INLINE V ErfAcc(D d, V x) {
