@@ -142,6 +142,32 @@ def test_torch_bfloat16_and_float16(torch):
             ct.matmul(a, w)
 
 
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"])
+def test_torch_float8_through_dlpack(torch, name):
+    # torch's float8 tensors in and out through DLPack (codes 10-13), every
+    # value computed in float32 and rounded once, as torch rounds its float32
+    # result; a cast from float32 into torch's dtype gives torch's own bits.
+    tdt = getattr(torch, name)
+    g = torch.Generator().manual_seed(5)
+    a = ((torch.rand(257, generator=g) - 0.5) * 8).to(tdt)
+    b = ((torch.rand(257, generator=g) - 0.5) * 8).to(tdt)
+    r = ct.add(a, b)
+    assert r.dtype == name
+    back = torch.from_dlpack(r)
+    assert back.dtype == tdt
+    want = (a.float() + b.float()).to(tdt)
+    assert torch.equal(back.view(torch.uint8), want.view(torch.uint8))
+    want = (a.float() * b.float()).to(tdt)
+    assert torch.equal(torch.from_dlpack(ct.mul(a, b)).view(torch.uint8), want.view(torch.uint8))
+    f = (torch.rand(300, generator=g) - 0.5) * 20
+    assert torch.equal(torch.from_dlpack(ct.cast(f, tdt)).view(torch.uint8), f.to(tdt).view(torch.uint8))
+    # a reduction: the sum, computed wide and rounded once to the float8 dtype
+    # (within one float8 rounding of the exact sum: 2 or 3 mantissa bits)
+    total = torch.from_dlpack(ct.sum(a))
+    assert total.dtype == tdt
+    assert float(total.float()) == pytest.approx(float(a.double().sum()), rel=0.13, abs=1e-3)
+
+
 def test_torch_nn_ops_match_torch(torch):
     F = torch.nn.functional
     g = torch.Generator().manual_seed(2)
