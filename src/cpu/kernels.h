@@ -36,6 +36,7 @@ struct ReduceKernels {
   bool (*has_nonzero[6])(const void* p, int64_t n);
   bool (*has_zero[6])(const void* p, int64_t n);
   double (*sumsq_f32)(const float* p, int64_t n);  // sum of squares in float64, pairwise (norm2)
+  double (*prod_f32)(const float* p, int64_t n);   // product in float64, four vector accumulators
   // index of the first element equal to v (v NaN: the first NaN), n if none
   int64_t (*find_f32)(const float* p, int64_t n, float v);
   int64_t (*find_f64)(const double* p, int64_t n, double v);

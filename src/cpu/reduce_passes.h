@@ -148,6 +148,7 @@ template <class T, class A> struct ProdPass {
     if constexpr (std::is_integral<A>::value) return wmul(a, b); else return a * b;
   }
   S contig(const T* p, int64_t n, int64_t) const {
+    if constexpr (std::is_same<T, float>::value && std::is_same<A, double>::value) return rk().prod_f32(p, n);
     S acc[4] = {1, 1, 1, 1};
     int64_t i = 0;
     for (; i + 4 <= n; i += 4)
