@@ -1,7 +1,7 @@
 // Shared types of `ctensor bench`, across its files: bench.cpp (the command:
 // the loop over devices and ops, timing, dtype choice, the load note),
 // bench_cases.{h,cc} (what one row times), bench_baselines.cc (--compare:
-// NumPy through bench_compare.py and oneDNN called directly; running the
+// NumPy and PyTorch through bench_compare.py, oneDNN called directly; running the
 // helper scripts) and bench_output.cc (the table, CSV, JSON and plot).
 #pragma once
 #include <ctensor/ctensor.h>
@@ -67,7 +67,7 @@ struct Row {
   double limit = kNaN;       // what fraction is of: bytes/s (memory-bound) or FLOP/s (compute-bound)
   std::string flag;          // why the fraction is not a plain fraction of the limit ("": it is)
   std::map<std::string, Baseline> baselines;  // "numpy", "pytorch", "onednn"
-  // What bench_compare.py needs to build the same case in NumPy.
+  // What bench_compare.py needs to build the same case in NumPy and PyTorch.
   int kind = 0;
   std::string out_dtype;
   std::vector<int64_t> np_shape;

@@ -260,7 +260,7 @@ std::string temp_file(const char* suffix) {
 }
 
 // ---------------------------------------------------------------------------
-// NumPy (--compare), through bench_compare.py
+// NumPy and PyTorch (--compare), through bench_compare.py
 // ---------------------------------------------------------------------------
 
 // The JSON case bench_compare.py builds the row's call from.
@@ -331,15 +331,16 @@ void script_baselines(std::vector<Row>& rows, double target, int threads) {
   }
   req << "]}\n";
   if (all_rows.empty()) return;
+  auto skip = [](const std::string& why) { std::printf("NumPy and PyTorch baselines skipped: %s\n", why.c_str()); };
   const std::string script = find_script("bench_compare.py");
   if (script.empty()) {
-    std::printf("NumPy and PyTorch baselines skipped: bench_compare.py not found (looked next to the tool, in "
-                "../share/ctensor and the source tree's bench/; set CT_BENCH_SCRIPTS to its folder)\n");
+    skip("bench_compare.py not found (looked next to the tool, in ../share/ctensor and the source tree's bench/; "
+         "set CT_BENCH_SCRIPTS to its folder)");
     return;
   }
   const std::string in = temp_file(".json"), out = temp_file(".json");
   if (in.empty() || out.empty() || !write_file(in, req.str())) {
-    std::printf("NumPy and PyTorch baselines skipped: cannot write a temporary file\n");
+    skip("cannot write a temporary file");
     return;
   }
   std::fprintf(stderr, "ctensor: timing NumPy and PyTorch baselines of %zu rows with %s ...\n", all_rows.size(),
@@ -350,19 +351,15 @@ void script_baselines(std::vector<Row>& rows, double target, int threads) {
   std::remove(in.c_str());
   std::remove(out.c_str());
   if (rc == 127) {
-    std::printf("NumPy and PyTorch baselines skipped: %s not found (set CT_PYTHON to a Python with NumPy)\n",
-                python().c_str());
+    skip(python() + " not found (set CT_PYTHON to a Python with NumPy)");
     return;
   }
   if (rc == 3) {
-    std::printf("NumPy and PyTorch baselines skipped: NumPy is not installed for %s (pip install numpy, or set "
-                "CT_PYTHON)\n",
-                python().c_str());
+    skip("NumPy is not installed for " + python() + " (pip install numpy, or set CT_PYTHON)");
     return;
   }
   if (rc != 0) {
-    std::printf("NumPy and PyTorch baselines skipped: %s %s failed (exit status %d)\n", python().c_str(),
-                script.c_str(), rc);
+    skip(python() + " " + script + " failed (exit status " + std::to_string(rc) + ")");
     return;
   }
   std::string none = missing(rows, np_rows, text, "times");

@@ -231,8 +231,7 @@ void BinVec(char* const* p, int64_t n, const double* prm) {
   const bool stream = prm && prm[0] != 0 && n >= 4 * N;
   int64_t i = 0;
   if (stream) {  // scalar head up to a vector-aligned output address
-    const uintptr_t vbytes = sizeof(T) * (uintptr_t)N;
-    const int64_t head = (int64_t)((vbytes - (reinterpret_cast<uintptr_t>(o) % vbytes)) % vbytes) / (int64_t)sizeof(T);
+    const int64_t head = StreamHead(o, sizeof(T) * (uintptr_t)N, sizeof(T));
     for (; i < head; ++i) o[i] = Op::S::template f<T>(kMode == 1 ? a[0] : a[i], kMode == 2 ? b[0] : b[i]);
   }
   const auto sa = hn::Set(d, a[0]), sb = hn::Set(d, b[0]);

@@ -363,8 +363,7 @@ void UnaryF(char* const* p, int64_t n, const double* prm) {
   const Op op;
   int64_t i = 0;
   if (n * (int64_t)sizeof(T) >= kStreamBytes) {
-    const uintptr_t vbytes = sizeof(T) * (uintptr_t)N;
-    const int64_t head = (int64_t)((vbytes - (reinterpret_cast<uintptr_t>(y) % vbytes)) % vbytes) / (int64_t)sizeof(T);
+    const int64_t head = StreamHead(y, sizeof(T) * (uintptr_t)N, sizeof(T));
     if (head) PartialVector(d, op, x, y, 0, head, p0, p1);
     for (i = head; i + N <= n; i += N) hn::Stream(op(d, hn::LoadU(d, x + i), p0, p1), d, y + i);
     if (i < n) PartialVector(d, op, x, y, i, n - i, p0, p1);
@@ -413,8 +412,7 @@ void TernaryF(char* const* p, int64_t n, const double*) {
   const Op op;
   int64_t i = 0;
   if (n * (int64_t)sizeof(T) >= kStreamBytes) {  // as UnaryF: streaming stores from an aligned address
-    const uintptr_t vbytes = sizeof(T) * (uintptr_t)N;
-    const int64_t head = (int64_t)((vbytes - (reinterpret_cast<uintptr_t>(y) % vbytes)) % vbytes) / (int64_t)sizeof(T);
+    const int64_t head = StreamHead(y, sizeof(T) * (uintptr_t)N, sizeof(T));
     for (; i < head; ++i) {  // one lane at a time: the same vector code, so the same results
       HWY_ALIGN T ba[hn::MaxLanes(d)] = {}, bb[hn::MaxLanes(d)] = {}, bc[hn::MaxLanes(d)] = {};
       ba[0] = a[i], bb[0] = b[i], bc[0] = c[i];

@@ -45,25 +45,19 @@ bool planes_of(const CTensor* t, int64_t S, Planes* v) {
   return true;
 }
 
-// A plane's first byte. Elements are read and written through memcpy (ld,
-// st): a NumPy array may sit at any address; the loops still vectorise.
+// A plane's first byte. Its elements are read and written through
+// load_at / store_at (any address).
 inline char* plane(const Planes& v, int64_t n, int64_t c) { return v.base + n * v.sn + c * v.sc; }
-inline float ld(const char* p, int64_t i) {
-  float v;
-  std::memcpy(&v, p + i * 4, sizeof v);
-  return v;
-}
-inline void st(char* p, int64_t i, float v) { std::memcpy(p + i * 4, &v, sizeof v); }
+inline float ld(const char* p, int64_t i) { return load_at<float>(p + i * 4); }
+inline void st(char* p, int64_t i, float v) { store_at(p + i * 4, v); }
 
 // A (C,) float32 vector (statistics, scale, shift): element c, or `dflt` when absent.
 float vec_at(const CTensor* t, int64_t c, float dflt) {
   if (!t) return dflt;
-  float v;
-  std::memcpy(&v, data_of(t) + c * ct_stride_of(t, 0) * 4, sizeof v);
-  return v;
+  return load_at<float>(data_of(t) + c * ct_stride_of(t, 0) * 4);
 }
 void vec_set(const CTensor* t, int64_t c, float v) {
-  if (t) std::memcpy(data_of(t) + c * ct_stride_of(t, 0) * 4, &v, sizeof v);
+  if (t) store_at(data_of(t) + c * ct_stride_of(t, 0) * 4, v);
 }
 
 // Plane sums: sum(x), sum((x - m)^2), sum(dy), sum(dy * (x - m)).

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -54,6 +55,16 @@ struct ThreadScope {
 };
 
 inline char* data_of(const CTensor* t) { return static_cast<char*>(t->data) + t->byte_offset; }
+
+// An element read or written at any address (the own kernels' access to the
+// caller's tensors: a NumPy array may sit at an odd address); loops of them
+// still vectorise.
+template <class T> inline T load_at(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T> inline void store_at(char* p, T v) { std::memcpy(p, &v, sizeof v); }
 
 // ---- views ------------------------------------------------------------------
 

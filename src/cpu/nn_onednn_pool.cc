@@ -1,7 +1,9 @@
 // nn_onednn_pool.cc — the oneDNN plans of max and average pooling, forward and
 // backward, with the conversion between oneDNN's window offsets and the
 // int64 positions max-pool indices hold; max-pool backward of float32 and
-// float64 runs without oneDNN (a checked scatter at memory speed).
+// float64 runs without oneDNN (a checked scatter at memory speed), and so do
+// the forwards of float32 and float64 on x with contiguous rows (where
+// oneDNN 2.6 has only its reference kernel).
 #include <cinttypes>
 #include <algorithm>
 #include <cstring>
@@ -60,25 +62,6 @@ inline Tap tap_of(const PoolIndex& g, double inv_w, int64_t v, int64_t pp, int64
   return t;
 }
 
-// Whether position v lies in output (pp, q)'s window, for an undilated
-// window: v = h * W + w with h in the window's rows and inside x, w likewise;
-// KH comparisons and no division (what tap_of answers, faster).
-inline bool in_window(const PoolIndex& g, int64_t v, int64_t pp, int64_t q) {
-  const int64_t h0 = pp * g.SH - g.PT, w0 = q * g.SW - g.PL;
-  const int64_t wl = std::max<int64_t>(w0, 0), wh = std::min<int64_t>(w0 + g.KW, g.W);
-  bool ok = false;
-  for (int64_t dh = 0; dh < g.KH; ++dh) {  // v itself is compared: any int64 may come
-    const int64_t h = h0 + dh;
-    ok |= (h >= 0) & (h < g.H) & (v >= h * g.W + wl) & (v < h * g.W + wh);
-  }
-  return ok;
-}
-
-// True when every index of t lies in its output's window, for undilated
-// windows: rows of outputs at a time, as vector loops over q (per window
-// row, the index's column must fall in the window's columns inside x).
-// The exact first bad element, when there is one, comes from the slower
-// element-wise pass.
 // One window row of indices: o[q] |= whether index q's column (v - hw) is
 // among the window's columns inside x. Locals only, so that the loop
 // vectorises (o's stores would alias g's fields); an AVX2 clone where the
@@ -88,8 +71,7 @@ inline void row_in_window_t(const char* row, int64_t s3, int64_t Q, int64_t hw, 
                             int64_t W, int64_t* o) {
   const int64_t st = S3 > 0 ? S3 : s3;
   for (int64_t q = 0; q < Q; ++q) {
-    int64_t v;
-    std::memcpy(&v, row + q * st, sizeof v);
+    const int64_t v = load_at<int64_t>(row + q * st);
     const int64_t w0 = q * SW - PL;  // v itself is compared: any int64 may come (v - hw could overflow)
     const int64_t wl = w0 < 0 ? 0 : w0, wh = w0 + KW > W ? W : w0 + KW;
     o[q] |= (int64_t)((v >= hw + wl) & (v < hw + wh));
@@ -104,6 +86,11 @@ void row_in_window(const char* row, int64_t s3, int64_t Q, int64_t hw, int64_t S
   else row_in_window_t<0>(row, s3, Q, hw, SW, PL, KW, W, o);
 }
 
+// True when every index of t lies in its output's window, for undilated
+// windows: rows of outputs at a time, as vector loops over q (per window
+// row, the index's column must fall in the window's columns inside x).
+// The exact first bad element, when there is one, comes from the slower
+// element-wise pass (tap_of), which runs only then.
 bool all_in_windows(const PoolIndex& g, const CTensor* t) {
   const int64_t s0 = ct_stride_of(t, 0) * 8, s1 = ct_stride_of(t, 1) * 8, s2 = ct_stride_of(t, 2) * 8,
                 s3 = ct_stride_of(t, 3) * 8;
@@ -181,14 +168,9 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
 #pragma omp parallel for schedule(static) reduction(min : bad)
     for (int64_t plane = 0; plane < planes; ++plane) {
       if (bad != INT64_MAX) continue;  // this thread found one already: its later planes cannot be first
-      if (g.DH == 1 && g.DW == 1)
-        for_each_index(g, e.t[1], plane, plane + 1, [&](int64_t l, int64_t, int64_t pp, int64_t q, int64_t v) {
-          if (l < bad && !in_window(g, v, pp, q)) bad = l;
-        });
-      else
-        for_each_index(g, e.t[1], plane, plane + 1, [&](int64_t l, int64_t, int64_t pp, int64_t q, int64_t v) {
-          if (l < bad && !tap_of(g, inv_w, v, pp, q).inside) bad = l;
-        });
+      for_each_index(g, e.t[1], plane, plane + 1, [&](int64_t l, int64_t, int64_t pp, int64_t q, int64_t v) {
+        if (l < bad && !tap_of(g, inv_w, v, pp, q).inside) bad = l;
+      });
     }
     if (bad == INT64_MAX) return CT_OK;
     int64_t bad_v = 0;
@@ -216,32 +198,23 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
       const int64_t n = plane / g.C, ch = plane % g.C;
       char* xp = xbase + n * x0 + ch * x1;
       const char* yp = ybase + n * y0 + ch * y1;
-      if (x3 == z && x2 == g.W * z) {
+      const bool dense = x3 == z && x2 == g.W * z;  // v is then the element's offset in dx's plane
+      if (dense) {
         std::memset(xp, 0, (size_t)(g.H * g.W * z));
       } else {
         const T zero = T(0);
         for (int64_t h = 0; h < g.H; ++h)
           for (int64_t w = 0; w < g.W; ++w) std::memcpy(xp + h * x2 + w * x3, &zero, sizeof zero);
       }
-      if (x3 == z && x2 == g.W * z) {  // dx's plane is dense: v is the element's offset in it
-        for_each_index(g, idx, plane, plane + 1, [&](int64_t, int64_t, int64_t pp, int64_t q, int64_t v) {
-          char* px = xp + v * z;
-          T a, b;
-          std::memcpy(&a, px, sizeof a);
-          std::memcpy(&b, yp + pp * y2 + q * y3, sizeof b);
-          a += b;
-          std::memcpy(px, &a, sizeof a);
-        });
-        continue;
-      }
       for_each_index(g, idx, plane, plane + 1, [&](int64_t, int64_t, int64_t pp, int64_t q, int64_t v) {
-        const Tap t = tap_of(g, inv_w, v, pp, q);  // inside: checked above
-        char* px = xp + t.h * x2 + t.w * x3;
-        T a, b;
-        std::memcpy(&a, px, sizeof a);
-        std::memcpy(&b, yp + pp * y2 + q * y3, sizeof b);
-        a += b;
-        std::memcpy(px, &a, sizeof a);
+        char* px;
+        if (dense) {
+          px = xp + v * z;
+        } else {
+          const Tap t = tap_of(g, inv_w, v, pp, q);  // inside: checked above
+          px = xp + t.h * x2 + t.w * x3;
+        }
+        store_at(px, load_at<T>(px) + load_at<T>(yp + pp * y2 + q * y3));
       });
     }
   });
@@ -259,13 +232,6 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
 // over, as in oneDNN); a window without taps gives -inf and index -1. avg
 // divides by the window's area (count_include_pad) or its taps inside x.
 enum class PoolMode { kMax, kMaxIndex, kAvg };
-
-// x's elements are read through memcpy: a NumPy array may sit at any address.
-template <class T> inline T ld(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 template <class T, PoolMode M, int64_t SW>
 void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool cip, T* best, int64_t* bi) {
@@ -287,23 +253,21 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
     for (int64_t kw = 0; kw < g.KW; ++kw) {
       const int64_t off = kw * g.DW - g.PL;  // w = q * sw + off
       const char* r = row + off * z;
-      if (first && M != PoolMode::kAvg) {
-        for (int64_t q = q0; q < q1; ++q) best[q] = ld<T>(r + q * sw * z);
+      if (first) {
+        for (int64_t q = q0; q < q1; ++q) best[q] = load_at<T>(r + q * sw * z);
         if (M == PoolMode::kMaxIndex)
           for (int64_t q = q0; q < q1; ++q) bi[q] = h * g.W + q * sw + off;
-      } else if (first) {
-        for (int64_t q = q0; q < q1; ++q) best[q] = ld<T>(r + q * sw * z);
       } else if (M == PoolMode::kAvg) {
-        for (int64_t q = q0; q < q1; ++q) best[q] += ld<T>(r + q * sw * z);
+        for (int64_t q = q0; q < q1; ++q) best[q] += load_at<T>(r + q * sw * z);
       } else if (M == PoolMode::kMax) {
         for (int64_t q = q0; q < q1; ++q) {
-          const T v = ld<T>(r + q * sw * z);
+          const T v = load_at<T>(r + q * sw * z);
           best[q] = v > best[q] ? v : best[q];
         }
       } else {
         const int64_t base = h * g.W + off;
         for (int64_t q = q0; q < q1; ++q) {
-          const T v = ld<T>(r + q * sw * z);
+          const T v = load_at<T>(r + q * sw * z);
           const bool gt = v > best[q];
           best[q] = gt ? v : best[q];
           bi[q] = gt ? base + q * sw : bi[q];
@@ -338,7 +302,7 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
       for (int64_t kw = 0; kw < g.KW; ++kw) {
         const int64_t w = w0 + kw * g.DW;
         if (w < 0 || w >= g.W) continue;
-        const T v = ld<T>(row + w * z);
+        const T v = load_at<T>(row + w * z);
         ++n;
         if (M == PoolMode::kAvg) acc += v;
         else if (!found || v > acc) found = true, acc = v, idx = h * g.W + w;

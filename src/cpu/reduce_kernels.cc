@@ -24,31 +24,36 @@ namespace cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Sum of n float32 values in float64: base blocks of kBase with four vector
-// accumulators, pairwise above.
-double SumF32(const float* p, int64_t n) {
+// Sum of n float32 values (kSquares: of their squares, norm2) in float64:
+// base blocks of kBase with four vector accumulators, pairwise above.
+template <bool kSquares> double SumMapF32(const float* p, int64_t n) {
   constexpr int64_t kBase = 2048;
   if (n > kBase) {
     const int64_t half = ((n / 2) + 63) & ~int64_t(63);
-    return SumF32(p, half) + SumF32(p + half, n - half);
+    return SumMapF32<kSquares>(p, half) + SumMapF32<kSquares>(p + half, n - half);
   }
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;  // half a vector of floats
   const int64_t N = (int64_t)hn::Lanes(dd);
+  auto step = [&](decltype(hn::Zero(dd)) a, const float* q) {
+    const auto v = hn::PromoteTo(dd, hn::LoadU(df, q));
+    return kSquares ? hn::MulAdd(v, v, a) : hn::Add(a, v);
+  };
   auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
   int64_t i = 0;
   for (; i + 4 * N <= n; i += 4 * N) {
-    a0 = hn::Add(a0, hn::PromoteTo(dd, hn::LoadU(df, p + i)));
-    a1 = hn::Add(a1, hn::PromoteTo(dd, hn::LoadU(df, p + i + N)));
-    a2 = hn::Add(a2, hn::PromoteTo(dd, hn::LoadU(df, p + i + 2 * N)));
-    a3 = hn::Add(a3, hn::PromoteTo(dd, hn::LoadU(df, p + i + 3 * N)));
+    a0 = step(a0, p + i);
+    a1 = step(a1, p + i + N);
+    a2 = step(a2, p + i + 2 * N);
+    a3 = step(a3, p + i + 3 * N);
   }
-  for (; i + N <= n; i += N) a0 = hn::Add(a0, hn::PromoteTo(dd, hn::LoadU(df, p + i)));
-  const auto v = hn::Add(hn::Add(a0, a1), hn::Add(a2, a3));
-  double s = hn::GetLane(hn::SumOfLanes(dd, v));
-  for (; i < n; ++i) s += (double)p[i];
+  for (; i + N <= n; i += N) a0 = step(a0, p + i);
+  double s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
+  for (; i < n; ++i) s += kSquares ? (double)p[i] * (double)p[i] : (double)p[i];
   return s;
 }
+double SumF32(const float* p, int64_t n) { return SumMapF32<false>(p, n); }
+double SumSqF32(const float* p, int64_t n) { return SumMapF32<true>(p, n); }
 
 // The product of float32 values in float64 lanes: four vector accumulators
 // (the multiplies' latency), their lanes multiplied last. The order changes
@@ -122,35 +127,6 @@ template <class Codec> double SumHalf(const uint16_t* p, int64_t n) {
 }
 double SumF16(const uint16_t* p, int64_t n) { return SumHalf<F16Codec>(p, n); }
 double SumBF16(const uint16_t* p, int64_t n) { return SumHalf<BF16Codec>(p, n); }
-
-// Sum of squares of n float32 values in float64 (norm2), as SumF32.
-double SumSqF32(const float* p, int64_t n) {
-  constexpr int64_t kBase = 2048;
-  if (n > kBase) {
-    const int64_t half = ((n / 2) + 63) & ~int64_t(63);
-    return SumSqF32(p, half) + SumSqF32(p + half, n - half);
-  }
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<float, decltype(dd)> df;
-  const int64_t N = (int64_t)hn::Lanes(dd);
-  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
-  int64_t i = 0;
-  for (; i + 4 * N <= n; i += 4 * N) {
-    const auto v0 = hn::PromoteTo(dd, hn::LoadU(df, p + i)), v1 = hn::PromoteTo(dd, hn::LoadU(df, p + i + N));
-    const auto v2 = hn::PromoteTo(dd, hn::LoadU(df, p + i + 2 * N)), v3 = hn::PromoteTo(dd, hn::LoadU(df, p + i + 3 * N));
-    a0 = hn::MulAdd(v0, v0, a0);
-    a1 = hn::MulAdd(v1, v1, a1);
-    a2 = hn::MulAdd(v2, v2, a2);
-    a3 = hn::MulAdd(v3, v3, a3);
-  }
-  for (; i + N <= n; i += N) {
-    const auto v = hn::PromoteTo(dd, hn::LoadU(df, p + i));
-    a0 = hn::MulAdd(v, v, a0);
-  }
-  double s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
-  for (; i < n; ++i) s += (double)p[i] * (double)p[i];
-  return s;
-}
 
 // The index of the first of n values equal to v, or the first NaN when v
 // is NaN (argmax/argmin after the vector max/min found v); n when none.

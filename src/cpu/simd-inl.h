@@ -48,6 +48,13 @@ constexpr int64_t kBlock = 256;
 // read-for-ownership (12 -> 8 bytes of traffic per float copy).
 constexpr int64_t kStreamBytes = int64_t(2) << 20;
 
+// Elements of `esize` bytes before p reaches a multiple of `vbytes` (one
+// vector): the head written with plain stores before the streaming ones,
+// which need aligned addresses.
+inline int64_t StreamHead(const void* p, uintptr_t vbytes, uintptr_t esize) {
+  return (int64_t)(((vbytes - reinterpret_cast<uintptr_t>(p) % vbytes) % vbytes) / esize);
+}
+
 // ---- half types: widen to float32 in blocks, run the float32 kernel -------
 // A codec: Bits, the storage of one element, and decode/encode of n
 // elements to and from float32 (encode rounds to nearest even).
@@ -69,9 +76,9 @@ struct F16Codec {
     int64_t i = 0;
     if (n * 2 >= kStreamBytes) {  // a large cast: streaming stores from an aligned address, as UnaryF
       const uintptr_t vbytes = 2 * (uintptr_t)N;
-      const int64_t head = std::min<int64_t>(n, (int64_t)((vbytes - (reinterpret_cast<uintptr_t>(dst) % vbytes)) % vbytes) / 2);
+      const int64_t head = std::min<int64_t>(n, StreamHead(dst, vbytes, 2));
       for (; i < head; ++i) dst[i] = double_to_f16(src[i]);
-      if (reinterpret_cast<uintptr_t>(dst + i) % vbytes == 0) {  // dst is 2-byte aligned: always, for uint16_t
+      if (reinterpret_cast<uintptr_t>(dst + i) % vbytes == 0) {  // never, for dst at an odd address: plain stores then
         for (; i + N <= n; i += N)
           hn::Stream(hn::DemoteTo(dh, hn::LoadU(df, src + i)), dh, reinterpret_cast<hwy::float16_t*>(dst) + i);
         hwy::FlushStream();
