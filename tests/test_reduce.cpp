@@ -485,6 +485,41 @@ TEST_CASE("reduce: float32 sum of 1e7 uniform values beats NumPy's pairwise and 
   CHECK(std::fabs(m.get(0) - exact / (double)n) <= ulp_of(exact / (double)n, DT_F32));
 }
 
+// Long contiguous runs are read as four quarters side by side (the kernels'
+// Streams4) plus a tail: the extreme, a NaN and the sum's terms must count
+// wherever they sit, in any quarter, at a quarter's edge, or in the tail.
+TEST_CASE("reduce: long float runs read in four streams miss no element", "[reduce]") {
+  std::vector<int> none;
+  for (int d : {DT_F32, DT_F64})
+    for (int64_t n : {int64_t(8192), int64_t(8192 + 77), int64_t(70001), int64_t(262144 + 13)}) {
+      const int64_t quarter = (n / 4) & ~int64_t(63);
+      std::vector<int64_t> spots = {0, quarter - 1, quarter, 2 * quarter + 5, 3 * quarter, 4 * quarter - 1, n - 1};
+      if (4 * quarter < n) spots.push_back(4 * quarter);
+      HostTensor x = HostTensor::compact(d, {n});
+      for (int64_t i = 0; i < n; ++i) x.set(i, (double)(i % 5));  // 0..4
+      for (int64_t at : spots) {
+        INFO(dtype(d).name << " n " << n << ", the odd element at " << at);
+        x.set(at, 9);
+        HostTensor o = HostTensor::compact(d, {});
+        REQUIRE(call_reduce(CT_OP_MAX, x, true, none, 0, {}, o) == CT_OK);
+        CHECK(o.get(0) == 9);
+        x.set(at, -9);
+        REQUIRE(call_reduce(CT_OP_MIN, x, true, none, 0, {}, o) == CT_OK);
+        CHECK(o.get(0) == -9);
+        double exact = 0;  // small integers: every order sums them exactly
+        for (int64_t i = 0; i < n; ++i) exact += x.get(i);
+        REQUIRE(call_reduce(CT_OP_SUM, x, true, none, 0, {}, o) == CT_OK);
+        CHECK(o.get(0) == exact);
+        x.set(at, kNaN);
+        REQUIRE(call_reduce(CT_OP_MAX, x, true, none, 0, {}, o) == CT_OK);
+        CHECK(std::isnan(o.get(0)));
+        REQUIRE(call_reduce(CT_OP_MIN, x, true, none, 0, {}, o) == CT_OK);
+        CHECK(std::isnan(o.get(0)));
+        x.set(at, (double)(at % 5));
+      }
+    }
+}
+
 TEST_CASE("reduce: argmax/argmin first occurrence, NaN wins; max/min propagate NaN", "[reduce]") {
   auto run1 = [](int op, int d, std::vector<double> vals, std::vector<int64_t> shape, bool null_axes,
                  std::vector<int> axes) {
