@@ -7,8 +7,10 @@
 //      figure is the "limit" every op is reported against (frac_copy_bw).
 //   2. BM_accuracy: max ulp error of ctensor's float32 exp and tanh against a
 //      float64 reference (measured once in main(), also printed to stderr).
-//   3. BM_ct_relu_latency: a 1-element relu through the C ABI, validation and
-//      dispatch included; counter median_ns.
+//   3. BM_ct_relu_latency/{0,1}: a 1-element relu through the C ABI,
+//      validation and dispatch included, with NULL strides (0) and with the
+//      explicit compact strides DLPack 1.2 producers always give (1);
+//      counter median_ns.
 //   4. For each op and n = 1e3 .. 1e7 (1e8 for relu, cast f32->f16, where):
 //      BM_plain_<op>/n (a plain single-threaded loop, the portable baseline)
 //      immediately followed by BM_ct_<op>/n, so that the two see the same
@@ -409,8 +411,10 @@ void BM_ct_relu_latency(benchmark::State& st) {
   float xs[1] = {-1.0f};
   float ys[1] = {0.0f};
   int64_t shape[1] = {1};
+  int64_t strides[1] = {1};
   CTensor x = tensor1d(xs, shape, kF32);
   CTensor y = tensor1d(ys, shape, kF32);
+  if (st.range(0)) x.strides = y.strides = strides;
   const CTStatus s = ct_unary(CT_OP_RELU, &x, &y, nullptr);
   if (s != CT_OK) {
     st.SkipWithError(status_message(s).c_str());
@@ -556,6 +560,8 @@ void register_all() {
   ctbench::register_stream(ctbench::kStreamTriad);
   benchmark::RegisterBenchmark("BM_accuracy", BM_accuracy)->Iterations(1)->UseManualTime();
   benchmark::RegisterBenchmark("BM_ct_relu_latency", BM_ct_relu_latency)
+      ->Arg(0)
+      ->Arg(1)
       ->UseRealTime()
       ->Unit(benchmark::kNanosecond);
   const int64_t sizes[] = {1000, 10000, 100000, 1000000, 10000000, 100000000};

@@ -170,12 +170,16 @@ def main(argv=None):
         ulp_exp, ulp_tanh = acc.get("max_ulp_exp"), acc.get("max_ulp_tanh")
         p("accuracy vs float64: max_ulp exp=%.3f tanh=%.3f (%d inputs each: uniform random "
           "+ sweep near 0)" % (ulp_exp, ulp_tanh, acc.get("inputs", 0)))
-    lat = res.get(("BM_ct_relu_latency", None))
-    lat_med = None
-    if lat and not lat.get("error_occurred"):
-        lat_med = lat.get("median_ns")
-        p("1-element relu through the C ABI: median %.1f ns (p10 %.1f, p90 %.1f; mean %s)" % (
-            lat_med, lat.get("p10_ns", 0), lat.get("p90_ns", 0), fmt_t(seconds(lat))))
+    lat_med = lat_med_strided = None
+    for arg, what in ((0, "NULL strides"), (1, "compact strides, as DLPack 1.2 gives")):
+        lat = res.get(("BM_ct_relu_latency", arg))
+        if lat and not lat.get("error_occurred"):
+            if arg == 0:
+                lat_med = lat.get("median_ns")
+            else:
+                lat_med_strided = lat.get("median_ns")
+            p("1-element relu through the C ABI (%s): median %.1f ns (p10 %.1f, p90 %.1f; mean %s)" % (
+                what, lat.get("median_ns", 0), lat.get("p10_ns", 0), lat.get("p90_ns", 0), fmt_t(seconds(lat))))
     p("")
 
     # ---- the table ----
@@ -257,9 +261,10 @@ def main(argv=None):
             else:
                 target(desc, r["vs_plain"] >= 1.0, "%.2fx (%s vs %s)" % (
                     r["vs_plain"], fmt_t(r["ct_s"]), fmt_t(r["plain_s"])))
-    desc = "1-element relu via the C ABI < 100 ns median"
-    target(desc, None if lat_med is None else lat_med < 100.0,
-           "not run" if lat_med is None else "%.1f ns" % lat_med)
+    # Issue 2 asked for < 100 ns; issue 14 for < 40 ns on every host of the kind.
+    for what, med in (("NULL strides", lat_med), ("compact strides", lat_med_strided)):
+        desc = "1-element relu via the C ABI (%s) < 40 ns median" % what
+        target(desc, None if med is None else med < 40.0, "not run" if med is None else "%.1f ns" % med)
 
     lines.extend(tg.lines("Targets (issue 2), measured in this run:"))
     p("")
@@ -271,7 +276,8 @@ def main(argv=None):
         with open(args.json, "w") as f:
             json.dump({"context": context, "stream_GBps": {"%s_%dt" % k: v for k, v in stream.items()},
                        "max_ulp": {"exp": ulp_exp, "tanh": ulp_tanh},
-                       "relu_latency_median_ns": lat_med, "numpy_version": np_version,
+                       "relu_latency_median_ns": lat_med,
+                       "relu_latency_strided_median_ns": lat_med_strided, "numpy_version": np_version,
                        "rows": rows, "targets": tg.items}, f, indent=1)
     return 0
 

@@ -17,8 +17,10 @@
 namespace ct {
 
 // The op's own rule (NumPy's), then the device's kernel tables.
-CTStatus find_op_kernels(const char* fn, const OpDef* d, int32_t op, const Backend* b, int32_t device_id, int32_t dt,
-                         int32_t out_dt, const CTKernelInterface** k) {
+namespace {
+
+CT_COLD CTStatus ask_op_kernels(const char* fn, const OpDef* d, int32_t op, const Backend* b, int32_t device_id,
+                                int32_t dt, int32_t out_dt, const CTKernelInterface** k) {
   if (!(d->dtypes & (1u << dt)))
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
   const CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, d->kind, dt, out_dt, device_id};
@@ -28,6 +30,20 @@ CTStatus find_op_kernels(const char* fn, const OpDef* d, int32_t op, const Backe
   if (s != CT_OK && d->owner && !op_def(op)) return no_op(fn, op);
   return s;
 }
+
+// The kernel table that runs op for dt on the device: the op's own rule
+// (NumPy's) and supports()' cached answer inline, the rest asked.
+inline CTStatus find_op_kernels(const char* fn, const OpDef* d, int32_t op, const Backend* b, int32_t device_id,
+                                int32_t dt, int32_t out_dt, const CTKernelInterface** k) {
+  if (d->dtypes & (1u << dt))
+    if (const CTKernelInterface* c = cached_kernels(b, op, d->kind, dt, device_id)) {
+      *k = c;
+      return CT_OK;
+    }
+  return ask_op_kernels(fn, d, op, b, device_id, dt, out_dt, k);
+}
+
+}  // namespace
 
 namespace {
 

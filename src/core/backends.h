@@ -68,14 +68,19 @@ CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelIn
 // reason (CT_ERR_UNSUPPORTED) with its message. The common case, a call
 // supports() already answered yes to on device 0, is one table lookup (the
 // cast's target aside, which is asked every time).
+// The table supports() already said runs (op, dt) on device 0, or NULL
+// when not cached (not asked yet, no table, another device, or a cast).
+inline const CTKernelInterface* cached_kernels(const Backend* b, int32_t op, int32_t kind, int32_t dt,
+                                               int32_t device_id) {
+  if (device_id != 0 || kind == CT_KIND_CAST || op < 0 || op >= b->cache_ops || dt < 0 || dt >= CT_DT_COUNT)
+    return nullptr;
+  const uint8_t v = b->cache[(size_t)op * CT_DT_COUNT + dt].load(std::memory_order_relaxed);
+  return v != 0 && v != Backend::kNone ? &b->kernels[v - 1] : nullptr;
+}
 inline CTStatus find_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelInterface** out) {
-  if (q.device_id == 0 && q.kind != CT_KIND_CAST && q.op >= 0 && q.op < b->cache_ops && q.dt >= 0 &&
-      q.dt < CT_DT_COUNT) {
-    const uint8_t v = b->cache[(size_t)q.op * CT_DT_COUNT + q.dt].load(std::memory_order_relaxed);
-    if (v != 0 && v != Backend::kNone) {
-      *out = &b->kernels[v - 1];
-      return CT_OK;
-    }
+  if (const CTKernelInterface* k = cached_kernels(b, q.op, q.kind, q.dt, q.device_id)) {
+    *out = k;
+    return CT_OK;
   }
   return ask_kernels(b, q, out);
 }

@@ -9,6 +9,11 @@ namespace {
 // One buffer per thread; ct_last_error() hands out a pointer to it, valid
 // until the next ctensor call on the same thread (the documented contract).
 thread_local char g_message[1024];
+// Whether g_message may hold a message: every call clears the message, and
+// this flag lets it do so without reaching the buffer, whose general-dynamic
+// TLS access (__tls_get_addr) costs more than the rest of a clear. A flag
+// this small can be initial-exec even in a dlopen'ed library.
+__thread bool t_message_set __attribute__((tls_model("initial-exec"))) = false;
 }  // namespace
 
 CTStatus fail(CTStatus status, const char* fmt, ...) {
@@ -16,15 +21,21 @@ CTStatus fail(CTStatus status, const char* fmt, ...) {
   va_start(args, fmt);
   std::vsnprintf(g_message, sizeof g_message, fmt, args);
   va_end(args);
+  t_message_set = true;
   return status;
 }
 
 CTStatus vfail(CTStatus status, const char* fmt, va_list args) {
   std::vsnprintf(g_message, sizeof g_message, fmt ? fmt : "(no message)", args);
+  t_message_set = true;
   return status;
 }
 
-void clear_error() { g_message[0] = '\0'; }
+void clear_error() {
+  if (!t_message_set) return;
+  g_message[0] = '\0';
+  t_message_set = false;
+}
 
 const char* format_shape(char* buf, size_t n, int32_t ndim, const int64_t* shape) {
   size_t used = 0;

@@ -80,10 +80,7 @@ CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, Te
   return CT_OK;
 }
 
-CTStatus check_same_shape(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b, const CTensor* b) {
-  bool same = a->ndim == b->ndim;
-  for (int32_t i = 0; same && i < a->ndim; ++i) same = a->shape[i] == b->shape[i];
-  if (same) return CT_OK;
+CTStatus shape_mismatch(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b, const CTensor* b) {
   char sa[24 * CT_MAX_NDIM + 4], sb[24 * CT_MAX_NDIM + 4];
   return fail(CT_ERR_SHAPE_MISMATCH, "%s: %s.shape=%s differs from %s.shape=%s", fn, arg_b,
               format_shape(sb, sizeof sb, b->ndim, b->shape), arg_a, format_shape(sa, sizeof sa, a->ndim, a->shape));
@@ -256,8 +253,7 @@ Answer share_bytes(const CTensor* x, const TensorFacts& xf, const CTensor* y, co
 
 }  // namespace
 
-CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out) {
-  if (!out->strides) return CT_OK;  // compact
+CTStatus check_strided_output_layout(const char* fn, const char* arg, const CTensor* out) {
   for (int32_t i = 0; i < out->ndim; ++i)
     if (out->shape[i] == 0) return CT_OK;  // nothing is written: any strides will do
   int32_t dims[CT_MAX_NDIM], n = 0;
@@ -357,9 +353,8 @@ CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out
               format_shape(wb, sizeof wb, out->ndim, ib));
 }
 
-CTStatus check_overlap(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,
-                       const char* in_arg, const CTensor* in, const TensorFacts& inf) {
-  if (!ranges_meet(of, inf)) return CT_OK;
+CTStatus check_meeting_overlap(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,
+                               const char* in_arg, const CTensor* in, const TensorFacts& inf) {
   bool exact = (uintptr_t)out->data + out->byte_offset == (uintptr_t)in->data + in->byte_offset &&
                of.itemsize == inf.itemsize && out->ndim == in->ndim;
   for (int32_t i = 0; exact && i < out->ndim; ++i)

@@ -54,16 +54,33 @@ inline bool ranges_meet(const TensorFacts& a, const TensorFacts& b) {
 // in messages ("x", "out").
 CT_COLD CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);
 
-// The same, with the common case inline: a compact tensor (NULL strides) of
-// a known dtype with data and no zero extent, whose span fits. Anything
-// else, and every message, is check_tensor_full's; both give the same facts.
+// True when t's strides are NULL or those of a compact row-major layout
+// (an extent of 1 may have any stride): DLPack 1.2 producers (PyTorch,
+// NumPy) always give strides, so this is most calls' layout.
+inline bool is_compact(const CTensor* t) {
+  if (!t->strides) return true;
+  int64_t expect = 1;
+  for (int32_t d = t->ndim - 1; d >= 0; --d) {
+    if (t->shape[d] != 1 && t->strides[d] != expect) return false;
+    expect *= t->shape[d];
+  }
+  return true;
+}
+
+// The same, with the common case inline: a compact tensor (NULL strides or
+// compact ones) of a known dtype with data and no zero extent, whose span
+// fits. Anything else, and every message, is check_tensor_full's; both give
+// the same facts.
 inline CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, TensorFacts* f) {
-  if (!t || t->strides || !t->data || t->ndim < 0 || t->ndim > CT_MAX_NDIM || (t->ndim > 0 && !t->shape))
+  if (!t || !t->data || t->ndim < 0 || t->ndim > CT_MAX_NDIM || (t->ndim > 0 && !t->shape))
     return check_tensor_full(fn, arg, t, f);
   int64_t numel = 1;
   bool bad = false;
   for (int32_t i = 0; i < t->ndim; ++i)
     bad |= t->shape[i] <= 0 || __builtin_mul_overflow(numel, t->shape[i], &numel);
+  // Compact strides: an overflow-free product of positive extents bounds
+  // every stride the check compares, so the test below cannot overflow.
+  if (bad || !is_compact(t)) return check_tensor_full(fn, arg, t, f);
   const int32_t dt = ct_dtype_index(t->dtype);
   const int64_t itemsize = t->dtype.bits / 8;
   int64_t pos;
@@ -82,9 +99,16 @@ inline CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, 
   return CT_OK;
 }
 
-// Same ndim and extents, else CT_ERR_SHAPE_MISMATCH naming both shapes.
-CTStatus check_same_shape(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b,
-                          const CTensor* b);
+// Same ndim and extents, else CT_ERR_SHAPE_MISMATCH naming both shapes
+// (the message: shape_mismatch). Inline: every elementwise call runs it.
+CT_COLD CTStatus shape_mismatch(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b,
+                                const CTensor* b);
+inline CTStatus check_same_shape(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b,
+                                 const CTensor* b) {
+  bool same = a->ndim == b->ndim;
+  for (int32_t i = 0; same && i < a->ndim; ++i) same = a->shape[i] == b->shape[i];
+  return same ? CT_OK : shape_mismatch(fn, arg_a, a, arg_b, b);
+}
 
 // The overlap tests below are exact (NumPy's solve_may_share_memory /
 // solve_may_have_internal_overlap: a bounded Diophantine search) up to this
@@ -94,11 +118,20 @@ constexpr int64_t kOverlapMaxWork = 20000;
 
 // An output must not have zero strides on an extent > 1, nor two elements
 // at one address.
-CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out);
+// Inline for a compact output (the common case: nothing to check).
+CTStatus check_strided_output_layout(const char* fn, const char* arg, const CTensor* out);
+inline CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out) {
+  return is_compact(out) ? CT_OK : check_strided_output_layout(fn, arg, out);
+}
 
-// out and in may share bytes only if out is exactly in (in-place).
-CTStatus check_overlap(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,
-                       const char* in_arg, const CTensor* in, const TensorFacts& inf);
+// out and in may share bytes only if out is exactly in (in-place). Inline
+// for disjoint byte ranges (the common case).
+CTStatus check_meeting_overlap(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,
+                               const char* in_arg, const CTensor* in, const TensorFacts& inf);
+inline CTStatus check_overlap(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,
+                              const char* in_arg, const CTensor* in, const TensorFacts& inf) {
+  return ranges_meet(of, inf) ? check_meeting_overlap(fn, out_arg, out, of, in_arg, in, inf) : CT_OK;
+}
 
 // out and in share no byte at all; `rule` ends the message when they may.
 CTStatus check_no_shared_bytes(const char* fn, const char* out_arg, const CTensor* out, const TensorFacts& of,

@@ -308,16 +308,18 @@ void run_range(void* ctx, int64_t begin, int64_t end) {
 
 // True if every operand is compact row-major (NULL strides, or strides equal
 // to the compact ones; extents of 1 may have any stride).
-bool all_compact(const CTensor* const* ops, int nops) {
-  for (int k = 0; k < nops; ++k) {
-    const CTensor* t = ops[k];
-    if (!t->strides) continue;
-    int64_t expect = 1;
-    for (int32_t d = t->ndim - 1; d >= 0; --d) {
-      if (t->shape[d] != 1 && t->strides[d] != expect) return false;
-      expect *= t->shape[d];
-    }
+inline bool compact(const CTensor* t) {
+  if (!t->strides) return true;
+  int64_t expect = 1;
+  for (int32_t d = t->ndim - 1; d >= 0; --d) {
+    if (t->shape[d] != 1 && t->strides[d] != expect) return false;
+    expect *= t->shape[d];
   }
+  return true;
+}
+bool all_compact(const CTensor* const* ops, int nops) {
+  for (int k = 0; k < nops; ++k)
+    if (!compact(ops[k])) return false;
   return true;
 }
 
@@ -354,7 +356,7 @@ inline bool ran_directly(ContigKernel kernel, const CTensor* const* ops, int nop
   for (int k = 0; k < nops; ++k) {
     const CTensor* t = ops[k];
     char* p = static_cast<char*>(t->data) + t->byte_offset;
-    if (t->strides || !is_aligned(p, t->dtype.bits / 8)) return false;
+    if (!is_aligned(p, t->dtype.bits / 8) || !compact(t)) return false;
     ptr[k] = p;
   }
   kernel(ptr, total, prm);
