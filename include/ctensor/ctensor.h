@@ -619,6 +619,22 @@ static inline int32_t ct_dtype_index(CTDataType dt) {
   }
 }
 
+/** Nonzero when @p t's strides are NULL or those of the compact row-major
+ *  layout of its shape (an extent of 1 may have any stride): the layout
+ *  DLPack 1.2 producers describe with explicit strides. @p t's shape must be
+ *  valid (no negative extent); inline: on every call's path, in the library
+ *  and in each backend alike. */
+static inline int ct_is_compact(const CTensor* t) {
+  int64_t expect = 1;
+  int32_t d;
+  if (!t->strides) return 1;
+  for (d = t->ndim - 1; d >= 0; --d) {
+    if (t->shape[d] != 1 && t->strides[d] != expect) return 0;
+    expect *= t->shape[d];
+  }
+  return 1;
+}
+
 /** The CT_DT_* index of the output an op's output rule @p rule
  *  (CTOpInfo.output_dtype) gives for data dtype index @p dt, or -1 where the
  *  rule does not fix one (CT_OUTPUT_ANY: the caller's; CT_OUTPUT_NN: per

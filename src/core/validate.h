@@ -54,19 +54,6 @@ inline bool ranges_meet(const TensorFacts& a, const TensorFacts& b) {
 // in messages ("x", "out").
 CT_COLD CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, TensorFacts* facts);
 
-// True when t's strides are NULL or those of a compact row-major layout
-// (an extent of 1 may have any stride): DLPack 1.2 producers (PyTorch,
-// NumPy) always give strides, so this is most calls' layout.
-inline bool is_compact(const CTensor* t) {
-  if (!t->strides) return true;
-  int64_t expect = 1;
-  for (int32_t d = t->ndim - 1; d >= 0; --d) {
-    if (t->shape[d] != 1 && t->strides[d] != expect) return false;
-    expect *= t->shape[d];
-  }
-  return true;
-}
-
 // The same, with the common case inline: a compact tensor (NULL strides or
 // compact ones) of a known dtype with data and no zero extent, whose span
 // fits. Anything else, and every message, is check_tensor_full's; both give
@@ -80,7 +67,7 @@ inline CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, 
     bad |= t->shape[i] <= 0 || __builtin_mul_overflow(numel, t->shape[i], &numel);
   // Compact strides: an overflow-free product of positive extents bounds
   // every stride the check compares, so the test below cannot overflow.
-  if (bad || !is_compact(t)) return check_tensor_full(fn, arg, t, f);
+  if (bad || !ct_is_compact(t)) return check_tensor_full(fn, arg, t, f);
   const int32_t dt = ct_dtype_index(t->dtype);
   const int64_t itemsize = t->dtype.bits / 8;
   int64_t pos;
@@ -121,7 +108,7 @@ constexpr int64_t kOverlapMaxWork = 20000;
 // Inline for a compact output (the common case: nothing to check).
 CTStatus check_strided_output_layout(const char* fn, const char* arg, const CTensor* out);
 inline CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out) {
-  return is_compact(out) ? CT_OK : check_strided_output_layout(fn, arg, out);
+  return ct_is_compact(out) ? CT_OK : check_strided_output_layout(fn, arg, out);
 }
 
 // out and in may share bytes only if out is exactly in (in-place). Inline

@@ -308,18 +308,9 @@ void run_range(void* ctx, int64_t begin, int64_t end) {
 
 // True if every operand is compact row-major (NULL strides, or strides equal
 // to the compact ones; extents of 1 may have any stride).
-inline bool compact(const CTensor* t) {
-  if (!t->strides) return true;
-  int64_t expect = 1;
-  for (int32_t d = t->ndim - 1; d >= 0; --d) {
-    if (t->shape[d] != 1 && t->strides[d] != expect) return false;
-    expect *= t->shape[d];
-  }
-  return true;
-}
 bool all_compact(const CTensor* const* ops, int nops) {
   for (int k = 0; k < nops; ++k)
-    if (!compact(ops[k])) return false;
+    if (!ct_is_compact(ops[k])) return false;
   return true;
 }
 
@@ -356,7 +347,7 @@ inline bool ran_directly(ContigKernel kernel, const CTensor* const* ops, int nop
   for (int k = 0; k < nops; ++k) {
     const CTensor* t = ops[k];
     char* p = static_cast<char*>(t->data) + t->byte_offset;
-    if (!is_aligned(p, t->dtype.bits / 8) || !compact(t)) return false;
+    if (!is_aligned(p, t->dtype.bits / 8) || !ct_is_compact(t)) return false;
     ptr[k] = p;
   }
   kernel(ptr, total, prm);
