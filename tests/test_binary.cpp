@@ -852,6 +852,11 @@ TEST_CASE("binary: large sizes (threads) against the reference", "[binary]") {
       {CT_OP_ADD, DT_F32, {1000, 1000}, {1000}, 0},       {CT_OP_ADD, DT_F32, {1000, 1000}, {1000, 1}, 0},
       {CT_OP_MUL, DT_I64, {300, 1000}, {300, 1}, 1},      {CT_OP_LESS, DT_F16, {300, 1000}, {1000}, 2},
       {CT_OP_DIV, DT_I32, {300, 1}, {1, 700}, 0},         {CT_OP_MAXIMUM, DT_F64, {300, 701}, {300, 701}, 1},
+      // outputs of 8 MiB and more: the integer vector loops' streaming stores
+      // (aligned head, vector body, tail), both operands and a broadcast scalar
+      {CT_OP_BITWISE_XOR, DT_I8, {2900, 2900}, {2900}, 0}, {CT_OP_BITWISE_AND, DT_U8, {2900, 2901}, {1}, 1},
+      {CT_OP_ADD, DT_I64, {1100, 1001}, {1100, 1001}, 2},  {CT_OP_SUB, DT_U16, {2100, 2101}, {1, 1}, 0},
+      {CT_OP_BITWISE_OR, DT_U32, {1}, {1500, 1500}, 0},
   };
   Pool pool;
   CTCpuStream st;

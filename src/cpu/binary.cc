@@ -219,7 +219,12 @@ struct VMinimum {
   using S = Minimum;
 };
 
-// float32/float64: vector loop; streaming stores when params[0] != 0 (the
+// Integer forms (wrapping adds and bit operations: the same in every lane type).
+struct VBitAnd { template <class V> static V v(V a, V b) { return hn::And(a, b); } using S = BitAnd; };
+struct VBitOr { template <class V> static V v(V a, V b) { return hn::Or(a, b); } using S = BitOr; };
+struct VBitXor { template <class V> static V v(V a, V b) { return hn::Xor(a, b); } using S = BitXor; };
+
+// float32/float64 (and the integer forms above): vector loop; streaming stores when params[0] != 0 (the
 // engine's call: the whole output is too large to stay in cache).
 template <class Op, class T, int kMode>
 void BinVec(char* const* p, int64_t n, const double* prm) {
@@ -328,6 +333,24 @@ template <class Op, class T> void RegOne(KernelTable* t, int op, int dt) {
   t->bcast[op][dt][0] = &BinLoop<Op, T, 1>;
   t->bcast[op][dt][1] = &BinLoop<Op, T, 2>;
 }
+template <class VOp, class T> void RegOneVec(KernelTable* t, int op, int dt) {
+  t->op[op][dt] = &BinVec<VOp, T, 0>;
+  t->bcast[op][dt][0] = &BinVec<VOp, T, 1>;
+  t->bcast[op][dt][1] = &BinVec<VOp, T, 2>;
+}
+// Every integer dtype through the vector loop (streaming stores included):
+// the memory-bound integer ops, where a scalar loop's plain stores cost the
+// output's read-for-ownership.
+template <class VOp> void RegIntVec(KernelTable* t, int op) {
+  RegOneVec<VOp, int8_t>(t, op, CT_DT_INT8);
+  RegOneVec<VOp, int16_t>(t, op, CT_DT_INT16);
+  RegOneVec<VOp, int32_t>(t, op, CT_DT_INT32);
+  RegOneVec<VOp, int64_t>(t, op, CT_DT_INT64);
+  RegOneVec<VOp, uint8_t>(t, op, CT_DT_UINT8);
+  RegOneVec<VOp, uint16_t>(t, op, CT_DT_UINT16);
+  RegOneVec<VOp, uint32_t>(t, op, CT_DT_UINT32);
+  RegOneVec<VOp, uint64_t>(t, op, CT_DT_UINT64);
+}
 template <class Op> void RegInt(KernelTable* t, int op) {
   RegOne<Op, int8_t>(t, op, CT_DT_INT8);
   RegOne<Op, int16_t>(t, op, CT_DT_INT16);
@@ -347,8 +370,8 @@ template <class Op> void RegAll(KernelTable* t, int op) {
 }
 
 void FillBinaryKernels(KernelTable* t) {
-  RegFloatVec<VAdd>(t, CT_OP_ADD);           RegInt<Add>(t, CT_OP_ADD);       RegBool<BitOr>(t, CT_OP_ADD);
-  RegFloatVec<VSub>(t, CT_OP_SUB);           RegInt<Sub>(t, CT_OP_SUB);
+  RegFloatVec<VAdd>(t, CT_OP_ADD);           RegIntVec<VAdd>(t, CT_OP_ADD);       RegBool<BitOr>(t, CT_OP_ADD);
+  RegFloatVec<VSub>(t, CT_OP_SUB);           RegIntVec<VSub>(t, CT_OP_SUB);
   RegFloatVec<VMul>(t, CT_OP_MUL);           RegInt<Mul>(t, CT_OP_MUL);       RegBool<BitAnd>(t, CT_OP_MUL);
   RegFloatVec<VDiv>(t, CT_OP_DIV);           RegInt<Div>(t, CT_OP_DIV);       RegBool<Div>(t, CT_OP_DIV);
   RegFloat<FloorDiv>(t, CT_OP_FLOOR_DIV);    RegInt<FloorDiv>(t, CT_OP_FLOOR_DIV); RegFloatViaF64<FloorDivViaF64>(t, CT_OP_FLOOR_DIV);
@@ -361,9 +384,9 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloat<Atan2>(t, CT_OP_ATAN2);           RegFloatViaF64<Atan2ViaF64>(t, CT_OP_ATAN2);
   RegFloat<Hypot>(t, CT_OP_HYPOT);           RegFloatViaF64<HypotViaF64>(t, CT_OP_HYPOT);
   RegFloat<CopySign>(t, CT_OP_COPYSIGN);
-  RegInt<BitAnd>(t, CT_OP_BITWISE_AND);      RegBool<BitAnd>(t, CT_OP_BITWISE_AND);
-  RegInt<BitOr>(t, CT_OP_BITWISE_OR);        RegBool<BitOr>(t, CT_OP_BITWISE_OR);
-  RegInt<BitXor>(t, CT_OP_BITWISE_XOR);      RegBool<BitXor>(t, CT_OP_BITWISE_XOR);
+  RegIntVec<VBitAnd>(t, CT_OP_BITWISE_AND); RegBool<BitAnd>(t, CT_OP_BITWISE_AND);
+  RegIntVec<VBitOr>(t, CT_OP_BITWISE_OR);   RegBool<BitOr>(t, CT_OP_BITWISE_OR);
+  RegIntVec<VBitXor>(t, CT_OP_BITWISE_XOR); RegBool<BitXor>(t, CT_OP_BITWISE_XOR);
   RegInt<LeftShift>(t, CT_OP_LEFT_SHIFT);
   RegInt<RightShift>(t, CT_OP_RIGHT_SHIFT);
   RegAll<LogicalAnd>(t, CT_OP_LOGICAL_AND);
