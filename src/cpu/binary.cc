@@ -224,6 +224,35 @@ struct VBitAnd { template <class V> static V v(V a, V b) { return hn::And(a, b);
 struct VBitOr { template <class V> static V v(V a, V b) { return hn::Or(a, b); } using S = BitOr; };
 struct VBitXor { template <class V> static V v(V a, V b) { return hn::Xor(a, b); } using S = BitXor; };
 
+// Shifts of 32- and 64-bit lanes with the scalar forms' rules: a count
+// outside [0, bits) (a negative one is huge as unsigned) gives 0, or the sign
+// for a signed right shift (the shift by bits - 1).
+template <class V> V ShiftCount(V b, V& out_of_range) {
+  const hn::DFromV<V> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const auto u = hn::BitCast(du, b);
+  const auto top = hn::Set(du, (hn::TFromD<decltype(du)>)(8 * sizeof(hn::TFromD<decltype(d)>) - 1));
+  out_of_range = hn::VecFromMask(d, hn::RebindMask(d, u > top));
+  return hn::BitCast(d, hn::Min(u, top));
+}
+struct VLeftShift {
+  template <class V> static V v(V a, V b) {
+    V out;
+    const V c = ShiftCount(b, out);
+    return hn::AndNot(out, hn::Shl(a, c));
+  }
+  using S = LeftShift;
+};
+struct VRightShift {
+  template <class V> static V v(V a, V b) {
+    V out;
+    const V c = ShiftCount(b, out);
+    const V r = hn::Shr(a, c);  // arithmetic for signed lanes: the clamped count fills with the sign
+    if constexpr (hwy::IsSigned<hn::TFromV<V>>()) return r; else return hn::AndNot(out, r);
+  }
+  using S = RightShift;
+};
+
 // float32/float64 (and the integer forms above): vector loop; streaming stores when params[0] != 0 (the
 // engine's call: the whole output is too large to stay in cache).
 template <class Op, class T, int kMode>
@@ -351,6 +380,18 @@ template <class VOp> void RegIntVec(KernelTable* t, int op) {
   RegOneVec<VOp, uint32_t>(t, op, CT_DT_UINT32);
   RegOneVec<VOp, uint64_t>(t, op, CT_DT_UINT64);
 }
+// The 32- and 64-bit integer dtypes through the vector loop, the narrower
+// ones through the scalar loop (AVX2 has no variable shifts of 8 or 16 bits).
+template <class VOp> void RegIntVecWide(KernelTable* t, int op) {
+  RegOne<typename VOp::S, int8_t>(t, op, CT_DT_INT8);
+  RegOne<typename VOp::S, int16_t>(t, op, CT_DT_INT16);
+  RegOne<typename VOp::S, uint8_t>(t, op, CT_DT_UINT8);
+  RegOne<typename VOp::S, uint16_t>(t, op, CT_DT_UINT16);
+  RegOneVec<VOp, int32_t>(t, op, CT_DT_INT32);
+  RegOneVec<VOp, int64_t>(t, op, CT_DT_INT64);
+  RegOneVec<VOp, uint32_t>(t, op, CT_DT_UINT32);
+  RegOneVec<VOp, uint64_t>(t, op, CT_DT_UINT64);
+}
 template <class Op> void RegInt(KernelTable* t, int op) {
   RegOne<Op, int8_t>(t, op, CT_DT_INT8);
   RegOne<Op, int16_t>(t, op, CT_DT_INT16);
@@ -387,8 +428,8 @@ void FillBinaryKernels(KernelTable* t) {
   RegIntVec<VBitAnd>(t, CT_OP_BITWISE_AND); RegBool<BitAnd>(t, CT_OP_BITWISE_AND);
   RegIntVec<VBitOr>(t, CT_OP_BITWISE_OR);   RegBool<BitOr>(t, CT_OP_BITWISE_OR);
   RegIntVec<VBitXor>(t, CT_OP_BITWISE_XOR); RegBool<BitXor>(t, CT_OP_BITWISE_XOR);
-  RegInt<LeftShift>(t, CT_OP_LEFT_SHIFT);
-  RegInt<RightShift>(t, CT_OP_RIGHT_SHIFT);
+  RegIntVecWide<VLeftShift>(t, CT_OP_LEFT_SHIFT);
+  RegIntVecWide<VRightShift>(t, CT_OP_RIGHT_SHIFT);
   RegAll<LogicalAnd>(t, CT_OP_LOGICAL_AND);
   RegAll<LogicalOr>(t, CT_OP_LOGICAL_OR);
   RegAll<LogicalXor>(t, CT_OP_LOGICAL_XOR);
