@@ -16,9 +16,9 @@
 
 namespace ct {
 
-// The op's own rule (NumPy's), then the device's kernel tables.
 namespace {
 
+// The op's own rule (NumPy's), then the device's kernel tables.
 CT_COLD CTStatus ask_op_kernels(const char* fn, const OpDef* d, int32_t op, const Backend* b, int32_t device_id,
                                 int32_t dt, int32_t out_dt, const CTKernelInterface** k) {
   if (!(d->dtypes & (1u << dt)))
@@ -42,10 +42,6 @@ inline CTStatus find_op_kernels(const char* fn, const OpDef* d, int32_t op, cons
     }
   return ask_op_kernels(fn, d, op, b, device_id, dt, out_dt, k);
 }
-
-}  // namespace
-
-namespace {
 
 bool same_device(CTDevice a, CTDevice b) { return a.device_type == b.device_type && a.device_id == b.device_id; }
 

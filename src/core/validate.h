@@ -72,7 +72,7 @@ inline CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, 
   const int64_t itemsize = t->dtype.bits / 8;
   int64_t pos;
   uintptr_t start, hi;
-  if (bad || dt < 0 || __builtin_mul_overflow(numel - 1, itemsize, &pos) ||
+  if (dt < 0 || __builtin_mul_overflow(numel - 1, itemsize, &pos) ||
       __builtin_add_overflow((uintptr_t)t->data, t->byte_offset, &start) ||
       __builtin_add_overflow(start, (uintptr_t)pos + (uintptr_t)itemsize, &hi))
     return check_tensor_full(fn, arg, t, f);

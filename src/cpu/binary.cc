@@ -367,41 +367,30 @@ template <class VOp, class T> void RegOneVec(KernelTable* t, int op, int dt) {
   t->bcast[op][dt][0] = &BinVec<VOp, T, 1>;
   t->bcast[op][dt][1] = &BinVec<VOp, T, 2>;
 }
-// Every integer dtype through the vector loop (streaming stores included):
-// the memory-bound integer ops, where a scalar loop's plain stores cost the
-// output's read-for-ownership.
-template <class VOp> void RegIntVec(KernelTable* t, int op) {
-  RegOneVec<VOp, int8_t>(t, op, CT_DT_INT8);
-  RegOneVec<VOp, int16_t>(t, op, CT_DT_INT16);
-  RegOneVec<VOp, int32_t>(t, op, CT_DT_INT32);
-  RegOneVec<VOp, int64_t>(t, op, CT_DT_INT64);
-  RegOneVec<VOp, uint8_t>(t, op, CT_DT_UINT8);
-  RegOneVec<VOp, uint16_t>(t, op, CT_DT_UINT16);
-  RegOneVec<VOp, uint32_t>(t, op, CT_DT_UINT32);
-  RegOneVec<VOp, uint64_t>(t, op, CT_DT_UINT64);
+// Every integer dtype: Op's scalar loop, or VOp's vector loop (streaming
+// stores included) for lanes of at least kVecBytes bytes (0: none).
+template <class Op, class VOp, size_t kVecBytes> void RegInts(KernelTable* t, int op) {
+  auto one = [&](auto lane, int dt) {
+    using T = decltype(lane);
+    if constexpr (kVecBytes != 0 && sizeof(T) >= kVecBytes) RegOneVec<VOp, T>(t, op, dt);
+    else RegOne<Op, T>(t, op, dt);
+  };
+  one(int8_t(), CT_DT_INT8);
+  one(int16_t(), CT_DT_INT16);
+  one(int32_t(), CT_DT_INT32);
+  one(int64_t(), CT_DT_INT64);
+  one(uint8_t(), CT_DT_UINT8);
+  one(uint16_t(), CT_DT_UINT16);
+  one(uint32_t(), CT_DT_UINT32);
+  one(uint64_t(), CT_DT_UINT64);
 }
-// The 32- and 64-bit integer dtypes through the vector loop, the narrower
-// ones through the scalar loop (AVX2 has no variable shifts of 8 or 16 bits).
-template <class VOp> void RegIntVecWide(KernelTable* t, int op) {
-  RegOne<typename VOp::S, int8_t>(t, op, CT_DT_INT8);
-  RegOne<typename VOp::S, int16_t>(t, op, CT_DT_INT16);
-  RegOne<typename VOp::S, uint8_t>(t, op, CT_DT_UINT8);
-  RegOne<typename VOp::S, uint16_t>(t, op, CT_DT_UINT16);
-  RegOneVec<VOp, int32_t>(t, op, CT_DT_INT32);
-  RegOneVec<VOp, int64_t>(t, op, CT_DT_INT64);
-  RegOneVec<VOp, uint32_t>(t, op, CT_DT_UINT32);
-  RegOneVec<VOp, uint64_t>(t, op, CT_DT_UINT64);
-}
-template <class Op> void RegInt(KernelTable* t, int op) {
-  RegOne<Op, int8_t>(t, op, CT_DT_INT8);
-  RegOne<Op, int16_t>(t, op, CT_DT_INT16);
-  RegOne<Op, int32_t>(t, op, CT_DT_INT32);
-  RegOne<Op, int64_t>(t, op, CT_DT_INT64);
-  RegOne<Op, uint8_t>(t, op, CT_DT_UINT8);
-  RegOne<Op, uint16_t>(t, op, CT_DT_UINT16);
-  RegOne<Op, uint32_t>(t, op, CT_DT_UINT32);
-  RegOne<Op, uint64_t>(t, op, CT_DT_UINT64);
-}
+template <class Op> void RegInt(KernelTable* t, int op) { RegInts<Op, void, 0>(t, op); }
+// The memory-bound integer ops, where a scalar loop's plain stores cost the
+// output's read-for-ownership: every lane width in vectors.
+template <class VOp> void RegIntVec(KernelTable* t, int op) { RegInts<typename VOp::S, VOp, 1>(t, op); }
+// Shifts: 32- and 64-bit lanes in vectors (AVX2 has no variable shifts of 8
+// or 16 bits).
+template <class VOp> void RegIntVecWide(KernelTable* t, int op) { RegInts<typename VOp::S, VOp, 4>(t, op); }
 // bool is stored as uint8 0/1; BoolOp is the op's meaning on 0/1 values.
 template <class BoolOp> void RegBool(KernelTable* t, int op) { RegOne<BoolOp, uint8_t>(t, op, CT_DT_BOOL); }
 template <class Op> void RegAll(KernelTable* t, int op) {
