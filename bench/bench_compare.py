@@ -2,6 +2,7 @@
 """NumPy and PyTorch baselines for `ctensor bench --compare`.
 
     python3 bench_compare.py < cases.json > times.json
+    python3 bench_compare.py --serve      (one case per line: see serve())
 
 stdin: {"threads": 2, "cases": [...]} (or the bare list of cases), as
 `ctensor bench` writes them:
@@ -212,7 +213,65 @@ def time_all(cases, make, what):
     return times, mins, skipped
 
 
+def serve():
+    """One case at a time, so that `ctensor bench --compare` times each row's
+    baselines right beside the row (a load that comes and goes during the
+    run then moves both sides alike). stdin: {"threads": N} on the first
+    line, then one case per line; stdout: a line of versions, then one line
+    per case: {"key": k, "numpy_s": median, "numpy_min_s": best,
+    "numpy_skip": why, "torch_s": ..., "torch_min_s": ..., "torch_skip": why}
+    (a time or its skip). The calls of the last case are kept, so a second
+    round of the same key times the same arrays; a new key frees them first."""
+    warnings.simplefilter("ignore")
+    first = sys.stdin.readline()
+    req = json.loads(first) if first.strip() else {}
+    hello = {"numpy_version": np.__version__}
+    bt = None
+    if os.environ.get("CT_BENCH_TORCH", "1") == "0":
+        hello["torch_note"] = "left out: CT_BENCH_TORCH=0"
+    else:
+        try:
+            import bench_compare_torch as bt
+        except ImportError as e:
+            hello["torch_note"] = "not installed for %s (%s)" % (sys.executable, e)
+        else:
+            bt.setup(int(req.get("threads", 0)))
+            hello["torch_version"] = bt.version()
+    print(json.dumps(hello), flush=True)
+    sides = [("numpy", "NumPy", lambda c: make_call(c) if c["kind"] != "nn" else None)]
+    if bt is not None:
+        sides.append(("torch", "PyTorch", lambda c: bt.make_call(c, values)))
+    key, calls = None, {}
+    for line in sys.stdin:
+        if not line.strip():
+            break
+        c = json.loads(line)
+        if c.get("key") != key:
+            key, calls = None, {}  # the last case's arrays go before the next one's are made
+            for name, what, make in sides:
+                try:
+                    calls[name] = make(c) or "no %s equivalent for %s %s" % (what, c["op"], c["dtype"])
+                except Exception as e:  # a dtype the function does not take, ...
+                    calls[name] = "%s: %s" % (type(e).__name__, e)
+            key = c.get("key")
+        answer = {"key": key}
+        for name, _, _ in sides:
+            f = calls[name]
+            if not callable(f):
+                answer[name + "_skip"] = f
+                continue
+            try:
+                with np.errstate(all="ignore"):
+                    answer[name + "_s"], answer[name + "_min_s"] = time_call(f, float(c.get("target_s", 0.25)))
+            except Exception as e:
+                answer[name + "_skip"] = "%s: %s" % (type(e).__name__, e)
+        print(json.dumps(answer), flush=True)
+    return 0
+
+
 def main():
+    if "--serve" in sys.argv[1:]:
+        return serve()
     req = json.load(sys.stdin)
     cases = req.get("cases", []) if isinstance(req, dict) else req
     threads = int(req.get("threads", 0)) if isinstance(req, dict) else 0

@@ -7,6 +7,7 @@
 #include <ctensor/ctensor.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -107,10 +108,31 @@ void judge(Row& r, const Limits& lim, int64_t l3_bytes);
 // Baselines and helper scripts (bench_baselines.cc)
 // ---------------------------------------------------------------------------
 
-// NumPy baselines for the ok category 1/2 rows, and PyTorch's for every ok
-// row where torch is installed (on `threads` threads), in one run of
-// bench_compare.py.
-void script_baselines(std::vector<Row>& rows, double target, int threads);
+// NumPy and PyTorch baselines (--compare) from bench_compare.py --serve,
+// one row at a time: the tool times a row, then its baselines, then both
+// again, and each side keeps its better median, so a load that comes and
+// goes during the run moves both sides of a ratio alike. NumPy times the
+// category 1/2 rows; PyTorch (where torch is installed, on `threads`
+// threads) every row it has an op for.
+class ScriptBaselines {
+ public:
+  explicit ScriptBaselines(int threads);  // starts the script (a note says why not)
+  ~ScriptBaselines();
+  ScriptBaselines(const ScriptBaselines&) = delete;
+  ScriptBaselines& operator=(const ScriptBaselines&) = delete;
+  bool ok() const;  // the script is running
+  // One round of row r's baselines: r.baselines["numpy"], ["pytorch"] keep the lower median.
+  void time(Row& r, size_t key, double target);
+  // Stops the script and prints why it did not run or stopped, and what had no equivalent.
+  void end();
+
+ private:
+  std::string read_line();
+  int finish();  // closes the pipes and waits: the script's exit status
+  int pid_ = -1;
+  std::FILE *to_ = nullptr, *from_ = nullptr;
+  std::string note_, numpy_note_, torch_note_, torch_skip_, numpy_none_, torch_none_;
+};
 
 #ifdef CT_BENCH_DNNL
 // The faster oneDNN pipeline for the row's op (matmul, conv2d), or a note why there is none.

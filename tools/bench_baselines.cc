@@ -1,16 +1,18 @@
 // `ctensor bench --compare`: the baselines each row is compared with, and
 // running the helper scripts. oneDNN is called directly for matmul and conv2d
 // on the same shapes as ctensor's cases (the faster of its pipelines); NumPy
-// times the category 1/2 rows through bench/bench_compare.py (python3, or
-// CT_PYTHON), all in one run of the script. ratio = baseline time / ctensor
+// and PyTorch through bench/bench_compare.py --serve (python3, or CT_PYTHON),
+// one process for the run that times each row's case when the tool asks, so
+// that the baselines run beside the row. ratio = baseline time / ctensor
 // time (> 1: ctensor is faster).
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -121,32 +123,15 @@ std::string exe_dir() {
 
 bool readable(const std::string& p) { return access(p.c_str(), R_OK) == 0; }
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// A tiny reader for the script's flat answer: {"numpy_version": "...",
-// "times": {"key": seconds, ...}, "min_times": {...}}.
-std::map<std::string, double> parse_times(const std::string& text, const std::string& field) {
-  std::map<std::string, double> r;
-  size_t p = text.find("\"" + field + "\"");
-  if (p == std::string::npos) return r;
-  p = text.find('{', p);
-  const size_t end = text.find('}', p);
-  while (p != std::string::npos && p < end) {
-    const size_t k0 = text.find('"', p);
-    if (k0 == std::string::npos || k0 > end) break;
-    const size_t k1 = text.find('"', k0 + 1);
-    const size_t colon = text.find(':', k1);
-    char* e = nullptr;
-    const double v = std::strtod(text.c_str() + colon + 1, &e);
-    if (e != text.c_str() + colon + 1) r[text.substr(k0 + 1, k1 - k0 - 1)] = v;
-    p = size_t(e - text.c_str());
-  }
-  return r;
+// A tiny reader for the script's one-line answers: {"key": "3", "numpy_s":
+// 0.01, "numpy_skip": "why", ...}.
+double parse_number(const std::string& text, const std::string& field) {
+  const size_t p = text.find("\"" + field + "\"");
+  if (p == std::string::npos) return kNaN;
+  const size_t colon = text.find(':', p);
+  char* e = nullptr;
+  const double v = std::strtod(text.c_str() + colon + 1, &e);
+  return e == text.c_str() + colon + 1 ? kNaN : v;
 }
 
 std::string parse_string(const std::string& text, const std::string& field) {
@@ -289,91 +274,129 @@ std::string script_case(const Row& r, size_t key, double target) {
   return q.str();
 }
 
-// Fills rows[i].baselines[name] from the script's times under `field`.
-void take_times(std::vector<Row>& rows, const std::string& text, const std::string& field,
-                const std::string& min_field, const std::string& name, const std::string& note) {
-  const auto med = parse_times(text, field), mins = parse_times(text, min_field);
-  for (const auto& [key, t] : med) {
-    const size_t i = std::strtoull(key.c_str(), nullptr, 10);
-    if (i >= rows.size() || !(t > 0)) continue;
-    Baseline b;
-    b.time_s = t;
-    b.min_s = mins.count(key) ? mins.at(key) : kNaN;
-    b.note = note;
-    rows[i].baselines[name] = b;
-  }
-}
+// ---------------------------------------------------------------------------
+// ScriptBaselines: bench_compare.py --serve, one row at a time
+// ---------------------------------------------------------------------------
 
-// The requested rows a baseline has no time for: "op, op dtype, ...".
-std::string missing(const std::vector<Row>& rows, const std::vector<size_t>& asked, const std::string& text,
-                    const std::string& field) {
-  const auto med = parse_times(text, field);
-  std::string none;
-  for (size_t i : asked)
-    if (!med.count(std::to_string(i)))
-      none += (none.empty() ? "" : ", ") + rows[i].op + (rows[i].dtype == "float32" ? "" : " " + rows[i].dtype);
-  return none;
-}
-
-// NumPy baselines for the ok category 1/2 rows and PyTorch's for every ok
-// row, in one run of the script.
-void script_baselines(std::vector<Row>& rows, double target, int threads) {
-  std::ostringstream req;
-  req << "{\"threads\": " << threads << ", \"cases\": [";
-  std::vector<size_t> np_rows, all_rows;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    const bool nn = r.category == "nn";
-    if (!r.ok() || (nn ? r.nn_inputs.empty() : r.np_shape.empty())) continue;
-    req << (all_rows.empty() ? "" : ",\n ") << script_case(r, i, target);
-    all_rows.push_back(i);
-    if (!nn) np_rows.push_back(i);
-  }
-  req << "]}\n";
-  if (all_rows.empty()) return;
-  auto skip = [](const std::string& why) { std::printf("NumPy and PyTorch baselines skipped: %s\n", why.c_str()); };
+ScriptBaselines::ScriptBaselines(int threads) {
   const std::string script = find_script("bench_compare.py");
   if (script.empty()) {
-    skip("bench_compare.py not found (looked next to the tool, in ../share/ctensor and the source tree's bench/; "
-         "set CT_BENCH_SCRIPTS to its folder)");
+    note_ = "skipped: bench_compare.py not found (looked next to the tool, in ../share/ctensor and the source tree's bench/; "
+            "set CT_BENCH_SCRIPTS to its folder)";
     return;
   }
-  const std::string in = temp_file(".json"), out = temp_file(".json");
-  if (in.empty() || out.empty() || !write_file(in, req.str())) {
-    skip("cannot write a temporary file");
+  int to[2], from[2];
+  if (pipe(to) != 0) {
+    note_ = "skipped: cannot make a pipe";
     return;
   }
-  std::fprintf(stderr, "ctensor: timing NumPy and PyTorch baselines of %zu rows with %s ...\n", all_rows.size(),
-               python().c_str());
-  const int rc = run_shell(shell_quote(python()) + " " + shell_quote(script) + " < " + shell_quote(in) + " > " +
-                           shell_quote(out));
-  const std::string text = read_text(out);
-  std::remove(in.c_str());
-  std::remove(out.c_str());
-  if (rc == 127) {
-    skip(python() + " not found (set CT_PYTHON to a Python with NumPy)");
+  if (pipe(from) != 0) {
+    close(to[0]);
+    close(to[1]);
+    note_ = "skipped: cannot make a pipe";
     return;
   }
-  if (rc == 3) {
-    skip("NumPy is not installed for " + python() + " (pip install numpy, or set CT_PYTHON)");
+  std::signal(SIGPIPE, SIG_IGN);  // a script that dies is reported, not fatal to the tool
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, to[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+  for (int fd : {to[0], to[1], from[0], from[1]}) posix_spawn_file_actions_addclose(&fa, fd);
+  const std::string py = python();
+  std::vector<char*> argv{const_cast<char*>(py.c_str()), const_cast<char*>(script.c_str()),
+                          const_cast<char*>("--serve"), nullptr};
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int err = posix_spawnp(&pid_, py.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(to[0]);
+  close(from[1]);
+  if (err != 0) {
+    close(to[1]);
+    close(from[0]);
+    pid_ = -1;
+    note_ = "skipped: " + py + " not found (set CT_PYTHON to a Python with NumPy)";
     return;
   }
-  if (rc != 0) {
-    skip(python() + " " + script + " failed (exit status " + std::to_string(rc) + ")");
+  to_ = fdopen(to[1], "w");
+  from_ = fdopen(from[0], "r");
+  std::fprintf(stderr, "ctensor: timing NumPy and PyTorch beside each row with %s %s\n", py.c_str(), script.c_str());
+  std::fprintf(to_, "{\"threads\": %d}\n", threads);
+  std::fflush(to_);
+  const std::string hello = read_line();
+  if (hello.empty()) {
+    const int rc = finish();
+    note_ = rc == 3 ? "skipped: NumPy is not installed for " + py + " (pip install numpy, or set CT_PYTHON)"
+                    : "skipped: " + py + " " + script + " --serve failed (exit status " + std::to_string(rc) + ")";
     return;
   }
-  std::string none = missing(rows, np_rows, text, "times");
-  if (!none.empty()) std::printf("NumPy has no equivalent of: %s\n", none.c_str());
-  take_times(rows, text, "times", "min_times", "numpy", "NumPy " + parse_string(text, "numpy_version"));
-  const std::string tv = parse_string(text, "torch_version");
-  if (tv.empty()) {
-    std::printf("PyTorch baselines skipped: torch %s\n", parse_string(text, "torch_note").c_str());
+  numpy_note_ = "NumPy " + parse_string(hello, "numpy_version");
+  const std::string tv = parse_string(hello, "torch_version");
+  if (!tv.empty()) torch_note_ = "PyTorch " + tv + " CPU, " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+  else torch_skip_ = "torch " + parse_string(hello, "torch_note");
+}
+
+ScriptBaselines::~ScriptBaselines() { finish(); }
+
+bool ScriptBaselines::ok() const { return from_ != nullptr; }
+
+std::string ScriptBaselines::read_line() {
+  std::string line;
+  for (int ch; (ch = std::fgetc(from_)) != EOF && ch != '\n';) line += char(ch);
+  return line;
+}
+
+int ScriptBaselines::finish() {
+  if (to_) std::fclose(to_);  // end of input: the script exits
+  if (from_) std::fclose(from_);
+  to_ = from_ = nullptr;
+  int st = 0, rc = -1;
+  if (pid_ > 0 && waitpid(pid_, &st, 0) == pid_) rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  pid_ = -1;
+  return rc;
+}
+
+void ScriptBaselines::time(Row& r, size_t key, double target) {
+  if (!ok() || (r.category == "nn" ? r.nn_inputs.empty() : r.np_shape.empty())) return;
+  std::fprintf(to_, "%s\n", script_case(r, key, target).c_str());
+  std::fflush(to_);
+  const std::string a = read_line();
+  if (a.empty()) {
+    const int rc = finish();
+    note_ = "stopped at " + r.op + " " + r.dtype + " (exit status " + std::to_string(rc) + ")";
     return;
   }
-  none = missing(rows, all_rows, text, "torch_times");
-  if (!none.empty()) std::printf("PyTorch (%s) has no equivalent of: %s\n", tv.c_str(), none.c_str());
-  take_times(rows, text, "torch_times", "torch_min_times", "pytorch",
-             "PyTorch " + tv + " CPU, " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s"));
+  const std::string label = r.op + (r.dtype == "float32" ? "" : " " + r.dtype);
+  struct Side {
+    const char* field;
+    const char* name;
+    const std::string& note;
+    std::string& none;
+  };
+  for (Side s : {Side{"numpy", "numpy", numpy_note_, numpy_none_}, Side{"torch", "pytorch", torch_note_, torch_none_}}) {
+    if (s.note.empty()) continue;
+    const std::string f = s.field;
+    const double t = parse_number(a, f + "_s");
+    if (!(t > 0)) {
+      if ((r.category != "nn" || f != "numpy") && s.none.find(label) == std::string::npos)  // once, not per round
+        s.none += (s.none.empty() ? "" : ", ") + label;
+      continue;
+    }
+    Baseline& b = r.baselines[s.name];
+    if (!(b.time_s <= t)) {  // the best round
+      b.time_s = t;
+      b.min_s = parse_number(a, f + "_min_s");
+    }
+    b.note = s.note;
+  }
+}
+
+void ScriptBaselines::end() {
+  finish();  // waited for, so that its CPU time counts as the tool's, not as other load
+  if (!note_.empty()) std::printf("NumPy and PyTorch baselines: %s\n", note_.c_str());
+  if (!numpy_none_.empty()) std::printf("NumPy has no equivalent of: %s\n", numpy_none_.c_str());
+  if (!torch_skip_.empty()) std::printf("PyTorch baselines skipped: %s\n", torch_skip_.c_str());
+  if (!torch_none_.empty()) std::printf("PyTorch (%s) has no equivalent of: %s\n", torch_note_.c_str(), torch_none_.c_str());
 }
 
 }  // namespace ctool
