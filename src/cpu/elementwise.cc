@@ -158,12 +158,44 @@ template <class D, class V> HWY_INLINE V TanhAcc(D d, V x) {
     return KeepNaN(x, hn::CopySign(r, x));
   }
 }
-// erfc(z) for z >= 0 with relative error ~1e-7 everywhere (Numerical Recipes'
-// Chebyshev fit, "erfcc"); exp(-z^2) is split so z^2 is not rounded first.
-// z2hi + z2lo must equal z^2 exactly (callers square their own input with an
-// FMA), so no rounding of z^2 reaches the exponent.
+// e^(p - hi - lo) for float32 where hi + lo is a square split exactly
+// (hi = z*z rounded, lo its FMA remainder), 0 <= hi <= 111 and |p| <= 2:
+// Cody-Waite reduction by n ln2 with hi folded in first, so neither z^2's
+// rounding nor that of p - hi reaches the exponent (-hi - n C1 is exact by
+// Sterbenz when hi dominates, small otherwise), and no TwoSum is needed.
+// Results below 2^-149 come out 0 through ExpCore's two-halves scaling.
+template <class D, class V> HWY_INLINE V ExpOfNegSquare(D d, V p, V hi, V lo) {
+  if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
+    const V n = hn::Round((p - hi) * hn::Set(d, 1.44269504088896341f));
+    V r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), hn::Neg(hi));
+    r = r + p;
+    r = hn::MulAdd(n, hn::Set(d, 2.12194440e-4f), r) - lo;
+    V q = hn::Set(d, 1.9875691500e-4f);
+    q = hn::MulAdd(q, r, hn::Set(d, 1.3981999507e-3f));
+    q = hn::MulAdd(q, r, hn::Set(d, 8.3334519073e-3f));
+    q = hn::MulAdd(q, r, hn::Set(d, 4.1665795894e-2f));
+    q = hn::MulAdd(q, r, hn::Set(d, 1.6666665459e-1f));
+    q = hn::MulAdd(q, r, hn::Set(d, 5.0000001201e-1f));
+    const V e = hn::MulAdd(q, r * r, r) + hn::Set(d, 1.0f);
+    const hn::RebindToSigned<D> di;
+    const auto ni = hn::ConvertTo(di, n);
+    const auto bias = hn::Set(di, 127);
+    const auto n1 = hn::ShiftRight<1>(ni);
+    const V s1 = hn::BitCast(d, hn::ShiftLeft<23>(n1 + bias));
+    const V s2 = hn::BitCast(d, hn::ShiftLeft<23>(ni - n1 + bias));
+    return e * s1 * s2;
+  } else {
+    return hn::Exp(d, (p - hi) - lo);
+  }
+}
+// erfc(z) for 0 <= z <= 10.5 (callers clamp: erfc(10.5) < 2^-149, 0 in
+// float32) with relative error ~1e-7 everywhere (Numerical Recipes'
+// Chebyshev fit, "erfcc"): t e^(P(t) - z^2), t = 1 / (1 + z/2). z2hi + z2lo
+// must equal z^2 exactly (callers square their own input with an FMA), so
+// no rounding of z^2 reaches the exponent (ExpOfNegSquare).
 template <class D, class V> HWY_INLINE V ErfcPos(D d, V z, V z2hi, V z2lo) {
-  const V t = hn::Set(d, 1) / hn::MulAdd(hn::Set(d, 0.5f), z, hn::Set(d, 1));
+  const V one = hn::Set(d, 1);
+  const V t = one / hn::MulAdd(hn::Set(d, 0.5f), z, one);
   V p = hn::Set(d, 0.17087277f);
   p = hn::MulAdd(p, t, hn::Set(d, -0.82215223f));
   p = hn::MulAdd(p, t, hn::Set(d, 1.48851587f));
@@ -174,21 +206,7 @@ template <class D, class V> HWY_INLINE V ErfcPos(D d, V z, V z2hi, V z2lo) {
   p = hn::MulAdd(p, t, hn::Set(d, 0.37409196f));
   p = hn::MulAdd(p, t, hn::Set(d, 1.00002368f));
   p = hn::MulAdd(p, t, hn::Set(d, -1.26551223f));
-  const auto big = z > hn::Set(d, 10.5f);  // erfc(10.5) < 2^-149: 0 in float32
-  const V hi = hn::IfThenZeroElse(big, z2hi);
-  const V lo = hn::IfThenZeroElse(big, z2lo);
-  // e^(p - hi - lo) with one exponential: s = p - hi rounded, and what that
-  // rounding and lo leave (Knuth's TwoSum: exact) as e^s * (1 + slo), which
-  // errs by slo^2 / 2 < 2^-40 relative. No rounding of z^2 or of the sum
-  // reaches the exponent, so erfc keeps its relative accuracy far into the
-  // tail (gelu's x << 0), as e^-hi * e^(p - lo) did with two exponentials.
-  const V nhi = hn::Neg(hi);
-  const V sum = p + nhi;
-  const V bb = sum - p;
-  const V slo = ((p - (sum - bb)) + (nhi - bb)) - lo;
-  const V e = hn::Exp(d, sum);
-  const V r = t * hn::MulAdd(e, slo, e);
-  return hn::IfThenZeroElse(big, r);
+  return t * ExpOfNegSquare(d, p, z2hi, z2lo);
 }
 template <class D, class V> HWY_INLINE V ErfAcc(D d, V x) {
   const V a = hn::Abs(x);
@@ -305,10 +323,11 @@ struct FGelu {
   template <class D, class V> HWY_INLINE V operator()(D d, V x, V, V) const {
     // x * Phi(x) with Phi from erfc on both sides: accurate far into x << 0.
     // z = |x| / sqrt(2); z^2 = x^2 / 2 exactly from x's own square.
+    // |x| is clamped at 14.8 (z = 10.47): Phi(-14.8) < 2^-149 already.
     const V half = hn::Set(d, 0.5f);
-    const V x2 = x * x;
-    const V h = half * ErfcPos(d, hn::Abs(x) * hn::Set(d, 0.7071067811865476f), half * x2,
-                               half * hn::MulSub(x, x, x2));
+    const V a = hn::Min(hn::Abs(x), hn::Set(d, 14.8f));
+    const V a2 = a * a;
+    const V h = half * ErfcPos(d, a * hn::Set(d, 0.7071067811865476f), half * a2, half * hn::MulSub(a, a, a2));
     return KeepNaN(x, x * hn::IfThenElse(x < hn::Zero(d), h, hn::Set(d, 1) - h));
   }
   static double scalar(double x, double, double) { return 0.5 * x * std::erfc(-x * 0.7071067811865476); }
