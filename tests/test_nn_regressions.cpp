@@ -1140,6 +1140,61 @@ TEST_CASE("nn regression: empty inputs with non-empty outputs give PyTorch's res
 // 6. messages name the entry point called
 // ---------------------------------------------------------------------------
 
+// Every index value against a brute-force window test: each output's index
+// in turn set to every position of the plane, a step outside it and the
+// int64 extremes, with the rest valid; accepted exactly when the position is
+// one of that output's window taps inside x, and dx untouched otherwise.
+// Dense indices (the whole-plane check), rows of indices with a gap (the
+// row-wise check), and a 5-row window (the generic pass of the plane check).
+TEST_CASE("max_pool2d_backward accepts exactly the indices inside their windows", "[nn]") {
+  struct G { int64_t k, s, pad, H, W; bool gap; };
+  for (const G& g : {G{3, 2, 1, 7, 9, false}, G{3, 2, 1, 7, 9, true}, G{5, 1, 2, 6, 5, false}, G{2, 2, 0, 4, 6, false}}) {
+    CTPool2dDesc d = pool_desc(g.k, g.k);
+    d.stride[0] = d.stride[1] = g.s;
+    for (int i = 0; i < 2; ++i) d.pad_begin[i] = d.pad_end[i] = g.pad;
+    const int64_t P = (g.H + 2 * g.pad - g.k) / g.s + 1, Q = (g.W + 2 * g.pad - g.k) / g.s + 1, C = 2;
+    INFO("k " << g.k << " s " << g.s << " pad " << g.pad << " x " << g.H << "x" << g.W << (g.gap ? ", rows with a gap" : ""));
+    auto inside = [&](int64_t pp, int64_t q, int64_t v) {
+      if (v < 0 || v >= g.H * g.W) return false;
+      const int64_t h = v / g.W, w = v % g.W, dh = h - (pp * g.s - g.pad), dw = w - (q * g.s - g.pad);
+      return dh >= 0 && dh < g.k && dw >= 0 && dw < g.k;
+    };
+    // A valid index per output: its first tap inside x.
+    std::vector<int64_t> good((size_t)(P * Q));
+    for (int64_t pp = 0; pp < P; ++pp)
+      for (int64_t q = 0; q < Q; ++q)
+        for (int64_t v = g.H * g.W - 1; v >= 0; --v)
+          if (inside(pp, q, v)) good[(size_t)(pp * Q + q)] = v;
+    const int64_t rs = g.gap ? Q + 3 : Q;  // the row stride of the indices, in elements
+    HostTensor ind = HostTensor::strided(DT_I64, {1, C, P, Q}, {C * P * rs, P * rs, rs, 1}, 0);
+    HostTensor dy = filled({1, C, P, Q}, 7), dx = HostTensor::compact(DT_F32, {1, C, g.H, g.W});
+    CTensor vdy = dy.view(), vi = ind.view(), vdx = dx.view();
+    auto set_all = [&]() {
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t l = 0; l < P * Q; ++l) ind.set_i(c * P * Q + l, good[(size_t)l]);
+    };
+    set_all();
+    REQUIRE(ct_max_pool2d_backward(&d, &vdy, &vi, &vdx, nullptr, 0, nullptr) == CT_OK);
+    int wrong = 0;
+    for (int64_t l = 0; l < P * Q; ++l) {
+      std::vector<int64_t> vs{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), -g.W - 1};
+      for (int64_t v = -1; v <= g.H * g.W; ++v) vs.push_back(v);
+      for (int64_t v : vs) {
+        ind.set_i(P * Q + l, v);  // the second plane
+        dx.fill_bytes(0xA5);
+        const std::vector<unsigned char> dx0 = dx.bytes();
+        const CTStatus st = ct_max_pool2d_backward(&d, &vdy, &vi, &vdx, nullptr, 0, nullptr);
+        const bool want = inside(l / Q, l % Q, v);
+        if ((st == CT_OK) != want || (st != CT_OK && dx.bytes() != dx0)) {
+          if (++wrong <= 5) FAIL_CHECK("output " << l << " index " << v << ": " << (st == CT_OK ? "accepted" : last_error()));
+        }
+      }
+      ind.set_i(P * Q + l, good[(size_t)l]);
+    }
+    CHECK(wrong == 0);
+  }
+}
+
 TEST_CASE("nn regression: a bad index found while executing names the entry point called", "[nn]") {
   CTPool2dDesc d = pool_desc(2, 2);
   HostTensor dy = filled({1, 1, 2, 2}, 81), ind = HostTensor::compact(DT_I64, {1, 1, 2, 2});

@@ -86,16 +86,103 @@ void row_in_window(const char* row, int64_t s3, int64_t Q, int64_t hw, int64_t S
   else row_in_window_t<0>(row, s3, Q, hw, SW, PL, KW, W, o);
 }
 
+// Planes whose indices are one dense run (P * Q int64): each output l's
+// window as tables over the plane, built once per call: lo[l], the position
+// of its first tap inside x, and wid[k][l], the taps inside x of its k-th
+// row inside x (0 past the last). Index v of output l is inside its window
+// exactly when (v - lo[l] - k W) mod 2^64 < wid[k][l] for some k (the
+// wrap-around cannot turn a bad v into a good one: the difference is a
+// tap's offset only when v is that tap's position), so a plane checks as KH
+// flat vector loops over its P * Q indices, with no per-row loop overhead
+// (rows are short: Q = 28 in a ResNet's first pooling).
+struct WindowTables {
+  int64_t PQ = 0, KH = 0;
+  std::vector<int64_t> lo;
+  std::vector<uint64_t> wid;  // KH x PQ
+};
+WindowTables window_tables(const PoolIndex& g) {
+  WindowTables t;
+  t.PQ = g.P * g.Q;
+  t.KH = g.KH;
+  t.lo.assign((size_t)t.PQ, 0);
+  t.wid.assign((size_t)(t.KH * t.PQ), 0);
+  for (int64_t pp = 0; pp < g.P; ++pp) {
+    const int64_t h0 = pp * g.SH - g.PT;
+    const int64_t dlo = std::max<int64_t>(0, -h0), dhi = std::min<int64_t>(g.KH, g.H - h0);
+    for (int64_t q = 0; q < g.Q; ++q) {
+      const int64_t l = pp * g.Q + q, w0 = q * g.SW - g.PL;
+      const int64_t wl = std::max<int64_t>(w0, 0), wh = std::min<int64_t>(w0 + g.KW, g.W);
+      t.lo[(size_t)l] = (h0 + dlo) * g.W + wl;
+      for (int64_t k = 0; k < g.KH && dlo + k < dhi && wh > wl; ++k) t.wid[(size_t)(k * t.PQ + l)] = uint64_t(wh - wl);
+    }
+  }
+  return t;
+}
+// One plane: whether every index of v[0, PQ) is inside its window, in one
+// pass with the KH row tests in registers (KH a template argument up to 4;
+// the kernel sizes pooling uses), else KH passes over the scratch o (PQ).
+template <int KH>
+inline bool plane_in_windows_t(const int64_t* v, const int64_t* lo, const uint64_t* wid, int64_t PQ, int64_t W) {
+  uint64_t all = 1;
+  for (int64_t l = 0; l < PQ; ++l) {
+    const uint64_t u = uint64_t(v[l]) - uint64_t(lo[l]);
+    uint64_t in = 0;
+    for (int k = 0; k < KH; ++k) in |= uint64_t(u - uint64_t(k) * uint64_t(W) < wid[k * PQ + l]);
+    all &= in;
+  }
+  return all != 0;
+}
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+bool plane_in_windows(const int64_t* v, const int64_t* lo, const uint64_t* wid, int64_t PQ, int64_t KH, int64_t W,
+                      uint64_t* o) {
+  switch (KH) {
+    case 1: return plane_in_windows_t<1>(v, lo, wid, PQ, W);
+    case 2: return plane_in_windows_t<2>(v, lo, wid, PQ, W);
+    case 3: return plane_in_windows_t<3>(v, lo, wid, PQ, W);
+    case 4: return plane_in_windows_t<4>(v, lo, wid, PQ, W);
+    default: break;
+  }
+  for (int64_t l = 0; l < PQ; ++l) o[l] = 0;
+  for (int64_t k = 0; k < KH; ++k) {
+    const uint64_t* wk = wid + k * PQ;
+    const uint64_t kw = uint64_t(k) * uint64_t(W);
+    for (int64_t l = 0; l < PQ; ++l) o[l] |= uint64_t(uint64_t(v[l]) - uint64_t(lo[l]) - kw < wk[l]);
+  }
+  uint64_t all = 1;
+  for (int64_t l = 0; l < PQ; ++l) all &= o[l];
+  return all != 0;
+}
+
 // True when every index of t lies in its output's window, for undilated
-// windows: rows of outputs at a time, as vector loops over q (per window
-// row, the index's column must fall in the window's columns inside x).
-// The exact first bad element, when there is one, comes from the slower
-// element-wise pass (tap_of), which runs only then.
+// windows: dense planes through plane_in_windows, others rows of outputs at
+// a time, as vector loops over q (per window row, the index's column must
+// fall in the window's columns inside x). The exact first bad element, when
+// there is one, comes from the slower element-wise pass (tap_of), which runs
+// only then.
 bool all_in_windows(const PoolIndex& g, const CTensor* t) {
   const int64_t s0 = ct_stride_of(t, 0) * 8, s1 = ct_stride_of(t, 1) * 8, s2 = ct_stride_of(t, 2) * 8,
                 s3 = ct_stride_of(t, 3) * 8;
   const char* base = data_of(t);
   const int64_t planes = g.N * g.C, Q = g.Q, SW = g.SW, PL = g.PL, KW = g.KW, W = g.W;
+  if ((s3 == 8 || g.Q == 1) && (s2 == Q * 8 || g.P == 1) && reinterpret_cast<uintptr_t>(base) % 8 == 0 &&
+      s0 % 8 == 0 && s1 % 8 == 0) {
+    const WindowTables tab = window_tables(g);
+    int all = 1;
+#pragma omp parallel reduction(& : all)
+    {
+      std::vector<uint64_t> o((size_t)tab.PQ);
+#pragma omp for schedule(static)
+      for (int64_t plane = 0; plane < planes; ++plane) {
+        if (!all) continue;
+        const char* p = base + (plane / g.C) * s0 + (plane % g.C) * s1;
+        const int64_t* v = reinterpret_cast<const int64_t*>(p);  // 8-aligned: checked above
+        all &= (int)plane_in_windows(v, tab.lo.data(), tab.wid.data(), tab.PQ, tab.KH, W, o.data());
+      }
+    }
+    return all != 0;
+  }
   int all = 1;
 #pragma omp parallel reduction(& : all)
   {
@@ -189,7 +276,9 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
                   y3 = ct_stride_of(dy, 3) * z;
     const int64_t x0 = ct_stride_of(dx, 0) * z, x1 = ct_stride_of(dx, 1) * z, x2 = ct_stride_of(dx, 2) * z,
                   x3 = ct_stride_of(dx, 3) * z;
-    const char* ybase = data_of(dy);
+    const int64_t i0 = ct_stride_of(idx, 0) * 8, i1 = ct_stride_of(idx, 1) * 8, i2 = ct_stride_of(idx, 2) * 8,
+                  i3 = ct_stride_of(idx, 3) * 8;
+    const char *ybase = data_of(dy), *ibase = data_of(idx);
     char* xbase = data_of(dx);
     const double inv_w = 1.0 / (double)g.W;
     const int64_t planes = g.N * g.C;
@@ -205,6 +294,17 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
         const T zero = T(0);
         for (int64_t h = 0; h < g.H; ++h)
           for (int64_t w = 0; w < g.W; ++w) std::memcpy(xp + h * x2 + w * x3, &zero, sizeof zero);
+      }
+      if (dense && i3 == 8 && y3 == z) {  // rows of indices and dy contiguous: the plain loop
+        const char* ip = ibase + n * i0 + ch * i1;
+        for (int64_t pp = 0; pp < g.P; ++pp) {
+          const char *ir = ip + pp * i2, *yr = yp + pp * y2;
+          for (int64_t q = 0; q < g.Q; ++q) {
+            char* px = xp + load_at<int64_t>(ir + q * 8) * z;
+            store_at(px, load_at<T>(px) + load_at<T>(yr + q * z));
+          }
+        }
+        continue;
       }
       for_each_index(g, idx, plane, plane + 1, [&](int64_t, int64_t, int64_t pp, int64_t q, int64_t v) {
         char* px;
