@@ -517,6 +517,19 @@ TEST_CASE("reduce: long float runs read in four streams miss no element", "[redu
         CHECK(std::isnan(o.get(0)));
         x.set(at, (double)(at % 5));
       }
+      // prod: ones with one 2 (or 0, or NaN) at each spot.
+      HostTensor ones = HostTensor::compact(d, {n});
+      for (int64_t i = 0; i < n; ++i) ones.set(i, 1);
+      for (int64_t at : spots) {
+        INFO(dtype(d).name << " n " << n << ", prod, the odd element at " << at);
+        HostTensor o = HostTensor::compact(d, {});
+        for (double v : {2.0, 0.0, kNaN}) {
+          ones.set(at, v);
+          REQUIRE(call_reduce(CT_OP_PROD, ones, true, none, 0, {}, o) == CT_OK);
+          CHECK(same_double(o.get(0), v));
+        }
+        ones.set(at, 1);
+      }
     }
 }
 

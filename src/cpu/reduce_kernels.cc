@@ -102,14 +102,29 @@ double SumSqF32(const float* p, int64_t n) { return SumMap<float, true>(p, n); }
 double SumF64(const double* p, int64_t n) { return SumMap<double, false>(p, n); }
 
 // The product of float32 values in float64 lanes: four vector accumulators
-// (the multiplies' latency), their lanes multiplied last. The order changes
-// only float64 roundings (2^-53 each), far below float32's; it is fixed for
-// a given n, so results do not depend on the thread count.
+// (the multiplies' latency), their lanes multiplied last; from 4 x 2048
+// elements on, four quarters read side by side (Streams4) into eight. The
+// order changes only float64 roundings (2^-53 each), far below float32's;
+// it is fixed for a given n, so results do not depend on the thread count.
 double ProdF32(const float* p, int64_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const int64_t N = (int64_t)hn::Lanes(dd);
   const auto one = hn::Set(dd, 1.0);
+  if (n >= 4 * 2048) {
+    const int64_t quarter = (n / 4) & ~int64_t(63);
+    decltype(hn::Zero(dd)) acc[4][2];
+    for (auto& a : acc) a[0] = a[1] = one;
+    Streams4(acc, quarter, quarter, N,
+             [&](decltype(one) a, int64_t i) { return hn::Mul(a, hn::PromoteTo(dd, hn::LoadU(df, p + i))); });
+    const auto v = hn::Mul(hn::Mul(hn::Mul(acc[0][0], acc[0][1]), hn::Mul(acc[1][0], acc[1][1])),
+                           hn::Mul(hn::Mul(acc[2][0], acc[2][1]), hn::Mul(acc[3][0], acc[3][1])));
+    HWY_ALIGN double lanes[hn::MaxLanes(dd)];
+    hn::Store(v, dd, lanes);
+    double s = 1;
+    for (int64_t k = 0; k < N; ++k) s *= lanes[k];
+    return s * ProdF32(p + 4 * quarter, n - 4 * quarter);
+  }
   auto a0 = one, a1 = one, a2 = one, a3 = one;
   int64_t i = 0;
   for (; i + 4 * N <= n; i += 4 * N) {
