@@ -79,6 +79,41 @@ template <class D, class V, bool kNormalResult = false> HWY_INLINE V ExpCore(D d
   return e * s1 * s2;
 }
 
+// e^x - 1 for float32 on [-87, 88.72] (callers clamp; it is -1 in float32
+// below -17.4): ExpCore's reduction x = n ln2 + r, and e^r - 1 is its
+// polynomial before the 1 is added (Cephes' expf, relative accuracy kept
+// near 0), then 2^n (e^r - 1) + (2^n - 1) with one rounding, as
+// 2 (2^(n-1) (e^r - 1) + 2^(n-1) - 1/2) for n > 0 so that 2^n = 2^128
+// never has to exist. About two thirds of Highway's Expm1.
+template <class D, class V> HWY_INLINE V Expm1Core(D d, V x) {
+  const V n = hn::Round(x * hn::Set(d, 1.44269504088896341f));
+  V r = hn::MulAdd(n, hn::Set(d, -0.693359375f), x);
+  r = hn::MulAdd(n, hn::Set(d, 2.12194440e-4f), r);
+  V p = hn::Set(d, 1.9875691500e-4f);
+  p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
+  p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
+  p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
+  p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
+  const V em1 = hn::MulAdd(p, r * r, r);  // e^r - 1
+  const auto pos = n > hn::Zero(d);
+  const hn::RebindToSigned<D> di;
+  const auto m = hn::ConvertTo(di, hn::IfThenElse(pos, n - hn::Set(d, 1.0f), n));
+  const V s = hn::BitCast(d, hn::ShiftLeft<23>(m + hn::Set(di, 127)));
+  const V r1 = hn::MulAdd(s, em1, s - hn::IfThenElse(pos, hn::Set(d, 0.5f), hn::Set(d, 1.0f)));
+  return hn::IfThenElse(pos, r1 + r1, r1);
+}
+// e^x - 1 on all of R: float32 through Expm1Core, IEEE specials included.
+template <class D, class V> HWY_INLINE V SafeExpm1(D d, V x) {
+  using T = hn::TFromD<D>;
+  const V lim = hn::Set(d, Limits<T>::kExpMax);
+  V r;
+  if constexpr (std::is_same<T, float>::value)  // expm1 has x's sign: -0 stays -0
+    r = hn::CopySign(Expm1Core(d, hn::Max(hn::Min(x, lim), hn::Set(d, -87.0f))), x);
+  else r = hn::Expm1(d, hn::Min(x, lim));
+  return KeepNaN(x, hn::IfThenElse(x > lim, PosInf(d), r));
+}
+
 // e^x valid on all of R, IEEE specials included (Highway's Exp is valid up to ~104 only).
 template <class D, class V> HWY_INLINE V SafeExp(D d, V x) {
   using T = hn::TFromD<D>;
@@ -245,11 +280,7 @@ CT_FLOAT_OP(FAbs, return hn::Abs(x);)
 CT_FLOAT_OP(FSign, return hn::IfThenElse(x > hn::Zero(d), hn::Set(d, 1),
                                          hn::IfThenElse(x < hn::Zero(d), hn::Set(d, -1), x));)
 CT_FLOAT_OP(FExp, return SafeExp(d, x);)
-CT_FLOAT_OP(FExpm1, {
-  const auto lim = hn::Set(d, Limits<hn::TFromD<D>>::kExpMax);
-  const V r = hn::Expm1(d, hn::Min(x, lim));
-  return KeepNaN(x, hn::IfThenElse(x > lim, PosInf(d), r));
-})
+CT_FLOAT_OP(FExpm1, return SafeExpm1(d, x);)
 CT_FLOAT_OP(FExp2, {
   // 2^x = 2^n * e^(f ln 2) with n = round(x), |f| <= 1/2 exact; 2^n built
   // from two halves so every factor is a normal number.
@@ -305,7 +336,7 @@ CT_FLOAT_OP(FCeil, return hn::Ceil(x);)
 CT_FLOAT_OP(FRound, return hn::Round(x);)
 CT_FLOAT_OP(FTrunc, return hn::Trunc(x);)
 CT_FLOAT_OP(FLeakyRelu, return hn::IfThenElse(x >= hn::Zero(d), x, p0 * x);)
-CT_FLOAT_OP(FElu, return KeepNaN(x, hn::IfThenElse(x > hn::Zero(d), x, p0 * hn::Expm1(d, hn::Min(x, hn::Zero(d)))));)
+CT_FLOAT_OP(FElu, return KeepNaN(x, hn::IfThenElse(x > hn::Zero(d), x, p0 * SafeExpm1(d, hn::Min(x, hn::Zero(d)))));)
 CT_FLOAT_OP(FClamp, {
   const V r = hn::IfThenElse(x < p0, p0, x);
   return hn::IfThenElse(r > p1, p1, r);
