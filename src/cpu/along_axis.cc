@@ -136,6 +136,22 @@ template <class T, class O, class A> void scan_line(const T* x, int64_t xs, O* y
   }
 }
 
+// K lines of the same length side by side: K independent chains of adds
+// (or multiplies), so the latency of one does not bound the loop; each
+// line's sums are exactly those of scan_line.
+template <class T, class O, class A, bool kProd, int K>
+void scan_lines(const T* const* x, int64_t xs, O* const* y, int64_t ys, int64_t n) {
+  A acc[K];
+  for (int k = 0; k < K; ++k) acc[k] = kProd ? A(1) : A(0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int k = 0; k < K; ++k) {
+      const A v = ld<A>(load_u(x[k] + i * xs));
+      if constexpr (std::is_integral<A>::value) acc[k] = kProd ? wmul(acc[k], v) : wadd(acc[k], v);
+      else acc[k] = kProd ? acc[k] * v : acc[k] + v;
+      store_u(y[k] + i * ys, Convert<O>::from(acc[k]));
+    }
+}
+
 struct LineCtx {
   const CTAlongAxisCall* call;
   Dims lines;      // the other dims (xs = x strides, os = out strides)
@@ -149,6 +165,20 @@ template <class T, class O> void lines_body(void* ctx, int64_t b, int64_t e) {
   const T* xb = reinterpret_cast<const T*>(static_cast<const char*>(x->data) + x->byte_offset);
   O* yb = reinterpret_cast<O*>(static_cast<char*>(out->data) + out->byte_offset);
   const int32_t op = c->call->op;
+  if (op == CT_OP_CUMSUM || op == CT_OP_CUMPROD) {
+    using A = typename std::conditional<kFloat<T>, double, int64_t>::type;
+    constexpr int K = 4;
+    for (; b + K <= e; b += K) {
+      const T* xl[K];
+      O* yl[K];
+      for (int k = 0; k < K; ++k) {
+        xl[k] = xb + offset_of(c->lines, b + k);
+        yl[k] = yb + out_offset_of(c->lines, b + k);
+      }
+      if (op == CT_OP_CUMPROD) scan_lines<T, O, A, true, K>(xl, c->xs, yl, c->ys, c->n);
+      else scan_lines<T, O, A, false, K>(xl, c->xs, yl, c->ys, c->n);
+    }
+  }
   for (int64_t i = b; i < e; ++i) {
     const T* xl = xb + offset_of(c->lines, i);
     O* yl = yb + out_offset_of(c->lines, i);
