@@ -53,30 +53,47 @@ template <class D> HWY_INLINE hn::Vec<D> QNaN(D d) {
 // NaN inputs give NaN outputs, whatever the approximation did with them.
 template <class V> HWY_INLINE V KeepNaN(V x, V r) { return hn::IfThenElse(hn::IsNaN(x), x, r); }
 
-// e^x for float32 on [-104, 88.73] (callers clamp): x = n ln2 + r with
-// |r| <= ln2/2 (Cody-Waite split, exact n*C1), e^r by Cephes' expf
-// polynomial, then 2^n applied in two halves so subnormal results are right.
-// About half the instructions of Highway's Exp; measured <= 1.0 ulp.
-template <class D, class V, bool kNormalResult = false> HWY_INLINE V ExpCore(D d, V x) {
-  const V n = hn::Round(x * hn::Set(d, 1.44269504088896341f));
-  V r = hn::MulAdd(n, hn::Set(d, -0.693359375f), x);
-  r = hn::MulAdd(n, hn::Set(d, 2.12194440e-4f), r);
+// e^r - 1 for float32 |r| <= ln2/2: Cephes' expf polynomial before its 1 is
+// added (so relative accuracy holds near 0).
+template <class D, class V> HWY_INLINE V ExpM1Poly(D d, V r) {
   V p = hn::Set(d, 1.9875691500e-4f);
   p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
   p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
   p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
   p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
   p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
-  const V e = hn::MulAdd(p, r * r, r) + hn::Set(d, 1.0f);
+  return hn::MulAdd(p, r * r, r);
+}
+// x = n ln2 + r, |r| <= ln2/2 (Cody-Waite: n C1 is exact): r, and n in *n.
+template <class D, class V> HWY_INLINE V ExpReduce(D d, V x, V* n) {
+  *n = hn::Round(x * hn::Set(d, 1.44269504088896341f));
+  const V r = hn::MulAdd(*n, hn::Set(d, -0.693359375f), x);
+  return hn::MulAdd(*n, hn::Set(d, 2.12194440e-4f), r);
+}
+// e * 2^n for float32, n in [-252, 254] integral: 2^n in two halves, so
+// subnormal results are right (and 0 below 2^-149).
+template <class D, class V> HWY_INLINE V Scale2n(D d, V e, V n) {
   const hn::RebindToSigned<D> di;
   const auto ni = hn::ConvertTo(di, n);
   const auto bias = hn::Set(di, 127);
-  if (kNormalResult)  // the caller knows e^x is a normal number: one scale
-    return e * hn::BitCast(d, hn::ShiftLeft<23>(ni + bias));
   const auto n1 = hn::ShiftRight<1>(ni);
   const V s1 = hn::BitCast(d, hn::ShiftLeft<23>(n1 + bias));
   const V s2 = hn::BitCast(d, hn::ShiftLeft<23>(ni - n1 + bias));
   return e * s1 * s2;
+}
+
+// e^x for float32 on [-104, 88.73] (callers clamp): x = n ln2 + r with
+// |r| <= ln2/2 (ExpReduce), e^r by Cephes' expf polynomial, then 2^n
+// applied in two halves so subnormal results are right (Scale2n).
+// About half the instructions of Highway's Exp; measured <= 1.0 ulp.
+template <class D, class V, bool kNormalResult = false> HWY_INLINE V ExpCore(D d, V x) {
+  V n;
+  const V e = ExpM1Poly(d, ExpReduce(d, x, &n)) + hn::Set(d, 1.0f);
+  if (kNormalResult) {  // the caller knows e^x is a normal number: one scale
+    const hn::RebindToSigned<D> di;
+    return e * hn::BitCast(d, hn::ShiftLeft<23>(hn::ConvertTo(di, n) + hn::Set(di, 127)));
+  }
+  return Scale2n(d, e, n);
 }
 
 // e^x - 1 for float32 on [-87, 88.72] (callers clamp; it is -1 in float32
@@ -86,16 +103,8 @@ template <class D, class V, bool kNormalResult = false> HWY_INLINE V ExpCore(D d
 // 2 (2^(n-1) (e^r - 1) + 2^(n-1) - 1/2) for n > 0 so that 2^n = 2^128
 // never has to exist. About two thirds of Highway's Expm1.
 template <class D, class V> HWY_INLINE V Expm1Core(D d, V x) {
-  const V n = hn::Round(x * hn::Set(d, 1.44269504088896341f));
-  V r = hn::MulAdd(n, hn::Set(d, -0.693359375f), x);
-  r = hn::MulAdd(n, hn::Set(d, 2.12194440e-4f), r);
-  V p = hn::Set(d, 1.9875691500e-4f);
-  p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
-  p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
-  p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
-  p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
-  const V em1 = hn::MulAdd(p, r * r, r);  // e^r - 1
+  V n;
+  const V em1 = ExpM1Poly(d, ExpReduce(d, x, &n));  // e^r - 1
   const auto pos = n > hn::Zero(d);
   const hn::RebindToSigned<D> di;
   const auto m = hn::ConvertTo(di, hn::IfThenElse(pos, n - hn::Set(d, 1.0f), n));
@@ -205,20 +214,7 @@ template <class D, class V> HWY_INLINE V ExpOfNegSquare(D d, V p, V hi, V lo) {
     V r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), hn::Neg(hi));
     r = r + p;
     r = hn::MulAdd(n, hn::Set(d, 2.12194440e-4f), r) - lo;
-    V q = hn::Set(d, 1.9875691500e-4f);
-    q = hn::MulAdd(q, r, hn::Set(d, 1.3981999507e-3f));
-    q = hn::MulAdd(q, r, hn::Set(d, 8.3334519073e-3f));
-    q = hn::MulAdd(q, r, hn::Set(d, 4.1665795894e-2f));
-    q = hn::MulAdd(q, r, hn::Set(d, 1.6666665459e-1f));
-    q = hn::MulAdd(q, r, hn::Set(d, 5.0000001201e-1f));
-    const V e = hn::MulAdd(q, r * r, r) + hn::Set(d, 1.0f);
-    const hn::RebindToSigned<D> di;
-    const auto ni = hn::ConvertTo(di, n);
-    const auto bias = hn::Set(di, 127);
-    const auto n1 = hn::ShiftRight<1>(ni);
-    const V s1 = hn::BitCast(d, hn::ShiftLeft<23>(n1 + bias));
-    const V s2 = hn::BitCast(d, hn::ShiftLeft<23>(ni - n1 + bias));
-    return e * s1 * s2;
+    return Scale2n(d, ExpM1Poly(d, r) + hn::Set(d, 1.0f), n);
   } else {
     return hn::Exp(d, (p - hi) - lo);
   }

@@ -210,6 +210,13 @@ void F32ViaF64(float* o, const float* a, const float* b, double bs, int64_t n) {
   for (; i < n; ++i) o[i] = Op::s(kMode == 1 ? a[0] : a[i], kMode == 2 ? bs : (double)b[i]);
 }
 
+// c[0] x^(K-1) + ... + c[K-1] by Horner's rule (unrolled: K is a constant).
+template <class D, class V, size_t K> HWY_INLINE V Horner(D d, V x, const double (&c)[K]) {
+  V p = hn::Set(d, c[0]);
+  for (size_t k = 1; k < K; ++k) p = hn::MulAdd(p, x, hn::Set(d, c[k]));
+  return p;
+}
+
 // pow(a, b) = exp(b * log(a)) for a > 0 finite and b finite. The exponent
 // is clamped to +-200 first (beyond float32's range either way: exp gives
 // inf or 0 after rounding). a is a float32 value, so a normal float64:
@@ -234,12 +241,8 @@ struct PowViaF64 {
     k = hn::IfThenElse(big, hn::Add(k, hn::Set(d, 1.0)), k);
     const V s = hn::Div(hn::Sub(m, hn::Set(d, 1.0)), hn::Add(m, hn::Set(d, 1.0)));
     const V z = hn::Mul(s, s);
-    V q = hn::Set(d, 1.0 / 13);
-    q = hn::MulAdd(q, z, hn::Set(d, 1.0 / 11));
-    q = hn::MulAdd(q, z, hn::Set(d, 1.0 / 9));
-    q = hn::MulAdd(q, z, hn::Set(d, 1.0 / 7));
-    q = hn::MulAdd(q, z, hn::Set(d, 1.0 / 5));
-    q = hn::MulAdd(q, z, hn::Set(d, 1.0 / 3));
+    static constexpr double kAtanh[] = {1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3};
+    const V q = Horner(d, z, kAtanh);
     const V s2 = hn::Add(s, s);
     const V logm = hn::MulAdd(hn::Mul(s2, z), q, s2);
     const V la = hn::MulAdd(k, hn::Set(d, 0.6931471805599453), logm);
@@ -249,17 +252,9 @@ struct PowViaF64 {
     const V n = hn::Sub(nb, magic);
     V r = hn::NegMulAdd(n, hn::Set(d, 0.693145751953125), t);
     r = hn::NegMulAdd(n, hn::Set(d, 1.42860682030941723212e-6), r);
-    V e = hn::Set(d, 1.0 / 3628800);
-    e = hn::MulAdd(e, r, hn::Set(d, 1.0 / 362880));
-    e = hn::MulAdd(e, r, hn::Set(d, 1.0 / 40320));
-    e = hn::MulAdd(e, r, hn::Set(d, 1.0 / 5040));
-    e = hn::MulAdd(e, r, hn::Set(d, 1.0 / 720));
-    e = hn::MulAdd(e, r, hn::Set(d, 1.0 / 120));
-    e = hn::MulAdd(e, r, hn::Set(d, 1.0 / 24));
-    e = hn::MulAdd(e, r, hn::Set(d, 1.0 / 6));
-    e = hn::MulAdd(e, r, hn::Set(d, 0.5));
-    e = hn::MulAdd(e, r, hn::Set(d, 1.0));
-    e = hn::MulAdd(e, r, hn::Set(d, 1.0));
+    static constexpr double kExpTaylor[] = {1.0 / 3628800, 1.0 / 362880, 1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120,
+                                            1.0 / 24,      1.0 / 6,      0.5,          1.0,        1.0};
+    const V e = Horner(d, r, kExpTaylor);
     const V scale = hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(hn::BitCast(di, nb), hn::Set(di, int64_t(1023)))));
     return hn::Mul(e, scale);
   }
