@@ -56,13 +56,9 @@ template <class V> HWY_INLINE V KeepNaN(V x, V r) { return hn::IfThenElse(hn::Is
 // e^r - 1 for float32 |r| <= ln2/2: Cephes' expf polynomial before its 1 is
 // added (so relative accuracy holds near 0).
 template <class D, class V> HWY_INLINE V ExpM1Poly(D d, V r) {
-  V p = hn::Set(d, 1.9875691500e-4f);
-  p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
-  p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
-  p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
-  p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
-  return hn::MulAdd(p, r * r, r);
+  static constexpr float kExpf[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                    4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+  return hn::MulAdd(Horner(d, r, kExpf), r * r, r);
 }
 // x = n ln2 + r, |r| <= ln2/2 (Cody-Waite: n C1 is exact): r, and n in *n.
 template <class D, class V> HWY_INLINE V ExpReduce(D d, V x, V* n) {
@@ -289,13 +285,9 @@ CT_FLOAT_OP(FExp2, {
   if constexpr (std::is_same<T, float>::value) {
     // 2^f on [-1/2, 1/2] directly (Cephes' exp2f polynomial): no second
     // range reduction, and no rounding of f ln 2 before the polynomial.
-    V q = hn::Set(d, 1.535336188319500e-4f);
-    q = hn::MulAdd(q, f, hn::Set(d, 1.339887440266574e-3f));
-    q = hn::MulAdd(q, f, hn::Set(d, 9.618437357674640e-3f));
-    q = hn::MulAdd(q, f, hn::Set(d, 5.550332471162809e-2f));
-    q = hn::MulAdd(q, f, hn::Set(d, 2.402264791363012e-1f));
-    q = hn::MulAdd(q, f, hn::Set(d, 6.931472028550421e-1f));
-    r = hn::MulAdd(q, f, hn::Set(d, 1.0f));
+    static constexpr float kExp2f[] = {1.535336188319500e-4f, 1.339887440266574e-3f, 9.618437357674640e-3f,
+                                       5.550332471162809e-2f, 2.402264791363012e-1f, 6.931472028550421e-1f, 1.0f};
+    r = Horner(d, f, kExp2f);
   } else {
     r = ExpInRange(d, f * hn::Set(d, T(0.6931471805599453)));
   }

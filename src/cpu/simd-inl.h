@@ -211,9 +211,10 @@ void F32ViaF64(float* o, const float* a, const float* b, double bs, int64_t n) {
 }
 
 // c[0] x^(K-1) + ... + c[K-1] by Horner's rule (unrolled: K is a constant).
-template <class D, class V, size_t K> HWY_INLINE V Horner(D d, V x, const double (&c)[K]) {
-  V p = hn::Set(d, c[0]);
-  for (size_t k = 1; k < K; ++k) p = hn::MulAdd(p, x, hn::Set(d, c[k]));
+template <class D, class V, class C, size_t K> HWY_INLINE V Horner(D d, V x, const C (&c)[K]) {
+  using T = hn::TFromD<D>;
+  V p = hn::Set(d, T(c[0]));
+  for (size_t k = 1; k < K; ++k) p = hn::MulAdd(p, x, hn::Set(d, T(c[k])));
   return p;
 }
 
