@@ -197,20 +197,50 @@ def time_call(f, target):
     return per[len(per) // 2], per[0]
 
 
+def make_or_why(make, c, what):
+    """make(c)'s call, or the reason there is none (a string)."""
+    try:
+        return make(c) or "no %s equivalent for %s %s" % (what, c["op"], c["dtype"])
+    except Exception as e:  # a dtype the function does not take, ...
+        return "%s: %s" % (type(e).__name__, e)
+
+
+def time_or_why(f, c):
+    """(median, best) of f, or the reason it could not be timed."""
+    try:
+        with np.errstate(all="ignore"):
+            return time_call(f, float(c.get("target_s", 0.25)))
+    except Exception as e:
+        return "%s: %s" % (type(e).__name__, e)
+
+
 def time_all(cases, make, what):
     """(median times, best batches, skipped) by key, for the cases make() builds."""
     times, mins, skipped = {}, {}, {}
     for c in cases:
         key = str(c.get("key", c["op"]))
-        try:
-            f = make(c)
-            if f is None:
-                skipped[key] = "no %s equivalent for %s %s" % (what, c["op"], c["dtype"])
-                continue
-            times[key], mins[key] = time_call(f, float(c.get("target_s", 0.25)))
-        except Exception as e:  # a dtype the function does not take, ...
-            skipped[key] = "%s: %s" % (type(e).__name__, e)
+        f = make_or_why(make, c, what)
+        r = time_or_why(f, c) if callable(f) else f
+        if isinstance(r, str):
+            skipped[key] = r
+        else:
+            times[key], mins[key] = r
     return times, mins, skipped
+
+
+def load_torch(threads, answer):
+    """bench_compare_torch set up on `threads` threads, or None; says which in answer."""
+    if os.environ.get("CT_BENCH_TORCH", "1") == "0":
+        answer["torch_note"] = "left out: CT_BENCH_TORCH=0"
+        return None
+    try:
+        import bench_compare_torch as bt
+    except ImportError as e:  # torch is not installed
+        answer["torch_note"] = "not installed for %s (%s)" % (sys.executable, e)
+        return None
+    bt.setup(threads)
+    answer["torch_version"] = bt.version()
+    return bt
 
 
 def serve():
@@ -226,17 +256,7 @@ def serve():
     first = sys.stdin.readline()
     req = json.loads(first) if first.strip() else {}
     hello = {"numpy_version": np.__version__}
-    bt = None
-    if os.environ.get("CT_BENCH_TORCH", "1") == "0":
-        hello["torch_note"] = "left out: CT_BENCH_TORCH=0"
-    else:
-        try:
-            import bench_compare_torch as bt
-        except ImportError as e:
-            hello["torch_note"] = "not installed for %s (%s)" % (sys.executable, e)
-        else:
-            bt.setup(int(req.get("threads", 0)))
-            hello["torch_version"] = bt.version()
+    bt = load_torch(int(req.get("threads", 0)), hello)
     print(json.dumps(hello), flush=True)
     sides = [("numpy", "NumPy", lambda c: make_call(c) if c["kind"] != "nn" else None)]
     if bt is not None:
@@ -249,22 +269,16 @@ def serve():
         if c.get("key") != key:
             key, calls = None, {}  # the last case's arrays go before the next one's are made
             for name, what, make in sides:
-                try:
-                    calls[name] = make(c) or "no %s equivalent for %s %s" % (what, c["op"], c["dtype"])
-                except Exception as e:  # a dtype the function does not take, ...
-                    calls[name] = "%s: %s" % (type(e).__name__, e)
+                calls[name] = make_or_why(make, c, what)
             key = c.get("key")
         answer = {"key": key}
         for name, _, _ in sides:
             f = calls[name]
-            if not callable(f):
-                answer[name + "_skip"] = f
-                continue
-            try:
-                with np.errstate(all="ignore"):
-                    answer[name + "_s"], answer[name + "_min_s"] = time_call(f, float(c.get("target_s", 0.25)))
-            except Exception as e:
-                answer[name + "_skip"] = "%s: %s" % (type(e).__name__, e)
+            r = time_or_why(f, c) if callable(f) else f
+            if isinstance(r, str):
+                answer[name + "_skip"] = r
+            else:
+                answer[name + "_s"], answer[name + "_min_s"] = r
         print(json.dumps(answer), flush=True)
     return 0
 
@@ -279,17 +293,10 @@ def main():
     with np.errstate(all="ignore"):
         times, mins, skipped = time_all([c for c in cases if c["kind"] != "nn"], make_call, "NumPy")
     answer = {"numpy_version": np.__version__, "times": times, "min_times": mins, "skipped": skipped}
-    if os.environ.get("CT_BENCH_TORCH", "1") == "0":
-        answer["torch_note"] = "left out: CT_BENCH_TORCH=0"
-    else:
-        try:
-            import bench_compare_torch as bt
-        except ImportError as e:  # torch is not installed
-            answer["torch_note"] = "not installed for %s (%s)" % (sys.executable, e)
-        else:
-            bt.setup(threads)
-            t, m, sk = time_all(cases, lambda c: bt.make_call(c, values), "PyTorch")
-            answer.update(torch_version=bt.version(), torch_times=t, torch_min_times=m, torch_skipped=sk)
+    bt = load_torch(threads, answer)
+    if bt is not None:
+        t, m, sk = time_all(cases, lambda c: bt.make_call(c, values), "PyTorch")
+        answer.update(torch_times=t, torch_min_times=m, torch_skipped=sk)
     json.dump(answer, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0

@@ -125,20 +125,9 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
   }
 }
 
-// cumsum / cumprod of one line, accumulating in A.
-template <class T, class O, class A> void scan_line(const T* x, int64_t xs, O* y, int64_t ys, int64_t n, bool prod) {
-  A acc = prod ? A(1) : A(0);
-  for (int64_t i = 0; i < n; ++i) {
-    const A v = ld<A>(load_u(x + i * xs));  // x and y may be unaligned
-    if constexpr (std::is_integral<A>::value) acc = prod ? wmul(acc, v) : wadd(acc, v);
-    else acc = prod ? acc * v : acc + v;
-    store_u(y + i * ys, Convert<O>::from(acc));
-  }
-}
-
-// K lines of the same length side by side: K independent chains of adds
-// (or multiplies), so the latency of one does not bound the loop; each
-// line's sums are exactly those of scan_line.
+// cumsum / cumprod of K lines of the same length side by side, accumulating
+// in A: K independent chains of adds (or multiplies), so the latency of one
+// does not bound the loop; each line's sums are those of a lone line (K = 1).
 template <class T, class O, class A, bool kProd, int K>
 void scan_lines(const T* const* x, int64_t xs, O* const* y, int64_t ys, int64_t n) {
   A acc[K];
@@ -186,7 +175,8 @@ template <class T, class O> void lines_body(void* ctx, int64_t b, int64_t e) {
       if constexpr (kFloat<T> && std::is_same<T, O>::value) softmax_strided<T>(xl, c->xs, yl, c->ys, c->n, op == CT_OP_LOG_SOFTMAX);
     } else {
       using A = typename std::conditional<kFloat<T>, double, int64_t>::type;
-      scan_line<T, O, A>(xl, c->xs, yl, c->ys, c->n, op == CT_OP_CUMPROD);
+      if (op == CT_OP_CUMPROD) scan_lines<T, O, A, true, 1>(&xl, c->xs, &yl, c->ys, c->n);
+      else scan_lines<T, O, A, false, 1>(&xl, c->xs, &yl, c->ys, c->n);
     }
   }
 }

@@ -119,15 +119,17 @@ WindowTables window_tables(const PoolIndex& g) {
   return t;
 }
 // One plane: whether every index of v[0, PQ) is inside its window, in one
-// pass with the KH row tests in registers (KH a template argument up to 4;
-// the kernel sizes pooling uses), else KH passes over the scratch o (PQ).
+// pass with the row tests in registers (KH a template argument up to 4, the
+// kernel sizes pooling uses; 0: kh rows, a runtime count).
 template <int KH>
-inline bool plane_in_windows_t(const int64_t* v, const int64_t* lo, const uint64_t* wid, int64_t PQ, int64_t W) {
+inline bool plane_in_windows_t(const int64_t* v, const int64_t* lo, const uint64_t* wid, int64_t PQ, int64_t kh,
+                               int64_t W) {
+  const int64_t rows = KH > 0 ? KH : kh;
   uint64_t all = 1;
   for (int64_t l = 0; l < PQ; ++l) {
     const uint64_t u = uint64_t(v[l]) - uint64_t(lo[l]);
     uint64_t in = 0;
-    for (int k = 0; k < KH; ++k) in |= uint64_t(u - uint64_t(k) * uint64_t(W) < wid[k * PQ + l]);
+    for (int64_t k = 0; k < rows; ++k) in |= uint64_t(u - uint64_t(k) * uint64_t(W) < wid[k * PQ + l]);
     all &= in;
   }
   return all != 0;
@@ -135,24 +137,14 @@ inline bool plane_in_windows_t(const int64_t* v, const int64_t* lo, const uint64
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-bool plane_in_windows(const int64_t* v, const int64_t* lo, const uint64_t* wid, int64_t PQ, int64_t KH, int64_t W,
-                      uint64_t* o) {
+bool plane_in_windows(const int64_t* v, const int64_t* lo, const uint64_t* wid, int64_t PQ, int64_t KH, int64_t W) {
   switch (KH) {
-    case 1: return plane_in_windows_t<1>(v, lo, wid, PQ, W);
-    case 2: return plane_in_windows_t<2>(v, lo, wid, PQ, W);
-    case 3: return plane_in_windows_t<3>(v, lo, wid, PQ, W);
-    case 4: return plane_in_windows_t<4>(v, lo, wid, PQ, W);
-    default: break;
+    case 1: return plane_in_windows_t<1>(v, lo, wid, PQ, KH, W);
+    case 2: return plane_in_windows_t<2>(v, lo, wid, PQ, KH, W);
+    case 3: return plane_in_windows_t<3>(v, lo, wid, PQ, KH, W);
+    case 4: return plane_in_windows_t<4>(v, lo, wid, PQ, KH, W);
+    default: return plane_in_windows_t<0>(v, lo, wid, PQ, KH, W);
   }
-  for (int64_t l = 0; l < PQ; ++l) o[l] = 0;
-  for (int64_t k = 0; k < KH; ++k) {
-    const uint64_t* wk = wid + k * PQ;
-    const uint64_t kw = uint64_t(k) * uint64_t(W);
-    for (int64_t l = 0; l < PQ; ++l) o[l] |= uint64_t(uint64_t(v[l]) - uint64_t(lo[l]) - kw < wk[l]);
-  }
-  uint64_t all = 1;
-  for (int64_t l = 0; l < PQ; ++l) all &= o[l];
-  return all != 0;
 }
 
 // True when every index of t lies in its output's window, for undilated
@@ -170,16 +162,12 @@ bool all_in_windows(const PoolIndex& g, const CTensor* t) {
       s0 % 8 == 0 && s1 % 8 == 0) {
     const WindowTables tab = window_tables(g);
     int all = 1;
-#pragma omp parallel reduction(& : all)
-    {
-      std::vector<uint64_t> o((size_t)tab.PQ);
-#pragma omp for schedule(static)
-      for (int64_t plane = 0; plane < planes; ++plane) {
-        if (!all) continue;
-        const char* p = base + (plane / g.C) * s0 + (plane % g.C) * s1;
-        const int64_t* v = reinterpret_cast<const int64_t*>(p);  // 8-aligned: checked above
-        all &= (int)plane_in_windows(v, tab.lo.data(), tab.wid.data(), tab.PQ, tab.KH, W, o.data());
-      }
+#pragma omp parallel for schedule(static) reduction(& : all)
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      if (!all) continue;
+      const char* p = base + (plane / g.C) * s0 + (plane % g.C) * s1;
+      const int64_t* v = reinterpret_cast<const int64_t*>(p);  // 8-aligned: checked above
+      all &= (int)plane_in_windows(v, tab.lo.data(), tab.wid.data(), tab.PQ, tab.KH, W);
     }
     return all != 0;
   }

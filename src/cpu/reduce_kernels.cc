@@ -101,6 +101,15 @@ double SumF32(const float* p, int64_t n) { return SumMap<float, false>(p, n); }
 double SumSqF32(const float* p, int64_t n) { return SumMap<float, true>(p, n); }
 double SumF64(const double* p, int64_t n) { return SumMap<double, false>(p, n); }
 
+// The product of v's lanes, in lane order.
+template <class D, class V> double LanesProduct(D d, V v) {
+  HWY_ALIGN double lanes[hn::MaxLanes(d)];
+  hn::Store(v, d, lanes);
+  double s = 1;
+  for (size_t k = 0; k < hn::Lanes(d); ++k) s *= lanes[k];
+  return s;
+}
+
 // The product of float32 values in float64 lanes: four vector accumulators
 // (the multiplies' latency), their lanes multiplied last; from 4 x 2048
 // elements on, four quarters read side by side (Streams4) into eight. The
@@ -119,11 +128,7 @@ double ProdF32(const float* p, int64_t n) {
              [&](decltype(one) a, int64_t i) { return hn::Mul(a, hn::PromoteTo(dd, hn::LoadU(df, p + i))); });
     const auto v = hn::Mul(hn::Mul(hn::Mul(acc[0][0], acc[0][1]), hn::Mul(acc[1][0], acc[1][1])),
                            hn::Mul(hn::Mul(acc[2][0], acc[2][1]), hn::Mul(acc[3][0], acc[3][1])));
-    HWY_ALIGN double lanes[hn::MaxLanes(dd)];
-    hn::Store(v, dd, lanes);
-    double s = 1;
-    for (int64_t k = 0; k < N; ++k) s *= lanes[k];
-    return s * ProdF32(p + 4 * quarter, n - 4 * quarter);
+    return LanesProduct(dd, v) * ProdF32(p + 4 * quarter, n - 4 * quarter);
   }
   auto a0 = one, a1 = one, a2 = one, a3 = one;
   int64_t i = 0;
@@ -134,10 +139,7 @@ double ProdF32(const float* p, int64_t n) {
     a3 = hn::Mul(a3, hn::PromoteTo(dd, hn::LoadU(df, p + i + 3 * N)));
   }
   for (; i + N <= n; i += N) a0 = hn::Mul(a0, hn::PromoteTo(dd, hn::LoadU(df, p + i)));
-  HWY_ALIGN double lanes[hn::MaxLanes(dd)];
-  hn::Store(hn::Mul(hn::Mul(a0, a1), hn::Mul(a2, a3)), dd, lanes);
-  double s = 1;
-  for (int64_t k = 0; k < N; ++k) s *= lanes[k];
+  double s = LanesProduct(dd, hn::Mul(hn::Mul(a0, a1), hn::Mul(a2, a3)));
   for (; i < n; ++i) s *= (double)p[i];
   return s;
 }
