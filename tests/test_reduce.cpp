@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -1461,6 +1462,41 @@ TEST_CASE("along-axis: long lines (online softmax), strided and contiguous", "[r
       for (int64_t i = 0; i < y.numel(); ++i) y.set(i, -kInf);
       run_along(CT_OP_SOFTMAX, y, axis, 0);
       run_along(CT_OP_LOG_SOFTMAX, y, axis, 0);
+    }
+  }
+}
+
+// An output past 8 MiB is written once, with streaming stores from a staged
+// line (and a scalar head up to the first aligned address): every row must
+// be bit for bit the row computed alone, in cache.
+TEST_CASE("along-axis: softmax / log_softmax into a large (streamed) output equal each row alone", "[reduce]") {
+  for (int d : {DT_F32, DT_F64}) {
+    const int64_t rows = d == DT_F32 ? 2200 : 1100, cols = 1000;  // 8.8 MB, rows not a whole number of vectors
+    HostTensor x = HostTensor::compact(d, {rows, cols});
+    Rng rng(11 + (uint64_t)d);
+    for (int64_t i = 0; i < x.numel(); ++i) x.set(i, rng.uniform(-30, 30));
+    x.set(5 * cols + 7, -kInf);
+    const int64_t item = d == DT_F32 ? 4 : 8;
+    std::vector<unsigned char> ybuf((size_t)((rows * cols + 1) * item));
+    for (int op : {CT_OP_SOFTMAX, CT_OP_LOG_SOFTMAX}) {
+      for (int64_t off : {int64_t(0), item}) {  // out aligned to a vector, and one element past
+        INFO(dtype(d).name << " " << ctref::op_name(op) << " byte_offset " << off);
+        int64_t shape[2] = {rows, cols};
+        CTensor xv = x.view();
+        CTensor yv{ybuf.data(), {CT_CPU, 0}, 2, xv.dtype, shape, nullptr, (uint64_t)off};
+        REQUIRE(ct_along_axis(op, &xv, 1, &yv, nullptr) == CT_OK);
+        for (int64_t r : {int64_t(0), int64_t(5), rows / 2, rows - 1}) {
+          int64_t one[2] = {1, cols};
+          CTensor xr = xv, yr = xv;
+          xr.shape = yr.shape = one;
+          xr.byte_offset = (uint64_t)(r * cols * item);
+          std::vector<unsigned char> alone((size_t)(cols * item));
+          yr.data = alone.data();
+          yr.byte_offset = 0;
+          REQUIRE(ct_along_axis(op, &xr, 1, &yr, nullptr) == CT_OK);
+          CHECK(std::memcmp(alone.data(), ybuf.data() + off + r * cols * item, (size_t)(cols * item)) == 0);
+        }
+      }
     }
   }
 }

@@ -18,11 +18,15 @@ namespace ct {
 namespace cpu {
 namespace {
 
+// Lines up to this long stage e^(x - m) in a buffer on the stack when the
+// output is streamed, so that y is written once, with streaming stores.
+constexpr int64_t kStagedLine = 4096;
+
 // Softmax / log_softmax of one line of n float values (A = float or double)
-// already in a contiguous buffer or in place: y may equal x.
-template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log) {
+// already in a contiguous buffer or in place: y may equal x. stream: the
+// output will not stay in cache (write it once, bypassing the cache).
+template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log, bool stream = false) {
   const KernelTable& kt = kernel_table();
-  const int dt = std::is_same<A, float>::value ? CT_DT_FLOAT32 : CT_DT_FLOAT64;
   A m;
   if constexpr (std::is_same<A, float>::value) m = rk().max_f32(x, n); else m = rk().max_f64(x, n);
   if (m != m) {  // NaN in the line: NaN everywhere
@@ -31,26 +35,20 @@ template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log) {
   }
   const A shift = std::isinf(m) ? (m > 0 ? m : A(0)) : m;  // all -inf: e^(x-0) = 0, 0/0 = NaN as NumPy
   const int which = std::is_same<A, float>::value ? 0 : 1;
+  A buf[kStagedLine];
   if (log) {
-    // the sum of e^(x - m) without keeping it (y may be x), then y = x - m - log(sum)
-    A buf[1024];
-    double s = 0;
-    for (int64_t i = 0; i < n; i += 1024)
-      s += kt.exp_shift_sum[which](x + i, buf, std::min<int64_t>(1024, n - i), (double)shift);
+    // the sum of e^(x - m) without keeping it (y may be x), then y = x - m - log(sum):
     // (x - m) - log(sum), in that order: x - (m + log(sum)) would round
     // m + log(sum) at m's magnitude (x = 1e4 keeps only ~3 digits in float32).
-    double prm[2] = {-(double)shift, 0.0};
-    char* q[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(const_cast<A*>(x))};
-    kt.op[CT_OP_ADD_SCALAR][dt](q, n, prm);
-    prm[0] = -std::log(s);
-    q[1] = q[0];
-    kt.op[CT_OP_ADD_SCALAR][dt](q, n, prm);
+    double s = 0;
+    for (int64_t i = 0; i < n; i += kStagedLine)
+      s += kt.exp_shift_sum[which](x + i, buf, std::min<int64_t>(kStagedLine, n - i), (double)shift);
+    kt.softmax_finish[which](x, y, n, -(double)shift, -std::log(s), 1, stream);
     return;
   }
-  const double s = kt.exp_shift_sum[which](x, y, n, (double)shift);
-  double prm[2] = {1.0 / s, 0.0};
-  char* q[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(y)};
-  kt.op[CT_OP_MUL_SCALAR][dt](q, n, prm);
+  A* e = stream && n <= kStagedLine ? buf : y;  // y written once, or staged in y itself
+  const double s = kt.exp_shift_sum[which](x, e, n, (double)shift);
+  kt.softmax_finish[which](e, y, n, 1.0 / s, 0.0, 0, e == buf);
 }
 
 // Lines longer than this are done online in two passes over memory
@@ -65,13 +63,13 @@ template <class T, class A> void store_chunk(T* y, int64_t st, int64_t i, int64_
   for (int64_t k = 0; k < m; ++k) store_u(y + (i + k) * st, Convert<T>::from(buf[k]));
 }
 
-template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool log) {
+template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool log, bool stream) {
   using A = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
   const KernelTable& kt = kernel_table();
-  const int dt = std::is_same<A, float>::value ? CT_DT_FLOAT32 : CT_DT_FLOAT64;
+  const int which = std::is_same<A, float>::value ? 0 : 1;
   if constexpr (std::is_same<T, A>::value) {
     if (xs == 1 && ys == 1 && n <= kCachedLine && is_aligned<T>(x) && is_aligned<T>(y))
-      return softmax_line<A>(x, y, n, log);
+      return softmax_line<A>(x, y, n, log, stream);
   }
   constexpr int64_t kChunk = 2048;
   A buf[kChunk];
@@ -96,7 +94,7 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
       m = cm;
     }
     if (!std::isfinite((double)m)) continue;  // -inf so far (nothing to add) or +inf (handled below)
-    s += kt.exp_shift_sum[std::is_same<A, float>::value ? 0 : 1](buf, buf, k, (double)m);
+    s += kt.exp_shift_sum[which](buf, buf, k, (double)m);
   }
   const double qnan = std::numeric_limits<double>::quiet_NaN();
   // Pass 2: y = e^(x - m) / s, or x - m - log(s).
@@ -110,16 +108,11 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
       continue;
     }
     load_chunk(x, xs, i, k, buf);
-    char* q[2] = {reinterpret_cast<char*>(buf), reinterpret_cast<char*>(buf)};
     if (log) {
-      double prm[2] = {-(double)m, 0.0};  // (x - m) - log(sum), as in softmax_line
-      kt.op[CT_OP_ADD_SCALAR][dt](q, k, prm);
-      prm[0] = -std::log(s);
-      kt.op[CT_OP_ADD_SCALAR][dt](q, k, prm);
+      kt.softmax_finish[which](buf, buf, k, -(double)m, -std::log(s), 1, 0);  // as in softmax_line
     } else {
-      kt.exp_shift_sum[std::is_same<A, float>::value ? 0 : 1](buf, buf, k, (double)m);
-      double prm[2] = {1.0 / s, 0.0};
-      kt.op[CT_OP_MUL_SCALAR][dt](q, k, prm);
+      kt.exp_shift_sum[which](buf, buf, k, (double)m);
+      kt.softmax_finish[which](buf, buf, k, 1.0 / s, 0.0, 0, 0);
     }
     store_chunk(y, ys, i, k, buf);
   }
@@ -145,6 +138,7 @@ struct LineCtx {
   const CTAlongAxisCall* call;
   Dims lines;      // the other dims (xs = x strides, os = out strides)
   int64_t n, xs, ys;
+  bool stream;     // the output is too large to stay in cache: softmax streams its stores
 };
 
 template <class T, class O> void lines_body(void* ctx, int64_t b, int64_t e) {
@@ -172,7 +166,7 @@ template <class T, class O> void lines_body(void* ctx, int64_t b, int64_t e) {
     const T* xl = xb + offset_of(c->lines, i);
     O* yl = yb + out_offset_of(c->lines, i);
     if (op == CT_OP_SOFTMAX || op == CT_OP_LOG_SOFTMAX) {
-      if constexpr (kFloat<T> && std::is_same<T, O>::value) softmax_strided<T>(xl, c->xs, yl, c->ys, c->n, op == CT_OP_LOG_SOFTMAX);
+      if constexpr (kFloat<T> && std::is_same<T, O>::value) softmax_strided<T>(xl, c->xs, yl, c->ys, c->n, op == CT_OP_LOG_SOFTMAX, c->stream);
     } else {
       using A = typename std::conditional<kFloat<T>, double, int64_t>::type;
       if (op == CT_OP_CUMPROD) scan_lines<T, O, A, true, 1>(&xl, c->xs, &yl, c->ys, c->n);
@@ -198,6 +192,9 @@ template <class T, class O> CTStatus along_typed(const CTAlongAxisCall* c, const
     ctx.lines.os[k] = ct_stride_of(c->out, d);
     lines *= x->shape[d];
   }
+  int64_t numel = 1;
+  for (int32_t d = 0; d < c->out->ndim; ++d) numel *= c->out->shape[d];
+  ctx.stream = numel * int64_t(sizeof(O)) >= (int64_t(8) << 20);  // as binary ops decide
   const int64_t cost = c->op == CT_OP_SOFTMAX || c->op == CT_OP_LOG_SOFTMAX ? 8 : 1;
   parallel_for(s, lines, std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(ctx.n * cost, 1)),
                &lines_body<T, O>, &ctx);

@@ -289,13 +289,16 @@ template <class T, bool kMax> T Extreme(const T* p, int64_t n) {
   }
   T r = p[0];
   int64_t i = 0;
-  if (n >= 2 * N) {
-    auto m0 = hn::LoadU(d, p), m1 = hn::LoadU(d, p + N);
-    for (i = 2 * N; i + 2 * N <= n; i += 2 * N) {
+  if (n >= 4 * N) {  // four chains: a pick's latency (compare, or, blend) does not bound the loop
+    auto m0 = hn::LoadU(d, p), m1 = hn::LoadU(d, p + N), m2 = hn::LoadU(d, p + 2 * N), m3 = hn::LoadU(d, p + 3 * N);
+    for (i = 4 * N; i + 4 * N <= n; i += 4 * N) {
       m0 = pick(m0, hn::LoadU(d, p + i));
       m1 = pick(m1, hn::LoadU(d, p + i + N));
+      m2 = pick(m2, hn::LoadU(d, p + i + 2 * N));
+      m3 = pick(m3, hn::LoadU(d, p + i + 3 * N));
     }
-    m0 = pick(m0, m1);
+    for (; i + N <= n; i += N) m0 = pick(m0, hn::LoadU(d, p + i));
+    m0 = pick(pick(m0, m1), pick(m2, m3));
     HWY_ALIGN T lanes[hn::MaxLanes(d)];
     hn::Store(m0, d, lanes);
     r = lanes[0];
