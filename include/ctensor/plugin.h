@@ -37,9 +37,9 @@ extern "C" {
 /** The version of this interface: major in the high 16 bits. A different
  *  major does not load; a different minor does, through struct_size.
  *  Minors: 1.1 added CTHost.register_op and CTOpDesc; 1.2 CTOpDesc.example
- *  (and ct_op_example). */
+ *  (and ct_op_example); 1.3 CTElementwiseCall.numel and .flags. */
 #define CT_PLUGIN_ABI_MAJOR 1
-#define CT_PLUGIN_ABI_MINOR 2
+#define CT_PLUGIN_ABI_MINOR 3
 #define CT_PLUGIN_ABI_VERSION ((uint32_t)((CT_PLUGIN_ABI_MAJOR << 16) | CT_PLUGIN_ABI_MINOR))
 
 /* ------------------------------------------------------------------------ */
@@ -64,7 +64,15 @@ typedef struct {
   int32_t in_dt[3];     /**< -1 for unused inputs */
   double params[2];     /**< the op's scalar parameters, 0 when unused; cast: params[0] is the CTCastMode (ct_cast_ex) */
   void* stream;
+  /* ---- since 1.3: a kernel reads these only if struct_size covers them ---- */
+  int64_t numel;        /**< elements of out (at least 1: core returns before calling for 0) */
+  uint32_t flags;       /**< CT_CALL_* facts core established while validating */
 } CTElementwiseCall;
+
+/** CTElementwiseCall.flags: out and every input are compact row-major with
+ *  out's shape (no broadcast view) and each starts at a multiple of its
+ *  element size: the call is one contiguous run of numel elements. */
+#define CT_CALL_DENSE 1u
 
 /** A reduction. Bit d of reduce_mask is set when dim d of x is reduced;
  *  out_strides[d] is out's stride (elements) for dim d of x, 0 on reduced

@@ -132,10 +132,12 @@ CTStatus check_int_param(const char* fn, const char* what, double v, int32_t dt)
 // ct_cast and ct_copy. `op` is already known to exist.
 CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, const char* const* names,
                          int32_t nin, const double* params, int32_t nparams, const CTensor* out,
-                         const char* out_name, void* stream, int32_t cast_mode) {
-  const OpDef* d = op_def(op);
+                         const char* out_name, void* stream, int32_t cast_mode, const OpDef* def) {
+  const OpDef* d = def ? def : op_def(op);
   if (!d) return no_op(fn, op);  // a plugin op unloaded since the caller's check
-  TensorFacts inf[3], of;
+  TensorFacts inf[3] = {TensorFacts(TensorFacts::kUnset), TensorFacts(TensorFacts::kUnset),
+                        TensorFacts(TensorFacts::kUnset)};
+  TensorFacts of(TensorFacts::kUnset);
   for (int32_t i = 0; i < nin; ++i)
     if (CTStatus s = check_tensor(fn, names[i], in[i], &inf[i])) return s;
   if (CTStatus s = check_tensor(fn, out_name, out, &of)) return s;
@@ -199,7 +201,7 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
   }
   if (op == CT_OP_CAST) call.params[0] = cast_mode;
 
-  if (CTStatus s = check_output_layout(fn, out_name, out)) return s;
+  if (CTStatus s = check_output_layout(fn, out_name, out, of)) return s;
   if (op == CT_OP_CAST && of.dt != inf[0].dt) {
     // CTOpInfo.inplace is 0 for cast: converting between dtypes never runs
     // in place, not even on exactly the same bytes (float32 <-> int32).
@@ -232,15 +234,19 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
   call.out = out;
   call.out_dt = of.dt;
   call.stream = stream;
+  call.numel = of.numel;
+  call.flags = of.aligned && of.compact ? CT_CALL_DENSE : 0u;
+  for (int32_t i = 0; i < nin; ++i)
+    if (!inf[i].aligned || !inf[i].compact || (bcast && !same_shape(in[i], out))) call.flags = 0;
   return kern->elementwise(&call);
 }
 
 namespace {
 
-CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* entry) {
-  const OpDef* d = op_def(op);
+// d: the op's row as check_op_kind read it (NULL: no such op), never read
+// again (a plugin's op may come back between two reads).
+CT_COLD CTStatus wrong_op_kind(const char* fn, int32_t op, const OpDef* d, const char* entry) {
   if (!d) return no_op(fn, op);
-  if (d->kind == kind) return CT_OK;
   // The entry point of every kind; NN ops have their own (ct_<name>) and the generic ct_nn.
   switch (d->kind) {
     case CT_KIND_UNARY: case CT_KIND_UNARY_PARAM: case CT_KIND_TERNARY: case CT_KIND_CAST:
@@ -259,6 +265,16 @@ CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* ent
       return fail(CT_ERR_INTERNAL, "%s: op=%d (%s) has kind %d, which has no entry point", fn, op, d->name,
                   d->kind);
   }
+}
+
+// CT_OK when op exists and is of `kind` (its row in *def when asked for);
+// else which entry point it needs.
+inline CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const char* entry,
+                              const OpDef** def = nullptr) {
+  const OpDef* d = op_def(op);
+  if (!d || d->kind != kind) return wrong_op_kind(fn, op, d, entry);
+  if (def) *def = d;
+  return CT_OK;
 }
 
 // ---- category 2 -------------------------------------------------------------
@@ -293,10 +309,9 @@ CTStatus check_disjoint(const char* fn, const CTensor* out, const TensorFacts& o
 
 CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTensor* out, void* stream) {
   const char* fn = "ct_binary";
-  if (CTStatus s = check_op_kind(fn, op, CT_KIND_BINARY, "binary")) return s;
-  const OpDef* d = op_def(op);
-  if (!d) return no_op(fn, op);  // a plugin op unloaded since check_op_kind
-  TensorFacts af, bf, of;
+  const OpDef* d = nullptr;
+  if (CTStatus s = check_op_kind(fn, op, CT_KIND_BINARY, "binary", &d)) return s;
+  TensorFacts af(TensorFacts::kUnset), bf(TensorFacts::kUnset), of(TensorFacts::kUnset);
   if (CTStatus s = check_tensor(fn, "a", a, &af)) return s;
   if (CTStatus s = check_tensor(fn, "b", b, &bf)) return s;
   if (CTStatus s = check_tensor(fn, "out", out, &of)) return s;
@@ -321,7 +336,7 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   if (CTStatus s = check_out_dtype(fn, d, af.dt, of.dt)) return s;
   const CTKernelInterface* kern = nullptr;
   if (CTStatus s = find_op_kernels(fn, d, op, backend, out->device.device_id, af.dt, of.dt, &kern)) return s;
-  if (CTStatus s = check_output_layout(fn, "out", out)) return s;
+  if (CTStatus s = check_output_layout(fn, "out", out, of)) return s;
   if (CTStatus s = check_overlap(fn, "out", out, of, "a", a, af)) return s;
   if (CTStatus s = check_overlap(fn, "out", out, of, "b", b, bf)) return s;
   if (CTStatus s = check_stream(backend, fn, out->device.device_id, stream)) return s;
@@ -354,6 +369,10 @@ CTStatus run_binary(int32_t op, const CTensor* a, const CTensor* b, const CTenso
   call.out_dt = of.dt;
   call.params[0] = call.params[1] = 0.0;
   call.stream = stream;
+  call.numel = of.numel;
+  call.flags = same && af.aligned && bf.aligned && of.aligned && af.compact && bf.compact && of.compact
+                   ? CT_CALL_DENSE
+                   : 0u;
   return kern->binary(&call);
 }
 
@@ -578,31 +597,36 @@ CT_API CTStatus ct_along_axis(int32_t op, const CTensor* x, int32_t axis, CTenso
 
 CT_API CTStatus ct_unary(int32_t op, const CTensor* x, CTensor* out, void* stream) {
   CT_API_BEGIN("ct_unary")
-  if (CTStatus s = ct::check_op_kind("ct_unary", op, CT_KIND_UNARY, "unary")) return s;
+  const ct::OpDef* d = nullptr;
+  if (CTStatus s = ct::check_op_kind("ct_unary", op, CT_KIND_UNARY, "unary", &d)) return s;
   static const char* const names[] = {"x"};
-  return ct::debug_perturb(op, out, ct::run_elementwise("ct_unary", op, &x, names, 1, nullptr, 0, out, "out", stream));
+  return ct::debug_perturb(
+      op, out, ct::run_elementwise("ct_unary", op, &x, names, 1, nullptr, 0, out, "out", stream, CT_CAST_DEFAULT, d));
   CT_API_END()
 }
 
 CT_API CTStatus ct_unary_param(int32_t op, const CTensor* x, const double* params, int32_t num_params,
                                CTensor* out, void* stream) {
   CT_API_BEGIN("ct_unary_param")
-  if (CTStatus s = ct::check_op_kind("ct_unary_param", op, CT_KIND_UNARY_PARAM, "parametrised unary")) return s;
+  const ct::OpDef* d = nullptr;
+  if (CTStatus s = ct::check_op_kind("ct_unary_param", op, CT_KIND_UNARY_PARAM, "parametrised unary", &d)) return s;
   static const char* const names[] = {"x"};
   return ct::debug_perturb(op, out,
-                           ct::run_elementwise("ct_unary_param", op, &x, names, 1, params, num_params, out, "out", stream));
+                           ct::run_elementwise("ct_unary_param", op, &x, names, 1, params, num_params, out, "out",
+                                               stream, CT_CAST_DEFAULT, d));
   CT_API_END()
 }
 
 CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const CTensor* c, CTensor* out,
                            void* stream) {
   CT_API_BEGIN("ct_ternary")
-  if (CTStatus s = ct::check_op_kind("ct_ternary", op, CT_KIND_TERNARY, "ternary")) return s;
+  const ct::OpDef* d = nullptr;
+  if (CTStatus s = ct::check_op_kind("ct_ternary", op, CT_KIND_TERNARY, "ternary", &d)) return s;
   static const char* const where_names[] = {"cond", "a", "b"};
   static const char* const names[] = {"a", "b", "c"};
   const CTensor* in[3] = {a, b, c};
   return ct::debug_perturb(op, out, ct::run_elementwise("ct_ternary", op, in, op == CT_OP_WHERE ? where_names : names, 3, nullptr, 0, out,
-                             "out", stream));
+                             "out", stream, CT_CAST_DEFAULT, d));
   CT_API_END()
 }
 

@@ -11,9 +11,12 @@ namespace ct {
 // on one device; names[] and out_name name the arguments in messages. A
 // cast's kernels get cast_mode (a CTCastMode, checked by the caller) as
 // params[0].
+// def: the op's row when the caller has looked it up (NULL: looked up here).
+struct OpDef;
 CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, const char* const* names,
                          int32_t nin, const double* params, int32_t nparams, const CTensor* out,
-                         const char* out_name, void* stream, int32_t cast_mode = CT_CAST_DEFAULT);
+                         const char* out_name, void* stream, int32_t cast_mode = CT_CAST_DEFAULT,
+                         const OpDef* def = nullptr);
 
 // NumPy broadcasting of n tensors into shape[*nd]; a message naming the
 // offending arguments otherwise.

@@ -18,24 +18,23 @@
 #include "core/registry.h"
 
 namespace ct {
-namespace {
-
-constexpr int kMaxDeviceTypes = 16;
-
-// An immutable list of backends; registration publishes a new one. Old
-// snapshots and backends are kept (a call may still be reading them).
-struct Snapshot {
-  int32_t count = 0;
-  const Backend* b[kMaxDeviceTypes] = {nullptr};
-};
 
 std::atomic<const Snapshot*> g_snapshot{nullptr};
+
+namespace {
+
 std::mutex g_register_mu;
 thread_local bool t_registering_builtins = false;
 
 const Snapshot* snapshot() {
   const Snapshot* s = g_snapshot.load(std::memory_order_seq_cst);  // a plain load on x86; see retire()
   if (s) return s;
+  return first_snapshot();
+}
+
+}  // namespace
+
+const Snapshot* first_snapshot() {
   static std::once_flag once;
   std::call_once(once, [] {
     t_registering_builtins = true;
@@ -49,6 +48,8 @@ const Snapshot* snapshot() {
   });
   return g_snapshot.load(std::memory_order_acquire);
 }
+
+namespace {
 
 
 // Copies a table the backend knows at `size` bytes into the full struct,
@@ -333,12 +334,7 @@ const CTHost* host() {
 
 void register_first_use() { snapshot(); }
 
-const Backend* find_backend(int32_t device_type) {
-  const Snapshot* s = snapshot();
-  for (int32_t i = 0; i < s->count; ++i)
-    if (s->b[i]->dev.device_type == device_type) return s->b[i];
-  return nullptr;
-}
+
 
 CTStatus no_device(const char* fn, const char* arg, CTDevice device, const Backend* b) {
   const char* dot = arg ? "." : "";  // "x.device.device_type", or "device.device_type" for a bare device

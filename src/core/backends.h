@@ -44,9 +44,28 @@ struct Backend {
 // points that read the registry without looking a device up call it.
 void register_first_use();
 
+// An immutable list of backends; registration publishes a new one. Old
+// snapshots and backends are kept (a call may still be reading them).
+constexpr int kMaxDeviceTypes = 16;
+struct Snapshot {
+  int32_t count = 0;
+  const Backend* b[kMaxDeviceTypes] = {nullptr};
+};
+extern std::atomic<const Snapshot*> g_snapshot;
+// The snapshot once the first use has registered the built-ins (and run
+// register_first_use's loads): what find_backend reads before that.
+const Snapshot* first_snapshot();
+
 // The backend of a device type, or nullptr when none is registered.
-// Lock-free: registrations publish a new immutable snapshot.
-const Backend* find_backend(int32_t device_type);
+// Lock-free: registrations publish a new immutable snapshot. Inline: every
+// call looks its device up.
+inline const Backend* find_backend(int32_t device_type) {
+  const Snapshot* s = g_snapshot.load(std::memory_order_seq_cst);  // a plain load on x86; see retire()
+  if (__builtin_expect(!s, 0)) s = first_snapshot();
+  for (int32_t i = 0; i < s->count; ++i)
+    if (s->b[i]->dev.device_type == device_type) return s->b[i];
+  return nullptr;
+}
 
 // check_device when the device does not exist: the message.
 CT_COLD CTStatus no_device(const char* fn, const char* arg, CTDevice device, const Backend* b);

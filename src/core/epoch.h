@@ -33,13 +33,31 @@ inline ReaderSlot* reader_slot() {
   return s ? s : acquire_reader_slot();
 }
 
+// True when writers can make every running thread of the process execute a
+// full memory barrier (Linux membarrier, private expedited, registered when
+// the library loads): then a reader publishes its epoch with a plain store
+// and the writer pays for the ordering (the asymmetric fence of liburcu's
+// "memb" flavour). False where the kernel or a seccomp filter refuses it:
+// readers then publish with an exchange, a full barrier of their own.
+extern const bool g_asymmetric_fence;
+
 // Open for the whole of an entry point (CT_API_BEGIN opens one).
 class ReadSection {
  public:
   ReadSection() : s_(reader_slot()) {
-    // The exchange is a full barrier: the registry loads below see every
-    // object published before the epoch we record.
-    if (s_->depth++ == 0) s_->epoch.exchange(g_epoch.load(std::memory_order_acquire), std::memory_order_seq_cst);
+    // The registry loads below must not be ordered before the epoch store:
+    // either the writer's barrier (heavy_fence) orders them, or the
+    // exchange does. Either way they see every object published before the
+    // epoch we record, or the writer sees our epoch.
+    if (s_->depth++ == 0) {
+      const uint64_t e = g_epoch.load(std::memory_order_acquire);
+      if (__builtin_expect(g_asymmetric_fence, 1)) {
+        s_->epoch.store(e, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the order; the writer's membarrier the CPU's
+      } else {
+        s_->epoch.exchange(e, std::memory_order_seq_cst);
+      }
+    }
   }
   ~ReadSection() {
     if (--s_->depth == 0) s_->epoch.store(0, std::memory_order_release);
@@ -57,7 +75,9 @@ class ReadSection {
 // from inside a section of this thread's other than the caller's own
 // outermost one. ct_library_unload uses it so that no call can still be in
 // a plugin's code when the plugin is closed: calls pay nothing for that.
-void wait_for_readers();
+// False when that could not be made sure (the writer's half of the
+// asymmetric fence failed): the caller must then keep what it would free.
+bool wait_for_readers();
 
 // Frees p with del once every section open now has closed. Call after the
 // object became unreachable from the published registry.

@@ -339,7 +339,7 @@ CT_API CTStatus ct_library_unload(CTLibrary* handle) {
   }
   // Calls that found the plugin's ops or kernels before they went are left
   // to return (no lock held: such a call may take the load lock itself).
-  ct::wait_for_readers();
+  if (!ct::wait_for_readers()) return CT_OK;  // a call may still be in its code: it stays mapped (never seen in practice)
   ct::unpin(lib);  // the "loaded" reference: closes now, or when the last plan on its code goes
   return CT_OK;
   CT_API_END()

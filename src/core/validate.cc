@@ -11,6 +11,20 @@
 
 namespace ct {
 
+namespace {
+DtypeTable make_dtype_table() {
+  DtypeTable t;
+  for (int code = 0; code < 32; ++code)
+    for (int b = 0; b <= 8; ++b) {
+      const CTDataType d = {(uint8_t)code, (uint8_t)(8 * b), 1};
+      t.idx1[code][b] = (uint8_t)(ct_dtype_index(d) + 1);
+    }
+  return t;
+}
+}  // namespace
+
+const DtypeTable g_dtype_table = make_dtype_table();
+
 CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, TensorFacts* f) {
   if (!t) return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, arg);
   if (t->ndim < 0 || t->ndim > CT_MAX_NDIM)
@@ -45,7 +59,9 @@ CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, Te
   f->numel = numel;
   f->lo = f->hi = 0;
   f->handle = 0;
+  f->not_address = false;
   f->aligned = true;
+  f->compact = numel == 0 || ct_is_compact(t);  // empty: nothing is written, any strides will do
   if (numel == 0) return CT_OK;
   if (!t->data)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.data is NULL but %s has %" PRId64 " elements", fn, arg, arg, numel);

@@ -10,6 +10,20 @@
 
 namespace ct {
 
+// ct_dtype_index as a table lookup (the table is filled from it when the
+// library loads): every tensor of every call is classified here. An entry
+// holds the index + 1; 0 (not a dtype, or the table not filled yet: a call
+// from another library's static initialiser) asks ct_dtype_index itself.
+struct DtypeTable {
+  uint8_t idx1[32][9];  // [code][bits / 8]
+};
+extern const DtypeTable g_dtype_table;
+inline int32_t fast_dtype_index(CTDataType d) {
+  if (d.lanes == 1 && d.code < 32 && !(d.bits & 7) && d.bits <= 64)
+    if (const uint8_t v = g_dtype_table.idx1[d.code][d.bits >> 3]) return v - 1;
+  return ct_dtype_index(d);
+}
+
 // Stride of dim i in elements; NULL strides mean compact row-major.
 inline int64_t ct_stride_of(const CTensor* t, int32_t i) {
   int64_t s = 1;
@@ -25,20 +39,29 @@ constexpr uintptr_t kStandInData = uintptr_t(1) << 62;
 
 // What validation learnt about one tensor.
 struct TensorFacts {
-  int32_t dt = -1;       // CT_DT_* index
-  int64_t itemsize = 0;
-  int64_t numel = 0;
+  // TensorFacts(kUnset) leaves every field to check_tensor, which sets
+  // them all (the per-call paths skip the stores); the default constructor
+  // gives the values each comment names.
+  enum Unset { kUnset };
+  TensorFacts()
+      : dt(-1), itemsize(0), numel(0), lo(0), hi(0), handle(0), not_address(false), aligned(true), compact(true) {}
+  explicit TensorFacts(Unset) {}
+
+  int32_t dt;        // CT_DT_* index (-1)
+  int64_t itemsize;  // (0)
+  int64_t numel;     // (0)
   // Byte range [lo, hi) the tensor can touch (empty when numel == 0): an
   // address range where the device's data is an address, else a range of
-  // offsets within the buffer `handle` (an OpenCL cl_mem).
-  uintptr_t lo = 0, hi = 0;
-  uintptr_t handle = 0;      // the data pointer (a buffer handle where the device's data is not an address)
-  bool not_address = false;  // set once the device is known to hand out handles
+  // offsets within the buffer `handle` (an OpenCL cl_mem). (0, 0)
+  uintptr_t lo, hi;
+  uintptr_t handle;  // the data pointer (a buffer handle where the device's data is not an address) (0)
+  bool not_address;  // set once the device is known to hand out handles (false)
   // data + byte_offset is a multiple of itemsize (then so is every element's
   // address: strides are whole elements). Not required: the CPU backend
   // takes unaligned data (NumPy arrays at odd addresses); a backend that
   // cannot would refuse on this fact.
-  bool aligned = true;
+  bool aligned;  // (true)
+  bool compact;  // ct_is_compact: NULL strides or those of the compact row-major layout (true)
 };
 
 // True when a and b may share bytes: both non-empty, in the same address
@@ -68,7 +91,7 @@ inline CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, 
   // Compact strides: an overflow-free product of positive extents bounds
   // every stride the check compares, so the test below cannot overflow.
   if (bad || !ct_is_compact(t)) return check_tensor_full(fn, arg, t, f);
-  const int32_t dt = ct_dtype_index(t->dtype);
+  const int32_t dt = fast_dtype_index(t->dtype);
   const int64_t itemsize = t->dtype.bits / 8;
   int64_t pos;
   uintptr_t start, hi;
@@ -82,7 +105,9 @@ inline CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, 
   f->lo = start;
   f->hi = hi;
   f->handle = (uintptr_t)t->data;
+  f->not_address = false;
   f->aligned = (start & (uintptr_t)(itemsize - 1)) == 0;
+  f->compact = true;
   return CT_OK;
 }
 
@@ -90,11 +115,14 @@ inline CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, 
 // (the message: shape_mismatch). Inline: every elementwise call runs it.
 CT_COLD CTStatus shape_mismatch(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b,
                                 const CTensor* b);
-inline CTStatus check_same_shape(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b,
-                                 const CTensor* b) {
+inline bool same_shape(const CTensor* a, const CTensor* b) {
   bool same = a->ndim == b->ndim;
   for (int32_t i = 0; same && i < a->ndim; ++i) same = a->shape[i] == b->shape[i];
-  return same ? CT_OK : shape_mismatch(fn, arg_a, a, arg_b, b);
+  return same;
+}
+inline CTStatus check_same_shape(const char* fn, const char* arg_a, const CTensor* a, const char* arg_b,
+                                 const CTensor* b) {
+  return same_shape(a, b) ? CT_OK : shape_mismatch(fn, arg_a, a, arg_b, b);
 }
 
 // The overlap tests below are exact (NumPy's solve_may_share_memory /
@@ -109,6 +137,10 @@ constexpr int64_t kOverlapMaxWork = 20000;
 CTStatus check_strided_output_layout(const char* fn, const char* arg, const CTensor* out);
 inline CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out) {
   return ct_is_compact(out) ? CT_OK : check_strided_output_layout(fn, arg, out);
+}
+// The same where check_tensor has already said whether out is compact.
+inline CTStatus check_output_layout(const char* fn, const char* arg, const CTensor* out, const TensorFacts& of) {
+  return of.compact ? CT_OK : check_strided_output_layout(fn, arg, out);
 }
 
 // out and in may share bytes only if out is exactly in (in-place). Inline

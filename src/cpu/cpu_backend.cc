@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <thread>
 
@@ -364,10 +365,30 @@ void run_loop(const CTCpuStream* s, const Loop& L, int64_t total, int32_t op, in
   parallel_for(s, total, grain, &run_range, const_cast<Loop*>(&L));
 }
 
-CTStatus cpu_elementwise(const CTElementwiseCall* call) {
-  const KernelTable& kt = kernels();
-  const ContigKernel kernel = call->op == CT_OP_CAST ? kt.cast[call->in_dt[0]][call->out_dt]
-                                                     : kt.op[call->op][call->in_dt[call->op == CT_OP_WHERE ? 1 : 0]];
+// The contiguous kernel of an elementwise call (NULL: none, which the
+// table and the op's dtype mask make an internal error).
+inline ContigKernel elementwise_kernel(const KernelTable& kt, const CTElementwiseCall* call) {
+  return call->op == CT_OP_CAST ? kt.cast[call->in_dt[0]][call->out_dt]
+                                : kt.op[call->op][call->in_dt[call->op == CT_OP_WHERE ? 1 : 0]];
+}
+
+// A call core found dense (CT_CALL_DENSE: one aligned contiguous run) and
+// too small for threads: the kernel straight on the operands, no layout
+// work. False: the general way. Most small calls end here.
+inline bool ran_dense(const CTElementwiseCall* call, ContigKernel kernel, const double* prm) {
+  if (call->struct_size < offsetof(CTElementwiseCall, flags) + sizeof call->flags ||
+      !(call->flags & CT_CALL_DENSE) || call->numel >= 2 * kMinGrain || !kernel)
+    return false;
+  char* ptr[kMaxOps];
+  ptr[0] = static_cast<char*>(call->out->data) + call->out->byte_offset;
+  for (int32_t k = 0; k < call->num_inputs; ++k)
+    ptr[k + 1] = static_cast<char*>(call->in[k]->data) + call->in[k]->byte_offset;
+  kernel(ptr, call->numel, prm);
+  return true;
+}
+
+// Every elementwise call that is not a small dense one.
+__attribute__((noinline)) CTStatus cpu_elementwise_general(const CTElementwiseCall* call, ContigKernel kernel) {
   if (!kernel)
     return fail(CT_ERR_INTERNAL, "cpu backend: no kernel for op %d dtype %d (table and mask disagree)", call->op,
                 call->in_dt[0]);
@@ -393,10 +414,16 @@ CTStatus cpu_elementwise(const CTElementwiseCall* call) {
   return CT_OK;
 }
 
+CTStatus cpu_elementwise(const CTElementwiseCall* call) {
+  const ContigKernel kernel = elementwise_kernel(kernels(), call);
+  if (ran_dense(call, kernel, call->params)) return CT_OK;
+  return cpu_elementwise_general(call, kernel);
+}
+
 // Binary ops: each input viewed with out's shape (broadcast dims get stride
 // 0), then the same engine; a run along which an input is broadcast uses the
 // kernel that reads that input's one element.
-CTStatus cpu_binary(const CTElementwiseCall* call) {
+__attribute__((noinline)) CTStatus cpu_binary_general(const CTElementwiseCall* call) {
   const KernelTable& kt = kernels();
   const int32_t dt = call->in_dt[0];
   const ContigKernel kernel = kt.op[call->op][dt];
@@ -445,6 +472,12 @@ CTStatus cpu_binary(const CTElementwiseCall* call) {
   }
   run_loop(s, L, total, call->op, dt);
   return CT_OK;
+}
+
+CTStatus cpu_binary(const CTElementwiseCall* call) {
+  static const double kNoStream[2] = {0.0, 0.0};  // small: plain stores
+  if (ran_dense(call, kernels().op[call->op][call->in_dt[0]], kNoStream)) return CT_OK;
+  return cpu_binary_general(call);
 }
 
 // ---- the kernel table's support question --------------------------------------
