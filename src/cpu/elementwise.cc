@@ -140,6 +140,23 @@ template <class D, class V> HWY_INLINE V SafeExpm1(D d, V x) {
   return KeepNaN(x, hn::IfThenElse(x > lim, PosInf(d), r));
 }
 
+// e^t - 1 for t <= 0 (elu's negative side): for vectors within
+// [-kExpNormal, 0] (nearly all), Expm1Core's n <= 0 formula 2^n (e^r - 1) +
+// (2^n - 1) with n rounded by ExpNormal's magic-number FMA; SafeExpm1
+// otherwise. The sign of a zero t is not kept (callers pass t < 0).
+template <class D, class V> HWY_INLINE V Expm1NonPositive(D d, V t) {
+  if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
+    if (hn::AllTrue(d, t >= hn::Set(d, -kExpNormal))) {
+      const hn::RebindToSigned<D> di;
+      const V magic = hn::Set(d, 12583039.0f);
+      const V nb = hn::MulAdd(t, hn::Set(d, 1.44269504088896341f), magic);
+      const V s = hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, nb)));
+      return hn::MulAdd(s, ExpM1Poly(d, ExpReduceBy(d, t, nb - magic)), s - hn::Set(d, 1.0f));
+    }
+  }
+  return SafeExpm1(d, t);
+}
+
 // e^x valid on all of R, IEEE specials included (Highway's Exp is valid up to ~104 only).
 template <class D, class V> HWY_INLINE V SafeExp(D d, V x) {
   using T = hn::TFromD<D>;
@@ -365,7 +382,8 @@ CT_FLOAT_OP(FCeil, return hn::Ceil(x);)
 CT_FLOAT_OP(FRound, return hn::Round(x);)
 CT_FLOAT_OP(FTrunc, return hn::Trunc(x);)
 CT_FLOAT_OP(FLeakyRelu, return hn::IfThenElse(x >= hn::Zero(d), x, p0 * x);)
-CT_FLOAT_OP(FElu, return KeepNaN(x, hn::IfThenElse(x > hn::Zero(d), x, p0 * SafeExpm1(d, hn::Min(x, hn::Zero(d)))));)
+// x >= 0 keeps x itself, so -0 stays -0; only x < 0 (and NaN) lanes use the exponential.
+CT_FLOAT_OP(FElu, return KeepNaN(x, hn::IfThenElse(x >= hn::Zero(d), x, p0 * Expm1NonPositive(d, hn::Min(x, hn::Zero(d)))));)
 CT_FLOAT_OP(FClamp, {
   const V r = hn::IfThenElse(x < p0, p0, x);
   return hn::IfThenElse(r > p1, p1, r);
