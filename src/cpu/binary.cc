@@ -219,6 +219,17 @@ struct VMinimum {
   using S = Minimum;
 };
 
+// NaN-ignoring: b's NaN lanes give a; a's NaN lanes fail the comparison and give b.
+struct VFMax {
+  template <class V> static V v(V a, V b) { return hn::IfThenElse(hn::Or(a >= b, hn::IsNaN(b)), a, b); }
+  using S = FMax;
+};
+struct VFMin {
+  template <class V> static V v(V a, V b) { return hn::IfThenElse(hn::Or(a <= b, hn::IsNaN(b)), a, b); }
+  using S = FMin;
+};
+struct VCopySign { template <class V> static V v(V a, V b) { return hn::CopySign(a, b); } using S = CopySign; };
+
 // Integer forms (wrapping adds and bit operations: the same in every lane type).
 struct VBitAnd { template <class V> static V v(V a, V b) { return hn::And(a, b); } using S = BitAnd; };
 struct VBitOr { template <class V> static V v(V a, V b) { return hn::Or(a, b); } using S = BitOr; };
@@ -357,10 +368,15 @@ template <class VOp> void RegFloatViaF64(KernelTable* t, int op) {
   t->bcast[op][CT_DT_FLOAT32][1] = &BinViaF64<VOp, 2>;
   SetNarrow<&BinViaF64<VOp, 0>, 2>(t->op[op]);
 }
+// A scalar loop with plain stores: written out through Staged (streaming
+// stores) when the engine says the output is large.
+template <class Op, class T, int kMode> constexpr ContigKernel kStagedLoop =
+    &Staged<&BinLoop<Op, T, kMode>, sizeof(decltype(Op::template f<T>(T(), T()))), kMode == 1 ? 0 : sizeof(T),
+            kMode == 2 ? 0 : sizeof(T), -1, true>;
 template <class Op, class T> void RegOne(KernelTable* t, int op, int dt) {
-  t->op[op][dt] = &BinLoop<Op, T, 0>;
-  t->bcast[op][dt][0] = &BinLoop<Op, T, 1>;
-  t->bcast[op][dt][1] = &BinLoop<Op, T, 2>;
+  t->op[op][dt] = kStagedLoop<Op, T, 0>;
+  t->bcast[op][dt][0] = kStagedLoop<Op, T, 1>;
+  t->bcast[op][dt][1] = kStagedLoop<Op, T, 2>;
 }
 template <class VOp, class T> void RegOneVec(KernelTable* t, int op, int dt) {
   t->op[op][dt] = &BinVec<VOp, T, 0>;
@@ -409,11 +425,11 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloat<Pow>(t, CT_OP_POW);               RegInt<Pow>(t, CT_OP_POW);       RegFloatViaF64<PowViaF64>(t, CT_OP_POW);
   RegFloatVec<VMaximum>(t, CT_OP_MAXIMUM);   RegInt<Maximum>(t, CT_OP_MAXIMUM); RegBool<BitOr>(t, CT_OP_MAXIMUM);
   RegFloatVec<VMinimum>(t, CT_OP_MINIMUM);   RegInt<Minimum>(t, CT_OP_MINIMUM); RegBool<BitAnd>(t, CT_OP_MINIMUM);
-  RegFloat<FMax>(t, CT_OP_FMAX);             RegInt<Maximum>(t, CT_OP_FMAX);  RegBool<BitOr>(t, CT_OP_FMAX);
-  RegFloat<FMin>(t, CT_OP_FMIN);             RegInt<Minimum>(t, CT_OP_FMIN);  RegBool<BitAnd>(t, CT_OP_FMIN);
+  RegFloatVec<VFMax>(t, CT_OP_FMAX);             RegInt<Maximum>(t, CT_OP_FMAX);  RegBool<BitOr>(t, CT_OP_FMAX);
+  RegFloatVec<VFMin>(t, CT_OP_FMIN);             RegInt<Minimum>(t, CT_OP_FMIN);  RegBool<BitAnd>(t, CT_OP_FMIN);
   RegFloat<Atan2>(t, CT_OP_ATAN2);           RegFloatViaF64<Atan2ViaF64>(t, CT_OP_ATAN2);
   RegFloat<Hypot>(t, CT_OP_HYPOT);           RegFloatViaF64<HypotViaF64>(t, CT_OP_HYPOT);
-  RegFloat<CopySign>(t, CT_OP_COPYSIGN);
+  RegFloatVec<VCopySign>(t, CT_OP_COPYSIGN);
   RegIntVec<VBitAnd>(t, CT_OP_BITWISE_AND); RegBool<BitAnd>(t, CT_OP_BITWISE_AND);
   RegIntVec<VBitOr>(t, CT_OP_BITWISE_OR);   RegBool<BitOr>(t, CT_OP_BITWISE_OR);
   RegIntVec<VBitXor>(t, CT_OP_BITWISE_XOR); RegBool<BitXor>(t, CT_OP_BITWISE_XOR);

@@ -42,7 +42,11 @@ inline float bf16_to_float(uint16_t b) { return bits_to_float((uint32_t)b << 16)
 inline uint16_t round_double_to_small(double d, int man, int bias, int emax_biased) {
   const uint16_t sign = std::signbit(d) ? 0x8000 : 0;  // bit 15 in both formats
   const uint16_t inf = (uint16_t)(emax_biased << man);
-  if (std::isnan(d)) return (uint16_t)(sign | inf | (1u << (man - 1)));
+  if (std::isnan(d)) {  // quiet, with the top bits of the payload: what the vector conversions give
+    uint64_t u;
+    std::memcpy(&u, &d, 8);
+    return (uint16_t)(sign | inf | (1u << (man - 1)) | (uint16_t)((u >> (52 - man)) & ((1u << man) - 1)));
+  }
   const double a = std::fabs(d);
   if (a == 0) return sign;
   if (std::isinf(a)) return (uint16_t)(sign | inf);
