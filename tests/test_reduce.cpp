@@ -927,6 +927,54 @@ void pool_parallel_for(void* user, int64_t n, int64_t grain, CTParallelBody body
 
 }  // namespace
 
+// var and logsumexp of float32/float64 take one sweep of L1-sized blocks
+// (2048 elements) joined pairwise: over many blocks, threads and a value in
+// one block only, they match the two-pass results in long double.
+TEST_CASE("reduce: var and logsumexp in one sweep of blocks: many blocks, an offset mean, specials in one block", "[reduce]") {
+  std::vector<int> none;
+  const int64_t n = 300007;  // 146 blocks and a partial one; split over threads
+  auto run = [&](int op, int d, const std::vector<double>& v, double corr) {
+    HostTensor x = HostTensor::compact(d, {(int64_t)v.size()});
+    for (size_t i = 0; i < v.size(); ++i) x.set((int64_t)i, v[i]);
+    HostTensor o = HostTensor::compact(d, {});
+    const std::vector<double> prm = op == CT_OP_LOGSUMEXP ? std::vector<double>{} : std::vector<double>{corr};
+    REQUIRE(call_reduce(op, x, true, none, 0, prm, o) == CT_OK);
+    return o.get(0);
+  };
+  for (int d : {DT_F32, DT_F64}) {
+    INFO("dtype " << dtype(d).name);
+    const double rt = d == DT_F32 ? 2e-7 : 1e-13;
+    for (double offset : {0.0, 1e4}) {  // 1e4: a mean far from 0 with a spread of ~1 (the cancelling case)
+      std::vector<double> v((size_t)n);
+      for (int64_t i = 0; i < n; ++i) v[(size_t)i] = round_to(offset + std::sin(0.001 * (double)i) + 0.25 * (double)(i % 7), d);
+      long double mean = 0, m2 = 0, mx = -INFINITY, se = 0;
+      for (double e : v) mean += e, mx = std::max<long double>(mx, e);
+      mean /= n;
+      for (double e : v) m2 += (e - mean) * (e - mean), se += std::exp((long double)e - mx);
+      const double var = (double)(m2 / (n - 1)), lse = (double)(mx + std::log(se));
+      INFO("offset " << offset);
+      CHECK(std::fabs(run(CT_OP_VAR, d, v, 1) - var) <= rt * var);
+      CHECK(std::fabs(run(CT_OP_LOGSUMEXP, d, v, 0) - lse) <= rt * std::fabs(lse) + 2 * ulp_of(lse, d));
+      // one special in one block (not the first) decides the result
+      std::vector<double> w = v;
+      w[(size_t)(n / 3)] = kNaN;
+      CHECK(std::isnan(run(CT_OP_VAR, d, w, 1)));
+      CHECK(std::isnan(run(CT_OP_LOGSUMEXP, d, w, 0)));
+      w[(size_t)(n / 3)] = kInf;
+      CHECK(std::isnan(run(CT_OP_VAR, d, w, 1)));
+      CHECK(run(CT_OP_LOGSUMEXP, d, w, 0) == kInf);
+      w[(size_t)(n / 3)] = -kInf;
+      CHECK(std::isnan(run(CT_OP_VAR, d, w, 1)));
+      CHECK(std::fabs(run(CT_OP_LOGSUMEXP, d, w, 0) - lse) <= 1e-3 * std::fabs(lse));  // one term fewer
+    }
+    std::vector<double> ninf((size_t)n, -kInf);
+    ninf[(size_t)(n - 1)] = 2.0;  // every block but the last is all -inf
+    CHECK(std::fabs(run(CT_OP_LOGSUMEXP, d, ninf, 0) - 2.0) <= 2 * ulp_of(2.0, d));
+    ninf[(size_t)(n - 1)] = -kInf;
+    CHECK(run(CT_OP_LOGSUMEXP, d, ninf, 0) == -kInf);
+  }
+}
+
 TEST_CASE("reduce: large inputs (threads), both axes of (1000, 1000) and everything", "[reduce]") {
   Pool pool;
   CTCpuStream st;

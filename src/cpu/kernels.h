@@ -39,7 +39,9 @@ struct ReduceKernels {
   // by element kind: 0..3 integers (or bool) of 1, 2, 4, 8 bytes, 4 float32, 5 float64
   bool (*has_nonzero[6])(const void* p, int64_t n);
   bool (*has_zero[6])(const void* p, int64_t n);
-  double (*sumsq_f32)(const float* p, int64_t n);  // sum of squares in float64, pairwise (norm2)
+  // sum of (x - c)^2 in float64, pairwise (norm2: c = 0; var: a block's mean)
+  double (*sumsq_f32)(const float* p, int64_t n, double c);
+  double (*sumsq_f64)(const double* p, int64_t n, double c);
   double (*prod_f32)(const float* p, int64_t n);   // product in float64, four vector accumulators
   // index of the first element equal to v (v NaN: the first NaN), n if none
   int64_t (*find_f32)(const float* p, int64_t n, float v);

@@ -169,7 +169,19 @@ template <class T, class P> typename P::S reduce_one(const P& pass, const Geomet
   return combine_tree(pass, parts, nb);
 }
 
+// Whether recipe R has a fused pass for T (reduce_passes.h): one sweep.
+template <class R, class = void> struct HasFused : std::false_type {};
+template <class R> struct HasFused<R, std::void_t<decltype(R::kFused)>> : std::integral_constant<bool, R::kFused> {};
+
+template <class T, class R> void finish_passes(const R& rec, const Geometry& g, const T* px, char* po, bool split);
 template <class T, class R> void finish_one(const R& rec, const Geometry& g, const T* px, char* po, bool split) {
+  if constexpr (HasFused<R>::value) {
+    rec.finish_fused(po, g.out_dt, reduce_one<T>(rec.pf(), g, px, split));
+  } else {
+    finish_passes<T, R>(rec, g, px, po, split);
+  }
+}
+template <class T, class R> void finish_passes(const R& rec, const Geometry& g, const T* px, char* po, bool split) {
   const auto s1 = reduce_one<T>(rec.p1(), g, px, split);
   if constexpr (R::kTwo) {
     const auto s2 = reduce_one<T>(rec.p2(s1), g, px, split);

@@ -97,7 +97,7 @@ template <class T, class A> struct SumPass {
       return (int64_t)(acc[0] + acc[1] + acc[2] + acc[3]);
     } else {
       if constexpr (std::is_same<T, float>::value && std::is_same<A, double>::value)
-        if (map == 1) return rk().sumsq_f32(p, n);  // norm2
+        if (map == 1) return rk().sumsq_f32(p, n, 0.0);  // norm2
       if (map == 0) {
         if constexpr (std::is_same<T, float>::value) return rk().sum_f32(p, n);
         if constexpr (std::is_same<T, double>::value) return rk().sum_f64(p, n);
@@ -267,6 +267,75 @@ template <class T, bool kAll> struct AnyPass {
   }
 };
 
+// ---- fused passes: a two-pass recipe in one sweep over memory -------------------
+// A long contiguous run is taken in blocks that stay in L1: both of the
+// recipe's passes run on a block (its second read hits the cache), and the
+// blocks' states combine exactly (var) or by rescaling (logsumexp). The
+// column loop keeps the two passes (its rows are side by side already).
+constexpr int64_t kFusedBlock = 2048;
+
+// var: count, mean and the sum of squared deviations from it (Chan et al.'s
+// pairwise update joins two blocks: no cancellation, unlike the one-pass
+// sum-of-squares formula).
+struct VarState {
+  double n, mean, m2;
+};
+template <class T> struct VarPass {
+  using S = VarState;
+  S init() const { return {0, 0, 0}; }
+  S combine(S a, S b) const {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    const double n = a.n + b.n, d = b.mean - a.mean;
+    return {n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * (b.n / n))};
+  }
+  S contig(const T* p, int64_t n, int64_t) const {
+    S s = init();
+    for (int64_t i = 0; i < n; i += kFusedBlock) {
+      const int64_t m = std::min(kFusedBlock, n - i);
+      double mean, m2;
+      if constexpr (std::is_same<T, float>::value) {
+        mean = rk().sum_f32(p + i, m) / (double)m;
+        m2 = rk().sumsq_f32(p + i, m, mean);
+      } else {
+        mean = rk().sum_f64(p + i, m) / (double)m;
+        m2 = rk().sumsq_f64(p + i, m, mean);
+      }
+      s = combine(s, S{(double)m, mean, m2});
+    }
+    return s;
+  }
+};
+
+// logsumexp: the max m and the sum of e^(x - m). A block with a NaN, or
+// whose max is +-inf, decides m alone (m + log s is then m itself).
+template <class T> struct LseState {
+  double m, s;
+};
+template <class T> struct LsePass {
+  using S = LseState<T>;
+  S init() const { return {-std::numeric_limits<double>::infinity(), 0}; }
+  S combine(S a, S b) const {
+    if (a.m != a.m || b.m != b.m) return a.m != a.m ? a : b;
+    const double m = std::max(a.m, b.m);
+    if (!std::isfinite(m)) return {m, 0};
+    return {m, a.s * std::exp(a.m - m) + b.s * std::exp(b.m - m)};
+  }
+  S contig(const T* p, int64_t n, int64_t) const {
+    constexpr int kF = std::is_same<T, float>::value ? 0 : 1;
+    T buf[kFusedBlock];
+    S s = init();
+    for (int64_t i = 0; i < n; i += kFusedBlock) {
+      const int64_t m = std::min(kFusedBlock, n - i);
+      double mx;
+      if constexpr (kF == 0) mx = rk().max_f32(p + i, m); else mx = rk().max_f64(p + i, m);
+      const double e = std::isfinite(mx) ? kernel_table().exp_shift_sum[kF](p + i, buf, m, mx) : 0.0;
+      s = combine(s, S{mx, e});
+    }
+    return s;
+  }
+};
+
 // ---- recipes: passes plus the finish -------------------------------------------
 // P1 first; when kTwo, P2 built from P1's state (per column in the column loop).
 
@@ -320,9 +389,13 @@ template <class T, class EA> struct RLogSumExp {
   void finish(char* o, int32_t dt, EA m, double s) const {
     put_f(o, dt, std::isfinite((double)m) ? (double)m + std::log(s) : (double)m);
   }
+  static constexpr bool kFused = std::is_same<T, float>::value || std::is_same<T, double>::value;
+  LsePass<T> pf() const { return {}; }
+  void finish_fused(char* o, int32_t dt, LseState<T> st) const { finish(o, dt, (EA)st.m, st.s); }
 };
 // var / std: mean, then the sum of squared deviations (two passes: exact
-// enough where the one-pass formula cancels).
+// enough where the one-pass formula cancels); float32/float64 in one sweep
+// of blocks (VarPass), which keeps that accuracy.
 template <class T, bool kStd> struct RVar {
   using P1 = SumPass<T, double>;
   using P2 = SumPass<T, double>;
@@ -337,6 +410,9 @@ template <class T, bool kStd> struct RVar {
     const double v = ss / std::max((double)count - correction, 0.0);
     put_f(o, dt, kStd ? std::sqrt(v) : v);
   }
+  static constexpr bool kFused = std::is_same<T, float>::value || std::is_same<T, double>::value;
+  VarPass<T> pf() const { return {}; }
+  void finish_fused(char* o, int32_t dt, VarState st) const { finish(o, dt, st.mean, st.m2); }
 };
 
 }  // namespace cpu
