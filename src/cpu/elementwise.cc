@@ -379,13 +379,19 @@ void WhereK(char* const* p, int64_t n, const double*) {
     const hn::ScalableTag<U> du;
     const hn::Rebind<uint8_t, decltype(du)> d8;
     const int64_t N = (int64_t)hn::Lanes(du);
-    for (; i + N <= n; i += N) {
-      const auto m = hn::PromoteTo(du, hn::LoadU(d8, c + i)) != hn::Zero(du);
-      hn::StoreU(hn::IfThenElse(m, hn::LoadU(du, a + i), hn::LoadU(du, b + i)), du, y + i);
+    const auto pick = [&](int64_t j) {
+      return hn::IfThenElse(hn::PromoteTo(du, hn::LoadU(d8, c + j)) != hn::Zero(du), hn::LoadU(du, a + j),
+                            hn::LoadU(du, b + j));
+    };
+    if (n * (int64_t)sizeof(U) >= kStreamBytes) {  // as UnaryF: streaming stores from an aligned address
+      for (const int64_t head = StreamHead(y, sizeof(U) * (uintptr_t)N, sizeof(U)); i < head; ++i) y[i] = c[i] ? a[i] : b[i];
+      for (; i + N <= n; i += N) hn::Stream(pick(i), du, y + i);
+      hwy::FlushStream();
     }
+    for (; i + N <= n; i += N) hn::StoreU(pick(i), du, y + i);
   }
-  // Inlined into Staged with n a constant block, GCC warns of overflow on a
-  // path where this tail runs 2^62 times, which no call can take.
+  // Inlined where n is a constant block (Staged), GCC can warn of overflow
+  // on a path where this tail runs 2^62 times, which no call takes.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Waggressive-loop-optimizations"
   for (; i < n; ++i) y[i] = c[i] ? a[i] : b[i];
@@ -620,8 +626,8 @@ void FillKernels(KernelTable* t) {
                  CT_DT_FLOAT8_E5M2FNUZ})
     t->op[CT_OP_WHERE][dt] = &Staged<&WhereK<uint8_t>, 1, 1, 1, 1>;
   for (int dt : {CT_DT_INT16, CT_DT_UINT16, CT_DT_FLOAT16, CT_DT_BFLOAT16})
-    t->op[CT_OP_WHERE][dt] = &Staged<&WhereK<uint16_t>, 2, 1, 2, 2>;
-  for (int dt : {CT_DT_INT32, CT_DT_UINT32, CT_DT_FLOAT32}) t->op[CT_OP_WHERE][dt] = &Staged<&WhereK<uint32_t>, 4, 1, 4, 4>;
+    t->op[CT_OP_WHERE][dt] = &WhereK<uint16_t>;  // vector loops that stream by themselves
+  for (int dt : {CT_DT_INT32, CT_DT_UINT32, CT_DT_FLOAT32}) t->op[CT_OP_WHERE][dt] = &WhereK<uint32_t>;
   for (int dt : {CT_DT_INT64, CT_DT_UINT64, CT_DT_FLOAT64}) t->op[CT_OP_WHERE][dt] = &Staged<&WhereK<uint64_t>, 8, 1, 8, 8>;
   RegTernaryFloat<FFma>(t, CT_OP_FMA);
   ForEachInt([t](auto lane, int dt) {
