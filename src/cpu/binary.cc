@@ -210,24 +210,19 @@ struct VAdd { template <class V> static V v(V a, V b) { return hn::Add(a, b); } 
 struct VSub { template <class V> static V v(V a, V b) { return hn::Sub(a, b); } using S = Sub; };
 struct VMul { template <class V> static V v(V a, V b) { return hn::Mul(a, b); } using S = Mul; };
 struct VDiv { template <class V> static V v(V a, V b) { return hn::Div(a, b); } using S = Div; };
-struct VMaximum {
-  template <class V> static V v(V a, V b) { return hn::IfThenElse(hn::Or(a >= b, hn::IsNaN(a)), a, b); }
-  using S = Maximum;
+// max/min of two vectors. kNaNWins: a NaN input is the result (maximum,
+// minimum; a's NaN lanes pass the test, b's fail it and give b); else the
+// other input is (fmax, fmin; b's NaN lanes give a, a's fail and give b).
+template <bool kMax, bool kNaNWins, class Scalar> struct VPick {
+  template <class V> static V v(V a, V b) {
+    return hn::IfThenElse(hn::Or(kMax ? a >= b : a <= b, hn::IsNaN(kNaNWins ? a : b)), a, b);
+  }
+  using S = Scalar;
 };
-struct VMinimum {
-  template <class V> static V v(V a, V b) { return hn::IfThenElse(hn::Or(a <= b, hn::IsNaN(a)), a, b); }
-  using S = Minimum;
-};
-
-// NaN-ignoring: b's NaN lanes give a; a's NaN lanes fail the comparison and give b.
-struct VFMax {
-  template <class V> static V v(V a, V b) { return hn::IfThenElse(hn::Or(a >= b, hn::IsNaN(b)), a, b); }
-  using S = FMax;
-};
-struct VFMin {
-  template <class V> static V v(V a, V b) { return hn::IfThenElse(hn::Or(a <= b, hn::IsNaN(b)), a, b); }
-  using S = FMin;
-};
+using VMaximum = VPick<true, true, Maximum>;
+using VMinimum = VPick<false, true, Minimum>;
+using VFMax = VPick<true, false, FMax>;
+using VFMin = VPick<false, false, FMin>;
 struct VCopySign { template <class V> static V v(V a, V b) { return hn::CopySign(a, b); } using S = CopySign; };
 
 // Integer forms (wrapping adds and bit operations: the same in every lane type).
@@ -391,14 +386,7 @@ template <class Op, class VOp, size_t kVecBytes> void RegInts(KernelTable* t, in
     if constexpr (kVecBytes != 0 && sizeof(T) >= kVecBytes) RegOneVec<VOp, T>(t, op, dt);
     else RegOne<Op, T>(t, op, dt);
   };
-  one(int8_t(), CT_DT_INT8);
-  one(int16_t(), CT_DT_INT16);
-  one(int32_t(), CT_DT_INT32);
-  one(int64_t(), CT_DT_INT64);
-  one(uint8_t(), CT_DT_UINT8);
-  one(uint16_t(), CT_DT_UINT16);
-  one(uint32_t(), CT_DT_UINT32);
-  one(uint64_t(), CT_DT_UINT64);
+  ForEachInt(one);
 }
 template <class Op> void RegInt(KernelTable* t, int op) { RegInts<Op, void, 0>(t, op); }
 // The memory-bound integer ops, where a scalar loop's plain stores cost the

@@ -440,17 +440,6 @@ template <class Op> void RegFloat(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT64] = &UnaryF<Op, double>;
   SetNarrow<&UnaryF<Op, float>, 1>(t->op[op]);
 }
-// Each integer dtype's CT_DT_* index with a value of its lane type.
-template <class F> void ForEachInt(F&& f) {
-  f(i8(), CT_DT_INT8);
-  f(i16(), CT_DT_INT16);
-  f(i32(), CT_DT_INT32);
-  f(i64(), CT_DT_INT64);
-  f(u8(), CT_DT_UINT8);
-  f(u16(), CT_DT_UINT16);
-  f(u32(), CT_DT_UINT32);
-  f(u64(), CT_DT_UINT64);
-}
 // Integer maps: plain loops the compiler vectorises, written out through
 // Staged (streaming stores) when the output is large.
 template <class Op> void RegInt(KernelTable* t, int op) {

@@ -55,6 +55,19 @@ inline int64_t StreamHead(const void* p, uintptr_t vbytes, uintptr_t esize) {
   return (int64_t)(((vbytes - reinterpret_cast<uintptr_t>(p) % vbytes) % vbytes) / esize);
 }
 
+// f(lane, dt) for each integer dtype: a value of its lane type and its
+// CT_DT_* index (kernel tables fill their integer rows with it).
+template <class F> void ForEachInt(F&& f) {
+  f(int8_t(), CT_DT_INT8);
+  f(int16_t(), CT_DT_INT16);
+  f(int32_t(), CT_DT_INT32);
+  f(int64_t(), CT_DT_INT64);
+  f(uint8_t(), CT_DT_UINT8);
+  f(uint16_t(), CT_DT_UINT16);
+  f(uint32_t(), CT_DT_UINT32);
+  f(uint64_t(), CT_DT_UINT64);
+}
+
 // Staged<K, ...> runs a kernel K whose loop uses plain stores (integer and
 // bool ops, casts, where, the float16 family) over a large output through an
 // aligned stack block that stays in L1, then copies the block out with
