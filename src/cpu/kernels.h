@@ -42,6 +42,8 @@ struct ReduceKernels {
   // sum of (x - c)^2 in float64, pairwise (norm2: c = 0; var: a block's mean)
   double (*sumsq_f32)(const float* p, int64_t n, double c);
   double (*sumsq_f64)(const double* p, int64_t n, double c);
+  double (*sumdev_f32)(const float* p, int64_t n, double c);  // sum of x - c
+  double (*sumdev_f64)(const double* p, int64_t n, double c);
   double (*prod_f32)(const float* p, int64_t n);   // product in float64, four vector accumulators
   // index of the first element equal to v (v NaN: the first NaN), n if none
   int64_t (*find_f32)(const float* p, int64_t n, float v);

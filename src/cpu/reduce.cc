@@ -176,7 +176,7 @@ template <class R> struct HasFused<R, std::void_t<decltype(R::kFused)>> : std::i
 template <class T, class R> void finish_passes(const R& rec, const Geometry& g, const T* px, char* po, bool split);
 template <class T, class R> void finish_one(const R& rec, const Geometry& g, const T* px, char* po, bool split) {
   if constexpr (HasFused<R>::value) {
-    rec.finish_fused(po, g.out_dt, reduce_one<T>(rec.pf(), g, px, split));
+    rec.finish_fused(po, g.out_dt, reduce_one<T>(rec.pf(g.count > 0 ? px : nullptr), g, px, split));
   } else {
     finish_passes<T, R>(rec, g, px, po, split);
   }

@@ -49,17 +49,18 @@ inline double PairwiseSum(const double* parts, int64_t n) {
   return PairwiseSum(parts, h) + PairwiseSum(parts + h, n - h);
 }
 
-// Sum of n float32 or float64 values (kSquares: of their squared distances
-// from c: norm2 with c = 0, var's deviations from a block's mean) in
+// Sum of n float32 or float64 values x (kMap 1: of (x - c)^2: norm2 with
+// c = 0, var's deviations from a block's mean; kMap 2: of x - c, var's
+// block sums about a shift near the data) in
 // float64: base blocks of kBase with four vector accumulators (float32 in
 // blocks of 2048: widened, they lose nothing; float64 in blocks of 512),
 // pairwise above. From 4 x kBase on, four quarters are read side by side
 // (Streams4) a base block at a time, the blocks' sums added pairwise.
-template <class T, bool kSquares> double SumMap(const T* p, int64_t n, double c = 0) {
+template <class T, int kMap> double SumMap(const T* p, int64_t n, double c = 0) {
   constexpr int64_t kBase = sizeof(T) == 4 ? 2048 : 512;
   if (n > 4 * kQuarter) {
     const int64_t half = ((n / 2) + 63) & ~int64_t(63);
-    return SumMap<T, kSquares>(p, half, c) + SumMap<T, kSquares>(p + half, n - half, c);
+    return SumMap<T, kMap>(p, half, c) + SumMap<T, kMap>(p + half, n - half, c);
   }
   const hn::ScalableTag<double> dd;
   const hn::Rebind<T, decltype(dd)> dt;  // float32: half a vector
@@ -69,9 +70,9 @@ template <class T, bool kSquares> double SumMap(const T* p, int64_t n, double c 
   auto step = [&](V a, const T* q) {
     V v;
     if constexpr (sizeof(T) == 4) v = hn::PromoteTo(dd, hn::LoadU(dt, q)); else v = hn::LoadU(dd, q);
-    if (!kSquares) return hn::Add(a, v);
+    if (kMap == 0) return hn::Add(a, v);
     v = hn::Sub(v, cv);
-    return hn::MulAdd(v, v, a);
+    return kMap == 1 ? hn::MulAdd(v, v, a) : hn::Add(a, v);
   };
   if (n >= 4 * kBase) {
     const int64_t quarter = (n / 4) & ~int64_t(63);
@@ -86,7 +87,7 @@ template <class T, bool kSquares> double SumMap(const T* p, int64_t n, double c 
                           hn::Add(hn::Add(acc[2][0], acc[2][1]), hn::Add(acc[3][0], acc[3][1])));
       parts[np++] = hn::GetLane(hn::SumOfLanes(dd, v));
     }
-    return PairwiseSum(parts, np) + SumMap<T, kSquares>(p + 4 * quarter, n - 4 * quarter, c);
+    return PairwiseSum(parts, np) + SumMap<T, kMap>(p + 4 * quarter, n - 4 * quarter, c);
   }
   V a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
   int64_t i = 0;
@@ -98,13 +99,15 @@ template <class T, bool kSquares> double SumMap(const T* p, int64_t n, double c 
   }
   for (; i + N <= n; i += N) a0 = step(a0, p + i);
   double s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
-  for (; i < n; ++i) s += kSquares ? ((double)p[i] - c) * ((double)p[i] - c) : (double)p[i];
+  for (; i < n; ++i) s += kMap == 0 ? (double)p[i] : kMap == 1 ? ((double)p[i] - c) * ((double)p[i] - c) : (double)p[i] - c;
   return s;
 }
-double SumF32(const float* p, int64_t n) { return SumMap<float, false>(p, n); }
-double SumSqF32(const float* p, int64_t n, double c) { return SumMap<float, true>(p, n, c); }
-double SumSqF64(const double* p, int64_t n, double c) { return SumMap<double, true>(p, n, c); }
-double SumF64(const double* p, int64_t n) { return SumMap<double, false>(p, n); }
+double SumF32(const float* p, int64_t n) { return SumMap<float, 0>(p, n); }
+double SumSqF32(const float* p, int64_t n, double c) { return SumMap<float, 1>(p, n, c); }
+double SumSqF64(const double* p, int64_t n, double c) { return SumMap<double, 1>(p, n, c); }
+double SumDevF32(const float* p, int64_t n, double c) { return SumMap<float, 2>(p, n, c); }
+double SumDevF64(const double* p, int64_t n, double c) { return SumMap<double, 2>(p, n, c); }
+double SumF64(const double* p, int64_t n) { return SumMap<double, 0>(p, n); }
 
 // The product of v's lanes, in lane order.
 template <class D, class V> double LanesProduct(D d, V v) {
@@ -355,6 +358,8 @@ void FillReduceKernels(ReduceKernels* k) {
   k->has_zero[5] = &HasDeciding<double, false>;
   k->sumsq_f32 = &SumSqF32;
   k->sumsq_f64 = &SumSqF64;
+  k->sumdev_f32 = &SumDevF32;
+  k->sumdev_f64 = &SumDevF64;
   k->prod_f32 = &ProdF32;
   k->find_f32 = &FindFirst<float>;
   k->find_f64 = &FindFirst<double>;
