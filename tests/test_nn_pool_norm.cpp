@@ -1296,6 +1296,45 @@ TEST_CASE("max_pool2d: forward vs reference, indices NULL and given, ties, paddi
     }
 }
 
+// Planes wide enough that the interior outputs of a row run as vector loops
+// (the forward keeps each winner's tap in an integer of the value's width):
+// ties, NaN (a NaN first tap stays, a later one is passed over) and -inf,
+// y and indices against the reference.
+TEST_CASE("max_pool2d: wide rows (vector interior) with ties, NaN and -inf: y and indices", "[nn]") {
+  const PoolP wide[] = {
+      {"3x3 stride 2 pad 1, 45 wide", 1, 3, 9, 45, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3 stride 1 pad 1, 40 wide", 2, 2, 7, 40, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+      {"2x2 stride 0, 50 wide", 1, 2, 6, 50, {2, 2}, {0, 0}, {0, 0}, {0, 0}, {0, 0}},
+      {"2x3 stride 3 dilation 2, pad (1,2), 61 wide", 1, 2, 8, 61, {2, 3}, {3, 3}, {1, 2}, {0, 2}, {1, 2}},
+  };
+  const int d = DT_F32;  // the NN ops' widest float (CT_DTS_NN)
+  for (const PoolP& p : wide)
+    for (int vmode : {0, 3, 4}) {
+      INFO("max_pool2d " << p.str() << "; " << dtype(d).name << "; values "
+                         << (vmode == 4 ? "uniform(-1,1), 1 in 8 NaN, 1 in 8 -inf" : vmode_name(vmode)));
+      Rng rng(77 + (uint64_t)vmode);
+      HostTensor x = make_nd(d, p.xshape(), L_COMPACT);
+      fill_input(x, [&](int64_t) {
+        if (vmode != 4) return pool_value(rng, vmode);
+        const int64_t k = rng.int_in(0, 7);
+        return k == 0   ? std::numeric_limits<double>::quiet_NaN()
+             : k == 1 ? -std::numeric_limits<double>::infinity()
+                      : rng.uniform(-1, 1);
+      });
+      HostTensor y = make_nd(d, p.yshape(), L_COMPACT), ind = make_nd(DT_I64, p.yshape(), L_COMPACT);
+      CTensor xv = x.view(), yv = y.view(), iv = ind.view();
+      const CTPool2dDesc desc = p.desc(0);
+      REQUIRE(ct_max_pool2d(&desc, &xv, &yv, &iv, nullptr, 0, nullptr) == CT_OK);
+      const PoolRef ref = ref_max_pool(p, vals(x));
+      check_index("indices", ivals(ind), ref.idx);
+      const std::vector<double> got = vals(y);
+      int64_t bad = 0;
+      for (size_t i = 0; i < got.size(); ++i)
+        bad += !(got[i] == ref.y[i] || (std::isnan(got[i]) && std::isnan(ref.y[i])));
+      CHECK(bad == 0);
+    }
+}
+
 TEST_CASE("max_pool2d_backward: dy routed to indices, overlapping windows accumulate, dx overwritten", "[nn]") {
   const int layouts[] = {L_COMPACT, L_CLAST, L_PAD, L_PAD_CLAST};
   for (int c = 0; c < kNumPool; ++c)

@@ -321,8 +321,12 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
 // divides by the window's area (count_include_pad) or its taps inside x.
 enum class PoolMode { kMax, kMaxIndex, kAvg };
 
-template <class T, PoolMode M, int64_t SW>
-void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool cip, T* best, int64_t* bi) {
+// kMaxIndex: an interior output's winning tap is kept as its row base
+// h * W + kw * DW - PL, an integer of T's width (I: int32 beside float when
+// the plane's positions fit), so the select vectorises with the compare;
+// the int64 index base + q * sw is formed once per output after the taps.
+template <class T, PoolMode M, int64_t SW, class I>
+void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool cip, T* best, int64_t* bi, I* bb) {
   constexpr int64_t z = (int64_t)sizeof(T);
   const int64_t sw = SW > 0 ? SW : g.SW;
   const int64_t h0 = pp * g.SH - g.PT;
@@ -344,7 +348,7 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
       if (first) {
         for (int64_t q = q0; q < q1; ++q) best[q] = load_at<T>(r + q * sw * z);
         if (M == PoolMode::kMaxIndex)
-          for (int64_t q = q0; q < q1; ++q) bi[q] = h * g.W + q * sw + off;
+          for (int64_t q = q0; q < q1; ++q) bb[q] = (I)(h * g.W + off);
       } else if (M == PoolMode::kAvg) {
         for (int64_t q = q0; q < q1; ++q) best[q] += load_at<T>(r + q * sw * z);
       } else if (M == PoolMode::kMax) {
@@ -353,17 +357,22 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
           best[q] = v > best[q] ? v : best[q];
         }
       } else {
-        const int64_t base = h * g.W + off;
+        const I base = (I)(h * g.W + off);
+        T* __restrict b = best;  // apart from x and each other: the loop vectorises
+        I* __restrict t = bb;
         for (int64_t q = q0; q < q1; ++q) {
-          const T v = load_at<T>(r + q * sw * z);
-          const bool gt = v > best[q];
-          best[q] = gt ? v : best[q];
-          bi[q] = gt ? base + q * sw : bi[q];
+          const T v = load_at<T>(r + q * sw * z), o = b[q];
+          const I ot = t[q];
+          const I m = -(I)(v > o);  // a mask: GCC does not if-convert two selects on one compare
+          b[q] = v > o ? v : o;
+          t[q] = (base & m) | (ot & ~m);
         }
       }
       first = false;
     }
   }
+  if (M == PoolMode::kMaxIndex)
+    for (int64_t q = q0; q < q1; ++q) bi[q] = (int64_t)bb[q] + q * sw;
   if (M == PoolMode::kAvg) {
     const T div = cip ? T(g.KH * g.KW) : T(taps_h * g.KW);
     for (int64_t q = q0; q < q1; ++q) best[q] = taps_h ? best[q] / div : best[q];
@@ -402,7 +411,7 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
   }
 }
 
-template <class T, PoolMode M, int64_t SW> void pool_direct_run(const PoolIndex& g, bool cip, const Exec& e) {
+template <class T, PoolMode M, int64_t SW, class I> void pool_direct_run(const PoolIndex& g, bool cip, const Exec& e) {
   const CTensor *x = e.t[0], *y = e.t[1], *ind = M == PoolMode::kMaxIndex ? e.t[2] : nullptr;
   constexpr int64_t z = (int64_t)sizeof(T);
   const int64_t xs0 = ct_stride_of(x, 0) * z, xs1 = ct_stride_of(x, 1) * z, xs2 = ct_stride_of(x, 2) * z;
@@ -418,29 +427,40 @@ template <class T, PoolMode M, int64_t SW> void pool_direct_run(const PoolIndex&
   {
     std::vector<T> best((size_t)g.Q);
     std::vector<int64_t> bi((size_t)g.Q);
+    std::vector<I> bb(M == PoolMode::kMaxIndex ? (size_t)g.Q : 0);
 #pragma omp for schedule(static)
     for (int64_t pl = 0; pl < planes; ++pl) {
       const int64_t n = pl / g.C, ch = pl % g.C;
       const char* xp = xb + n * xs0 + ch * xs1;
       for (int64_t pp = 0; pp < g.P; ++pp) {
-        pool_row<T, M, SW>(g, xp, xs2, pp, cip, best.data(), bi.data());
+        pool_row<T, M, SW, I>(g, xp, xs2, pp, cip, best.data(), bi.data(), bb.data());
         char* yr = yb + n * ys0 + ch * ys1 + pp * ys2;
         if (ys3 == z) std::memcpy(yr, best.data(), (size_t)(g.Q * z));
         else
           for (int64_t q = 0; q < g.Q; ++q) std::memcpy(yr + q * ys3, &best[(size_t)q], sizeof(T));
-        if (ib)
-          for (int64_t q = 0; q < g.Q; ++q)
-            std::memcpy(ib + n * is[0] + ch * is[1] + pp * is[2] + q * is[3], &bi[(size_t)q], sizeof(int64_t));
+        if (!ib) continue;
+        char* ir = ib + n * is[0] + ch * is[1] + pp * is[2];
+        if (is[3] == 8) std::memcpy(ir, bi.data(), (size_t)(g.Q * 8));
+        else
+          for (int64_t q = 0; q < g.Q; ++q) std::memcpy(ir + q * is[3], &bi[(size_t)q], sizeof(int64_t));
       }
     }
   }
 }
 
-template <class T, PoolMode M> void build_pool_direct_mode(const PoolIndex& g, bool cip, Plan* p) {
+template <class T, PoolMode M, class I> void build_pool_direct_width(const PoolIndex& g, bool cip, Plan* p) {
   p->has_prim = false;
-  if (g.SW == 1) p->post.push_back([g, cip](const Exec& e) { pool_direct_run<T, M, 1>(g, cip, e); });
-  else if (g.SW == 2) p->post.push_back([g, cip](const Exec& e) { pool_direct_run<T, M, 2>(g, cip, e); });
-  else p->post.push_back([g, cip](const Exec& e) { pool_direct_run<T, M, 0>(g, cip, e); });
+  if (g.SW == 1) p->post.push_back([g, cip](const Exec& e) { pool_direct_run<T, M, 1, I>(g, cip, e); });
+  else if (g.SW == 2) p->post.push_back([g, cip](const Exec& e) { pool_direct_run<T, M, 2, I>(g, cip, e); });
+  else p->post.push_back([g, cip](const Exec& e) { pool_direct_run<T, M, 0, I>(g, cip, e); });
+}
+// I: the winning taps' integer (pool_row); int32 for float32 while every
+// row base of the plane, -PL .. H * W, fits.
+template <class T, PoolMode M> void build_pool_direct_mode(const PoolIndex& g, bool cip, Plan* p) {
+  if constexpr (M == PoolMode::kMaxIndex && sizeof(T) == 4) {
+    if (g.H * g.W < std::numeric_limits<int32_t>::max() - g.PL) return build_pool_direct_width<T, M, int32_t>(g, cip, p);
+  }
+  build_pool_direct_width<T, M, int64_t>(g, cip, p);
 }
 
 // Whether the direct forward takes this call: float32/float64, x's rows
