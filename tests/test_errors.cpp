@@ -812,6 +812,18 @@ TEST_CASE("ct_malloc and ct_free", "[errors]") {
   expect_fail(ct_malloc(CTDevice{CT_CPU, 3}, 16, &q), CT_ERR_NOT_FOUND, "ct_malloc", {}, {"device.device_id=3", "cpu"});
   CHECK(last_error().find("device.device.") == std::string::npos);
   CHECK(q == (void*)0x1234);
+  // large blocks come as whole 2 MiB (huge) pages, advised as such
+  const size_t large = (size_t(2) << 20) + 1;
+  void* h = nullptr;
+  REQUIRE(ct_malloc(kCpu, large, &h) == CT_OK);
+  CHECK(((uintptr_t)h % (uintptr_t(2) << 20)) == 0);
+  std::memset(h, 1, large);
+  ct_free(kCpu, h);
+  // a size whose round-up to a huge page wraps around is refused, not truncated
+  q = (void*)0x1234;
+  big = ct_malloc(kCpu, SIZE_MAX - 4096, &q);
+  CHECK((big == CT_ERR_OUT_OF_MEMORY || big == CT_ERR_INVALID_ARGUMENT));
+  CHECK(q == (void*)0x1234);
   // zero bytes: CT_OK, and whatever comes back can be freed
   void* z = nullptr;
   if (ct_malloc(kCpu, 0, &z) == CT_OK) ct_free(kCpu, z);

@@ -390,7 +390,7 @@ std::string now_string() {
 // Device limits: measured, cached per machine
 // ---------------------------------------------------------------------------
 
-constexpr const char* kProbeVersion = "probe3";  // bump when tools/probes.h changes what it measures
+constexpr const char* kProbeVersion = "probe4";  // bump when tools/probes.h changes what it measures
 
 int64_t host_l3_bytes(std::string* source) {
   if (const char* e = std::getenv("CT_L3_BYTES"); e && *e) {

@@ -221,8 +221,10 @@ typedef struct {
   void* user;           /**< passed back to parallel_for */
 } CTCpuStream;
 
-/** Allocate @p bytes on @p device (64-byte aligned on the CPU). The library
- *  itself never calls this inside an op; it exists for callers and tests.
+/** Allocate @p bytes on @p device (64-byte aligned on the CPU; from 2 MiB
+ *  on, 2 MiB-aligned and advised as transparent huge pages on Linux, which
+ *  large streaming ops read faster). The library itself never calls this
+ *  inside an op; it exists for callers and tests.
  *  @param[out] ptr set on success; untouched on failure.
  *  @return CT_OK, CT_ERR_INVALID_ARGUMENT (NULL ptr), CT_ERR_UNSUPPORTED (no
  *          backend for device.device_type, or one that allocates nothing),
