@@ -277,8 +277,11 @@ void BinVec(char* const* p, int64_t n, const double* prm) {
   const auto sa = hn::Set(d, a[0]), sb = hn::Set(d, b[0]);
 #define CT_BIN_LOAD_(ptr, s, scalar) ((scalar) ? (s) : hn::LoadU(d, (ptr) + i))
   if (stream) {
-    for (; i + N <= n; i += N)
+    for (; i + N <= n; i += N) {
+      if (kMode != 1) PrefetchAhead(a + i);
+      if (kMode != 2) PrefetchAhead(b + i);
       hn::Stream(Op::v(CT_BIN_LOAD_(a, sa, kMode == 1), CT_BIN_LOAD_(b, sb, kMode == 2)), d, o + i);
+    }
     hwy::FlushStream();
   } else {
     for (; i + 2 * N <= n; i += 2 * N) {

@@ -191,7 +191,10 @@ void UnaryF(char* const* p, int64_t n, const double* prm) {
   if (n * (int64_t)sizeof(T) >= kStreamBytes) {
     const int64_t head = StreamHead(y, sizeof(T) * (uintptr_t)N, sizeof(T));
     if (head) PartialVector(d, op, x, y, 0, head, p0, p1);
-    for (i = head; i + N <= n; i += N) hn::Stream(op(d, hn::LoadU(d, x + i), p0, p1), d, y + i);
+    for (i = head; i + N <= n; i += N) {
+      PrefetchAhead(x + i);
+      hn::Stream(op(d, hn::LoadU(d, x + i), p0, p1), d, y + i);
+    }
     if (i < n) PartialVector(d, op, x, y, i, n - i, p0, p1);
     hwy::FlushStream();  // order the streaming stores before the caller (or the join) reads them
     return;
@@ -245,8 +248,10 @@ void TernaryF(char* const* p, int64_t n, const double*) {
       hn::Store(op(d, hn::Load(d, ba), hn::Load(d, bb), hn::Load(d, bc)), d, ba);
       y[i] = ba[0];
     }
-    for (; i + N <= n; i += N)
+    for (; i + N <= n; i += N) {
+      PrefetchAhead(a + i), PrefetchAhead(b + i), PrefetchAhead(c + i);
       hn::Stream(op(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i), hn::LoadU(d, c + i)), d, y + i);
+    }
     hwy::FlushStream();
   }
   for (; i + N <= n; i += N)
