@@ -518,6 +518,7 @@ template <class T> double ExpShiftSum(const void* xv, void* yv, int64_t n, doubl
   int64_t i = 0;
   int cnt = 0;
   for (; i + N <= n; i += N) {
+    PrefetchAhead(x + i);  // a line or block ahead: the next one's first pass reads memory
     const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), sh));
     hn::StoreU(e, d, y + i);
     acc = hn::Add(acc, e);
