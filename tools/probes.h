@@ -5,7 +5,6 @@
 #pragma once
 #include <immintrin.h>
 #include <omp.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "ctensor/ctensor.h"
 
 namespace ctprobe {
 
@@ -213,15 +214,12 @@ inline Measured memory_bandwidth(int max_threads, int64_t llc_bytes, bool full, 
   std::vector<int64_t> sets{std::max(min_ws, 4 * llc_bytes)};
   if (full) sets.insert(sets.begin(), std::max(min_ws / 2, 2 * llc_bytes));
   const int64_t floats = sets.back() / 4;
-  // Huge pages, as ct_malloc gives the ops' large buffers: the limit is
-  // what the best-placed buffer reaches.
-  const size_t huge = size_t(2) << 20, bytes = (size_t(floats) * 4 + 4096 + huge - 1) / huge * huge;
-  std::unique_ptr<float, decltype(&std::free)> buf(static_cast<float*>(std::aligned_alloc(huge, bytes)), &std::free);
-  if (!buf) return best;
-#ifdef MADV_HUGEPAGE
-  (void)madvise(buf.get(), bytes, MADV_HUGEPAGE);
-#endif
-  float* p = buf.get();
+  // From ct_malloc, as the ops' large buffers come (huge pages on Linux):
+  // the limit is what such a buffer reaches.
+  void* raw = nullptr;
+  if (ct_malloc(CTDevice{CT_CPU, 0}, size_t(floats) * 4 + 4096, &raw) != CT_OK) return best;
+  std::unique_ptr<void, void (*)(void*)> buf(raw, [](void* q) { ct_free(CTDevice{CT_CPU, 0}, q); });
+  float* p = static_cast<float*>(raw);
 #pragma omp parallel for schedule(dynamic, 1 << 16) num_threads(max_threads)
   for (int64_t i = 0; i < floats; ++i) p[i] = 1.0f;  // first touch
   std::vector<int> threads{max_threads};

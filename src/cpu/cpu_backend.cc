@@ -531,8 +531,9 @@ CTStatus cpu_device_info(int32_t, CTDeviceInfo* info) {
 // Blocks from 2 MiB on are 2 MiB-aligned whole huge pages and advised as
 // such (where transparent huge pages are "madvise", as on Debian's default,
 // nothing else gives them): a pass over 340 MB then misses the TLB 512x
-// less often (add: 29-30 -> 31-32 GB/s). NumPy advises its large arrays
-// the same way. Smaller blocks are 64-byte aligned.
+// less often (add of 85M float32 on the AVX-512 host: 37 -> 44 GB/s).
+// NumPy advises its large arrays the same way. Smaller blocks are 64-byte
+// aligned.
 constexpr size_t kHugePage = size_t(2) << 20;
 
 CTStatus cpu_malloc(int32_t, size_t bytes, void** ptr) {

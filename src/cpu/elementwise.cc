@@ -249,7 +249,9 @@ void TernaryF(char* const* p, int64_t n, const double*) {
       y[i] = ba[0];
     }
     for (; i + N <= n; i += N) {
-      PrefetchAhead(a + i), PrefetchAhead(b + i), PrefetchAhead(c + i);
+      PrefetchAhead(a + i);
+      PrefetchAhead(b + i);
+      PrefetchAhead(c + i);
       hn::Stream(op(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i), hn::LoadU(d, c + i)), d, y + i);
     }
     hwy::FlushStream();
