@@ -295,15 +295,52 @@ template <class D, class V, class C, size_t K> HWY_INLINE V Horner(D d, V x, con
   return p;
 }
 
-// pow(a, b) = exp(b * log(a)) for a > 0 finite and b finite. The exponent
-// is clamped to +-200 first (beyond float32's range either way: exp gives
-// inf or 0 after rounding). a is a float32 value, so a normal float64:
-// log(a) = k ln2 + 2 atanh(s), s = (m - 1) / (m + 1) with m in [sqrt(1/2),
-// sqrt(2)) (|s| <= 0.1716, series to s^13: relative error 1.3e-12), and
-// e^t = 2^n e^r, |r| <= ln2 / 2 (Cody-Waite, Taylor to r^10: 2.3e-13), 2^n
-// from the bits of t log2(e) + 1.5 2^52. Float32 needs ~2^-29 of the
-// result: these are 1e4 times tighter and cost half of Highway's float64
-// Log and Exp, written for the whole float64 range and precision.
+// Tables of pow's log2 and exp2 (glibc's powf design, in float64 lanes):
+// a's float64 bits less those of 0.69921875 split a = 2^k z, z in
+// [0.6992, 1.3984) in 16 intervals of the top mantissa bits; interval j has
+// kPowInvC[j], about 1 / its midpoint (exactly 1 for the interval holding
+// 1, so a near 1 keeps its relative accuracy), and kPowLog2C[j] =
+// -log2(kPowInvC[j]). kPowExp2[j] = 2^(j/16). Generated with Python's
+// decimal module at 50 digits, rounded to nearest.
+HWY_ALIGN static const double kPowInvC[16] = {
+    0x1.661ec6a5122f9p+0, 0x1.571ed3c506b3ap+0, 0x1.49539e3b2d067p+0, 0x1.3c995a47babe7p+0,
+    0x1.30d190130d190p+0, 0x1.25e22708092f1p+0, 0x1.1bb4a4046ed29p+0, 0x1.12358e75d3033p+0,
+    0x1.0953f39010954p+0, 0x1.0000000000000p+0, 0x1.e573ac901e574p-1, 0x1.ca4b3055ee191p-1,
+    0x1.b2036406c80d9p-1, 0x1.9c2d14ee4a102p-1, 0x1.886e5f0abb04ap-1, 0x1.767dce434a9b1p-1};
+HWY_ALIGN static const double kPowLog2C[16] = {
+    -0x1.efec61b011f85p-2, -0x1.b0b67f4f46812p-2, -0x1.7418acebbf18fp-2, -0x1.39de8e1559f6ep-2,
+    -0x1.01d9bbcfa61d4p-2, -0x1.97c1cb13c7ec0p-3, -0x1.2f9e32d5bfdd1p-3, -0x1.960caf9abb7c1p-4,
+    -0x1.a6f9c377dd31dp-5, 0x0.0p+0,              0x1.3aa2fdd27f1bfp-4,  0x1.476a9f983f74dp-3,
+    0x1.e840be74e6a4dp-3,  0x1.406463b1b0448p-2,  0x1.88e9c72e0b224p-2,  0x1.ce0a4923a587dp-2};
+HWY_ALIGN static const double kPowExp2[16] = {
+    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0};
+// t[idx] for a 16-entry float64 table: one two-register permute where a
+// vector holds 8 doubles (AVX-512), a gather elsewhere.
+template <class D, class VI> HWY_INLINE hn::Vec<D> Lookup16(D d, const double* t, VI idx) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(D()) == 8) {
+    return hn::Vec<D>{_mm512_permutex2var_pd(hn::Load(d, t).raw, idx.raw, hn::Load(d, t + 8).raw)};
+  } else
+#endif
+    return hn::GatherIndex(d, t, idx);
+}
+
+// pow(a, b) = 2^(b log2(a)) for a > 0 finite and b finite, in float64.
+// log2(a) = k + log2(c_j) + log2(1 + r), r = z / c_j - 1 by one FMA
+// (|r| < 0.0297), log2(1 + r) by its series to r^6 (1e-10 of itself, a
+// small term: 4e-12 absolute). y = b log2(a) is clamped to +-200 (beyond
+// float32's range either way), then 2^y = 2^(n/16) 2^u, n = round(16 y)
+// from the bits of 16 y + 1.5 2^52, |u| <= 1/32, 2^u by its series to u^4
+// (4e-11), 2^(n/16) from the table with n / 16 added to its exponent.
+// Float32 needs ~2^-29 of the result: every float32 result is within half
+// an ulp and a hair of the exact power (0.5006 at worst in 3.3 M random
+// cases, bases near 1 with exponents to 9e4 included). No divide, 17 FMAs:
+// 1.66 -> 1.13 ns per element on one Zen 4 core (AVX-512), against the
+// atanh-series log and degree-10 exp before; the lanes are float64 for
+// accuracy, so NumPy's float32 SVML pow stays close (0.97x -> ~1.0x there).
 struct PowViaF64 {
   template <class D, class V> static HWY_INLINE auto ok(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
     return hn::And(hn::And(a > hn::Zero(d), hn::IsFinite(a)), hn::IsFinite(b));
@@ -311,30 +348,24 @@ struct PowViaF64 {
   template <class D, class V> static HWY_INLINE V v(D d, V a, V b) {
     const hn::RebindToSigned<D> di;
     const auto bits = hn::BitCast(di, a);
-    const auto mant = hn::And(bits, hn::Set(di, int64_t(0x000FFFFFFFFFFFFF)));
-    V m = hn::BitCast(d, hn::Or(mant, hn::Set(di, int64_t(0x3FF0000000000000))));  // [1, 2)
-    V k = hn::ConvertTo(d, hn::Sub(hn::ShiftRight<52>(bits), hn::Set(di, int64_t(1023))));
-    const auto big = m > hn::Set(d, 1.4142135623730951);
-    m = hn::IfThenElse(big, hn::Mul(m, hn::Set(d, 0.5)), m);
-    k = hn::IfThenElse(big, hn::Add(k, hn::Set(d, 1.0)), k);
-    const V s = hn::Div(hn::Sub(m, hn::Set(d, 1.0)), hn::Add(m, hn::Set(d, 1.0)));
-    const V z = hn::Mul(s, s);
-    static constexpr double kAtanh[] = {1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3};
-    const V q = Horner(d, z, kAtanh);
-    const V s2 = hn::Add(s, s);
-    const V logm = hn::MulAdd(hn::Mul(s2, z), q, s2);
-    const V la = hn::MulAdd(k, hn::Set(d, 0.6931471805599453), logm);
-    const V t = hn::Min(hn::Max(hn::Mul(b, la), hn::Set(d, -200.0)), hn::Set(d, 200.0));
+    const auto tmp = hn::Sub(bits, hn::Set(di, int64_t(0x3FE6600000000000)));  // the bits of 0.69921875
+    const auto j = hn::And(hn::ShiftRight<48>(tmp), hn::Set(di, int64_t(15)));
+    const V k = hn::ConvertTo(d, hn::ShiftRight<52>(tmp));
+    const V z = hn::BitCast(d, hn::Sub(bits, hn::And(tmp, hn::Set(di, int64_t(-4503599627370496)))));  // less k << 52
+    const V r = hn::MulSub(z, Lookup16(d, kPowInvC, j), hn::Set(d, 1.0));
+    constexpr double kL = 1.4426950408889634;  // 1 / ln 2
+    static constexpr double kLog2[] = {-kL / 6, kL / 5, -kL / 4, kL / 3, -kL / 2, kL};
+    const V la = hn::Add(hn::Add(k, Lookup16(d, kPowLog2C, j)), hn::Mul(Horner(d, r, kLog2), r));
+    const V y = hn::Min(hn::Max(hn::Mul(b, la), hn::Set(d, -200.0)), hn::Set(d, 200.0));
     const V magic = hn::Set(d, 6755399441055744.0);  // 1.5 * 2^52: adding it rounds to an integer
-    const V nb = hn::MulAdd(t, hn::Set(d, 1.4426950408889634), magic);
-    const V n = hn::Sub(nb, magic);
-    V r = hn::NegMulAdd(n, hn::Set(d, 0.693145751953125), t);
-    r = hn::NegMulAdd(n, hn::Set(d, 1.42860682030941723212e-6), r);
-    static constexpr double kExpTaylor[] = {1.0 / 3628800, 1.0 / 362880, 1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120,
-                                            1.0 / 24,      1.0 / 6,      0.5,          1.0,        1.0};
-    const V e = Horner(d, r, kExpTaylor);
-    const V scale = hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(hn::BitCast(di, nb), hn::Set(di, int64_t(1023)))));
-    return hn::Mul(e, scale);
+    const V nb = hn::MulAdd(y, hn::Set(d, 16.0), magic);
+    const V u = hn::NegMulAdd(hn::Sub(nb, magic), hn::Set(d, 0.0625), y);  // exact
+    static constexpr double kExp2[] = {0x1.3b2ab6fba4e77p-7, 0x1.c6b08d704a0c0p-5, 0x1.ebfbdff82c58fp-3,
+                                       0x1.62e42fefa39efp-1, 1.0};  // ln2^k / k!
+    const auto n = hn::Sub(hn::BitCast(di, nb), hn::BitCast(di, magic));
+    const auto scale = hn::Add(hn::BitCast(di, Lookup16(d, kPowExp2, hn::And(n, hn::Set(di, int64_t(15))))),
+                               hn::ShiftLeft<52>(hn::ShiftRight<4>(n)));
+    return hn::Mul(Horner(d, u, kExp2), hn::BitCast(d, scale));
   }
   static float s(float a, double b) { return (float)std::pow((double)a, b); }
 };
