@@ -4,7 +4,7 @@
 #   ctensor info                       versions, devices, measured limits
 #   ctensor check                      every op x dtype against the reference
 #   ctensor bench --quick --compare    every op: time, GB/s or GFLOP/s, % of the limit,
-#                                      NumPy and oneDNN side by side, and a plot
+#                                      NumPy, PyTorch and oneDNN side by side, and a plot
 #   scripts/run.sh [--full] [--suites]
 #     --full    the full bench (more sizes/repeats) instead of --quick
 #     --suites  also the detailed benchmark suites (bench/run.py: elementwise,
@@ -22,6 +22,14 @@ for a in "$@"; do
   esac
 done
 scripts/deps.sh
+# PyTorch's CPU ops are the bench's second baseline: installed here (not for
+# the tests) unless CT_BENCH_TORCH=0. PyPI's wheel is ~3 GB with its CUDA
+# libraries; a failed install only leaves the PyTorch column out.
+if [ "${CT_BENCH_TORCH:-1}" != "0" ] && ! python3 -c "import torch" 2>/dev/null; then
+  echo "deps: installing torch (PyPI; the bench's PyTorch baseline; CT_BENCH_TORCH=0 skips it)"
+  python3 -m pip install -q torch || python3 -m pip install -q --break-system-packages torch ||
+    echo "deps: torch could not be installed; the bench runs without its PyTorch column" >&2
+fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCT_BUILD_PYTHON=ON \
       -DPython_EXECUTABLE="$(command -v python3)" >/dev/null
 cmake --build build -j"$(nproc)"
