@@ -122,17 +122,23 @@ CTensor host_view(Array& a) {
   return h;
 }
 
-// Host values -> the device tensor (rounded to its dtype by ct_cast).
+// Host values -> the device tensor (rounded to its dtype by ct_cast). A copy
+// between devices is asynchronous on the device's stream: wait for it before
+// the host memory may change or go.
 CTStatus upload(Array& a, Tensor& t) {
   CTensor h = host_view(a);
-  return ct_cast(&h, &t.t, nullptr);
+  CTStatus s = ct_cast(&h, &t.t, nullptr);
+  if (s == CT_OK && t.t.device.device_type != CT_CPU) s = ct_synchronize(t.t.device, nullptr);
+  return s;
 }
 
 // The device tensor -> exact host values.
 CTStatus download(const Tensor& t, Array& a) {
   a.reset(t.t.dtype, t.shape);
   CTensor h = host_view(a);
-  return ct_cast(&t.t, &h, nullptr);
+  CTStatus s = ct_cast(&t.t, &h, nullptr);
+  if (s == CT_OK && t.t.device.device_type != CT_CPU) s = ct_synchronize(t.t.device, nullptr);
+  return s;
 }
 
 // ---- inputs -----------------------------------------------------------------

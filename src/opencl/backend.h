@@ -1,0 +1,63 @@
+// backend.h — the OpenCL backend's slots, shared between its files.
+#ifndef CTENSOR_SRC_OPENCL_BACKEND_H_
+#define CTENSOR_SRC_OPENCL_BACKEND_H_
+
+#include <string>
+
+#include "runtime.h"
+#include "source.h"
+
+namespace ctcl {
+
+// Kernel slots (kernels.cc).
+CTStatus cl_supports(const CTSupportQuery* q);
+CTStatus cl_elementwise(const CTElementwiseCall* call);
+CTStatus cl_reduce(const CTReduceCall* call);
+CTStatus cl_along_axis(const CTAlongAxisCall* call);
+
+// Device slots (copy.cc).
+CTStatus cl_malloc(int32_t id, size_t bytes, void** ptr);
+void cl_free(int32_t id, void* ptr);
+CTStatus cl_copy(const CTCopyCall* call);
+CTStatus cl_synchronize(int32_t id, void* stream);
+CTStatus cl_check_stream(const char* fn, int32_t id, void* stream);
+CTStatus cl_temp_alloc(void* user, CTDevice device, size_t bytes, void* stream, void** ptr);
+void cl_temp_free(void* user, CTDevice device, void* ptr, void* stream);
+
+// NN plans (nn.cc): matmul through CLBlast where it was built in.
+bool nn_supported(int32_t op, int32_t dt, std::string* why);
+CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
+CTStatus cl_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
+void cl_nn_plan_destroy(void* plan);
+
+// The program of a (kind, dtypes) signature in the queue's context, built on
+// first use (kernels.cc).
+CTStatus elementwise_program(const char* fn, Device* d, cl_context ctx, int kind, const int32_t* in_dt, int n,
+                             int32_t out_dt, Program** prog);
+
+// A strided copy within one device (the cast kernel with equal dtypes):
+// dst = src, both on device d, same shape (kernels.cc).
+CTStatus device_copy(const char* fn, Device* d, const Queue& q, int32_t dt, const CTensor* src, const CTensor* dst);
+
+// Enqueues kernel k over n work-items (rounded up to the work-group size).
+CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const char* name);
+
+// Sets argument i; returns false after recording the error.
+bool set_arg(const char* fn, cl_kernel k, cl_uint i, size_t size, const void* value, CTStatus* st);
+
+inline cl_mem mem_of(const CTensor* t) { return static_cast<cl_mem>(t->data); }
+inline int64_t numel_of(const CTensor* t) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < t->ndim; ++d) n *= t->shape[d];
+  return n;
+}
+inline int64_t stride_of(const CTensor* t, int32_t d) {
+  if (t->strides) return t->strides[d];
+  int64_t s = 1;
+  for (int32_t k = t->ndim - 1; k > d; --k) s *= t->shape[k];
+  return s;
+}
+
+}  // namespace ctcl
+
+#endif  // CTENSOR_SRC_OPENCL_BACKEND_H_

@@ -1,0 +1,194 @@
+// copy.cc — the device table's memory slots: buffers (CTensor.data is a
+// cl_mem), copies between host and device and within a device (any
+// strides), synchronize, streams (the caller's cl_command_queue).
+//
+// Copies are asynchronous on the queue: one from compact host memory is
+// clEnqueueWriteBuffer without blocking, so the host memory must stay as it
+// is until the caller synchronizes (as cudaMemcpyAsync's from pinned
+// memory); one to host memory is complete only after ct_synchronize. A
+// strided host side is packed or unpacked through a staging buffer: that
+// write blocks until the staging buffer has been read, and that read
+// blocks (the host must unpack it).
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "backend.h"
+
+namespace ctcl {
+
+namespace {
+
+size_t itemsize_of(const CTensor* t) { return (t->dtype.bits * t->dtype.lanes + 7) / 8; }
+
+bool host_compact(const CTensor* t) { return ct_is_compact(t) != 0; }
+
+// Host tensor <-> compact host buffer (element by element, any strides).
+void host_pack(const CTensor* t, unsigned char* buf, bool to_buf) {
+  const size_t is = itemsize_of(t);
+  const int64_t n = numel_of(t);
+  std::vector<int64_t> idx((size_t)t->ndim, 0);
+  unsigned char* base = static_cast<unsigned char*>(t->data) + t->byte_offset;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (int32_t d = 0; d < t->ndim; ++d) off += idx[(size_t)d] * stride_of(t, d);
+    unsigned char* p = base + off * (int64_t)is;
+    if (to_buf) std::memcpy(buf + (size_t)i * is, p, is);
+    else std::memcpy(p, buf + (size_t)i * is, is);
+    for (int32_t d = t->ndim - 1; d >= 0; --d) {
+      if (++idx[(size_t)d] < t->shape[d]) break;
+      idx[(size_t)d] = 0;
+    }
+  }
+}
+
+CTensor compact_on(const CTensor* like, CTDevice dev, void* data) {
+  CTensor c = *like;
+  c.data = data;
+  c.device = dev;
+  c.strides = nullptr;
+  c.byte_offset = 0;
+  return c;
+}
+
+// host -> one OpenCL tensor.
+CTStatus upload(const char* fn, Device* d, const Queue& q, int32_t dt, const CTensor* src, const CTensor* dst,
+                void* stream) {
+  const size_t bytes = (size_t)numel_of(dst) * itemsize_of(dst);
+  std::vector<unsigned char> staging;
+  const void* from = static_cast<const unsigned char*>(src->data) + src->byte_offset;
+  if (!host_compact(src)) {
+    staging.resize(bytes);
+    host_pack(src, staging.data(), true);
+    from = staging.data();
+  }
+  const cl_bool block = staging.empty() ? CL_FALSE : CL_TRUE;
+  if (host_compact(dst)) {
+    const cl_int e = clEnqueueWriteBuffer(q.q, mem_of(dst), block, dst->byte_offset, bytes, from, 0, nullptr, nullptr);
+    return e == CL_SUCCESS ? CT_OK : cl_fail(fn, "clEnqueueWriteBuffer", e);
+  }
+  // a strided device side: write a compact temporary, then the copy kernel scatters it
+  const CTDevice dev = dst->device;
+  void* tmp = nullptr;
+  if (CTStatus s = g_host->temp_alloc(dev, bytes, stream, &tmp)) return s;
+  CTStatus s = CT_OK;
+  const cl_int e = clEnqueueWriteBuffer(q.q, static_cast<cl_mem>(tmp), block, 0, bytes, from, 0, nullptr, nullptr);
+  if (e != CL_SUCCESS) s = cl_fail(fn, "clEnqueueWriteBuffer", e);
+  if (s == CT_OK) {
+    const CTensor t = compact_on(dst, dev, tmp);
+    s = device_copy(fn, d, q, dt, &t, dst);
+  }
+  g_host->temp_free(dev, tmp, stream);
+  return s;
+}
+
+// one OpenCL tensor -> host.
+CTStatus download(const char* fn, Device* d, const Queue& q, int32_t dt, const CTensor* src, const CTensor* dst,
+                  void* stream) {
+  const size_t bytes = (size_t)numel_of(src) * itemsize_of(src);
+  const bool direct = host_compact(dst);
+  std::vector<unsigned char> staging;
+  void* to = static_cast<unsigned char*>(dst->data) + dst->byte_offset;
+  if (!direct) {
+    staging.resize(bytes);
+    to = staging.data();
+  }
+  const cl_bool block = direct ? CL_FALSE : CL_TRUE;
+  CTStatus s = CT_OK;
+  if (host_compact(src)) {
+    const cl_int e = clEnqueueReadBuffer(q.q, mem_of(src), block, src->byte_offset, bytes, to, 0, nullptr, nullptr);
+    if (e != CL_SUCCESS) s = cl_fail(fn, "clEnqueueReadBuffer", e);
+  } else {
+    const CTDevice dev = src->device;
+    void* tmp = nullptr;
+    if (CTStatus a = g_host->temp_alloc(dev, bytes, stream, &tmp)) return a;
+    const CTensor t = compact_on(src, dev, tmp);
+    s = device_copy(fn, d, q, dt, src, &t);
+    if (s == CT_OK) {
+      const cl_int e = clEnqueueReadBuffer(q.q, static_cast<cl_mem>(tmp), block, 0, bytes, to, 0, nullptr, nullptr);
+      if (e != CL_SUCCESS) s = cl_fail(fn, "clEnqueueReadBuffer", e);
+    }
+    g_host->temp_free(dev, tmp, stream);
+  }
+  if (s == CT_OK && !direct) host_pack(dst, staging.data(), false);
+  return s;
+}
+
+}  // namespace
+
+CTStatus cl_malloc(int32_t id, size_t bytes, void** ptr) {
+  Device* d = device(id);
+  if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "ct_malloc: there is no OpenCL device %d", (int)id);
+  cl_int e = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &e);
+  if (e != CL_SUCCESS) {
+    if (e == CL_INVALID_BUFFER_SIZE || e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_HOST_MEMORY)
+      return g_host->set_error(CT_ERR_OUT_OF_MEMORY, "ct_malloc: opencl:%d (%s) cannot allocate %zu bytes: %s (%d)",
+                               (int)id, d->name.c_str(), bytes, cl_error_name(e), (int)e);
+    return cl_fail("ct_malloc", "clCreateBuffer", e);
+  }
+  *ptr = m;
+  return CT_OK;
+}
+
+void cl_free(int32_t, void* ptr) {
+  if (ptr) clReleaseMemObject(static_cast<cl_mem>(ptr));  // deferred by OpenCL until queued work using it ends
+}
+
+CTStatus cl_temp_alloc(void*, CTDevice device, size_t bytes, void*, void** ptr) {
+  return cl_malloc(device.device_id, bytes, ptr);
+}
+
+void cl_temp_free(void*, CTDevice device, void* ptr, void*) { cl_free(device.device_id, ptr); }
+
+CTStatus cl_check_stream(const char* fn, int32_t id, void* stream) {
+  Device* d = device(id);
+  if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no OpenCL device %d", fn, (int)id);
+  Queue q;
+  return queue_of(fn, d, stream, &q);
+}
+
+CTStatus cl_synchronize(int32_t id, void* stream) {
+  Device* d = device(id);
+  if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "ct_synchronize: there is no OpenCL device %d", (int)id);
+  Queue q;
+  if (CTStatus s = queue_of("ct_synchronize", d, stream, &q)) return s;
+  const cl_int e = clFinish(q.q);
+  return e == CL_SUCCESS ? CT_OK : cl_fail("ct_synchronize", "clFinish", e);
+}
+
+CTStatus cl_copy(const CTCopyCall* call) {
+  const char* fn = call->fn;
+  const CTensor *src = call->src, *dst = call->dst;
+  const bool src_cl = src->device.device_type == CT_OPENCL, dst_cl = dst->device.device_type == CT_OPENCL;
+  Device* d = device(dst_cl ? dst->device.device_id : src->device.device_id);
+  if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no such OpenCL device", fn);
+  Queue q;
+  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
+  if (src_cl && dst_cl) {
+    if (src->device.device_id == dst->device.device_id) return device_copy(fn, d, q, call->dt, src, dst);
+    // two OpenCL devices (two contexts): through host memory
+    Device* sd = device(src->device.device_id);
+    if (!sd) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no OpenCL device %d", fn, (int)src->device.device_id);
+    const size_t bytes = (size_t)numel_of(src) * itemsize_of(src);
+    std::vector<unsigned char> host(bytes ? bytes : 1);
+    const CTensor h = compact_on(src, CTDevice{CT_CPU, 0}, host.data());
+    Queue sq;
+    queue_of(fn, sd, nullptr, &sq);
+    CTStatus s = download(fn, sd, sq, call->dt, src, &h, nullptr);
+    if (s == CT_OK) {
+      const cl_int e = clFinish(sq.q);
+      if (e != CL_SUCCESS) s = cl_fail(fn, "clFinish", e);
+    }
+    if (s == CT_OK) s = upload(fn, d, q, call->dt, &h, dst, call->stream);
+    if (s == CT_OK) {
+      const cl_int e = clFinish(q.q);  // the staging buffer goes out of scope
+      if (e != CL_SUCCESS) s = cl_fail(fn, "clFinish", e);
+    }
+    return s;
+  }
+  if (dst_cl) return upload(fn, d, q, call->dt, src, dst, call->stream);
+  return download(fn, d, q, call->dt, src, dst, call->stream);
+}
+
+}  // namespace ctcl

@@ -1,0 +1,380 @@
+// kernels.cc — the kernel table's slots: supports() from the rows of
+// ops_cl.cc and the registry, and the launchers of the elementwise, binary,
+// reduction and along-axis kernels the templates generate.
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "backend.h"
+
+namespace ctcl {
+
+namespace {
+
+// Programs by (context, signature), so the source is generated once.
+std::mutex g_sig_mu;
+std::unordered_map<std::string, Program*>* g_sig = new std::unordered_map<std::string, Program*>();
+
+std::string sig_key(cl_context ctx, const char* family, const int32_t* dts, int n, int32_t out_dt) {
+  std::string k = std::to_string(reinterpret_cast<uintptr_t>(ctx)) + family;
+  for (int i = 0; i < n; ++i) k += "," + std::to_string(dts[i]);
+  return k + ">" + std::to_string(out_dt);
+}
+
+template <class Gen>
+CTStatus program_for(const char* fn, Device* d, cl_context ctx, const std::string& key, Gen gen, Program** prog) {
+  {
+    std::lock_guard<std::mutex> lock(g_sig_mu);
+    auto it = g_sig->find(key);
+    if (it != g_sig->end()) {
+      *prog = it->second;
+      return CT_OK;
+    }
+  }
+  std::string label;
+  const std::string src = gen(&label);
+  if (CTStatus s = get_program(fn, d, ctx, src, label, prog)) return s;
+  std::lock_guard<std::mutex> lock(g_sig_mu);
+  (*g_sig)[key] = *prog;
+  return CT_OK;
+}
+
+CTOpInfo info_of(int32_t op) {
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  if (g_host->op_info(op, &info) != CT_OK) info.name = nullptr;
+  return info;
+}
+
+CTStatus refuse(const CTSupportQuery* q, const char* why) {
+  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s for %s on opencl:%d: %s", q->fn ? q->fn : "ct_op_supported",
+                           op_name(q->op).c_str(), g_host->dtype_name(q->dt), (int)q->device_id, why);
+}
+
+// A row-major walk over `nd` dims shared by up to 4 tensors, with dims of
+// extent 1 dropped and neighbours merged where every tensor is contiguous
+// across them.
+void coalesce(Geo* g, const CTensor* const* t, int nt, int32_t ndim, const int64_t* shape) {
+  std::memset(g, 0, sizeof *g);
+  int nd = 0;
+  for (int32_t d = 0; d < ndim; ++d) {
+    if (shape[d] == 1) continue;
+    if (nd > 0) {
+      bool merge = true;
+      for (int k = 0; k < nt; ++k)
+        if (g->st[k][nd - 1] != stride_of(t[k], d) * shape[d]) merge = false;
+      if (merge) {
+        g->shape[nd - 1] *= shape[d];
+        for (int k = 0; k < nt; ++k) g->st[k][nd - 1] = stride_of(t[k], d);
+        continue;
+      }
+    }
+    g->shape[nd] = shape[d];
+    for (int k = 0; k < nt; ++k) g->st[k][nd] = stride_of(t[k], d);
+    ++nd;
+  }
+  g->nd = nd;
+}
+
+// The bytes of a scalar parameter in the kernel's P type.
+struct Param {
+  size_t size;
+  unsigned char bytes[8];
+};
+Param param_of(const TypeInfo& t, double v) {
+  Param p;
+  if (t.cls == kFloat && std::strcmp(t.compute, "double") == 0) {
+    p.size = 8;
+    std::memcpy(p.bytes, &v, 8);
+  } else if (t.cls == kFloat) {
+    const float f = (float)v;
+    p.size = 4;
+    std::memcpy(p.bytes, &f, 4);
+  } else {
+    // integers: the value modulo 2^64 (parameters are integers of the dtype's range)
+    uint64_t u;
+    if (v < 0) u = (uint64_t)(int64_t)(v < -9.2233720368547758e18 ? -9.2233720368547758e18 : v);
+    else u = v >= 1.8446744073709552e19 ? ~0ull : (uint64_t)v;
+    p.size = 8;
+    std::memcpy(p.bytes, &u, 8);
+  }
+  return p;
+}
+
+struct KernelLease {
+  Program* prog;
+  std::string name;
+  cl_kernel k = nullptr;
+  ~KernelLease() {
+    if (k) prog->give(name.c_str(), k);
+  }
+};
+
+}  // namespace
+
+bool set_arg(const char* fn, cl_kernel k, cl_uint i, size_t size, const void* value, CTStatus* st) {
+  const cl_int e = clSetKernelArg(k, i, size, value);
+  if (e == CL_SUCCESS) return true;
+  *st = g_host->set_error(CT_ERR_BACKEND, "%s: OpenCL clSetKernelArg(%u) failed: %s (%d)", fn, (unsigned)i,
+                          cl_error_name(e), (int)e);
+  return false;
+}
+
+CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const char* name) {
+  if (n <= 0) return CT_OK;
+  cl_device_id dev = nullptr;
+  clGetCommandQueueInfo(q.q, CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr);
+  size_t max_wg = 64;
+  clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, nullptr);
+  const size_t local = std::max<size_t>(1, std::min<size_t>(64, max_wg));
+  const size_t global = ((size_t)n + local - 1) / local * local;
+  const cl_int e = clEnqueueNDRangeKernel(q.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  if (e != CL_SUCCESS)
+    return g_host->set_error(CT_ERR_BACKEND, "%s: OpenCL clEnqueueNDRangeKernel(%s, %zu work-items) failed: %s (%d)",
+                             fn, name, global, cl_error_name(e), (int)e);
+  return CT_OK;
+}
+
+CTStatus elementwise_program(const char* fn, Device* d, cl_context ctx, int kind, const int32_t* in_dt, int n,
+                             int32_t out_dt, Program** prog) {
+  const int family = kind == CT_KIND_UNARY_PARAM ? CT_KIND_UNARY : kind;
+  const char* fam = family == CT_KIND_CAST ? ":cast" : family == CT_KIND_BINARY ? ":bin" : family == CT_KIND_TERNARY ? ":ter" : ":un";
+  return program_for(fn, d, ctx, sig_key(ctx, fam, in_dt, n, out_dt),
+                     [&](std::string* label) { return elementwise_source(d, family, in_dt, n, out_dt, label); }, prog);
+}
+
+CTStatus cl_supports(const CTSupportQuery* q) {
+  Device* d = device(q->device_id);
+  if (!d) return refuse(q, "no such OpenCL device");
+  if (q->op < 0 || q->op >= CT_OP_END_) return refuse(q, "the OpenCL backend has no kernel for ops added by plugins");
+  const TypeInfo t = type_info(d, q->dt);
+  if (!t.ok) return refuse(q, t.why);
+  const CTOpInfo info = info_of(q->op);
+  if (!info.name) return refuse(q, "unknown op");
+  auto out_ok = [&](int32_t out) -> const char* {
+    if (out < 0) return nullptr;
+    const TypeInfo o = type_info(d, out);
+    return o.ok ? nullptr : o.why;
+  };
+  switch (q->kind) {
+    case CT_KIND_CAST:
+      if (const char* why = out_ok(q->out_dt)) return refuse(q, why);
+      return CT_OK;
+    case CT_KIND_UNARY:
+    case CT_KIND_UNARY_PARAM:
+    case CT_KIND_TERNARY:
+    case CT_KIND_BINARY: {
+      const ElemRow* row = elem_row(q->op);
+      if (!row || !row->expr[t.cls]) return refuse(q, "no OpenCL kernel for this dtype class");
+      if (const char* why = out_ok(ct_output_dtype_index(info.output_dtype, q->dt))) return refuse(q, why);
+      return CT_OK;
+    }
+    case CT_KIND_REDUCE: {
+      const ReduceRow* row = reduce_row(q->op);
+      if (!row || !row->body[t.cls == kFloat ? 0 : 1][0]) return refuse(q, "no OpenCL kernel for this dtype class");
+      if (const char* why = out_ok(ct_output_dtype_index(info.output_dtype, q->dt))) return refuse(q, why);
+      return CT_OK;
+    }
+    case CT_KIND_ALONG_AXIS: {
+      const AlongRow* row = along_row(q->op);
+      if (!row || !row->body[t.cls == kFloat ? 0 : 1]) return refuse(q, "no OpenCL kernel for this dtype class");
+      if (const char* why = out_ok(ct_output_dtype_index(info.output_dtype, q->dt))) return refuse(q, why);
+      return CT_OK;
+    }
+    case CT_KIND_NN: {
+      std::string why;
+      if (!nn_supported(q->op, q->dt, &why)) return refuse(q, why.c_str());
+      return CT_OK;
+    }
+    default: return refuse(q, "unknown kind");
+  }
+}
+
+CTStatus cl_elementwise(const CTElementwiseCall* call) {
+  const char* fn = call->fn;
+  Device* d = device(call->out->device.device_id);
+  Queue q;
+  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
+  const CTOpInfo info = info_of(call->op);
+  const int n_in = call->num_inputs;
+  Program* prog = nullptr;
+  if (CTStatus s = elementwise_program(fn, d, q.ctx, info.kind, call->in_dt, n_in, call->out_dt, &prog)) return s;
+  const int64_t numel = numel_of(call->out);
+  if (numel == 0) return CT_OK;
+  const bool dense = call->struct_size >= offsetof(CTElementwiseCall, flags) + sizeof(uint32_t) &&
+                     (call->flags & CT_CALL_DENSE) != 0;
+  KernelLease lease{prog, std::string(info.kind == CT_KIND_CAST ? "cast" : info.name) + (dense ? "_c" : "_s")};
+  if (CTStatus s = prog->take(fn, lease.name.c_str(), &lease.k)) return s;
+  cl_kernel k = lease.k;
+  CTStatus st = CT_OK;
+  cl_uint a = 0;
+  cl_mem om = mem_of(call->out);
+  cl_ulong oo = call->out->byte_offset;
+  if (!set_arg(fn, k, a++, sizeof om, &om, &st) || !set_arg(fn, k, a++, sizeof oo, &oo, &st)) return st;
+  for (int i = 0; i < n_in; ++i) {
+    cl_mem m = mem_of(call->in[i]);
+    cl_ulong o = call->in[i]->byte_offset;
+    if (!set_arg(fn, k, a++, sizeof m, &m, &st) || !set_arg(fn, k, a++, sizeof o, &o, &st)) return st;
+  }
+  if (info.kind == CT_KIND_UNARY || info.kind == CT_KIND_UNARY_PARAM) {
+    const TypeInfo t = type_info(d, call->in_dt[0]);
+    const Param p0 = param_of(t, call->params[0]), p1 = param_of(t, call->params[1]);
+    if (!set_arg(fn, k, a++, p0.size, p0.bytes, &st) || !set_arg(fn, k, a++, p1.size, p1.bytes, &st)) return st;
+  }
+  cl_long n = numel;
+  if (!set_arg(fn, k, a++, sizeof n, &n, &st)) return st;
+  if (!dense) {
+    const CTensor* ts[4] = {call->out, call->in[0], call->in[1], call->in[2]};
+    Geo g;
+    coalesce(&g, ts, 1 + n_in, call->out->ndim, call->out->shape);
+    if (!set_arg(fn, k, a++, sizeof g, &g, &st)) return st;
+  }
+  return launch(fn, q, k, numel, lease.name.c_str());
+}
+
+CTStatus device_copy(const char* fn, Device* d, const Queue& q, int32_t dt, const CTensor* src, const CTensor* dst) {
+  Program* prog = nullptr;
+  if (CTStatus s = elementwise_program(fn, d, q.ctx, CT_KIND_CAST, &dt, 1, dt, &prog)) return s;
+  const int64_t numel = numel_of(dst);
+  if (numel == 0) return CT_OK;
+  KernelLease lease{prog, "cast_s"};
+  if (CTStatus s = prog->take(fn, "cast_s", &lease.k)) return s;
+  CTStatus st = CT_OK;
+  cl_mem om = mem_of(dst), im = mem_of(src);
+  cl_ulong oo = dst->byte_offset, io = src->byte_offset;
+  cl_long n = numel;
+  const CTensor* ts[2] = {dst, src};
+  Geo g;
+  coalesce(&g, ts, 2, dst->ndim, dst->shape);
+  cl_kernel k = lease.k;
+  if (!set_arg(fn, k, 0, sizeof om, &om, &st) || !set_arg(fn, k, 1, sizeof oo, &oo, &st) ||
+      !set_arg(fn, k, 2, sizeof im, &im, &st) || !set_arg(fn, k, 3, sizeof io, &io, &st) ||
+      !set_arg(fn, k, 4, sizeof n, &n, &st) || !set_arg(fn, k, 5, sizeof g, &g, &st))
+    return st;
+  return launch(fn, q, k, numel, "cast_s");
+}
+
+namespace {
+
+size_t state_size(const Device* d) {
+  const size_t af = d->fp64 ? 8 : 4;
+  return ((3 * af + 7) / 8) * 8 + 24;
+}
+
+}  // namespace
+
+CTStatus cl_reduce(const CTReduceCall* call) {
+  const char* fn = call->fn;
+  Device* d = device(call->out->device.device_id);
+  Queue q;
+  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
+  Program* prog = nullptr;
+  const int32_t xdt = call->x_dt, odt = call->out_dt;
+  if (CTStatus s = program_for(fn, d, q.ctx, sig_key(q.ctx, ":red", &xdt, 1, odt),
+                               [&](std::string* label) { return reduce_source(d, xdt, odt, label); }, &prog))
+    return s;
+  const CTensor* x = call->x;
+  RGeo g;
+  std::memset(&g, 0, sizeof g);
+  int64_t M = 1;
+  for (int32_t dd = 0; dd < x->ndim; ++dd) {
+    if (x->shape[dd] == 0 && !((call->reduce_mask >> dd) & 1u)) M = 0;
+    if (x->shape[dd] == 1) continue;
+    if ((call->reduce_mask >> dd) & 1u) {
+      g.rs[g.nr] = x->shape[dd];
+      g.rx[g.nr++] = stride_of(x, dd);
+    } else {
+      g.ks[g.nk] = x->shape[dd];
+      g.kx[g.nk] = stride_of(x, dd);
+      g.ko[g.nk++] = call->out_strides[dd];
+      M *= x->shape[dd];
+    }
+  }
+  if (M == 0) return CT_OK;
+  g.M = M;
+  g.N = call->count;
+  // Partials: as many as keep ~16K work-items busy, at least 1024 elements
+  // each; they depend only on the shapes, so the result does too.
+  int64_t P = std::max<int64_t>(1, std::min<int64_t>((16384 + M - 1) / M, (g.N + 1023) / 1024));
+  int64_t chunk = P > 1 ? (g.N + P - 1) / P : g.N;
+  if (P > 1) P = (g.N + chunk - 1) / chunk;
+  g.chunk = chunk;
+  g.P = P;
+  const std::string n = op_name(call->op);
+  const TypeInfo af = type_info(d, d->fp64 ? CT_DT_FLOAT64 : CT_DT_FLOAT32);
+  const Param p0 = param_of(af, call->params[0]);
+  cl_mem om = mem_of(call->out), xm = mem_of(x);
+  cl_ulong oo = call->out->byte_offset, xo = x->byte_offset;
+  CTStatus st = CT_OK;
+  if (P == 1) {
+    KernelLease lease{prog, n + "_r0"};
+    if (CTStatus s = prog->take(fn, lease.name.c_str(), &lease.k)) return s;
+    cl_kernel k = lease.k;
+    if (!set_arg(fn, k, 0, sizeof om, &om, &st) || !set_arg(fn, k, 1, sizeof oo, &oo, &st) ||
+        !set_arg(fn, k, 2, sizeof xm, &xm, &st) || !set_arg(fn, k, 3, sizeof xo, &xo, &st) ||
+        !set_arg(fn, k, 4, sizeof g, &g, &st) || !set_arg(fn, k, 5, p0.size, p0.bytes, &st))
+      return st;
+    return launch(fn, q, k, M, lease.name.c_str());
+  }
+  const CTDevice dev = call->out->device;
+  void* part = nullptr;
+  if (CTStatus s = g_host->temp_alloc(dev, (size_t)(M * P) * state_size(d), call->stream, &part)) return s;
+  cl_mem pm = static_cast<cl_mem>(part);
+  {
+    KernelLease l1{prog, n + "_r1"}, l2{prog, n + "_r2"};
+    if ((st = prog->take(fn, l1.name.c_str(), &l1.k)) == CT_OK && (st = prog->take(fn, l2.name.c_str(), &l2.k)) == CT_OK &&
+        set_arg(fn, l1.k, 0, sizeof pm, &pm, &st) && set_arg(fn, l1.k, 1, sizeof xm, &xm, &st) &&
+        set_arg(fn, l1.k, 2, sizeof xo, &xo, &st) && set_arg(fn, l1.k, 3, sizeof g, &g, &st) &&
+        set_arg(fn, l2.k, 0, sizeof om, &om, &st) && set_arg(fn, l2.k, 1, sizeof oo, &oo, &st) &&
+        set_arg(fn, l2.k, 2, sizeof pm, &pm, &st) && set_arg(fn, l2.k, 3, sizeof g, &g, &st) &&
+        set_arg(fn, l2.k, 4, p0.size, p0.bytes, &st)) {
+      st = launch(fn, q, l1.k, M * P, l1.name.c_str());
+      if (st == CT_OK) st = launch(fn, q, l2.k, M, l2.name.c_str());
+    }
+  }
+  g_host->temp_free(dev, part, call->stream);  // stream-ordered: released after the kernels that use it
+  return st;
+}
+
+CTStatus cl_along_axis(const CTAlongAxisCall* call) {
+  const char* fn = call->fn;
+  Device* d = device(call->out->device.device_id);
+  Queue q;
+  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
+  Program* prog = nullptr;
+  const int32_t xdt = call->x_dt, odt = call->out_dt;
+  if (CTStatus s = program_for(fn, d, q.ctx, sig_key(q.ctx, ":along", &xdt, 1, odt),
+                               [&](std::string* label) { return along_source(d, xdt, odt, label); }, &prog))
+    return s;
+  const CTensor *x = call->x, *out = call->out;
+  AGeo g;
+  std::memset(&g, 0, sizeof g);
+  int64_t lines = 1;
+  for (int32_t dd = 0; dd < x->ndim; ++dd) {
+    if (dd == call->axis) continue;
+    lines *= x->shape[dd];
+    if (x->shape[dd] == 1) continue;
+    g.ls[g.nl] = x->shape[dd];
+    g.lx[g.nl] = stride_of(x, dd);
+    g.lo[g.nl++] = stride_of(out, dd);
+  }
+  g.lines = lines;
+  g.len = x->shape[call->axis];
+  g.xs = stride_of(x, call->axis);
+  g.os = stride_of(out, call->axis);
+  if (lines == 0 || g.len == 0) return CT_OK;
+  KernelLease lease{prog, op_name(call->op) + "_a"};
+  if (CTStatus s = prog->take(fn, lease.name.c_str(), &lease.k)) return s;
+  CTStatus st = CT_OK;
+  cl_mem om = mem_of(out), xm = mem_of(x);
+  cl_ulong oo = out->byte_offset, xo = x->byte_offset;
+  cl_kernel k = lease.k;
+  if (!set_arg(fn, k, 0, sizeof om, &om, &st) || !set_arg(fn, k, 1, sizeof oo, &oo, &st) ||
+      !set_arg(fn, k, 2, sizeof xm, &xm, &st) || !set_arg(fn, k, 3, sizeof xo, &xo, &st) ||
+      !set_arg(fn, k, 4, sizeof g, &g, &st))
+    return st;
+  return launch(fn, q, k, lines, lease.name.c_str());
+}
+
+}  // namespace ctcl

@@ -1,0 +1,292 @@
+// source.cc — the templates: OpenCL C for one kind and dtype signature,
+// with every op of the kind whose output rule (from the registry) gives the
+// signature's output dtype, each op's expression taken from ops_cl.cc.
+#include "source.h"
+
+#include <cstring>
+#include <sstream>
+
+namespace ctcl {
+
+namespace {
+
+CTOpInfo op_info(int32_t op) {
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  if (g_host->op_info(op, &info) != CT_OK) info.name = nullptr;
+  return info;
+}
+
+// The common part: fp64, bfloat16 conversions, the geometry structs.
+std::string prelude(const Device* d) {
+  std::string s;
+  if (d->fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define AF double\n";
+  else s += "#define AF float\n";
+  s += R"CL(
+inline float ct_bf16_load(ushort v) { return as_float((uint)v << 16); }
+inline ushort ct_bf16(float f) {
+  uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (ushort)(u >> 16);
+}
+typedef struct { long shape[8]; long st[4][8]; int nd; int pad; } Geo;
+typedef struct { long ks[8], kx[8], ko[8], rs[8], rx[8]; long M, N, chunk, P; int nk, nr; } RGeo;
+typedef struct { long ls[8], lx[8], lo[8]; long lines, len, xs, os; int nl, pad; } AGeo;
+)CL";
+  return s;
+}
+
+// ldK(p, i) -> the compute type, for input slot K; st(p, i, v) for out.
+std::string load_fn(const TypeInfo& t, const std::string& name, const std::string& stype) {
+  std::string body;
+  if (std::strcmp(t.storage, "half") == 0) body = "return vload_half(0, p + i);";
+  else if (t.cls == kFloat && t.bits == 16) body = "return ct_bf16_load(p[i]);";
+  else if (t.cls == kBool) body = "return p[i] != 0;";
+  else body = "return p[i];";
+  return "inline " + std::string(t.compute) + " " + name + "(__global const " + stype + "* p, long i) { " + body + " }\n";
+}
+
+std::string store_fn(const TypeInfo& t, const std::string& stype) {
+  std::string body;
+  if (std::strcmp(t.storage, "half") == 0) body = "vstore_half_rte(v, 0, p + i);";
+  else if (t.cls == kFloat && t.bits == 16) body = "p[i] = ct_bf16(v);";
+  else if (t.cls == kBool) body = "p[i] = (uchar)(v != 0);";
+  else body = "p[i] = (" + stype + ")v;";
+  return "inline void st(__global " + stype + "* p, long i, " + t.compute + " v) { " + body + " }\n";
+}
+
+// The macros the expressions use, for data type t and output type o.
+std::string type_macros(const TypeInfo& t, const TypeInfo& o) {
+  std::ostringstream s;
+  s << "#define T " << t.compute << "\n#define O " << o.compute << "\n#define OS " << o.storage << "\n";
+  s << "#define BITS " << t.bits << "\n";
+  if (t.cls == kFloat) {
+    s << "#define UT " << t.compute << "\n#define PT " << t.compute << "\n";
+    s << "#define CT_ILIM " << (std::strcmp(t.compute, "double") == 0 ? "4503599627370496.0" : "8388608.0f") << "\n";
+  } else {
+    s << "#define UT " << t.uns << "\n#define PT " << (t.cls == kSigned ? "long" : "ulong") << "\n";
+  }
+  if (t.cls == kSigned) s << "#define CT_I long\n#define CT_IMIN LONG_MIN\n#define CT_IMAX LONG_MAX\n";
+  else s << "#define CT_I ulong\n#define CT_IMIN 0\n#define CT_IMAX ULONG_MAX\n";
+  return s.str();
+}
+
+std::string dt_name(int32_t dt) { return g_host->dtype_name(dt); }
+
+// The conversion of a cast from t to o (of the compute types).
+std::string cast_expr(const TypeInfo& t, const TypeInfo& o) {
+  if (o.cls == kBool) return "((int)(x != 0))";
+  if (t.cls == kFloat && o.cls != kFloat) return std::string("convert_") + o.storage + "_sat_rtz(x)";
+  if (t.cls != kFloat && o.cls == kFloat) return std::string("convert_") + o.compute + "_rte(x)";
+  return "((O)(x))";
+}
+
+const char* kInNames[3][3] = {{"x", "", ""}, {"a", "b", ""}, {"a", "b", "c"}};
+
+// One elementwise kernel pair (contiguous and strided) computing `expr`.
+void emit_elementwise(std::ostringstream& s, const std::string& name, const std::string& expr, int n,
+                      const TypeInfo* in, bool params) {
+  for (int strided = 0; strided < 2; ++strided) {
+    s << "__kernel void " << name << (strided ? "_s" : "_c") << "(__global OS* out, ulong oo";
+    for (int k = 0; k < n; ++k) s << ", __global const S" << k << "* in" << k << ", ulong o" << k;
+    if (params) s << ", PT p0, PT p1";
+    s << ", long n" << (strided ? ", Geo g" : "") << ") {\n";
+    s << "  long i = get_global_id(0);\n  if (i >= n) return;\n";
+    s << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n";
+    for (int k = 0; k < n; ++k)
+      s << "  __global const S" << k << "* q" << k << " = (__global const S" << k << "*)((__global const char*)in" << k
+        << " + o" << k << ");\n";
+    if (strided) {
+      s << "  long r = i, io = 0";
+      for (int k = 0; k < n; ++k) s << ", i" << k << " = 0";
+      s << ";\n  for (int d = g.nd - 1; d >= 0; --d) {\n    long e = g.shape[d], q = r / e, c = r - q * e;\n    r = q;\n"
+        << "    io += c * g.st[0][d];\n";
+      for (int k = 0; k < n; ++k) s << "    i" << k << " += c * g.st[" << (k + 1) << "][d];\n";
+      s << "  }\n";
+    }
+    for (int k = 0; k < n; ++k)
+      s << "  " << in[k].compute << " " << kInNames[n - 1][k] << " = ld" << k << "(q" << k << ", "
+        << (strided ? "i" + std::to_string(k) : std::string("i")) << ");\n";
+    s << "  st(po, " << (strided ? "io" : "i") << ", (O)(" << expr << "));\n}\n";
+  }
+}
+
+}  // namespace
+
+std::string op_name(int32_t op) {
+  const CTOpInfo info = op_info(op);
+  return info.name ? info.name : "?";
+}
+
+TypeInfo type_info(const Device* d, int32_t dt) {
+  switch (dt) {
+    case CT_DT_BOOL: return {true, kBool, 8, "uchar", "int", "uchar", nullptr};
+    case CT_DT_INT8: return {true, kSigned, 8, "char", "char", "uchar", nullptr};
+    case CT_DT_INT16: return {true, kSigned, 16, "short", "short", "ushort", nullptr};
+    case CT_DT_INT32: return {true, kSigned, 32, "int", "int", "uint", nullptr};
+    case CT_DT_INT64: return {true, kSigned, 64, "long", "long", "ulong", nullptr};
+    case CT_DT_UINT8: return {true, kUnsigned, 8, "uchar", "uchar", "uchar", nullptr};
+    case CT_DT_UINT16: return {true, kUnsigned, 16, "ushort", "ushort", "ushort", nullptr};
+    case CT_DT_UINT32: return {true, kUnsigned, 32, "uint", "uint", "uint", nullptr};
+    case CT_DT_UINT64: return {true, kUnsigned, 64, "ulong", "ulong", "ulong", nullptr};
+    case CT_DT_FLOAT16: return {true, kFloat, 16, "half", "float", "", nullptr};
+    case CT_DT_BFLOAT16: return {true, kFloat, 16, "ushort", "float", "", nullptr};
+    case CT_DT_FLOAT32: return {true, kFloat, 32, "float", "float", "", nullptr};
+    case CT_DT_FLOAT64:
+      if (d->fp64) return {true, kFloat, 64, "double", "double", "", nullptr};
+      return {false, kFloat, 64, "double", "double", "", "the device has no cl_khr_fp64"};
+    default:
+      return {false, 0, 0, "", "", "", "the OpenCL backend has no kernels for this dtype (float8 dtypes: not yet)"};
+  }
+}
+
+std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
+                               std::string* label) {
+  const int data_slot = num_inputs == 3 ? 1 : 0;
+  TypeInfo in[3];
+  for (int k = 0; k < num_inputs; ++k) in[k] = type_info(d, in_dt[k]);
+  const TypeInfo t = in[data_slot], o = type_info(d, out_dt);
+  std::ostringstream s;
+  s << prelude(d) << type_macros(t, o);
+  for (int k = 0; k < num_inputs; ++k) {
+    s << "#define S" << k << " " << in[k].storage << "\n";
+    s << load_fn(in[k], "ld" + std::to_string(k), in[k].storage);
+  }
+  s << store_fn(o, o.storage);
+  *label = std::string(kind == CT_KIND_CAST ? "cast" : kind == CT_KIND_BINARY ? "binary" : kind == CT_KIND_TERNARY ? "ternary" : "unary");
+  for (int k = 0; k < num_inputs; ++k) *label += (k ? "," : " ") + dt_name(in_dt[k]);
+  *label += "->" + dt_name(out_dt);
+  if (kind == CT_KIND_CAST) {
+    emit_elementwise(s, "cast", cast_expr(t, o), 1, in, false);
+    return s.str();
+  }
+  s << helpers(t.cls);
+  // every op of this kind whose output rule maps the data dtype to out_dt
+  for (int32_t op = 0; op < CT_OP_END_; ++op) {
+    const ElemRow* row = elem_row(op);
+    if (!row || !row->expr[t.cls]) continue;
+    const CTOpInfo info = op_info(op);
+    if (!info.name) continue;
+    const bool unary_kind = info.kind == CT_KIND_UNARY || info.kind == CT_KIND_UNARY_PARAM;
+    const bool want_unary = kind == CT_KIND_UNARY || kind == CT_KIND_UNARY_PARAM;
+    if (want_unary ? !unary_kind : info.kind != kind) continue;
+    if (!((info.dtype_mask >> in_dt[data_slot]) & 1u)) continue;
+    if (ct_output_dtype_index(info.output_dtype, in_dt[data_slot]) != out_dt) continue;
+    emit_elementwise(s, info.name, row->expr[t.cls], num_inputs, in, want_unary);
+  }
+  return s.str();
+}
+
+std::string reduce_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label) {
+  const TypeInfo t = type_info(d, x_dt), o = type_info(d, out_dt);
+  std::ostringstream s;
+  s << prelude(d) << type_macros(t, o) << "#define S0 " << t.storage << "\n"
+    << load_fn(t, "ld0", t.storage) << store_fn(o, o.storage);
+  s << R"CL(
+typedef struct { AF f0, f1, f2; CT_I i0; ulong u0; long idx; } St;
+inline long ct_kx(const RGeo* g, long m, long* ko) {
+  long r = m, x = 0, o = 0;
+  for (int d = g->nk - 1; d >= 0; --d) { long e = g->ks[d], q = r / e, c = r - q * e; r = q; x += c * g->kx[d]; o += c * g->ko[d]; }
+  *ko = o;
+  return x;
+}
+inline long ct_rx(const RGeo* g, long k) {
+  if (g->nr == 1) return k * g->rx[0];
+  long r = k, x = 0;
+  for (int d = g->nr - 1; d >= 0; --d) { long e = g->rs[d], q = r / e, c = r - q * e; r = q; x += c * g->rx[d]; }
+  return x;
+}
+inline void ct_lse_add(St* s, AF m, AF t) {
+  if (isnan(s->f0)) return;
+  if (isnan(m)) { s->f0 = m; return; }
+  if (t == 0 || m == -INFINITY || s->f0 == INFINITY) return;
+  if (m == INFINITY) { s->f0 = m; s->f1 = 1; return; }
+  if (m > s->f0) { s->f1 = s->f1 * exp(s->f0 - m) + t; s->f0 = m; }
+  else s->f1 += t * exp(m - s->f0);
+}
+inline AF ct_lse_fin(const St* s) {
+  if (isnan(s->f0) || isinf(s->f0)) return s->f0;
+  return s->f0 + log(s->f1);
+}
+inline void ct_welford(St* s, AF x) { s->f2 += 1; AF d = x - s->f0; s->f0 += d / s->f2; s->f1 += d * (x - s->f0); }
+inline void ct_chan(St* s, const St* o) {
+  if (o->f2 == 0) return;
+  if (s->f2 == 0) { *s = *o; return; }
+  AF n = s->f2 + o->f2, d = o->f0 - s->f0;
+  s->f0 += d * (o->f2 / n);
+  s->f1 += o->f1 + d * d * (s->f2 * o->f2 / n);
+  s->f2 = n;
+}
+inline AF ct_var_fin(const St* s, long count, AF corr) {
+  AF den = (AF)count - corr;
+  if (den < 0) den = 0;
+  return s->f1 / den;
+}
+)CL";
+  *label = "reduce " + dt_name(x_dt) + "->" + dt_name(out_dt);
+  const int g = t.cls == kFloat ? 0 : 1;
+  for (int32_t op = 0; op < CT_OP_END_; ++op) {
+    const ReduceRow* row = reduce_row(op);
+    if (!row || !row->body[g][0]) continue;
+    const CTOpInfo info = op_info(op);
+    if (!info.name || !((info.dtype_mask >> x_dt) & 1u)) continue;
+    if (ct_output_dtype_index(info.output_dtype, x_dt) != out_dt) continue;
+    const std::string n = info.name;
+    s << "inline void " << n << "_init(St* s) { " << row->body[g][0] << " }\n";
+    s << "inline void " << n << "_acc(St* s, T x, long k) { " << row->body[g][1] << " }\n";
+    s << "inline void " << n << "_merge(St* s, const St* o) { " << row->body[g][2] << " }\n";
+    s << "inline O " << n << "_fin(const St* s, long count, AF p0) { " << row->body[g][3] << " }\n";
+    s << "__kernel void " << n << "_r0(__global OS* out, ulong oo, __global const S0* in0, ulong o0, RGeo g, AF p0) {\n"
+      << "  long m = get_global_id(0);\n  if (m >= g.M) return;\n"
+      << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n"
+      << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
+      << "  long ko, xb = ct_kx(&g, m, &ko);\n  St s;\n  " << n << "_init(&s);\n"
+      << "  for (long k = 0; k < g.N; ++k) " << n << "_acc(&s, ld0(q0, xb + ct_rx(&g, k)), k);\n"
+      << "  st(po, ko, " << n << "_fin(&s, g.N, p0));\n}\n";
+    s << "__kernel void " << n << "_r1(__global St* part, __global const S0* in0, ulong o0, RGeo g) {\n"
+      << "  long t = get_global_id(0);\n  if (t >= g.M * g.P) return;\n"
+      << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
+      << "  long m = t / g.P, p = t - m * g.P, ko, xb = ct_kx(&g, m, &ko);\n"
+      << "  long k0 = p * g.chunk, k1 = min(g.N, k0 + g.chunk);\n  St s;\n  " << n << "_init(&s);\n"
+      << "  for (long k = k0; k < k1; ++k) " << n << "_acc(&s, ld0(q0, xb + ct_rx(&g, k)), k);\n"
+      << "  part[t] = s;\n}\n";
+    s << "__kernel void " << n << "_r2(__global OS* out, ulong oo, __global const St* part, RGeo g, AF p0) {\n"
+      << "  long m = get_global_id(0);\n  if (m >= g.M) return;\n"
+      << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n"
+      << "  long ko;\n  ct_kx(&g, m, &ko);\n  St s = part[m * g.P];\n"
+      << "  for (long p = 1; p < g.P; ++p) { St o = part[m * g.P + p]; " << n << "_merge(&s, &o); }\n"
+      << "  st(po, ko, " << n << "_fin(&s, g.N, p0));\n}\n";
+  }
+  return s.str();
+}
+
+std::string along_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label) {
+  const TypeInfo t = type_info(d, x_dt), o = type_info(d, out_dt);
+  std::ostringstream s;
+  s << prelude(d) << type_macros(t, o) << "#define S0 " << t.storage << "\n"
+    << load_fn(t, "ld0", t.storage) << store_fn(o, o.storage);
+  *label = "along_axis " + dt_name(x_dt) + "->" + dt_name(out_dt);
+  const int g = t.cls == kFloat ? 0 : 1;
+  for (int32_t op = 0; op < CT_OP_END_; ++op) {
+    const AlongRow* row = along_row(op);
+    if (!row || !row->body[g]) continue;
+    const CTOpInfo info = op_info(op);
+    if (!info.name || !((info.dtype_mask >> x_dt) & 1u)) continue;
+    if (ct_output_dtype_index(info.output_dtype, x_dt) != out_dt) continue;
+    s << "__kernel void " << info.name << "_a(__global OS* out, ulong oo, __global const S0* in0, ulong o0, AGeo g) {\n"
+      << "  long l = get_global_id(0);\n  if (l >= g.lines) return;\n"
+      << "  long r = l, xb = 0, ob = 0;\n"
+      << "  for (int d = g.nl - 1; d >= 0; --d) { long e = g.ls[d], q = r / e, c = r - q * e; r = q; xb += c * g.lx[d]; "
+         "ob += c * g.lo[d]; }\n"
+      << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n"
+      << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
+      << "  const long len = g.len;\n"
+      << "#define LDX(j) ld0(q0, xb + (j) * g.xs)\n#define STO(j, v) st(po, ob + (j) * g.os, v)\n  " << row->body[g]
+      << "\n#undef LDX\n#undef STO\n}\n";
+  }
+  return s.str();
+}
+
+}  // namespace ctcl

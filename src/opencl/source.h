@@ -1,0 +1,87 @@
+// source.h — OpenCL C generated from the op description: one template per
+// kind (elementwise map, cast, reduction, along-axis op), instantiated for a
+// (dtypes) signature with every op of that kind whose output rule gives the
+// signature's output dtype. What an op computes is one row of ops_cl.cc.
+#ifndef CTENSOR_SRC_OPENCL_SOURCE_H_
+#define CTENSOR_SRC_OPENCL_SOURCE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "runtime.h"
+
+namespace ctcl {
+
+// Element classes the expressions are written for.
+enum Cls { kBool = 0, kSigned = 1, kUnsigned = 2, kFloat = 3 };
+
+// How the module stores and computes a CTDtypeIndex; ok = false for dtypes
+// it does not run (float8, or float64 on a device without cl_khr_fp64).
+struct TypeInfo {
+  bool ok;
+  int cls;
+  int bits;
+  const char* storage;  // the element type in buffers ("half" for float16: vload_half/vstore_half)
+  const char* compute;  // what expressions see (float for float16 and bfloat16, int for bool)
+  const char* uns;      // the unsigned type of the same width (integers)
+  const char* why;      // when !ok: the reason
+};
+TypeInfo type_info(const Device* d, int32_t dt);
+
+// The rows of ops_cl.cc.
+struct ElemRow {
+  int32_t op;
+  const char* expr[4];  // by Cls: the value of out from x (unary), a, b (binary), a, b, c (ternary); p0, p1 the params
+};
+struct ReduceRow {
+  int32_t op;
+  // by class group: [0] floats, [1] integers and bool. Each is four C bodies:
+  // init(St* s), acc(St* s, T x, long k), merge(St* s, const St* o), fin(const St* s, long count, AF p0) -> O
+  const char* body[2][4];
+};
+struct AlongRow {
+  int32_t op;
+  const char* body[2];  // [0] floats, [1] integers and bool: the loop over one line (see source.cc)
+};
+const ElemRow* elem_row(int32_t op);
+const ReduceRow* reduce_row(int32_t op);
+const AlongRow* along_row(int32_t op);
+// The helpers the expressions call (ct_sigmoid, ct_floordiv, ...), per class.
+const char* helpers(int cls);
+
+// Sources. `kind` is the CT_KIND_* of the call (unary and unary_param share
+// one program; cast has its own). The kernels are "<op name>_c" (every
+// tensor contiguous), "<op name>_s" (strided), for reductions "<name>_r0"
+// (one pass), "_r1" / "_r2" (partials, then their combination), for
+// along-axis ops "<name>_a"; the cast's are "cast_c" / "cast_s".
+std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
+                               std::string* label);
+std::string reduce_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label);
+std::string along_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label);
+
+// The op's name from the registry ("exp").
+std::string op_name(int32_t op);
+
+// Host mirrors of the kernels' geometry structs (same layout as in source.cc).
+#define CTCL_MAXD 8
+struct Geo {
+  int64_t shape[CTCL_MAXD];
+  int64_t st[4][CTCL_MAXD];  // element strides: out, in0, in1, in2
+  int32_t nd;
+  int32_t pad;
+};
+struct RGeo {
+  int64_t ks[CTCL_MAXD], kx[CTCL_MAXD], ko[CTCL_MAXD];  // kept dims: extent, x stride, out stride
+  int64_t rs[CTCL_MAXD], rx[CTCL_MAXD];                // reduced dims: extent, x stride
+  int64_t M, N, chunk, P;                              // outputs, elements per output, per partial, partials per output
+  int32_t nk, nr;
+};
+struct AGeo {
+  int64_t ls[CTCL_MAXD], lx[CTCL_MAXD], lo[CTCL_MAXD];  // the other dims: extent, x stride, out stride
+  int64_t lines, len, xs, os;                          // lines, their length, x's and out's stride along the axis
+  int32_t nl, pad;
+};
+
+}  // namespace ctcl
+
+#endif  // CTENSOR_SRC_OPENCL_SOURCE_H_
