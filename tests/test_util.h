@@ -521,7 +521,13 @@ class DeviceMirror {
   CTensor view(bool offset_in_byte_offset = true) const {
     CTensor t = h_.view(offset_in_byte_offset);
     if (dev_.device_type == CT_CPU) return t;
-    t.data = static_cast<unsigned char*>(p_) + (static_cast<unsigned char*>(t.data) - h_.buf());
+    const ptrdiff_t delta = static_cast<unsigned char*>(t.data) - h_.buf();
+    if (dev_.device_type == CT_OPENCL) {  // data is a cl_mem handle (DLPack): offsets go in byte_offset
+      t.data = p_;
+      t.byte_offset += (uint64_t)delta;
+    } else {
+      t.data = static_cast<unsigned char*>(p_) + delta;
+    }
     t.device = dev_;
     return t;
   }
@@ -543,7 +549,10 @@ class DeviceMirror {
     dev = host;
     dev.data = p_;
     dev.device = dev_;
-    return up ? ct_copy(&host, &dev, nullptr) : ct_copy(&dev, &host, nullptr);
+    // Copies between devices are asynchronous on the device's stream: wait
+    // before the host buffer is read or changed.
+    CTStatus s = up ? ct_copy(&host, &dev, nullptr) : ct_copy(&dev, &host, nullptr);
+    return s == CT_OK ? ct_synchronize(dev_, nullptr) : s;
   }
   CTDevice dev_;
   HostTensor& h_;

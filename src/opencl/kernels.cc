@@ -149,6 +149,10 @@ CTStatus cl_supports(const CTSupportQuery* q) {
   if (!d) return refuse(q, "no such OpenCL device");
   if (q->op < 0 || q->op >= CT_OP_END_) return refuse(q, "the OpenCL backend has no kernel for ops added by plugins");
   const TypeInfo t = type_info(d, q->dt);
+  if (!t.ok && q->kind == CT_KIND_CAST && q->out_dt >= 0)
+    return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: cast from %s to %s on opencl:%d: %s",
+                             q->fn ? q->fn : "ct_op_supported", g_host->dtype_name(q->dt),
+                             g_host->dtype_name(q->out_dt), (int)q->device_id, t.why);
   if (!t.ok) return refuse(q, t.why);
   const CTOpInfo info = info_of(q->op);
   if (!info.name) return refuse(q, "unknown op");
@@ -159,7 +163,10 @@ CTStatus cl_supports(const CTSupportQuery* q) {
   };
   switch (q->kind) {
     case CT_KIND_CAST:
-      if (const char* why = out_ok(q->out_dt)) return refuse(q, why);
+      if (const char* why = out_ok(q->out_dt))
+        return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: cast from %s to %s on opencl:%d: %s",
+                                 q->fn ? q->fn : "ct_op_supported", g_host->dtype_name(q->dt),
+                                 g_host->dtype_name(q->out_dt), (int)q->device_id, why);
       return CT_OK;
     case CT_KIND_UNARY:
     case CT_KIND_UNARY_PARAM:

@@ -21,9 +21,14 @@ CTOpInfo op_info(int32_t op) {
 // The common part: fp64, bfloat16 conversions, the geometry structs.
 std::string prelude(const Device* d) {
   std::string s;
-  if (d->fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define AF double\n";
+  if (d->fp64)
+    s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define AF double\n"
+         "inline float ct_d2f_odd(double x) { float f = convert_float_rtz(x); "
+         "if (!isnan(x) && (double)f != x) f = as_float(as_uint(f) | 1u); return f; }\n";
   else s += "#define AF float\n";
   s += R"CL(
+inline float ct_l2f_odd(long x) { float f = convert_float_rtz(x); if (convert_long(f) != x) f = as_float(as_uint(f) | 1u); return f; }
+inline float ct_ul2f_odd(ulong x) { float f = convert_float_rtz(x); if (convert_ulong(f) != x) f = as_float(as_uint(f) | 1u); return f; }
 inline float ct_bf16_load(ushort v) { return as_float((uint)v << 16); }
 inline ushort ct_bf16(float f) {
   uint u = as_uint(f);
@@ -76,8 +81,16 @@ std::string type_macros(const TypeInfo& t, const TypeInfo& o) {
 std::string dt_name(int32_t dt) { return g_host->dtype_name(dt); }
 
 // The conversion of a cast from t to o (of the compute types).
+// To float16 and bfloat16 (stored from float), integers and float64 go to
+// float rounded to odd first, so the float -> 16-bit rounding is the only
+// one (round to odd keeps the sticky bit: float has 13 bits more than half).
 std::string cast_expr(const TypeInfo& t, const TypeInfo& o) {
   if (o.cls == kBool) return "((int)(x != 0))";
+  if (o.cls == kFloat && o.bits == 16) {
+    if (t.cls == kSigned || t.cls == kBool) return "ct_l2f_odd((long)x)";
+    if (t.cls == kUnsigned) return "ct_ul2f_odd((ulong)x)";
+    if (t.bits == 64) return "ct_d2f_odd(x)";
+  }
   if (t.cls == kFloat && o.cls != kFloat) return std::string("convert_") + o.storage + "_sat_rtz(x)";
   if (t.cls != kFloat && o.cls == kFloat) return std::string("convert_") + o.compute + "_rte(x)";
   return "((O)(x))";
