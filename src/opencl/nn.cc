@@ -1,21 +1,291 @@
-// nn.cc — NN ops on OpenCL devices: matmul through CLBlast (when built in).
+// nn.cc — NN ops on OpenCL devices. matmul runs through CLBlast's GEMM (when
+// the module was built with it): transposes by strides become CLBlast's
+// transpose flags, batches (broadcast ones included) one GemmBatched call
+// with per-batch offsets; an operand whose last two strides are neither
+// layout is packed into the workspace first by the module's strided copy
+// kernel, and so is an output that is not row-major in its last dim. The
+// bias and the activation follow as the module's own binary `add` and unary
+// activation kernels (the ops' rows, not a second copy of their formulas).
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
 #include "backend.h"
+
+#ifdef CT_HAVE_CLBLAST
+#include <clblast.h>
+#endif
 
 namespace ctcl {
 
 bool nn_supported(int32_t op, int32_t dt, std::string* why) {
+#ifdef CT_HAVE_CLBLAST
+  if (op != CT_OP_MATMUL) {
+    *why = "the OpenCL backend runs matmul (CLBlast) of the NN ops; conv2d, pooling and the norms are not written yet";
+    return false;
+  }
+  if (dt != CT_DT_FLOAT32) {
+    *why = "matmul on OpenCL runs float32 (CLBlast's half GEMM needs cl_khr_fp16; bfloat16 has none)";
+    return false;
+  }
+  return true;
+#else
   (void)op;
   (void)dt;
-  *why = "no NN kernels in the OpenCL backend yet";
+  *why = "this OpenCL module was built without CLBlast: no NN ops";
   return false;
+#endif
 }
 
+#ifdef CT_HAVE_CLBLAST
+
+namespace {
+
+struct Operand {
+  bool trans = false;  // CLBlast's transpose flag for this operand (row-major layout)
+  bool pack = false;   // copied into the workspace first (compact row-major)
+  size_t ld = 0;
+  size_t ws_off = 0;   // bytes into the workspace when packed
+};
+
+struct MatmulPlan {
+  int64_t M = 0, N = 0, K = 0, B = 1;
+  int32_t out_nd = 0;
+  int64_t bshape[CT_MAX_NDIM] = {0};  // out's batch dims
+  Operand a, b, c;
+  size_t temp_bytes = 0;  // CLBlast's temporary buffer, at the start of the workspace
+  size_t ws_bytes = 0;
+  int32_t act = CT_ACTIVATION_NONE;
+  int32_t device_id = 0;
+};
+
+size_t align_up(size_t v) { return (v + 255) & ~(size_t)255; }
+
+// Row-major [.., R, C] with unit stride on C: ld = stride(R), no transpose;
+// unit stride on R: ld = stride(C), transposed; else packed.
+Operand layout_of(const CTensor* t, int64_t R, int64_t C) {
+  Operand o;
+  const int32_t n = t->ndim;
+  const int64_t sr = stride_of(t, n - 2), sc = stride_of(t, n - 1);
+  if ((sc == 1 || C == 1) && (sr >= C || R == 1) && sr >= 1) {
+    o.ld = (size_t)(R == 1 ? std::max<int64_t>(C, 1) : sr);
+  } else if ((sr == 1 || R == 1) && (sc >= R || C == 1) && sc >= 1) {
+    o.trans = true;
+    o.ld = (size_t)(C == 1 ? std::max<int64_t>(R, 1) : sc);
+  } else {
+    o.pack = true;
+    o.ld = (size_t)std::max<int64_t>(C, 1);
+  }
+  return o;
+}
+
+const char* clblast_name(clblast::StatusCode s) {
+  switch (s) {
+    case clblast::StatusCode::kInvalidDimension: return "kInvalidDimension";
+    case clblast::StatusCode::kInvalidLeadDimA: return "kInvalidLeadDimA";
+    case clblast::StatusCode::kInvalidLeadDimB: return "kInvalidLeadDimB";
+    case clblast::StatusCode::kInvalidLeadDimC: return "kInvalidLeadDimC";
+    case clblast::StatusCode::kInsufficientMemoryA: return "kInsufficientMemoryA";
+    case clblast::StatusCode::kInsufficientMemoryB: return "kInsufficientMemoryB";
+    case clblast::StatusCode::kInsufficientMemoryC: return "kInsufficientMemoryC";
+    case clblast::StatusCode::kInsufficientMemoryTemp: return "kInsufficientMemoryTemp";
+    case clblast::StatusCode::kNoDoublePrecision: return "kNoDoublePrecision";
+    case clblast::StatusCode::kNoHalfPrecision: return "kNoHalfPrecision";
+    default: return nullptr;
+  }
+}
+
+CTStatus blast_fail(const char* fn, const char* what, clblast::StatusCode s) {
+  const int code = static_cast<int>(s);
+  if (const char* n = clblast_name(s))
+    return g_host->set_error(CT_ERR_BACKEND, "%s: CLBlast %s failed: %s (%d)", fn, what, n, code);
+  if (code < 0 && code > -100)  // an OpenCL error passed through
+    return g_host->set_error(CT_ERR_BACKEND, "%s: CLBlast %s failed: %s (%d)", fn, what, cl_error_name(code), code);
+  return g_host->set_error(CT_ERR_BACKEND, "%s: CLBlast %s failed with status %d", fn, what, code);
+}
+
+// A compact row-major tensor over the workspace at byte offset off.
+CTensor ws_tensor(const CTensor* like, void* ws, size_t off) {
+  CTensor t = *like;
+  t.data = ws;
+  t.strides = nullptr;
+  t.byte_offset = off;
+  return t;
+}
+
+// Element offset of batch bi of t (its batch dims right-aligned to out's).
+int64_t batch_offset(const CTensor* t, const MatmulPlan& p, int64_t bi) {
+  int64_t off = 0, r = bi;
+  const int32_t tb = t->ndim - 2, ob = p.out_nd - 2;
+  for (int32_t d = ob - 1; d >= 0; --d) {
+    const int64_t e = p.bshape[d], c = r % e;
+    r /= e;
+    const int32_t td = d - (ob - tb);
+    if (td >= 0 && t->shape[td] != 1) off += c * stride_of(t, td);
+  }
+  return off;
+}
+
+CTStatus elementwise_on(const char* fn, int32_t op, const CTensor* a, const CTensor* b, const CTensor* out,
+                        void* stream) {
+  CTElementwiseCall c;
+  std::memset(&c, 0, sizeof c);
+  c.struct_size = sizeof c;
+  c.op = op;
+  c.fn = fn;
+  c.num_inputs = b ? 2 : 1;
+  c.out_dt = CT_DT_FLOAT32;
+  c.in[0] = a;
+  c.in[1] = b;
+  c.out = out;
+  c.in_dt[0] = CT_DT_FLOAT32;
+  c.in_dt[1] = b ? CT_DT_FLOAT32 : -1;
+  c.in_dt[2] = -1;
+  c.stream = stream;
+  c.numel = numel_of(out);
+  return cl_elementwise(&c);
+}
+
+}  // namespace
+
+CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
+  const char* fn = call->fn;
+  const CTensor *a = call->t[0], *b = call->t[1], *out = call->t[3];
+  Device* d = device(out->device.device_id);
+  auto p = std::make_unique<MatmulPlan>();
+  p->device_id = out->device.device_id;
+  p->M = a->shape[a->ndim - 2];
+  p->K = a->shape[a->ndim - 1];
+  p->N = b->shape[b->ndim - 1];
+  p->out_nd = out->ndim;
+  for (int32_t i = 0; i < out->ndim - 2; ++i) {
+    p->bshape[i] = out->shape[i];
+    p->B *= out->shape[i];
+  }
+  const CTMatmulDesc* desc = static_cast<const CTMatmulDesc*>(call->desc);
+  p->act = desc ? desc->activation : CT_ACTIVATION_NONE;
+  p->a = layout_of(a, p->M, p->K);
+  p->b = layout_of(b, p->K, p->N);
+  p->c = layout_of(out, p->M, p->N);
+  // CLBlast writes C row-major (ldc on M): a transposed out goes through the
+  // workspace, and so does a padded one when K = 0 (zeros are one fill)
+  if (p->c.trans || (p->K == 0 && !ct_is_compact(out))) {
+    p->c.trans = false;
+    p->c.pack = true;
+    p->c.ld = (size_t)std::max<int64_t>(p->N, 1);
+  }
+  Queue q;
+  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
+  if (p->M > 0 && p->N > 0 && p->K > 0) {
+    size_t temp = 0;
+    const auto st = clblast::GemmTempBufferSize<float>(
+        clblast::Layout::kRowMajor, p->a.trans ? clblast::Transpose::kYes : clblast::Transpose::kNo,
+        p->b.trans ? clblast::Transpose::kYes : clblast::Transpose::kNo, (size_t)p->M, (size_t)p->N, (size_t)p->K, 0,
+        p->a.ld, 0, p->b.ld, 0, p->c.ld, &q.q, temp);
+    if (st != clblast::StatusCode::kSuccess) return blast_fail(fn, "GemmTempBufferSize", st);
+    p->temp_bytes = temp;
+  }
+  size_t off = align_up(p->temp_bytes);
+  if (p->a.pack) {
+    p->a.ws_off = off;
+    off = align_up(off + (size_t)numel_of(a) * 4);
+  }
+  if (p->b.pack) {
+    p->b.ws_off = off;
+    off = align_up(off + (size_t)numel_of(b) * 4);
+  }
+  if (p->c.pack) {
+    p->c.ws_off = off;
+    off = align_up(off + (size_t)numel_of(out) * 4);
+  }
+  p->ws_bytes = (p->temp_bytes || p->a.pack || p->b.pack || p->c.pack) ? off : 0;
+  *workspace_bytes = p->ws_bytes;
+  *primitives = 1;
+  *plan = p.release();
+  return CT_OK;
+}
+
+CTStatus cl_nn_plan_execute(void* plan_ptr, const CTNNCall* call, void* workspace, size_t) {
+  const MatmulPlan& p = *static_cast<const MatmulPlan*>(plan_ptr);
+  const char* fn = call->fn;
+  const CTensor *a = call->t[0], *b = call->t[1], *bias = call->t[2], *out = call->t[3];
+  Device* d = device(p.device_id);
+  Queue q;
+  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
+  CTensor ap = *a, bp = *b, cp = *out;
+  if (p.a.pack) {
+    ap = ws_tensor(a, workspace, p.a.ws_off);
+    if (CTStatus s = device_copy(fn, d, q, CT_DT_FLOAT32, a, &ap)) return s;
+  }
+  if (p.b.pack) {
+    bp = ws_tensor(b, workspace, p.b.ws_off);
+    if (CTStatus s = device_copy(fn, d, q, CT_DT_FLOAT32, b, &bp)) return s;
+  }
+  if (p.c.pack) cp = ws_tensor(out, workspace, p.c.ws_off);
+  const int64_t numel = numel_of(out);
+  if (numel > 0 && p.K == 0) {  // sums of nothing: zeros
+    const float zero = 0.0f;
+    const cl_int e = clEnqueueFillBuffer(q.q, mem_of(&cp), &zero, sizeof zero, cp.byte_offset,
+                                         (size_t)numel * 4, 0, nullptr, nullptr);
+    if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueFillBuffer", e);
+  } else if (numel > 0) {
+    const auto ta = p.a.trans ? clblast::Transpose::kYes : clblast::Transpose::kNo;
+    const auto tb = p.b.trans ? clblast::Transpose::kYes : clblast::Transpose::kNo;
+    cl_mem temp = p.temp_bytes ? static_cast<cl_mem>(workspace) : nullptr;
+    const size_t a0 = ap.byte_offset / 4, b0 = bp.byte_offset / 4, c0 = cp.byte_offset / 4;
+    clblast::StatusCode st;
+    if (p.B == 1) {
+      st = clblast::Gemm<float>(clblast::Layout::kRowMajor, ta, tb, (size_t)p.M, (size_t)p.N, (size_t)p.K, 1.0f,
+                                mem_of(&ap), a0, p.a.ld, mem_of(&bp), b0, p.b.ld, 0.0f, mem_of(&cp), c0, p.c.ld, &q.q,
+                                nullptr, temp);
+    } else {
+      std::vector<size_t> ao((size_t)p.B), bo((size_t)p.B), co((size_t)p.B);
+      std::vector<float> alphas((size_t)p.B, 1.0f), betas((size_t)p.B, 0.0f);
+      for (int64_t i = 0; i < p.B; ++i) {
+        ao[(size_t)i] = a0 + (size_t)batch_offset(&ap, p, i);
+        bo[(size_t)i] = b0 + (size_t)batch_offset(&bp, p, i);
+        co[(size_t)i] = c0 + (size_t)batch_offset(&cp, p, i);
+      }
+      st = clblast::GemmBatched<float>(clblast::Layout::kRowMajor, ta, tb, (size_t)p.M, (size_t)p.N, (size_t)p.K,
+                                       alphas.data(), mem_of(&ap), ao.data(), p.a.ld, mem_of(&bp), bo.data(), p.b.ld,
+                                       betas.data(), mem_of(&cp), co.data(), p.c.ld, (size_t)p.B, &q.q, nullptr);
+    }
+    if (st != clblast::StatusCode::kSuccess) return blast_fail(fn, p.B == 1 ? "Gemm" : "GemmBatched", st);
+  }
+  if (p.c.pack && numel > 0)
+    if (CTStatus s = device_copy(fn, d, q, CT_DT_FLOAT32, &cp, out)) return s;
+  if (numel == 0) return CT_OK;
+  if (bias) {  // out += bias, bias broadcast to out's shape (stride 0 on the dims it lacks or has as 1)
+    int64_t bstr[CT_MAX_NDIM];
+    CTensor bv = *bias;
+    bv.ndim = out->ndim;
+    bv.shape = out->shape;
+    for (int32_t i = 0; i < out->ndim; ++i) {
+      const int32_t j = i - (out->ndim - bias->ndim);
+      bstr[i] = (j < 0 || bias->shape[j] == 1) ? 0 : stride_of(bias, j);
+    }
+    bv.strides = bstr;
+    if (CTStatus s = elementwise_on(fn, CT_OP_ADD, out, &bv, out, call->stream)) return s;
+  }
+  static const int32_t act_op[] = {-1, CT_OP_RELU, CT_OP_GELU, CT_OP_GELU_TANH, CT_OP_SIGMOID, CT_OP_TANH};
+  if (p.act > 0 && p.act < (int32_t)(sizeof act_op / sizeof act_op[0]))
+    if (CTStatus s = elementwise_on(fn, act_op[p.act], out, nullptr, out, call->stream)) return s;
+  return CT_OK;
+}
+
+void cl_nn_plan_destroy(void* plan) { delete static_cast<MatmulPlan*>(plan); }
+
+#else
+
 CTStatus cl_nn_plan_create(const CTNNCall* call, void**, size_t*, int64_t*) {
-  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: no NN kernels in the OpenCL backend yet", call->fn);
+  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: this OpenCL module was built without CLBlast: no NN ops", call->fn);
 }
 CTStatus cl_nn_plan_execute(void*, const CTNNCall* call, void*, size_t) {
-  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: no NN kernels in the OpenCL backend yet", call->fn);
+  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: this OpenCL module was built without CLBlast: no NN ops", call->fn);
 }
 void cl_nn_plan_destroy(void*) {}
+
+#endif
 
 }  // namespace ctcl
