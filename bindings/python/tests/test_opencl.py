@@ -1,0 +1,100 @@
+"""The OpenCL backend module from Python: tensors on "opencl:0", moves to and
+from the CPU, ops on OpenCL tensors returning OpenCL tensors, against NumPy.
+
+Runs where the library loaded libctensor_opencl and found a device (PoCL
+runs OpenCL on the CPU in CI); elsewhere every test here is skipped with the
+reason, never passed.
+"""
+import numpy as np
+import pytest
+
+import ctensor as ct
+
+CL = "opencl:0"
+pytestmark = pytest.mark.skipif(
+    CL not in {str(d) for d in ct.devices()},
+    reason="no OpenCL device: libctensor_opencl did not load or found no platform (install pocl-opencl-icd)",
+)
+
+
+def host(t):
+    assert t.device == CL
+    back = t.to("cpu")
+    assert back.device == "cpu"
+    return np.asarray(back)
+
+
+def test_empty_and_round_trip(rng):
+    x = ct.empty((3, 4), "float32", device=CL)
+    assert x.device == CL and x.shape == (3, 4) and x.dtype == "float32"
+    a = rng.uniform(-1, 1, (5, 7)).astype(np.float32)
+    g = ct.copy(a, CL)
+    assert g.device == CL
+    np.testing.assert_array_equal(host(g), a)
+    # a strided host array goes up and comes back as it was
+    s = ct.copy(a[:, ::-2], CL)
+    np.testing.assert_array_equal(host(s), a[:, ::-2])
+    # and a dtype change on the way
+    i = ct.neg(a).to(CL, "int32")
+    np.testing.assert_array_equal(host(i), (-a).astype(np.int32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool", "float16"])
+def test_ops_stay_on_the_device(rng, dtype):
+    a = (rng.uniform(-3, 3, (6, 5)) * 10).astype(dtype)
+    b = (rng.uniform(-3, 3, (1, 5)) * 10).astype(dtype)
+    ga, gb = ct.copy(a, CL), ct.copy(b, CL)
+    r = ct.add(ga, gb)
+    assert r.device == CL and r.dtype == dtype
+    np.testing.assert_array_equal(host(r), a + b)
+    m = ct.maximum(ga, gb)
+    np.testing.assert_array_equal(host(m), np.maximum(a, b))
+    eq = ct.equal(ga, gb)
+    assert eq.dtype == "bool"
+    np.testing.assert_array_equal(host(eq), a == b)
+    if dtype != "bool":
+        s = ct.sum(ga, axis=0)
+        assert s.device == CL
+        np.testing.assert_allclose(host(s), a.sum(axis=0), rtol=2e-3 if dtype == "float16" else 1e-6)
+    am = ct.argmax(ga, axis=1)
+    np.testing.assert_array_equal(host(am), a.argmax(axis=1))
+
+
+def test_float_ops_match_numpy(rng):
+    a = rng.uniform(-2, 2, (64, 33)).astype(np.float32)
+    g = ct.copy(a, CL)
+    np.testing.assert_allclose(host(ct.exp(g)), np.exp(a), rtol=2e-6)
+    np.testing.assert_allclose(host(ct.tanh(g)), np.tanh(a), rtol=2e-6, atol=1e-7)
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(host(ct.softmax(g, axis=1)), e / e.sum(axis=1, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(host(ct.cumsum(g, axis=0)), np.cumsum(a, axis=0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(host(ct.var(g, axis=1)), a.var(axis=1), rtol=1e-5)
+    out = ct.empty((64, 33), "float32", device=CL)
+    r = ct.mul(g, g, out=out)
+    assert r is out or r.device == CL
+    np.testing.assert_array_equal(host(out), a * a)
+
+
+def test_matmul_with_bias_and_activation(rng):
+    a = rng.uniform(-1, 1, (2, 9, 17)).astype(np.float32)
+    b = rng.uniform(-1, 1, (17, 11)).astype(np.float32)
+    bias = rng.uniform(-1, 1, (11,)).astype(np.float32)
+    ga, gb, gbias = ct.copy(a, CL), ct.copy(b, CL), ct.copy(bias, CL)
+    r = ct.matmul(ga, gb, bias=gbias, activation="relu")
+    assert r.device == CL and r.shape == (2, 9, 11)
+    np.testing.assert_allclose(host(r), np.maximum(a @ b + bias, 0), rtol=1e-5, atol=1e-5)
+    # a transposed operand is a strided view: the GEMM's transpose flag
+    bt = ct.copy(np.ascontiguousarray(b.T), CL)
+    r2 = ct.matmul(ga, bt.mT if hasattr(bt, "mT") else ct.copy(b, CL))
+    np.testing.assert_allclose(host(r2), a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_unsupported_says_why():
+    g = ct.empty((4,), "float32", device=CL)
+    assert ct.supported("exp", "float32", CL)
+    assert not ct.supported("exp", "float8_e4m3fn", CL)
+    with pytest.raises(NotImplementedError, match="opencl"):
+        ct.conv2d(ct.empty((1, 1, 4, 4), "float32", device=CL), ct.empty((1, 1, 3, 3), "float32", device=CL))
+    # data on OpenCL is a cl_mem, not host memory: NumPy cannot view it
+    with pytest.raises((BufferError, TypeError, RuntimeError, ValueError)):
+        np.from_dlpack(g)
