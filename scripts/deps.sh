@@ -2,7 +2,10 @@
 # Installs what building, testing and benchmarking ctensor needs, if missing.
 # Debian/Ubuntu packages plus NumPy from PyPI (the benchmark's baseline).
 set -euo pipefail
-pkgs=(cmake ninja-build g++ make ccache pkg-config libhwy-dev catch2 libdlpack-dev libbenchmark-dev libdnnl-dev libomp-dev python3 python3-pip python3-dev)
+pkgs=(cmake ninja-build g++ make ccache pkg-config libhwy-dev catch2 libdlpack-dev libbenchmark-dev libdnnl-dev libomp-dev python3 python3-pip python3-dev
+      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev)
+# ^ the OpenCL backend: the ICD loader and headers, PoCL (OpenCL on this CPU,
+#   so the module's kernels run in every test run) and CLBlast (its matmul).
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

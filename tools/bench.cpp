@@ -207,7 +207,6 @@ void settle(DevOut& d, Limits* best = nullptr) {
   }
   l.cached = false;
   l.note = d.probes.empty() ? d.floor.note : "the best of this run's probes and the cached floor";
-  if (d.dev.info.device.device_type != CT_CPU) l.note = "not measured: no probe for this backend yet";
   if (best) *best = l;
   l.bandwidth *= d.scale;
   l.peak_flops *= d.scale;
@@ -217,7 +216,6 @@ void settle(DevOut& d, Limits* best = nullptr) {
 // Probes d's limits now (the short check, or every configuration when
 // full) and settles d.lim.
 void probe(DevOut& d, const std::string& when, bool full, bool quick) {
-  if (d.dev.info.device.device_type != CT_CPU) return;
   Probe p;
   p.when = when;
   p.full = full;
@@ -231,7 +229,8 @@ void probe(DevOut& d, const std::string& when, bool full, bool quick) {
 // probe after it when the check beats the cached figures (measured while
 // the machine was busy, or by an older probe).
 void probe_before(DevOut& d, const Options& o) {
-  if (d.dev.info.device.device_type != CT_CPU) return settle(d);
+  // other devices: the probe through ctensor's own ops (ct_copy, ct_matmul), no cache
+  if (d.dev.info.device.device_type != CT_CPU) return probe(d, "before the ops", false, o.quick);
   if (!o.remeasure) d.floor = cached_limits(d.dev);
   if (!(d.floor.bandwidth > 0)) {
     std::fprintf(stderr, "ctensor: measuring the limits of %s (%s; streaming kernels, FMA peak) ...\n",

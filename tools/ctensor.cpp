@@ -18,6 +18,7 @@
 // Exit status: 0 success, 1 a check failed or a run failed, 2 bad arguments
 // (with the usage), a plugin that does not load included.
 #include <ctensor/ctensor.h>
+#include <ctensor/ctensor_nn.h>
 #include <ctensor/plugin.h>
 #include <unistd.h>
 
@@ -434,12 +435,90 @@ uint64_t host_memory_bytes() {
   return 0;
 }
 
-Limits measure_limits(const Device& d, bool quick, bool full) {
-  Limits l;
-  if (d.info.device.device_type != CT_CPU) {
-    l.note = "not measured: no probe for this backend yet";
-    return l;
+namespace {
+
+double seconds_now() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// The best time of `reps` runs of f (each followed by ct_synchronize).
+template <class F>
+double best_time(CTDevice dev, int reps, F f) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = seconds_now();
+    if (f() != CT_OK || ct_synchronize(dev, nullptr) != CT_OK) return -1;
+    best = std::min(best, seconds_now() - t0);
   }
+  return best;
+}
+
+// A device other than the host CPU, probed through the C ABI alone, so any
+// backend (a module, a plugin) gets figures: bandwidth from ct_copy between
+// two compact buffers (a byte read and a byte written per byte copied: the
+// device's own copy where its backend hands dense copies to the driver), and
+// the float32 FLOP rate of ct_matmul at n = 1024 or 2048 (a GEMM: a floor of
+// the peak, not the FMA peak the CPU probe measures).
+Limits measure_device_limits(const Device& d, bool quick) {
+  Limits l;
+  const CTDevice dev = d.info.device;
+  const size_t bytes = (size_t)(quick ? 64 : 256) << 20;
+  void *p = nullptr, *q = nullptr;
+  if (ct_malloc(dev, bytes, &p) == CT_OK && ct_malloc(dev, bytes, &q) == CT_OK) {
+    int64_t n = (int64_t)bytes;
+    CTensor a{p, dev, 1, {CT_UINT, 8, 1}, &n, nullptr, 0}, b{q, dev, 1, {CT_UINT, 8, 1}, &n, nullptr, 0};
+    const double t = best_time(dev, quick ? 3 : 5, [&] { return ct_copy(&a, &b, nullptr); });
+    if (t > 0) {
+      l.bandwidth = 2.0 * (double)bytes / t;
+      l.bandwidth_how = "ct_copy of " + std::to_string(bytes >> 20) + " MiB, device to device";
+    }
+  }
+  if (p) ct_free(dev, p);
+  if (q) ct_free(dev, q);
+  const int64_t m = quick ? 1024 : 2048;
+  int64_t shape[2] = {m, m};
+  std::vector<float> host((size_t)(m * m), 0.5f);
+  void* buf[3] = {nullptr, nullptr, nullptr};
+  bool ok = ct_op_supported(CT_OP_MATMUL, dev, CTDataType{CT_FLOAT, 32, 1}) == CT_OK;
+  for (int i = 0; ok && i < 3; ++i) ok = ct_malloc(dev, host.size() * 4, &buf[i]) == CT_OK;
+  if (ok) {
+    CTensor h{host.data(), {CT_CPU, 0}, 2, {CT_FLOAT, 32, 1}, shape, nullptr, 0};
+    CTensor t[3];
+    for (int i = 0; i < 3; ++i) {
+      t[i] = CTensor{buf[i], dev, 2, {CT_FLOAT, 32, 1}, shape, nullptr, 0};
+      ok = ok && ct_copy(&h, &t[i], nullptr) == CT_OK;
+    }
+    ok = ok && ct_synchronize(dev, nullptr) == CT_OK;
+    size_t ws = 0;
+    const CTMatmulDesc md{sizeof(CTMatmulDesc), CT_ACTIVATION_NONE};
+    ok = ok && ct_matmul_workspace_size(&md, &t[0], &t[1], nullptr, &t[2], &ws) == CT_OK;
+    void* w = nullptr;
+    if (ok && ws) ok = ct_malloc(dev, ws, &w) == CT_OK;
+    if (ok) {
+      best_time(dev, 1, [&] { return ct_matmul(&md, &t[0], &t[1], nullptr, &t[2], w, ws, nullptr); });
+      const double s = best_time(dev, quick ? 2 : 3,
+                                 [&] { return ct_matmul(&md, &t[0], &t[1], nullptr, &t[2], w, ws, nullptr); });
+      if (s > 0) {
+        l.peak_flops = 2.0 * (double)m * (double)m * (double)m / s;
+        l.peak_how = "float32 ct_matmul " + std::to_string(m) + "^3";
+      }
+    }
+    if (w) ct_free(dev, w);
+  }
+  for (void* b : buf)
+    if (b) ct_free(dev, b);
+  l.measured = now_string();
+  l.note = "probed through ctensor's own ops: ct_copy bandwidth, float32 ct_matmul rate (a floor of the peak)";
+  return l;
+}
+
+}  // namespace
+
+Limits measure_limits(const Device& d, bool quick, bool full) {
+  if (d.info.device.device_type != CT_CPU) return measure_device_limits(d, quick);
+  Limits l;
   const int threads = std::max(1, (int)d.info.default_threads);
   // 3 passes per configuration (the full probe with --quick: 2; it runs twice as many configurations).
   const ctprobe::Measured bw = ctprobe::memory_bandwidth(threads, host_l3_bytes(), full, full && quick ? 2 : 3);

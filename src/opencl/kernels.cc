@@ -211,6 +211,14 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
   if (numel == 0) return CT_OK;
   const bool dense = call->struct_size >= offsetof(CTElementwiseCall, flags) + sizeof(uint32_t) &&
                      (call->flags & CT_CALL_DENSE) != 0;
+  if (dense && info.kind == CT_KIND_CAST && call->in_dt[0] == call->out_dt) {  // a copy: the driver's own
+    cl_mem src = mem_of(call->in[0]), dst = mem_of(call->out);
+    const size_t so = call->in[0]->byte_offset, dof = call->out->byte_offset;
+    if (src == dst && so == dof) return CT_OK;  // in place
+    const size_t bytes = (size_t)numel * ((call->out->dtype.bits + 7) / 8);
+    const cl_int e = clEnqueueCopyBuffer(q.q, src, dst, so, dof, bytes, 0, nullptr, nullptr);
+    return e == CL_SUCCESS ? CT_OK : cl_fail(fn, "clEnqueueCopyBuffer", e);
+  }
   KernelLease lease{prog, std::string(info.kind == CT_KIND_CAST ? "cast" : info.name) + (dense ? "_c" : "_s")};
   if (CTStatus s = prog->take(fn, lease.name.c_str(), &lease.k)) return s;
   cl_kernel k = lease.k;
@@ -304,7 +312,7 @@ CTStatus cl_reduce(const CTReduceCall* call) {
   // Partials: as many as keep ~16K work-items busy, at least 1024 elements
   // each; they depend only on the shapes, so the result does too.
   int64_t P = std::max<int64_t>(1, std::min<int64_t>((16384 + M - 1) / M, (g.N + 1023) / 1024));
-  int64_t chunk = P > 1 ? (g.N + P - 1) / P : g.N;
+  const int64_t chunk = P > 1 ? (g.N + P - 1) / P : g.N;
   if (P > 1) P = (g.N + chunk - 1) / chunk;
   g.chunk = chunk;
   g.P = P;

@@ -96,8 +96,12 @@ const ElemRow kElem[] = {
 
 // Reductions. State St: AF f0, f1, f2 (AF: double where the device has it),
 // long i0, ulong u0, long idx. Integers accumulate in 64 bits (wrapping),
-// floats in AF; partials combine in order, so the result depends only on the
-// shapes, never on work-group sizes.
+// floats in AF. An output's elements split into P contiguous chunks (P and
+// the chunks fixed by the shapes), each read as four interleaved states
+// (independent dependency chains); states and chunks merge in a fixed order,
+// so the result depends only on the shapes, never on work-group sizes.
+// argmax/argmin merge by value, then by the smaller index (first NaN, first
+// maximum), since interleaved states do not arrive in index order.
 const ReduceRow kReduce[] = {
     {CT_OP_SUM,
      {{"s->f0 = 0;", "s->f0 += (AF)x;", "s->f0 += o->f0;", "return (O)s->f0;"},
@@ -121,17 +125,19 @@ const ReduceRow kReduce[] = {
     {CT_OP_ARGMAX,
      {{"s->idx = -1; s->f0 = 0;",
        "if (s->idx < 0 || (!isnan(s->f0) && (isnan((AF)x) || (AF)x > s->f0))) { s->f0 = (AF)x; s->idx = k; }",
-       "if (o->idx >= 0 && (s->idx < 0 || (!isnan(s->f0) && (isnan(o->f0) || o->f0 > s->f0)))) *s = *o;",
+       "if (o->idx >= 0 && (s->idx < 0 || ct_fbetter(o->f0, o->idx, s->f0, s->idx, 1))) *s = *o;",
        "return (O)s->idx;"},
       {"s->idx = -1; s->i0 = 0;", "if (s->idx < 0 || (CT_I)x > s->i0) { s->i0 = (CT_I)x; s->idx = k; }",
-       "if (o->idx >= 0 && (s->idx < 0 || o->i0 > s->i0)) *s = *o;", "return (O)s->idx;"}}},
+       "if (o->idx >= 0 && (s->idx < 0 || o->i0 > s->i0 || (o->i0 == s->i0 && o->idx < s->idx))) *s = *o;",
+       "return (O)s->idx;"}}},
     {CT_OP_ARGMIN,
      {{"s->idx = -1; s->f0 = 0;",
        "if (s->idx < 0 || (!isnan(s->f0) && (isnan((AF)x) || (AF)x < s->f0))) { s->f0 = (AF)x; s->idx = k; }",
-       "if (o->idx >= 0 && (s->idx < 0 || (!isnan(s->f0) && (isnan(o->f0) || o->f0 < s->f0)))) *s = *o;",
+       "if (o->idx >= 0 && (s->idx < 0 || ct_fbetter(o->f0, o->idx, s->f0, s->idx, 0))) *s = *o;",
        "return (O)s->idx;"},
       {"s->idx = -1; s->i0 = 0;", "if (s->idx < 0 || (CT_I)x < s->i0) { s->i0 = (CT_I)x; s->idx = k; }",
-       "if (o->idx >= 0 && (s->idx < 0 || o->i0 < s->i0)) *s = *o;", "return (O)s->idx;"}}},
+       "if (o->idx >= 0 && (s->idx < 0 || o->i0 < s->i0 || (o->i0 == s->i0 && o->idx < s->idx))) *s = *o;",
+       "return (O)s->idx;"}}},
     {CT_OP_ANY,
      {{"s->u0 = 0;", "s->u0 |= (x != 0);", "s->u0 |= o->u0;", "return (O)(s->u0 != 0);"},
       {"s->u0 = 0;", "s->u0 |= (x != 0);", "s->u0 |= o->u0;", "return (O)(s->u0 != 0);"}}},

@@ -223,6 +223,11 @@ inline AF ct_lse_fin(const St* s) {
   if (isnan(s->f0) || isinf(s->f0)) return s->f0;
   return s->f0 + log(s->f1);
 }
+inline int ct_fbetter(AF v, long i, AF w, long j, int larger) {
+  if (isnan(v) || isnan(w)) return isnan(v) && (!isnan(w) || i < j);
+  if (v == w) return i < j;
+  return larger ? v > w : v < w;
+}
 inline void ct_welford(St* s, AF x) { s->f2 += 1; AF d = x - s->f0; s->f0 += d / s->f2; s->f1 += d * (x - s->f0); }
 inline void ct_chan(St* s, const St* o) {
   if (o->f2 == 0) return;
@@ -251,19 +256,36 @@ inline AF ct_var_fin(const St* s, long count, AF corr) {
     s << "inline void " << n << "_acc(St* s, T x, long k) { " << row->body[g][1] << " }\n";
     s << "inline void " << n << "_merge(St* s, const St* o) { " << row->body[g][2] << " }\n";
     s << "inline O " << n << "_fin(const St* s, long count, AF p0) { " << row->body[g][3] << " }\n";
+    // elements [k0, k1) into *s: with unit-free strides along one reduced dim, four
+    // states (independent dependency chains: k, k+1, k+2, k+3 of each step), merged in
+    // order at the end; the tail and other layouts go into the first
+    s << "inline void " << n << "_range(St* s, __global const S0* q0, long xb, const RGeo* g, long k0, long k1) {\n"
+      << "  St s1, s2, s3;\n  " << n << "_init(s);\n  " << n << "_init(&s1);\n  " << n << "_init(&s2);\n  " << n
+      << "_init(&s3);\n  long k = k0;\n"
+      << "  if (g->nr == 1) {\n    const long sx = g->rx[0];\n"
+      << "    for (; k + 4 <= k1; k += 4) {\n"
+      << "      " << n << "_acc(s, ld0(q0, xb + k * sx), k);\n"
+      << "      " << n << "_acc(&s1, ld0(q0, xb + (k + 1) * sx), k + 1);\n"
+      << "      " << n << "_acc(&s2, ld0(q0, xb + (k + 2) * sx), k + 2);\n"
+      << "      " << n << "_acc(&s3, ld0(q0, xb + (k + 3) * sx), k + 3);\n    }\n"
+      << "    for (; k < k1; ++k) " << n << "_acc(s, ld0(q0, xb + k * sx), k);\n"
+      << "  } else {\n"
+      << "    for (; k < k1; ++k) " << n << "_acc(s, ld0(q0, xb + ct_rx(g, k)), k);\n"
+      << "  }\n"
+      << "  " << n << "_merge(s, &s1);\n  " << n << "_merge(s, &s2);\n  " << n << "_merge(s, &s3);\n}\n";
     s << "__kernel void " << n << "_r0(__global OS* out, ulong oo, __global const S0* in0, ulong o0, RGeo g, AF p0) {\n"
       << "  long m = get_global_id(0);\n  if (m >= g.M) return;\n"
       << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n"
       << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
-      << "  long ko, xb = ct_kx(&g, m, &ko);\n  St s;\n  " << n << "_init(&s);\n"
-      << "  for (long k = 0; k < g.N; ++k) " << n << "_acc(&s, ld0(q0, xb + ct_rx(&g, k)), k);\n"
+      << "  long ko, xb = ct_kx(&g, m, &ko);\n  St s;\n"
+      << "  " << n << "_range(&s, q0, xb, &g, 0, g.N);\n"
       << "  st(po, ko, " << n << "_fin(&s, g.N, p0));\n}\n";
     s << "__kernel void " << n << "_r1(__global St* part, __global const S0* in0, ulong o0, RGeo g) {\n"
       << "  long t = get_global_id(0);\n  if (t >= g.M * g.P) return;\n"
       << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
       << "  long m = t / g.P, p = t - m * g.P, ko, xb = ct_kx(&g, m, &ko);\n"
-      << "  long k0 = p * g.chunk, k1 = min(g.N, k0 + g.chunk);\n  St s;\n  " << n << "_init(&s);\n"
-      << "  for (long k = k0; k < k1; ++k) " << n << "_acc(&s, ld0(q0, xb + ct_rx(&g, k)), k);\n"
+      << "  long k0 = p * g.chunk, k1 = min(g.N, k0 + g.chunk);\n  St s;\n"
+      << "  " << n << "_range(&s, q0, xb, &g, k0, k1);\n"
       << "  part[t] = s;\n}\n";
     s << "__kernel void " << n << "_r2(__global OS* out, ulong oo, __global const St* part, RGeo g, AF p0) {\n"
       << "  long m = get_global_id(0);\n  if (m >= g.M) return;\n"

@@ -73,7 +73,7 @@ struct Geo {
 struct RGeo {
   int64_t ks[CTCL_MAXD], kx[CTCL_MAXD], ko[CTCL_MAXD];  // kept dims: extent, x stride, out stride
   int64_t rs[CTCL_MAXD], rx[CTCL_MAXD];                // reduced dims: extent, x stride
-  int64_t M, N, chunk, P;                              // outputs, elements per output, per partial, partials per output
+  int64_t M, N, chunk, P;  // outputs, elements per output, per partial (contiguous), partials per output
   int32_t nk, nr;
 };
 struct AGeo {
