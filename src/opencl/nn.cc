@@ -12,21 +12,20 @@
 #include <vector>
 
 #include "backend.h"
-
-#ifdef CT_HAVE_CLBLAST
-#include <clblast.h>
-#endif
+#include "nn_internal.h"
 
 namespace ctcl {
 
 bool nn_supported(int32_t op, int32_t dt, std::string* why) {
 #ifdef CT_HAVE_CLBLAST
-  if (op != CT_OP_MATMUL) {
-    *why = "the OpenCL backend runs matmul (CLBlast) of the NN ops; conv2d, pooling and the norms are not written yet";
+  if (op != CT_OP_MATMUL && op != CT_OP_CONV2D && op != CT_OP_CONV2D_BACKWARD_DATA &&
+      op != CT_OP_CONV2D_BACKWARD_WEIGHT) {
+    *why = "the OpenCL backend runs matmul and conv2d (CLBlast GEMM) of the NN ops; pooling and the norms are not "
+           "written yet";
     return false;
   }
   if (dt != CT_DT_FLOAT32) {
-    *why = "matmul on OpenCL runs float32 (CLBlast's half GEMM needs cl_khr_fp16; bfloat16 has none)";
+    *why = "NN ops on OpenCL run float32 (CLBlast's half GEMM needs cl_khr_fp16; bfloat16 has none)";
     return false;
   }
   return true;
@@ -49,7 +48,7 @@ struct Operand {
   size_t ws_off = 0;   // bytes into the workspace when packed
 };
 
-struct MatmulPlan {
+struct MatmulPlan : NNPlan {
   int64_t M = 0, N = 0, K = 0, B = 1;
   int32_t out_nd = 0;
   int64_t bshape[CT_MAX_NDIM] = {0};  // out's batch dims
@@ -57,10 +56,7 @@ struct MatmulPlan {
   size_t temp_bytes = 0;  // CLBlast's temporary buffer, at the start of the workspace
   size_t ws_bytes = 0;
   int32_t act = CT_ACTIVATION_NONE;
-  int32_t device_id = 0;
 };
-
-size_t align_up(size_t v) { return (v + 255) & ~(size_t)255; }
 
 // Row-major [.., R, C] with unit stride on C: ld = stride(R), no transpose;
 // unit stride on R: ld = stride(C), transposed; else packed.
@@ -80,6 +76,19 @@ Operand layout_of(const CTensor* t, int64_t R, int64_t C) {
   return o;
 }
 
+// Element offset of batch bi of t (its batch dims right-aligned to out's).
+int64_t batch_offset(const CTensor* t, const MatmulPlan& p, int64_t bi) {
+  int64_t off = 0, r = bi;
+  const int32_t tb = t->ndim - 2, ob = p.out_nd - 2;
+  for (int32_t d = ob - 1; d >= 0; --d) {
+    const int64_t e = p.bshape[d], c = r % e;
+    r /= e;
+    const int32_t td = d - (ob - tb);
+    if (td >= 0 && t->shape[td] != 1) off += c * stride_of(t, td);
+  }
+  return off;
+}
+
 const char* clblast_name(clblast::StatusCode s) {
   switch (s) {
     case clblast::StatusCode::kInvalidDimension: return "kInvalidDimension";
@@ -95,6 +104,8 @@ const char* clblast_name(clblast::StatusCode s) {
     default: return nullptr;
   }
 }
+
+}  // namespace
 
 CTStatus blast_fail(const char* fn, const char* what, clblast::StatusCode s) {
   const int code = static_cast<int>(s);
@@ -114,18 +125,6 @@ CTensor ws_tensor(const CTensor* like, void* ws, size_t off) {
   return t;
 }
 
-// Element offset of batch bi of t (its batch dims right-aligned to out's).
-int64_t batch_offset(const CTensor* t, const MatmulPlan& p, int64_t bi) {
-  int64_t off = 0, r = bi;
-  const int32_t tb = t->ndim - 2, ob = p.out_nd - 2;
-  for (int32_t d = ob - 1; d >= 0; --d) {
-    const int64_t e = p.bshape[d], c = r % e;
-    r /= e;
-    const int32_t td = d - (ob - tb);
-    if (td >= 0 && t->shape[td] != 1) off += c * stride_of(t, td);
-  }
-  return off;
-}
 
 CTStatus elementwise_on(const char* fn, int32_t op, const CTensor* a, const CTensor* b, const CTensor* out,
                         void* stream) {
@@ -147,13 +146,15 @@ CTStatus elementwise_on(const char* fn, int32_t op, const CTensor* a, const CTen
   return cl_elementwise(&c);
 }
 
-}  // namespace
 
-CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
+size_t align_up(size_t v) { return (v + 255) & ~(size_t)255; }
+
+CTStatus matmul_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   const char* fn = call->fn;
   const CTensor *a = call->t[0], *b = call->t[1], *out = call->t[3];
   Device* d = device(out->device.device_id);
   auto p = std::make_unique<MatmulPlan>();
+  p->op = CT_OP_MATMUL;
   p->device_id = out->device.device_id;
   p->M = a->shape[a->ndim - 2];
   p->K = a->shape[a->ndim - 1];
@@ -206,7 +207,7 @@ CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_
   return CT_OK;
 }
 
-CTStatus cl_nn_plan_execute(void* plan_ptr, const CTNNCall* call, void* workspace, size_t) {
+CTStatus matmul_plan_execute(const NNPlan* plan_ptr, const CTNNCall* call, void* workspace) {
   const MatmulPlan& p = *static_cast<const MatmulPlan*>(plan_ptr);
   const char* fn = call->fn;
   const CTensor *a = call->t[0], *b = call->t[1], *bias = call->t[2], *out = call->t[3];
@@ -274,7 +275,18 @@ CTStatus cl_nn_plan_execute(void* plan_ptr, const CTNNCall* call, void* workspac
   return CT_OK;
 }
 
-void cl_nn_plan_destroy(void* plan) { delete static_cast<MatmulPlan*>(plan); }
+CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
+  if (call->op == CT_OP_MATMUL) return matmul_plan_create(call, plan, workspace_bytes, primitives);
+  return conv_plan_create(call, plan, workspace_bytes, primitives);
+}
+
+CTStatus cl_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, size_t) {
+  const NNPlan* p = static_cast<const NNPlan*>(plan);
+  if (p->op == CT_OP_MATMUL) return matmul_plan_execute(p, call, workspace);
+  return conv_plan_execute(p, call, workspace);
+}
+
+void cl_nn_plan_destroy(void* plan) { delete static_cast<NNPlan*>(plan); }
 
 #else
 

@@ -94,7 +94,28 @@ def test_unsupported_says_why():
     assert ct.supported("exp", "float32", CL)
     assert not ct.supported("exp", "float8_e4m3fn", CL)
     with pytest.raises(NotImplementedError, match="opencl"):
-        ct.conv2d(ct.empty((1, 1, 4, 4), "float32", device=CL), ct.empty((1, 1, 3, 3), "float32", device=CL))
+        ct.max_pool2d(ct.empty((1, 1, 4, 4), "float32", device=CL), 2)
     # data on OpenCL is a cl_mem, not host memory: NumPy cannot view it
     with pytest.raises((BufferError, TypeError, RuntimeError, ValueError)):
         np.from_dlpack(g)
+
+
+@pytest.mark.parametrize("groups,stride,padding,dilation", [(1, 1, 0, 1), (2, 2, (1, 0, 2, 1), 1), (4, 1, 1, 2)])
+def test_conv2d_and_backward_match_the_cpu(rng, groups, stride, padding, dilation):
+    x = rng.uniform(-1, 1, (2, 4, 9, 8)).astype(np.float32)
+    w = rng.uniform(-1, 1, (6 if groups != 4 else 8, 4 // groups, 3, 2)).astype(np.float32)
+    bias = rng.uniform(-1, 1, (w.shape[0],)).astype(np.float32)
+    kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    y_cpu = np.asarray(ct.conv2d(x, w, bias, activation="gelu", **kw))
+    gx, gw, gb = ct.copy(x, CL), ct.copy(w, CL), ct.copy(bias, CL)
+    y = ct.conv2d(gx, gw, gb, activation="gelu", **kw)
+    assert y.device == CL
+    np.testing.assert_allclose(host(y), y_cpu, rtol=1e-4, atol=1e-4)
+    dy = rng.uniform(-1, 1, y_cpu.shape).astype(np.float32)
+    gdy = ct.copy(dy, CL)
+    dx_cpu = np.asarray(ct.conv2d_backward_data(dy, w, x.shape, **kw))
+    np.testing.assert_allclose(host(ct.conv2d_backward_data(gdy, gw, x.shape, **kw)), dx_cpu, rtol=1e-4, atol=1e-4)
+    dw_cpu, db_cpu = ct.conv2d_backward_weight(x, dy, w.shape, bias=True, **kw)
+    dw, db = ct.conv2d_backward_weight(gx, gdy, w.shape, bias=True, **kw)
+    np.testing.assert_allclose(host(dw), np.asarray(dw_cpu), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(host(db), np.asarray(db_cpu), rtol=1e-4, atol=1e-4)

@@ -1,0 +1,34 @@
+// nn_internal.h — what the OpenCL NN plans share (nn.cc: matmul and the
+// dispatch; nn_conv.cc: conv2d and its backward ops).
+#ifndef CTENSOR_SRC_OPENCL_NN_INTERNAL_H_
+#define CTENSOR_SRC_OPENCL_NN_INTERNAL_H_
+
+#ifdef CT_HAVE_CLBLAST
+#include <clblast.h>
+
+#include "backend.h"
+
+namespace ctcl {
+
+// Every plan starts with its op.
+struct NNPlan {
+  int32_t op = 0;
+  int32_t device_id = 0;
+  virtual ~NNPlan() = default;
+};
+
+CTStatus blast_fail(const char* fn, const char* what, clblast::StatusCode s);
+// A compact row-major tensor like `like` over the workspace at byte offset off.
+CTensor ws_tensor(const CTensor* like, void* ws, size_t off);
+// out = op(a) or op(a, b) through the module's own elementwise kernels (float32).
+CTStatus elementwise_on(const char* fn, int32_t op, const CTensor* a, const CTensor* b, const CTensor* out,
+                        void* stream);
+size_t align_up(size_t v);
+
+CTStatus conv_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
+CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace);
+
+}  // namespace ctcl
+
+#endif
+#endif  // CTENSOR_SRC_OPENCL_NN_INTERNAL_H_
