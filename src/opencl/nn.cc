@@ -18,11 +18,23 @@ namespace ctcl {
 
 bool nn_supported(int32_t op, int32_t dt, std::string* why) {
 #ifdef CT_HAVE_CLBLAST
-  if (op != CT_OP_MATMUL && op != CT_OP_CONV2D && op != CT_OP_CONV2D_BACKWARD_DATA &&
-      op != CT_OP_CONV2D_BACKWARD_WEIGHT) {
-    *why = "the OpenCL backend runs matmul and conv2d (CLBlast GEMM) of the NN ops; pooling and the norms are not "
-           "written yet";
-    return false;
+  switch (op) {
+    case CT_OP_MATMUL:
+    case CT_OP_CONV2D:
+    case CT_OP_CONV2D_BACKWARD_DATA:
+    case CT_OP_CONV2D_BACKWARD_WEIGHT:
+    case CT_OP_MAX_POOL2D:
+    case CT_OP_MAX_POOL2D_BACKWARD:
+    case CT_OP_AVG_POOL2D:
+    case CT_OP_AVG_POOL2D_BACKWARD:
+    case CT_OP_BATCH_NORM:
+    case CT_OP_BATCH_NORM_TRAINING:
+    case CT_OP_BATCH_NORM_BACKWARD:
+    case CT_OP_LAYER_NORM:
+    case CT_OP_LAYER_NORM_BACKWARD: break;
+    default:
+      *why = "the OpenCL backend has no kernel for this NN op (plugin ops included)";
+      return false;
   }
   if (dt != CT_DT_FLOAT32) {
     *why = "NN ops on OpenCL run float32 (CLBlast's half GEMM needs cl_khr_fp16; bfloat16 has none)";
@@ -277,12 +289,16 @@ CTStatus matmul_plan_execute(const NNPlan* plan_ptr, const CTNNCall* call, void*
 
 CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   if (call->op == CT_OP_MATMUL) return matmul_plan_create(call, plan, workspace_bytes, primitives);
+  if (is_pool(call->op)) return pool_plan_create(call, plan, workspace_bytes, primitives);
+  if (is_norm(call->op)) return norm_plan_create(call, plan, workspace_bytes, primitives);
   return conv_plan_create(call, plan, workspace_bytes, primitives);
 }
 
 CTStatus cl_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, size_t) {
   const NNPlan* p = static_cast<const NNPlan*>(plan);
   if (p->op == CT_OP_MATMUL) return matmul_plan_execute(p, call, workspace);
+  if (is_pool(p->op)) return pool_plan_execute(p, call);
+  if (is_norm(p->op)) return norm_plan_execute(p, call);
   return conv_plan_execute(p, call, workspace);
 }
 

@@ -27,6 +27,18 @@ size_t align_up(size_t v);
 
 CTStatus conv_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace);
+CTStatus pool_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
+CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call);
+CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
+CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call);
+inline bool is_norm(int32_t op) {
+  return op == CT_OP_BATCH_NORM || op == CT_OP_BATCH_NORM_TRAINING || op == CT_OP_BATCH_NORM_BACKWARD ||
+         op == CT_OP_LAYER_NORM || op == CT_OP_LAYER_NORM_BACKWARD;
+}
+inline bool is_pool(int32_t op) {
+  return op == CT_OP_MAX_POOL2D || op == CT_OP_MAX_POOL2D_BACKWARD || op == CT_OP_AVG_POOL2D ||
+         op == CT_OP_AVG_POOL2D_BACKWARD;
+}
 
 }  // namespace ctcl
 

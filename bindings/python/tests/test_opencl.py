@@ -94,7 +94,7 @@ def test_unsupported_says_why():
     assert ct.supported("exp", "float32", CL)
     assert not ct.supported("exp", "float8_e4m3fn", CL)
     with pytest.raises(NotImplementedError, match="opencl"):
-        ct.max_pool2d(ct.empty((1, 1, 4, 4), "float32", device=CL), 2)
+        ct.matmul(ct.empty((2, 2), "float16", device=CL), ct.empty((2, 2), "float16", device=CL))
     # data on OpenCL is a cl_mem, not host memory: NumPy cannot view it
     with pytest.raises((BufferError, TypeError, RuntimeError, ValueError)):
         np.from_dlpack(g)
@@ -119,3 +119,16 @@ def test_conv2d_and_backward_match_the_cpu(rng, groups, stride, padding, dilatio
     dw, db = ct.conv2d_backward_weight(gx, gdy, w.shape, bias=True, **kw)
     np.testing.assert_allclose(host(dw), np.asarray(dw_cpu), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(host(db), np.asarray(db_cpu), rtol=1e-4, atol=1e-4)
+
+
+def test_pooling_and_norms_match_the_cpu(rng):
+    x = rng.uniform(-1, 1, (2, 3, 9, 7)).astype(np.float32)
+    gx = ct.copy(x, CL)
+    for fn, kw in [(ct.max_pool2d, dict(kernel_size=3, stride=2, padding=1)),
+                   (ct.avg_pool2d, dict(kernel_size=(2, 3), stride=(2, 1)))]:
+        np.testing.assert_allclose(host(fn(gx, **kw)), np.asarray(fn(x, **kw)), rtol=1e-5, atol=1e-6)
+    scale = rng.uniform(0.5, 1.5, (7,)).astype(np.float32)
+    shift = rng.uniform(-1, 1, (7,)).astype(np.float32)
+    y_cpu = np.asarray(ct.layer_norm(x, (7,), scale, shift))
+    y = ct.layer_norm(gx, (7,), ct.copy(scale, CL), ct.copy(shift, CL))
+    np.testing.assert_allclose(host(y), y_cpu, rtol=1e-4, atol=1e-5)
