@@ -39,14 +39,6 @@ CTStatus program_for(const char* fn, Device* d, cl_context ctx, const std::strin
   return CT_OK;
 }
 
-CTOpInfo info_of(int32_t op) {
-  CTOpInfo info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  if (g_host->op_info(op, &info) != CT_OK) info.name = nullptr;
-  return info;
-}
-
 CTStatus refuse(const CTSupportQuery* q, const char* why) {
   return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s for %s on opencl:%d: %s", q->fn ? q->fn : "ct_op_supported",
                            op_name(q->op).c_str(), g_host->dtype_name(q->dt), (int)q->device_id, why);
@@ -154,7 +146,7 @@ CTStatus cl_supports(const CTSupportQuery* q) {
                              q->fn ? q->fn : "ct_op_supported", g_host->dtype_name(q->dt),
                              g_host->dtype_name(q->out_dt), (int)q->device_id, t.why);
   if (!t.ok) return refuse(q, t.why);
-  const CTOpInfo info = info_of(q->op);
+  const CTOpInfo info = op_info(q->op);
   if (!info.name) return refuse(q, "unknown op");
   auto out_ok = [&](int32_t out) -> const char* {
     if (out < 0) return nullptr;
@@ -203,7 +195,7 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
   Device* d = device(call->out->device.device_id);
   Queue q;
   if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
-  const CTOpInfo info = info_of(call->op);
+  const CTOpInfo info = op_info(call->op);
   const int n_in = call->num_inputs;
   Program* prog = nullptr;
   if (CTStatus s = elementwise_program(fn, d, q.ctx, info.kind, call->in_dt, n_in, call->out_dt, &prog)) return s;
@@ -279,15 +271,24 @@ size_t state_size(const Device* d) {
 
 }  // namespace
 
+// The device, queue and program of a one-input kind (reductions, along-axis ops).
+template <class Gen>
+CTStatus one_input_program(const char* fn, const CTensor* out, void* stream, const char* family, int32_t xdt,
+                           int32_t odt, Gen gen, Device** d, Queue* q, Program** prog) {
+  *d = device(out->device.device_id);
+  if (CTStatus s = queue_of(fn, *d, stream, q)) return s;
+  Device* dv = *d;
+  return program_for(fn, dv, q->ctx, sig_key(q->ctx, family, &xdt, 1, odt),
+                     [&](std::string* label) { return gen(dv, xdt, odt, label); }, prog);
+}
+
 CTStatus cl_reduce(const CTReduceCall* call) {
   const char* fn = call->fn;
-  Device* d = device(call->out->device.device_id);
+  Device* d = nullptr;
   Queue q;
-  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
   Program* prog = nullptr;
-  const int32_t xdt = call->x_dt, odt = call->out_dt;
-  if (CTStatus s = program_for(fn, d, q.ctx, sig_key(q.ctx, ":red", &xdt, 1, odt),
-                               [&](std::string* label) { return reduce_source(d, xdt, odt, label); }, &prog))
+  if (CTStatus s = one_input_program(fn, call->out, call->stream, ":red", call->x_dt, call->out_dt, reduce_source, &d,
+                                     &q, &prog))
     return s;
   const CTensor* x = call->x;
   RGeo g;
@@ -354,13 +355,11 @@ CTStatus cl_reduce(const CTReduceCall* call) {
 
 CTStatus cl_along_axis(const CTAlongAxisCall* call) {
   const char* fn = call->fn;
-  Device* d = device(call->out->device.device_id);
+  Device* d = nullptr;
   Queue q;
-  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
   Program* prog = nullptr;
-  const int32_t xdt = call->x_dt, odt = call->out_dt;
-  if (CTStatus s = program_for(fn, d, q.ctx, sig_key(q.ctx, ":along", &xdt, 1, odt),
-                               [&](std::string* label) { return along_source(d, xdt, odt, label); }, &prog))
+  if (CTStatus s = one_input_program(fn, call->out, call->stream, ":along", call->x_dt, call->out_dt, along_source,
+                                     &d, &q, &prog))
     return s;
   const CTensor *x = call->x, *out = call->out;
   AGeo g;

@@ -8,8 +8,6 @@
 
 namespace ctcl {
 
-namespace {
-
 CTOpInfo op_info(int32_t op) {
   CTOpInfo info;
   std::memset(&info, 0, sizeof info);
@@ -17,6 +15,8 @@ CTOpInfo op_info(int32_t op) {
   if (g_host->op_info(op, &info) != CT_OK) info.name = nullptr;
   return info;
 }
+
+namespace {
 
 // The common part: fp64, bfloat16 conversions, the geometry structs.
 std::string prelude(const Device* d) {

@@ -59,8 +59,9 @@ std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, 
 std::string reduce_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label);
 std::string along_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label);
 
-// The op's name from the registry ("exp").
+// The op's name from the registry ("exp"), and its row (name NULL: no such op).
 std::string op_name(int32_t op);
+CTOpInfo op_info(int32_t op);
 
 // Host mirrors of the kernels' geometry structs (same layout as in source.cc).
 #define CTCL_MAXD 8
