@@ -5,6 +5,7 @@
 #   ctensor check                      every op x dtype against the reference
 #   ctensor bench --quick --compare    every op: time, GB/s or GFLOP/s, % of the limit,
 #                                      NumPy, PyTorch and oneDNN side by side, and a plot
+#   bench_opencl                       (with an OpenCL device) the module's overhead
 #   scripts/run.sh [--full] [--suites]
 #     --full    the full bench (more sizes/repeats) instead of --quick
 #     --suites  also the detailed benchmark suites (bench/run.py: elementwise,
@@ -45,6 +46,10 @@ quick=--quick; [ "$full" = 1 ] && quick=""
 export PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}"
 build/tools/ctensor bench $quick --compare --json build/bench.json --csv build/bench.csv --plot build/bench.png
 echo "bench results: build/bench.json, build/bench.csv, plot build/bench.png"
+if [ -x build/bench/ct_bench_opencl ]; then
+  echo "== OpenCL module overhead: ops vs the device's own copy, ct_matmul vs CLBlast on the same queue"
+  build/bench/ct_bench_opencl
+fi
 if [ "$suites" = 1 ]; then
   q=""; [ "$full" = 1 ] || q=--quick
   echo "== elementwise suite"

@@ -104,17 +104,21 @@ void load_plugin(const std::string& path) {
   if (ct_library_load(path.c_str(), &lib) != CT_OK) usage_error("--plugin %s: %s", path.c_str(), ct_last_error());
 }
 
-// The plugins of CT_PLUGIN_PATH that did not load.
-std::vector<CTLibraryFailure> plugin_failures() {
+// The libraries of one origin that did not load: the plugins of
+// CT_PLUGIN_PATH (an error: the user asked for them), or the modules beside
+// the library (information: a device backend without its device or driver,
+// such as the OpenCL module on a machine without an OpenCL platform).
+std::vector<CTLibraryFailure> failures_of(int32_t origin) {
   std::vector<CTLibraryFailure> v;
   for (int32_t i = 0, n = ct_library_failure_count(); i < n; ++i) {
     CTLibraryFailure f;
     std::memset(&f, 0, sizeof f);
     f.struct_size = sizeof f;
-    if (ct_library_failure(i, &f) == CT_OK) v.push_back(f);
+    if (ct_library_failure(i, &f) == CT_OK && f.origin == origin) v.push_back(f);
   }
   return v;
 }
+std::vector<CTLibraryFailure> plugin_failures() { return failures_of(CT_LIBRARY_PLUGIN_PATH); }
 
 // Takes every --plugin PATH / --plugin=PATH out of argv (before or after the
 // command) and loads them, after the library loaded those of CT_PLUGIN_PATH
@@ -642,6 +646,8 @@ int cmd_info(const Options& o) {
       pj << (k ? ", " : "") << "\"" << json_escape(libs[i].op_names[k]) << "\"";
     pj << "]}";
   }
+  for (const CTLibraryFailure& m : failures_of(CT_LIBRARY_MODULE))
+    std::printf("module not loaded: %s: %s\n", m.path, m.message);
   if (!failed.empty()) std::printf("plugins of CT_PLUGIN_PATH that did not load: %zu\n", failed.size());
   std::ostringstream fj;
   for (size_t i = 0; i < failed.size(); ++i) {
