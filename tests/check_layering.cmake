@@ -1,10 +1,18 @@
 # The waist holds: src/cpu (a backend like any plugin) includes nothing from
-# src/core, and src/core names no backend (no backend header, no backend
+# src/core, src/opencl (a module) includes nothing of src/ outside its own
+# folder, and src/core names no backend (no backend header, no backend
 # namespace). Run as: cmake -DSRC=<src dir> -P check_layering.cmake
 file(GLOB_RECURSE cpu_files ${SRC}/cpu/*.cc ${SRC}/cpu/*.h)
 set(bad "")
 foreach(f ${cpu_files})
   file(STRINGS ${f} lines REGEX "#include \"core/")
+  if(lines)
+    list(APPEND bad "${f}: ${lines}")
+  endif()
+endforeach()
+file(GLOB_RECURSE opencl_files ${SRC}/opencl/*.cc ${SRC}/opencl/*.h)
+foreach(f ${opencl_files})
+  file(STRINGS ${f} lines REGEX "#include \"[a-z_]+/")
   if(lines)
     list(APPEND bad "${f}: ${lines}")
   endif()
@@ -21,5 +29,7 @@ if(bad)
   message(FATAL_ERROR "layering: a backend includes core, or core names a backend:\n${msg}")
 endif()
 list(LENGTH cpu_files ncpu)
+list(LENGTH opencl_files nocl)
 list(LENGTH core_files ncore)
-message(STATUS "layering: ${ncpu} files of src/cpu include nothing from src/core; ${ncore} files of src/core name no backend")
+message(STATUS "layering: ${ncpu} files of src/cpu include nothing from src/core; ${nocl} files of src/opencl nothing "
+               "of src/ outside it; ${ncore} files of src/core name no backend")

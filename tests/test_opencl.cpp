@@ -1,0 +1,145 @@
+// The OpenCL module through the C ABI: the caller's command queue as the
+// stream, byte_offset into cl_mem buffers, temporary memory from the caller's
+// allocator, deterministic reductions. (The generic suite already runs every
+// op and dtype on opencl:0 against the CPU and the references.) Without an
+// OpenCL device every case says so and checks nothing else.
+#include <catch2/catch.hpp>
+#include <ctensor/ctensor.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#ifdef CT_TEST_OPENCL
+#include <CL/cl.h>
+
+namespace {
+
+const CTDevice kCL = {CT_OPENCL, 0};
+
+bool have_opencl() {
+  for (int32_t i = 0; i < ct_device_count(); ++i) {
+    CTDeviceInfo info{};
+    info.struct_size = sizeof info;
+    if (ct_device_info(i, &info) == CT_OK && info.device.device_type == CT_OPENCL) return true;
+  }
+  WARN("no OpenCL device (libctensor_opencl not loaded, or no platform such as PoCL): the [opencl] cases check nothing");
+  return false;
+}
+
+struct Buf {
+  void* p = nullptr;
+  explicit Buf(size_t bytes) { REQUIRE(ct_malloc(kCL, bytes, &p) == CT_OK); }
+  ~Buf() { ct_free(kCL, p); }
+};
+
+CTensor f32(void* data, CTDevice dev, int64_t* shape, int32_t nd = 1, uint64_t off = 0) {
+  return CTensor{data, dev, nd, {CT_FLOAT, 32, 1}, shape, nullptr, off};
+}
+
+// The context of a module buffer, and a new in-order queue of the caller's in it.
+cl_command_queue own_queue(void* buf, cl_context* ctx_out = nullptr) {
+  cl_context ctx = nullptr;
+  cl_device_id dev = nullptr;
+  REQUIRE(clGetMemObjectInfo(static_cast<cl_mem>(buf), CL_MEM_CONTEXT, sizeof ctx, &ctx, nullptr) == CL_SUCCESS);
+  REQUIRE(clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, nullptr) == CL_SUCCESS);
+  cl_int e = CL_SUCCESS;
+  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &e);
+  REQUIRE(e == CL_SUCCESS);
+  if (ctx_out) *ctx_out = ctx;
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("opencl: ops run on the caller's command queue", "[opencl]") {
+  if (!have_opencl()) return;
+  int64_t n = 1000;
+  std::vector<float> a((size_t)n), back((size_t)n, 0.0f);
+  for (int64_t i = 0; i < n; ++i) a[(size_t)i] = 0.01f * (float)(i - 500);
+  Buf x(n * 4), y(n * 4);
+  cl_command_queue q = own_queue(x.p);
+  CTensor h = f32(a.data(), {CT_CPU, 0}, &n), hb = f32(back.data(), {CT_CPU, 0}, &n);
+  CTensor dx = f32(x.p, kCL, &n), dy = f32(y.p, kCL, &n);
+  REQUIRE(ct_copy(&h, &dx, q) == CT_OK);
+  REQUIRE(ct_unary(CT_OP_EXP, &dx, &dy, q) == CT_OK);
+  REQUIRE(ct_copy(&dy, &hb, q) == CT_OK);
+  REQUIRE(ct_synchronize(kCL, q) == CT_OK);  // the caller's queue, finished
+  for (int64_t i = 0; i < n; ++i) CHECK(back[(size_t)i] == Approx(std::exp((double)a[(size_t)i])).epsilon(1e-6));
+  clReleaseCommandQueue(q);
+}
+
+TEST_CASE("opencl: byte_offset selects the elements of a buffer; the rest stay as they were", "[opencl]") {
+  if (!have_opencl()) return;
+  int64_t all = 16, part = 4;
+  std::vector<float> a(16), back(16, 0.0f);
+  for (int i = 0; i < 16; ++i) a[(size_t)i] = (float)i;
+  Buf x(64);
+  CTensor h = f32(a.data(), {CT_CPU, 0}, &all), hb = f32(back.data(), {CT_CPU, 0}, &all);
+  CTensor whole = f32(x.p, kCL, &all), view = f32(x.p, kCL, &part, 1, 5 * 4);
+  REQUIRE(ct_copy(&h, &whole, nullptr) == CT_OK);
+  REQUIRE(ct_unary(CT_OP_NEG, &view, &view, nullptr) == CT_OK);  // elements 5..8, in place
+  REQUIRE(ct_copy(&whole, &hb, nullptr) == CT_OK);
+  REQUIRE(ct_synchronize(kCL, nullptr) == CT_OK);
+  for (int i = 0; i < 16; ++i) CHECK(back[(size_t)i] == ((i >= 5 && i < 9) ? -(float)i : (float)i));
+}
+
+namespace {
+struct Counts {
+  int allocs = 0, frees = 0;
+  cl_context ctx = nullptr;
+};
+CTStatus count_alloc(void* user, CTDevice, size_t bytes, void*, void** ptr) {
+  Counts* c = static_cast<Counts*>(user);
+  cl_int e = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &e);
+  if (e != CL_SUCCESS) return CT_ERR_OUT_OF_MEMORY;
+  ++c->allocs;
+  *ptr = m;
+  return CT_OK;
+}
+void count_free(void* user, CTDevice, void* ptr, void*) {
+  ++static_cast<Counts*>(user)->frees;
+  clReleaseMemObject(static_cast<cl_mem>(ptr));
+}
+}  // namespace
+
+TEST_CASE("opencl: reduction partials come from the caller's allocator; sums are deterministic", "[opencl]") {
+  if (!have_opencl()) return;
+  int64_t n = 3 << 20, one = 1;
+  std::vector<float> a((size_t)n);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  double exact = 0;
+  for (float& v : a) exact += (v = u(rng));
+  Buf x(n * 4), s(4);
+  Counts counts;
+  cl_command_queue q = own_queue(x.p, &counts.ctx);
+  clReleaseCommandQueue(q);
+  CTensor h = f32(a.data(), {CT_CPU, 0}, &n), dx = f32(x.p, kCL, &n), ds = f32(s.p, kCL, &one, 0);
+  REQUIRE(ct_copy(&h, &dx, nullptr) == CT_OK);
+  const CTAllocator alloc{sizeof(CTAllocator), 0, count_alloc, count_free, &counts};
+  REQUIRE(ct_set_allocator(CT_OPENCL, &alloc) == CT_OK);
+  float r[3];
+  for (float& v : r) {
+    CTensor hs = f32(&v, {CT_CPU, 0}, &one, 0);
+    REQUIRE(ct_reduce(CT_OP_SUM, &dx, nullptr, 0, 0, nullptr, 0, &ds, nullptr) == CT_OK);
+    REQUIRE(ct_copy(&ds, &hs, nullptr) == CT_OK);
+    REQUIRE(ct_synchronize(kCL, nullptr) == CT_OK);
+  }
+  REQUIRE(ct_set_allocator(CT_OPENCL, nullptr) == CT_OK);
+  CHECK(counts.allocs >= 3);  // one temporary of partials per call (3M elements: two passes)
+  CHECK(counts.frees == counts.allocs);
+  CHECK(std::memcmp(&r[0], &r[1], 4) == 0);
+  CHECK(std::memcmp(&r[0], &r[2], 4) == 0);
+  CHECK(r[0] == Approx(exact).epsilon(1e-5));
+}
+
+#else
+
+TEST_CASE("opencl: the module was not built here", "[opencl]") {
+  WARN("libctensor_opencl was not built (no OpenCL headers and ICD loader): the [opencl] cases check nothing");
+}
+
+#endif
