@@ -136,7 +136,7 @@ inline double bw_bytes_per_elem(int k) { return 4.0 * (k + 1); }  // float32, ea
       s2 = ADD(s2, LOAD(b + i + 2 * LANES));                                                               \
       s3 = ADD(s3, LOAD(b + i + 3 * LANES));                                                               \
     }                                                                                                      \
-    float lanes[LANES];                                                                                    \
+    alignas(64) float lanes[LANES];                                                                                 \
     STORE(lanes, ADD(ADD(s0, s1), ADD(s2, s3)));                                                           \
     for (float v : lanes) *sink += v;                                                                      \
   } else if (k == kCopy) {                                                                                 \

@@ -39,6 +39,9 @@ CTStatus elementwise_program(const char* fn, Device* d, cl_context ctx, int kind
 // dst = src, both on device d, same shape (kernels.cc).
 CTStatus device_copy(const char* fn, Device* d, const Queue& q, int32_t dt, const CTensor* src, const CTensor* dst);
 
+// Drops the index of programs by signature (before runtime.cc's shutdown frees them).
+void forget_programs();
+
 // Enqueues kernel k over n work-items (rounded up to the work-group size).
 CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const char* name);
 

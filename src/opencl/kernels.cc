@@ -11,9 +11,10 @@ namespace ctcl {
 
 namespace {
 
-// Programs by (context, signature), so the source is generated once.
+// Programs by (context, signature), so the source is generated once (the
+// programs themselves belong to runtime.cc's cache).
 std::mutex g_sig_mu;
-std::unordered_map<std::string, Program*>* g_sig = new std::unordered_map<std::string, Program*>();
+std::unordered_map<std::string, Program*> g_sig;
 
 std::string sig_key(cl_context ctx, const char* family, const int32_t* dts, int n, int32_t out_dt) {
   std::string k = std::to_string(reinterpret_cast<uintptr_t>(ctx)) + family;
@@ -25,8 +26,8 @@ template <class Gen>
 CTStatus program_for(const char* fn, Device* d, cl_context ctx, const std::string& key, Gen gen, Program** prog) {
   {
     std::lock_guard<std::mutex> lock(g_sig_mu);
-    auto it = g_sig->find(key);
-    if (it != g_sig->end()) {
+    auto it = g_sig.find(key);
+    if (it != g_sig.end()) {
       *prog = it->second;
       return CT_OK;
     }
@@ -35,7 +36,7 @@ CTStatus program_for(const char* fn, Device* d, cl_context ctx, const std::strin
   const std::string src = gen(&label);
   if (CTStatus s = get_program(fn, d, ctx, src, label, prog)) return s;
   std::lock_guard<std::mutex> lock(g_sig_mu);
-  (*g_sig)[key] = *prog;
+  g_sig[key] = *prog;
   return CT_OK;
 }
 
@@ -104,6 +105,11 @@ struct KernelLease {
 };
 
 }  // namespace
+
+void forget_programs() {
+  std::lock_guard<std::mutex> lock(g_sig_mu);
+  g_sig.clear();
+}
 
 bool set_arg(const char* fn, cl_kernel k, cl_uint i, size_t size, const void* value, CTStatus* st) {
   const cl_int e = clSetKernelArg(k, i, size, value);

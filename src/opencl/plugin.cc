@@ -44,10 +44,12 @@ CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_versi
   info->name = "opencl";
   info->version = "0.1.0";
   if (CTStatus s = init_devices()) return s;
-  if (device_count() == 0)
+  if (device_count() == 0) {  // nothing registered: free what discovery allocated (the library closes us)
+    shutdown();
     return host->set_error(CT_ERR_NOT_FOUND,
                            "the OpenCL backend found no OpenCL device with a compiler (no ICD platform, or none "
                            "available): install one (pocl-opencl-icd runs OpenCL on this CPU)");
+  }
   std::memset(&g_dev, 0, sizeof g_dev);
   g_dev.struct_size = sizeof g_dev;
   g_dev.abi_version = CT_PLUGIN_ABI_VERSION;
@@ -79,9 +81,14 @@ CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_versi
   g_kern.nn_plan_create = cl_nn_plan_create;
   g_kern.nn_plan_execute = cl_nn_plan_execute;
   g_kern.nn_plan_destroy = cl_nn_plan_destroy;
-  return host->register_backend(&g_dev, &g_kern);
+  const CTStatus s = host->register_backend(&g_dev, &g_kern);
+  if (s != CT_OK) shutdown();  // nothing stays registered: the library closes us without ct_plugin_fini
+  return s;
 }
 
-CT_PLUGIN_EXPORT void ct_plugin_fini(void) { ctcl::shutdown(); }
+CT_PLUGIN_EXPORT void ct_plugin_fini(void) {
+  ctcl::forget_programs();
+  ctcl::shutdown();
+}
 
 }  // extern "C"
