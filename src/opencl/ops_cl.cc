@@ -23,11 +23,11 @@ const ElemRow kElem[] = {
     {CT_OP_ABS, {"x", "(x < 0 ? (T)(0 - (UT)x) : x)", "x", "fabs(x)"}},
     {CT_OP_SIGN, {nullptr, "(T)(x > 0 ? 1 : x < 0 ? -1 : 0)", "(T)(x > 0 ? 1 : 0)", "(x > 0 ? (T)1 : x < 0 ? (T)-1 : x)"}},
     {CT_OP_EXP, {nullptr, nullptr, nullptr, "exp(x)"}},
-    {CT_OP_EXPM1, {nullptr, nullptr, nullptr, "expm1(x)"}},
+    {CT_OP_EXPM1, {nullptr, nullptr, nullptr, "CT_EXPM1(x)"}},
     {CT_OP_EXP2, {nullptr, nullptr, nullptr, "exp2(x)"}},
-    {CT_OP_LOG, {nullptr, nullptr, nullptr, "log(x)"}},
-    {CT_OP_LOG1P, {nullptr, nullptr, nullptr, "log1p(x)"}},
-    {CT_OP_LOG2, {nullptr, nullptr, nullptr, "log2(x)"}},
+    {CT_OP_LOG, {nullptr, nullptr, nullptr, "CT_LOG(x)"}},
+    {CT_OP_LOG1P, {nullptr, nullptr, nullptr, "CT_LOG1P(x)"}},
+    {CT_OP_LOG2, {nullptr, nullptr, nullptr, "CT_LOG2(x)"}},
     {CT_OP_SQRT, {nullptr, nullptr, nullptr, "sqrt(x)"}},
     {CT_OP_RSQRT, {nullptr, nullptr, nullptr, "((T)1 / sqrt(x))"}},
     {CT_OP_RECIPROCAL, {nullptr, "(T)(x == 1 ? 1 : x == -1 ? -1 : 0)", "(T)(x == 1 ? 1 : 0)", "((T)1 / x)"}},
@@ -54,7 +54,7 @@ const ElemRow kElem[] = {
     {CT_OP_ISFINITE, {"1", "1", "1", "(isfinite(x) ? 1 : 0)"}},
     {CT_OP_HARDSWISH, {nullptr, nullptr, nullptr, "ct_hardswish(x)"}},
     {CT_OP_LEAKY_RELU, {nullptr, nullptr, nullptr, "(x >= 0 ? x : p0 * x)"}},
-    {CT_OP_ELU, {nullptr, nullptr, nullptr, "(x > 0 ? x : p0 * expm1(x))"}},
+    {CT_OP_ELU, {nullptr, nullptr, nullptr, "(x > 0 ? x : p0 * CT_EXPM1(x))"}},
     {CT_OP_CLAMP, {nullptr, "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)"}},
     {CT_OP_POW_SCALAR, {nullptr, nullptr, nullptr, "pow(x, p0)"}},
     {CT_OP_ADD_SCALAR, {nullptr, "(T)((UT)x + (UT)p0)", "(T)(x + (T)p0)", "(x + p0)"}},
@@ -184,10 +184,50 @@ const AlongRow kAlong[] = {
       "ulong acc = 1; for (long j = 0; j < len; ++j) { acc *= (ulong)(long)LDX(j); STO(j, (O)acc); }"}},
 };
 
+// float32 logarithms and expm1 of the module's own (PoCL's are ~10x slower
+// than a vectorised load: 6.8 ns per element for log, 11.9 for expm1, on
+// the EPYC host), fdlibm's reduction to [sqrt(1/2), sqrt(2)) and its minimax
+// polynomial in s = f / (2 + f) (< 1 ulp); float64 keeps the built-ins.
 const char kFloatHelpers[] = R"CL(
+#ifdef CT_TF32
+inline float ct_logf(float x) {
+  if (!(x > 0.0f) || isinf(x)) return x == 0.0f ? -INFINITY : x < 0.0f ? NAN : x;
+  int e = 0;
+  if (x < 1.17549435e-38f) { x *= 8388608.0f; e = -23; }
+  const uint u = as_uint(x);
+  e += (int)(u >> 23) - 127;
+  float m = as_float((u & 0x007fffffu) | 0x3f800000u);
+  if (m > 1.41421356f) { m *= 0.5f; e += 1; }
+  const float f = m - 1.0f, hfsq = 0.5f * f * f, s = f / (2.0f + f), z = s * s, w = z * z;
+  const float R = z * (0.66666662693f + w * 0.28498786688f) + w * (0.40000972152f + w * 0.24279078841f);
+  const float fe = (float)e;
+  return fe * 6.9313812256e-01f - ((hfsq - (s * (hfsq + R) + fe * 9.0580006145e-06f)) - f);
+}
+inline float ct_log1pf(float x) {
+  const float u = 1.0f + x;
+  if (u == 1.0f) return x;
+  if (isinf(u) || isnan(u) || u <= 0.0f) return ct_logf(u);
+  return ct_logf(u) - ((u - 1.0f) - x) / u;  /* the rounding of 1 + x, corrected */
+}
+inline float ct_expm1f(float x) {
+  if (fabs(x) < 0.5f)  /* Taylor to x^8 / 8!: the next term is below 2^-27 of the result */
+    return x * (1.0f + x * (0.5f + x * (1.6666667e-1f + x * (4.1666668e-2f + x * (8.3333338e-3f +
+           x * (1.3888889e-3f + x * (1.9841270e-4f + x * 2.4801587e-5f)))))));
+  return exp(x) - 1.0f;
+}
+#define CT_LOG(x) ct_logf(x)
+#define CT_LOG1P(x) ct_log1pf(x)
+#define CT_LOG2(x) (ct_logf(x) * 1.44269504088896341f)
+#define CT_EXPM1(x) ct_expm1f(x)
+#else
+#define CT_LOG(x) log(x)
+#define CT_LOG1P(x) log1p(x)
+#define CT_LOG2(x) log2(x)
+#define CT_EXPM1(x) expm1(x)
+#endif
 inline T ct_sigmoid(T x) { return x >= 0 ? (T)1 / ((T)1 + exp(-x)) : exp(x) / ((T)1 + exp(x)); }
 inline T ct_gelu_tanh(T x) { return x * ct_sigmoid((T)1.5957691216057307117597842397375 * (x + (T)0.044715 * x * x * x)); }
-inline T ct_softplus(T x) { return isnan(x) ? x : x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+inline T ct_softplus(T x) { return isnan(x) ? x : x > 0 ? x + CT_LOG1P(exp(-x)) : CT_LOG1P(exp(x)); }
 inline T ct_hardswish(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r; return x * r / (T)6; }
 inline T ct_clamp(T x, T lo, T hi) { T r = x < lo ? lo : x; return r > hi ? hi : r; }
 inline int ct_same_sign(T r, T b) { return r == 0 || (r < 0) == (b < 0); }

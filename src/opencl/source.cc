@@ -70,6 +70,7 @@ std::string type_macros(const TypeInfo& t, const TypeInfo& o) {
   if (t.cls == kFloat) {
     s << "#define UT " << t.compute << "\n#define PT " << t.compute << "\n";
     s << "#define CT_ILIM " << (std::strcmp(t.compute, "double") == 0 ? "4503599627370496.0" : "8388608.0f") << "\n";
+    if (std::strcmp(t.compute, "float") == 0) s << "#define CT_TF32 1\n";
   } else {
     s << "#define UT " << t.uns << "\n#define PT " << (t.cls == kSigned ? "long" : "ulong") << "\n";
   }
