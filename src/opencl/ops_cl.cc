@@ -184,10 +184,11 @@ const AlongRow kAlong[] = {
       "ulong acc = 1; for (long j = 0; j < len; ++j) { acc *= (ulong)(long)LDX(j); STO(j, (O)acc); }"}},
 };
 
-// float32 logarithms and expm1 of the module's own (PoCL's are ~10x slower
-// than a vectorised load: 6.8 ns per element for log, 11.9 for expm1, on
-// the EPYC host), fdlibm's reduction to [sqrt(1/2), sqrt(2)) and its minimax
-// polynomial in s = f / (2 + f) (< 1 ulp); float64 keeps the built-ins.
+// float32 logarithms and expm1 of the module's own (PoCL 3.1's take 6.8 ns
+// per element for log, 11.9 for expm1 on the EPYC host; these 0.5-0.7, a
+// vectorised load's speed): fdlibm's reduction to [sqrt(1/2), sqrt(2)) and
+// its minimax polynomial in s = f / (2 + f) (< 1 ulp); float64 keeps the
+// built-ins.
 const char kFloatHelpers[] = R"CL(
 #ifdef CT_TF32
 inline float ct_logf(float x) {
@@ -203,11 +204,10 @@ inline float ct_logf(float x) {
   const float fe = (float)e;
   return fe * 6.9313812256e-01f - ((hfsq - (s * (hfsq + R) + fe * 9.0580006145e-06f)) - f);
 }
-inline float ct_log1pf(float x) {
-  const float u = 1.0f + x;
-  if (u == 1.0f) return x;
-  if (isinf(u) || isnan(u) || u <= 0.0f) return ct_logf(u);
-  return ct_logf(u) - ((u - 1.0f) - x) / u;  /* the rounding of 1 + x, corrected */
+inline float ct_log1pf(float x) {  /* PoCL 3.1 does not vectorise the special-case select: 3.9 ns per element */
+  const float u = 1.0f + x, l = ct_logf(u);
+  const float r = l - ((u - 1.0f) - x) / u;  /* the rounding of 1 + x, corrected */
+  return u == 1.0f ? x : (isinf(u) || isnan(u) || u <= 0.0f) ? l : r;
 }
 inline float ct_expm1f(float x) {
   if (fabs(x) < 0.5f)  /* Taylor to x^8 / 8!: the next term is below 2^-27 of the result */
