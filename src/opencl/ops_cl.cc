@@ -187,7 +187,11 @@ const AlongRow kAlong[] = {
 // float32 logarithms and expm1 of the module's own (PoCL 3.1's take 6.8 ns
 // per element for log, 11.9 for expm1 on the EPYC host; these 0.5-0.7, a
 // vectorised load's speed): fdlibm's reduction to [sqrt(1/2), sqrt(2)) and
-// its minimax polynomial in s = f / (2 + f) (< 1 ulp); float64 keeps the
+// its minimax polynomial in s = f / (2 + f) (< 1 ulp), the algorithm and
+// constants of fdlibm's e_logf.c (Sun Microsystems, freely distributable with
+// its notice: "Developed at SunPro, a Sun Microsystems, Inc. business.
+// Permission to use, copy, modify, and distribute this software is freely
+// granted, provided that this notice is preserved."); float64 keeps the
 // built-ins.
 const char kFloatHelpers[] = R"CL(
 #ifdef CT_TF32
