@@ -49,6 +49,16 @@ CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const ch
 bool set_arg(const char* fn, cl_kernel k, cl_uint i, size_t size, const void* value, CTStatus* st);
 
 inline cl_mem mem_of(const CTensor* t) { return static_cast<cl_mem>(t->data); }
+// A compact row-major tensor with like's shape and dtype over `data` (a
+// cl_mem, or host memory with dev CT_CPU) at byte offset off.
+inline CTensor compact_view(const CTensor* like, void* data, uint64_t off, CTDevice dev) {
+  CTensor c = *like;
+  c.data = data;
+  c.device = dev;
+  c.strides = nullptr;
+  c.byte_offset = off;
+  return c;
+}
 inline int64_t numel_of(const CTensor* t) {
   int64_t n = 1;
   for (int32_t d = 0; d < t->ndim; ++d) n *= t->shape[d];

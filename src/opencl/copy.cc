@@ -42,15 +42,6 @@ void host_pack(const CTensor* t, unsigned char* buf, bool to_buf) {
   }
 }
 
-CTensor compact_on(const CTensor* like, CTDevice dev, void* data) {
-  CTensor c = *like;
-  c.data = data;
-  c.device = dev;
-  c.strides = nullptr;
-  c.byte_offset = 0;
-  return c;
-}
-
 // host -> one OpenCL tensor.
 CTStatus upload(const char* fn, Device* d, const Queue& q, int32_t dt, const CTensor* src, const CTensor* dst,
                 void* stream) {
@@ -75,7 +66,7 @@ CTStatus upload(const char* fn, Device* d, const Queue& q, int32_t dt, const CTe
   const cl_int e = clEnqueueWriteBuffer(q.q, static_cast<cl_mem>(tmp), block, 0, bytes, from, 0, nullptr, nullptr);
   if (e != CL_SUCCESS) s = cl_fail(fn, "clEnqueueWriteBuffer", e);
   if (s == CT_OK) {
-    const CTensor t = compact_on(dst, dev, tmp);
+    const CTensor t = compact_view(dst, tmp, 0, dev);
     s = device_copy(fn, d, q, dt, &t, dst);
   }
   g_host->temp_free(dev, tmp, stream);
@@ -102,7 +93,7 @@ CTStatus download(const char* fn, Device* d, const Queue& q, int32_t dt, const C
     const CTDevice dev = src->device;
     void* tmp = nullptr;
     if (CTStatus a = g_host->temp_alloc(dev, bytes, stream, &tmp)) return a;
-    const CTensor t = compact_on(src, dev, tmp);
+    const CTensor t = compact_view(src, tmp, 0, dev);
     s = device_copy(fn, d, q, dt, src, &t);
     if (s == CT_OK) {
       const cl_int e = clEnqueueReadBuffer(q.q, static_cast<cl_mem>(tmp), block, 0, bytes, to, 0, nullptr, nullptr);
@@ -172,7 +163,7 @@ CTStatus cl_copy(const CTCopyCall* call) {
     if (!sd) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no OpenCL device %d", fn, (int)src->device.device_id);
     const size_t bytes = (size_t)numel_of(src) * itemsize_of(src);
     std::vector<unsigned char> host(bytes ? bytes : 1);
-    const CTensor h = compact_on(src, CTDevice{CT_CPU, 0}, host.data());
+    const CTensor h = compact_view(src, host.data(), 0, CTDevice{CT_CPU, 0});
     Queue sq;
     queue_of(fn, sd, nullptr, &sq);
     CTStatus s = download(fn, sd, sq, call->dt, src, &h, nullptr);

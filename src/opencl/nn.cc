@@ -128,14 +128,6 @@ CTStatus blast_fail(const char* fn, const char* what, clblast::StatusCode s) {
   return g_host->set_error(CT_ERR_BACKEND, "%s: CLBlast %s failed with status %d", fn, what, code);
 }
 
-// A compact row-major tensor over the workspace at byte offset off.
-CTensor ws_tensor(const CTensor* like, void* ws, size_t off) {
-  CTensor t = *like;
-  t.data = ws;
-  t.strides = nullptr;
-  t.byte_offset = off;
-  return t;
-}
 
 
 CTStatus elementwise_on(const char* fn, int32_t op, const CTensor* a, const CTensor* b, const CTensor* out,
@@ -161,6 +153,38 @@ CTStatus elementwise_on(const char* fn, int32_t op, const CTensor* a, const CTen
 
 size_t align_up(size_t v) { return (v + 255) & ~(size_t)255; }
 
+CTStatus bias_and_activation(const char* fn, const CTensor* out, const CTensor* bias_view, int32_t act, void* stream) {
+  if (bias_view)
+    if (CTStatus s = elementwise_on(fn, CT_OP_ADD, out, bias_view, out, stream)) return s;
+  static const int32_t act_op[] = {-1, CT_OP_RELU, CT_OP_GELU, CT_OP_GELU_TANH, CT_OP_SIGMOID, CT_OP_TANH};
+  if (act > 0 && act < (int32_t)(sizeof act_op / sizeof act_op[0]))
+    return elementwise_on(fn, act_op[act], out, nullptr, out, stream);
+  return CT_OK;
+}
+
+// Zeros into t (any layout) through a compact temporary and the copy kernel.
+CTStatus zero_fill(const char* fn, Device* d, const Queue& q, const CTensor* t, void* stream) {
+  const int64_t n = numel_of(t);
+  if (n == 0) return CT_OK;
+  const float zero = 0.0f;
+  if (ct_is_compact(t)) {
+    const cl_int e = clEnqueueFillBuffer(q.q, mem_of(t), &zero, 4, t->byte_offset, (size_t)n * 4, 0, nullptr, nullptr);
+    return e == CL_SUCCESS ? CT_OK : cl_fail(fn, "clEnqueueFillBuffer", e);
+  }
+  void* tmp = nullptr;
+  if (CTStatus s = g_host->temp_alloc(t->device, (size_t)n * 4, stream, &tmp)) return s;
+  CTStatus s = CT_OK;
+  const cl_int e = clEnqueueFillBuffer(q.q, static_cast<cl_mem>(tmp), &zero, 4, 0, (size_t)n * 4, 0, nullptr, nullptr);
+  if (e != CL_SUCCESS) s = cl_fail(fn, "clEnqueueFillBuffer", e);
+  if (s == CT_OK) {
+    const CTensor c = ws_tensor(t, tmp, 0);
+    s = device_copy(fn, d, q, CT_DT_FLOAT32, &c, t);
+  }
+  g_host->temp_free(t->device, tmp, stream);
+  return s;
+}
+
+
 CTStatus matmul_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   const char* fn = call->fn;
   const CTensor *a = call->t[0], *b = call->t[1], *out = call->t[3];
@@ -181,9 +205,8 @@ CTStatus matmul_plan_create(const CTNNCall* call, void** plan, size_t* workspace
   p->a = layout_of(a, p->M, p->K);
   p->b = layout_of(b, p->K, p->N);
   p->c = layout_of(out, p->M, p->N);
-  // CLBlast writes C row-major (ldc on M): a transposed out goes through the
-  // workspace, and so does a padded one when K = 0 (zeros are one fill)
-  if (p->c.trans || (p->K == 0 && !ct_is_compact(out))) {
+  // CLBlast writes C row-major (ldc on M): a transposed out goes through the workspace
+  if (p->c.trans) {
     p->c.trans = false;
     p->c.pack = true;
     p->c.ld = (size_t)std::max<int64_t>(p->N, 1);
@@ -238,10 +261,7 @@ CTStatus matmul_plan_execute(const NNPlan* plan_ptr, const CTNNCall* call, void*
   if (p.c.pack) cp = ws_tensor(out, workspace, p.c.ws_off);
   const int64_t numel = numel_of(out);
   if (numel > 0 && p.K == 0) {  // sums of nothing: zeros
-    const float zero = 0.0f;
-    const cl_int e = clEnqueueFillBuffer(q.q, mem_of(&cp), &zero, sizeof zero, cp.byte_offset,
-                                         (size_t)numel * 4, 0, nullptr, nullptr);
-    if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueFillBuffer", e);
+    if (CTStatus s = zero_fill(fn, d, q, &cp, call->stream)) return s;
   } else if (numel > 0) {
     const auto ta = p.a.trans ? clblast::Transpose::kYes : clblast::Transpose::kNo;
     const auto tb = p.b.trans ? clblast::Transpose::kYes : clblast::Transpose::kNo;
@@ -269,9 +289,10 @@ CTStatus matmul_plan_execute(const NNPlan* plan_ptr, const CTNNCall* call, void*
   if (p.c.pack && numel > 0)
     if (CTStatus s = device_copy(fn, d, q, CT_DT_FLOAT32, &cp, out)) return s;
   if (numel == 0) return CT_OK;
-  if (bias) {  // out += bias, bias broadcast to out's shape (stride 0 on the dims it lacks or has as 1)
-    int64_t bstr[CT_MAX_NDIM];
-    CTensor bv = *bias;
+  int64_t bstr[CT_MAX_NDIM];  // bias broadcast to out's shape (stride 0 on the dims it lacks or has as 1)
+  CTensor bv;
+  if (bias) {
+    bv = *bias;
     bv.ndim = out->ndim;
     bv.shape = out->shape;
     for (int32_t i = 0; i < out->ndim; ++i) {
@@ -279,12 +300,8 @@ CTStatus matmul_plan_execute(const NNPlan* plan_ptr, const CTNNCall* call, void*
       bstr[i] = (j < 0 || bias->shape[j] == 1) ? 0 : stride_of(bias, j);
     }
     bv.strides = bstr;
-    if (CTStatus s = elementwise_on(fn, CT_OP_ADD, out, &bv, out, call->stream)) return s;
   }
-  static const int32_t act_op[] = {-1, CT_OP_RELU, CT_OP_GELU, CT_OP_GELU_TANH, CT_OP_SIGMOID, CT_OP_TANH};
-  if (p.act > 0 && p.act < (int32_t)(sizeof act_op / sizeof act_op[0]))
-    if (CTStatus s = elementwise_on(fn, act_op[p.act], out, nullptr, out, call->stream)) return s;
-  return CT_OK;
+  return bias_and_activation(fn, out, bias ? &bv : nullptr, p.act, call->stream);
 }
 
 CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {

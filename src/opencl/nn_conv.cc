@@ -112,28 +112,6 @@ CTStatus enqueue_im2col(const char* fn, Program* prog, const Queue& q, cl_mem co
 // A sub-buffer-free view of float32 element `off` of a compact region: CLBlast takes offsets.
 size_t elem_off(const CTensor* t) { return (size_t)(t->byte_offset / 4); }
 
-// Zeros into t (any layout) through a compact temporary and the copy kernel.
-CTStatus zero_fill(const char* fn, Device* d, const Queue& q, const CTensor* t, void* stream) {
-  const int64_t n = numel_of(t);
-  if (n == 0) return CT_OK;
-  const float zero = 0.0f;
-  if (ct_is_compact(t)) {
-    const cl_int e = clEnqueueFillBuffer(q.q, mem_of(t), &zero, 4, t->byte_offset, (size_t)n * 4, 0, nullptr, nullptr);
-    return e == CL_SUCCESS ? CT_OK : cl_fail(fn, "clEnqueueFillBuffer", e);
-  }
-  void* tmp = nullptr;
-  if (CTStatus s = g_host->temp_alloc(t->device, (size_t)n * 4, stream, &tmp)) return s;
-  CTStatus s = CT_OK;
-  const cl_int e = clEnqueueFillBuffer(q.q, static_cast<cl_mem>(tmp), &zero, 4, 0, (size_t)n * 4, 0, nullptr, nullptr);
-  if (e != CL_SUCCESS) s = cl_fail(fn, "clEnqueueFillBuffer", e);
-  if (s == CT_OK) {
-    const CTensor c = ws_tensor(t, tmp, 0);
-    s = device_copy(fn, d, q, CT_DT_FLOAT32, &c, t);
-  }
-  g_host->temp_free(t->device, tmp, stream);
-  return s;
-}
-
 CTStatus gemm(const char* fn, const Queue& q, bool ta, bool tb, int64_t m, int64_t n, int64_t k, cl_mem a, size_t ao,
               size_t lda, cl_mem b, size_t bo, size_t ldb, float beta, cl_mem c, size_t co, size_t ldc, cl_mem temp) {
   cl_command_queue qq = q.q;
@@ -258,20 +236,17 @@ CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* ws) {
     }
     if (p.pack_out)
       if (CTStatus s = device_copy(fn, d, q, CT_DT_FLOAT32, &yp, y)) return s;
-    if (bias) {  // y += bias over (N, P, Q)
-      int64_t bstr[4] = {0, 0, 0, 0};
+    int64_t bstr[4] = {0, 0, 0, 0};  // bias over (N, P, Q): its K values along dim 1
+    CTensor bv;
+    if (bias) {
       for (int32_t i = 0; i < bias->ndim; ++i)
         if (bias->shape[i] == g.K) bstr[1] = stride_of(bias, i);
-      CTensor bv = *bias;
+      bv = *bias;
       bv.ndim = 4;
       bv.shape = y->shape;
       bv.strides = bstr;
-      if (CTStatus s = elementwise_on(fn, CT_OP_ADD, y, &bv, y, call->stream)) return s;
     }
-    static const int32_t act_op[] = {-1, CT_OP_RELU, CT_OP_GELU, CT_OP_GELU_TANH, CT_OP_SIGMOID, CT_OP_TANH};
-    if (p.act > 0 && p.act < 6)
-      if (CTStatus s = elementwise_on(fn, act_op[p.act], y, nullptr, y, call->stream)) return s;
-    return CT_OK;
+    return bias_and_activation(fn, y, bias ? &bv : nullptr, p.act, call->stream);
   }
   if (call->op == CT_OP_CONV2D_BACKWARD_DATA) {
     const CTensor *dy = call->t[0], *w = call->t[1], *dx = call->t[2];

@@ -19,11 +19,16 @@ struct NNPlan {
 
 CTStatus blast_fail(const char* fn, const char* what, clblast::StatusCode s);
 // A compact row-major tensor like `like` over the workspace at byte offset off.
-CTensor ws_tensor(const CTensor* like, void* ws, size_t off);
+inline CTensor ws_tensor(const CTensor* like, void* ws, size_t off) { return compact_view(like, ws, off, like->device); }
 // out = op(a) or op(a, b) through the module's own elementwise kernels (float32).
 CTStatus elementwise_on(const char* fn, int32_t op, const CTensor* a, const CTensor* b, const CTensor* out,
                         void* stream);
 size_t align_up(size_t v);
+// out = act(out + bias_view) (bias_view: the bias as a view of out's shape, or NULL),
+// by the module's add and activation kernels.
+CTStatus bias_and_activation(const char* fn, const CTensor* out, const CTensor* bias_view, int32_t act, void* stream);
+// Zeros into t (any layout).
+CTStatus zero_fill(const char* fn, Device* d, const Queue& q, const CTensor* t, void* stream);
 
 CTStatus conv_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace);

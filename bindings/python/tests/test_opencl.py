@@ -83,9 +83,9 @@ def test_matmul_with_bias_and_activation(rng):
     r = ct.matmul(ga, gb, bias=gbias, activation="relu")
     assert r.device == CL and r.shape == (2, 9, 11)
     np.testing.assert_allclose(host(r), np.maximum(a @ b + bias, 0), rtol=1e-5, atol=1e-5)
-    # a transposed operand is a strided view: the GEMM's transpose flag
-    bt = ct.copy(np.ascontiguousarray(b.T), CL)
-    r2 = ct.matmul(ga, bt.mT if hasattr(bt, "mT") else ct.copy(b, CL))
+    # without bias and activation (transposed operands are strided views, which Python
+    # cannot make on a device: ctensor check and the C suites cover them)
+    r2 = ct.matmul(ga, gb)
     np.testing.assert_allclose(host(r2), a @ b, rtol=1e-5, atol=1e-5)
 
 
