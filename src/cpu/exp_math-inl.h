@@ -187,7 +187,7 @@ template <class D, class V> HWY_INLINE V Log1pAny(D d, V x) {
   const V u = x + one;
   const V um1 = u - one;
   const V safe_u = hn::IfThenElse(u > hn::Zero(d), u, one);
-  V r = hn::Log(d, safe_u) * x / hn::IfThenElse(um1 == hn::Zero(d), one, um1);
+  V r = hn::Log(d, safe_u) * (x / hn::IfThenElse(um1 == hn::Zero(d), one, um1));  // x / (u - 1) first: log(u) x overflows from x ~ 4e36
   r = hn::IfThenElse(um1 == hn::Zero(d), x, r);  // u rounded to 1: log1p(x) = x
   r = hn::IfThenElse(x == PosInf(d), x, r);
   r = hn::IfThenElse(x == hn::Set(d, -1), hn::Neg(PosInf(d)), r);

@@ -22,9 +22,9 @@ const ElemRow kElem[] = {
     {CT_OP_NEG, {nullptr, "(T)(0 - (UT)x)", "(T)(0 - x)", "-x"}},
     {CT_OP_ABS, {"x", "(x < 0 ? (T)(0 - (UT)x) : x)", "x", "fabs(x)"}},
     {CT_OP_SIGN, {nullptr, "(T)(x > 0 ? 1 : x < 0 ? -1 : 0)", "(T)(x > 0 ? 1 : 0)", "(x > 0 ? (T)1 : x < 0 ? (T)-1 : x)"}},
-    {CT_OP_EXP, {nullptr, nullptr, nullptr, "exp(x)"}},
+    {CT_OP_EXP, {nullptr, nullptr, nullptr, "CT_EXP(x)"}},
     {CT_OP_EXPM1, {nullptr, nullptr, nullptr, "CT_EXPM1(x)"}},
-    {CT_OP_EXP2, {nullptr, nullptr, nullptr, "exp2(x)"}},
+    {CT_OP_EXP2, {nullptr, nullptr, nullptr, "CT_EXP2(x)"}},
     {CT_OP_LOG, {nullptr, nullptr, nullptr, "CT_LOG(x)"}},
     {CT_OP_LOG1P, {nullptr, nullptr, nullptr, "CT_LOG1P(x)"}},
     {CT_OP_LOG2, {nullptr, nullptr, nullptr, "CT_LOG2(x)"}},
@@ -32,17 +32,17 @@ const ElemRow kElem[] = {
     {CT_OP_RSQRT, {nullptr, nullptr, nullptr, "((T)1 / sqrt(x))"}},
     {CT_OP_RECIPROCAL, {nullptr, "(T)(x == 1 ? 1 : x == -1 ? -1 : 0)", "(T)(x == 1 ? 1 : 0)", "((T)1 / x)"}},
     {CT_OP_SQUARE, {nullptr, "(T)((UT)x * (UT)x)", "(T)(x * x)", "(x * x)"}},
-    {CT_OP_SIN, {nullptr, nullptr, nullptr, "sin(x)"}},
-    {CT_OP_COS, {nullptr, nullptr, nullptr, "cos(x)"}},
-    {CT_OP_TAN, {nullptr, nullptr, nullptr, "tan(x)"}},
-    {CT_OP_TANH, {nullptr, nullptr, nullptr, "tanh(x)"}},
-    {CT_OP_SIGMOID, {nullptr, nullptr, nullptr, "ct_sigmoid(x)"}},
+    {CT_OP_SIN, {nullptr, nullptr, nullptr, "CT_SIN(x)"}},
+    {CT_OP_COS, {nullptr, nullptr, nullptr, "CT_COS(x)"}},
+    {CT_OP_TAN, {nullptr, nullptr, nullptr, "CT_TAN(x)"}},
+    {CT_OP_TANH, {nullptr, nullptr, nullptr, "CT_TANH(x)"}},
+    {CT_OP_SIGMOID, {nullptr, nullptr, nullptr, "CT_SIGMOID(x)"}},
     {CT_OP_RELU, {nullptr, "(x < 0 ? (T)0 : x)", "x", "(x < 0 ? (T)0 : x)"}},
-    {CT_OP_GELU, {nullptr, nullptr, nullptr, "((T)0.5 * x * erfc(-x * (T)0.70710678118654752440))"}},
-    {CT_OP_GELU_TANH, {nullptr, nullptr, nullptr, "ct_gelu_tanh(x)"}},
-    {CT_OP_SILU, {nullptr, nullptr, nullptr, "(x * ct_sigmoid(x))"}},
-    {CT_OP_SOFTPLUS, {nullptr, nullptr, nullptr, "ct_softplus(x)"}},
-    {CT_OP_ERF, {nullptr, nullptr, nullptr, "erf(x)"}},
+    {CT_OP_GELU, {nullptr, nullptr, nullptr, "CT_GELU(x)"}},
+    {CT_OP_GELU_TANH, {nullptr, nullptr, nullptr, "(x * CT_SIGMOID((T)1.5957691216057307117597842397375 * (x + (T)0.044715 * x * x * x)))"}},
+    {CT_OP_SILU, {nullptr, nullptr, nullptr, "(x * CT_SIGMOID(x))"}},
+    {CT_OP_SOFTPLUS, {nullptr, nullptr, nullptr, "CT_SOFTPLUS(x)"}},
+    {CT_OP_ERF, {nullptr, nullptr, nullptr, "CT_ERF(x)"}},
     {CT_OP_FLOOR, {nullptr, "x", "x", "floor(x)"}},
     {CT_OP_CEIL, {nullptr, "x", "x", "ceil(x)"}},
     {CT_OP_ROUND, {nullptr, "x", "x", "rint(x)"}},
@@ -56,7 +56,7 @@ const ElemRow kElem[] = {
     {CT_OP_LEAKY_RELU, {nullptr, nullptr, nullptr, "(x >= 0 ? x : p0 * x)"}},
     {CT_OP_ELU, {nullptr, nullptr, nullptr, "(x > 0 ? x : p0 * CT_EXPM1(x))"}},
     {CT_OP_CLAMP, {nullptr, "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)"}},
-    {CT_OP_POW_SCALAR, {nullptr, nullptr, nullptr, "pow(x, p0)"}},
+    {CT_OP_POW_SCALAR, {nullptr, nullptr, nullptr, "CT_POW(x, p0)"}},
     {CT_OP_ADD_SCALAR, {nullptr, "(T)((UT)x + (UT)p0)", "(T)(x + (T)p0)", "(x + p0)"}},
     {CT_OP_MUL_SCALAR, {nullptr, "(T)((UT)x * (UT)p0)", "(T)(x * (T)p0)", "(x * p0)"}},
     {CT_OP_WHERE, {"(a != 0 ? b : c)", "(a != 0 ? b : c)", "(a != 0 ? b : c)", "(a != 0 ? b : c)"}},
@@ -69,7 +69,7 @@ const ElemRow kElem[] = {
     {CT_OP_DIV, {"((O)a / (O)b)", "((O)a / (O)b)", "((O)a / (O)b)", "((O)a / (O)b)"}},
     {CT_OP_FLOOR_DIV, {nullptr, "ct_floordiv(a, b)", "(b == 0 ? (T)0 : (T)(a / b))", "ct_floordiv(a, b)"}},
     {CT_OP_MOD, {nullptr, "ct_mod(a, b)", "(b == 0 ? (T)0 : (T)(a % b))", "ct_mod(a, b)"}},
-    {CT_OP_POW, {nullptr, "ct_ipow(a, b)", "ct_ipow(a, b)", "pow(a, b)"}},
+    {CT_OP_POW, {nullptr, "ct_ipow(a, b)", "ct_ipow(a, b)", "CT_POW(a, b)"}},
     {CT_OP_MAXIMUM, {"(a > b ? a : b)", "(a > b ? a : b)", "(a > b ? a : b)", "(isnan(a) ? a : isnan(b) ? b : a > b ? a : b)"}},
     {CT_OP_MINIMUM, {"(a < b ? a : b)", "(a < b ? a : b)", "(a < b ? a : b)", "(isnan(a) ? a : isnan(b) ? b : a < b ? a : b)"}},
     {CT_OP_FMAX, {"(a > b ? a : b)", "(a > b ? a : b)", "(a > b ? a : b)", "fmax(a, b)"}},
@@ -184,58 +184,11 @@ const AlongRow kAlong[] = {
       "ulong acc = 1; for (long j = 0; j < len; ++j) { acc *= (ulong)(long)LDX(j); STO(j, (O)acc); }"}},
 };
 
-// float32 logarithms and expm1 of the module's own (PoCL 3.1's take 6.8 ns
-// per element for log, 11.9 for expm1 on the EPYC host; these 0.5-0.7, a
-// vectorised load's speed): fdlibm's reduction to [sqrt(1/2), sqrt(2)) and
-// its minimax polynomial in s = f / (2 + f) (< 1 ulp), the algorithm and
-// constants of fdlibm's e_logf.c (Sun Microsystems, freely distributable with
-// its notice: "Developed at SunPro, a Sun Microsystems, Inc. business.
-// Permission to use, copy, modify, and distribute this software is freely
-// granted, provided that this notice is preserved."); float64 keeps the
-// built-ins.
 const char kFloatHelpers[] = R"CL(
-#ifdef CT_TF32
-inline float ct_logf(float x) {
-  if (!(x > 0.0f) || isinf(x)) return x == 0.0f ? -INFINITY : x < 0.0f ? NAN : x;
-  int e = 0;
-  if (x < 1.17549435e-38f) { x *= 8388608.0f; e = -23; }
-  const uint u = as_uint(x);
-  e += (int)(u >> 23) - 127;
-  float m = as_float((u & 0x007fffffu) | 0x3f800000u);
-  if (m > 1.41421356f) { m *= 0.5f; e += 1; }
-  const float f = m - 1.0f, hfsq = 0.5f * f * f, s = f / (2.0f + f), z = s * s, w = z * z;
-  const float R = z * (0.66666662693f + w * 0.28498786688f) + w * (0.40000972152f + w * 0.24279078841f);
-  const float fe = (float)e;
-  return fe * 6.9313812256e-01f - ((hfsq - (s * (hfsq + R) + fe * 9.0580006145e-06f)) - f);
-}
-inline float ct_log1pf(float x) {  /* PoCL 3.1 does not vectorise the special-case select: 3.9 ns per element */
-  const float u = 1.0f + x, l = ct_logf(u);
-  const float r = l - ((u - 1.0f) - x) / u;  /* the rounding of 1 + x, corrected */
-  return u == 1.0f ? x : (isinf(u) || isnan(u) || u <= 0.0f) ? l : r;
-}
-inline float ct_expm1f(float x) {
-  if (fabs(x) < 0.5f)  /* Taylor to x^8 / 8!: the next term is below 2^-27 of the result */
-    return x * (1.0f + x * (0.5f + x * (1.6666667e-1f + x * (4.1666668e-2f + x * (8.3333338e-3f +
-           x * (1.3888889e-3f + x * (1.9841270e-4f + x * 2.4801587e-5f)))))));
-  return exp(x) - 1.0f;
-}
-#define CT_LOG(x) ct_logf(x)
-#define CT_LOG1P(x) ct_log1pf(x)
-#define CT_LOG2(x) (ct_logf(x) * 1.44269504088896341f)
-#define CT_EXPM1(x) ct_expm1f(x)
-#else
-#define CT_LOG(x) log(x)
-#define CT_LOG1P(x) log1p(x)
-#define CT_LOG2(x) log2(x)
-#define CT_EXPM1(x) expm1(x)
-#endif
-inline T ct_sigmoid(T x) { return x >= 0 ? (T)1 / ((T)1 + exp(-x)) : exp(x) / ((T)1 + exp(x)); }
-inline T ct_gelu_tanh(T x) { return x * ct_sigmoid((T)1.5957691216057307117597842397375 * (x + (T)0.044715 * x * x * x)); }
-inline T ct_softplus(T x) { return isnan(x) ? x : x > 0 ? x + CT_LOG1P(exp(-x)) : CT_LOG1P(exp(x)); }
-inline T ct_hardswish(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r; return x * r / (T)6; }
-inline T ct_clamp(T x, T lo, T hi) { T r = x < lo ? lo : x; return r > hi ? hi : r; }
-inline int ct_same_sign(T r, T b) { return r == 0 || (r < 0) == (b < 0); }
-inline T ct_floordiv(T a, T b) {
+CT_INL T ct_hardswish(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r; return x * r / (T)6; }
+CT_INL T ct_clamp(T x, T lo, T hi) { T r = x < lo ? lo : x; return r > hi ? hi : r; }
+CT_INL int ct_same_sign(T r, T b) { return r == 0 || (r < 0) == (b < 0); }
+CT_INL T ct_floordiv(T a, T b) {
   if (b == 0) return a / b;
   if (isnan(a) || isnan(b) || isinf(a)) return (T)NAN;
   if (isinf(b)) return (a == 0 || (a < 0) == (b < 0)) ? copysign((T)0, a / b) : (T)-1;
@@ -246,7 +199,7 @@ inline T ct_floordiv(T a, T b) {
   while (ct_same_sign(fma(-(q + 1), b, a), b)) q += 1;
   return q == 0 ? copysign((T)0, t) : q;
 }
-inline T ct_mod(T a, T b) {
+CT_INL T ct_mod(T a, T b) {
   if (isnan(a) || isnan(b) || isinf(a) || b == 0) return (T)NAN;
   if (isinf(b)) return a == 0 ? copysign((T)0, b) : (a < 0) == (b < 0) ? a : b;
   T q = ct_floordiv(a, b), m;
@@ -261,21 +214,21 @@ inline T ct_mod(T a, T b) {
 )CL";
 
 const char kSignedHelpers[] = R"CL(
-inline T ct_clamp(T x, long lo, long hi) { long r = x < lo ? lo : (long)x; return (T)(r > hi ? hi : r); }
-inline T ct_floordiv(T a, T b) {
+CT_INL T ct_clamp(T x, long lo, long hi) { long r = x < lo ? lo : (long)x; return (T)(r > hi ? hi : r); }
+CT_INL T ct_floordiv(T a, T b) {
   if (b == 0) return 0;
   if (b == -1) return (T)(0 - (UT)a);
   T q = (T)(a / b);
   if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) q -= 1;
   return q;
 }
-inline T ct_mod(T a, T b) {
+CT_INL T ct_mod(T a, T b) {
   if (b == 0 || b == -1) return 0;
   T m = (T)(a % b);
   if (m != 0 && ((m < 0) != (b < 0))) m += b;
   return m;
 }
-inline T ct_ipow(T a, T b) {
+CT_INL T ct_ipow(T a, T b) {
   if (b < 0) return (T)(a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0);
   UT r = 1, base = (UT)a;
   for (UT e = (UT)b; e; e >>= 1) {
@@ -287,8 +240,8 @@ inline T ct_ipow(T a, T b) {
 )CL";
 
 const char kUnsignedHelpers[] = R"CL(
-inline T ct_clamp(T x, ulong lo, ulong hi) { ulong r = x < lo ? lo : (ulong)x; return (T)(r > hi ? hi : r); }
-inline T ct_ipow(T a, T b) {
+CT_INL T ct_clamp(T x, ulong lo, ulong hi) { ulong r = x < lo ? lo : (ulong)x; return (T)(r > hi ? hi : r); }
+CT_INL T ct_ipow(T a, T b) {
   T r = 1, base = a;
   for (T e = b; e; e >>= 1) {
     if (e & 1) r = (T)(r * base);

@@ -19,18 +19,20 @@ CTOpInfo op_info(int32_t op) {
 namespace {
 
 // The common part: fp64, bfloat16 conversions, the geometry structs.
+// CT_INL: every helper is inlined, whatever the compiler's cost model says
+// (a PoCL device keeps a work-group loop with a call in it scalar).
 std::string prelude(const Device* d) {
-  std::string s;
+  std::string s = "#define CT_INL inline __attribute__((always_inline))\n";
   if (d->fp64)
     s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define AF double\n"
-         "inline float ct_d2f_odd(double x) { float f = convert_float_rtz(x); "
+         "CT_INL float ct_d2f_odd(double x) { float f = convert_float_rtz(x); "
          "if (!isnan(x) && (double)f != x) f = as_float(as_uint(f) | 1u); return f; }\n";
   else s += "#define AF float\n";
   s += R"CL(
-inline float ct_l2f_odd(long x) { float f = convert_float_rtz(x); if (convert_long(f) != x) f = as_float(as_uint(f) | 1u); return f; }
-inline float ct_ul2f_odd(ulong x) { float f = convert_float_rtz(x); if (convert_ulong(f) != x) f = as_float(as_uint(f) | 1u); return f; }
-inline float ct_bf16_load(ushort v) { return as_float((uint)v << 16); }
-inline ushort ct_bf16(float f) {
+CT_INL float ct_l2f_odd(long x) { float f = convert_float_rtz(x); if (convert_long(f) != x) f = as_float(as_uint(f) | 1u); return f; }
+CT_INL float ct_ul2f_odd(ulong x) { float f = convert_float_rtz(x); if (convert_ulong(f) != x) f = as_float(as_uint(f) | 1u); return f; }
+CT_INL float ct_bf16_load(ushort v) { return as_float((uint)v << 16); }
+CT_INL ushort ct_bf16(float f) {
   uint u = as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
   u += 0x7fffu + ((u >> 16) & 1u);
@@ -50,7 +52,7 @@ std::string load_fn(const TypeInfo& t, const std::string& name, const std::strin
   else if (t.cls == kFloat && t.bits == 16) body = "return ct_bf16_load(p[i]);";
   else if (t.cls == kBool) body = "return p[i] != 0;";
   else body = "return p[i];";
-  return "inline " + std::string(t.compute) + " " + name + "(__global const " + stype + "* p, long i) { " + body + " }\n";
+  return "CT_INL " + std::string(t.compute) + " " + name + "(__global const " + stype + "* p, long i) { " + body + " }\n";
 }
 
 std::string store_fn(const TypeInfo& t, const std::string& stype) {
@@ -59,7 +61,7 @@ std::string store_fn(const TypeInfo& t, const std::string& stype) {
   else if (t.cls == kFloat && t.bits == 16) body = "p[i] = ct_bf16(v);";
   else if (t.cls == kBool) body = "p[i] = (uchar)(v != 0);";
   else body = "p[i] = (" + stype + ")v;";
-  return "inline void st(__global " + stype + "* p, long i, " + t.compute + " v) { " + body + " }\n";
+  return "CT_INL void st(__global " + stype + "* p, long i, " + t.compute + " v) { " + body + " }\n";
 }
 
 // The macros the expressions use, for data type t and output type o.
@@ -176,6 +178,7 @@ std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, 
     emit_elementwise(s, "cast", cast_expr(t, o), 1, in, false);
     return s.str();
   }
+  if (t.cls == kFloat) s << float_math(d, std::strcmp(t.compute, "float") == 0);
   s << helpers(t.cls);
   // every op of this kind whose output rule maps the data dtype to out_dt
   for (int32_t op = 0; op < CT_OP_END_; ++op) {
@@ -200,19 +203,19 @@ std::string reduce_source(const Device* d, int32_t x_dt, int32_t out_dt, std::st
     << load_fn(t, "ld0", t.storage) << store_fn(o, o.storage);
   s << R"CL(
 typedef struct { AF f0, f1, f2; CT_I i0; ulong u0; long idx; } St;
-inline long ct_kx(const RGeo* g, long m, long* ko) {
+CT_INL long ct_kx(const RGeo* g, long m, long* ko) {
   long r = m, x = 0, o = 0;
   for (int d = g->nk - 1; d >= 0; --d) { long e = g->ks[d], q = r / e, c = r - q * e; r = q; x += c * g->kx[d]; o += c * g->ko[d]; }
   *ko = o;
   return x;
 }
-inline long ct_rx(const RGeo* g, long k) {
+CT_INL long ct_rx(const RGeo* g, long k) {
   if (g->nr == 1) return k * g->rx[0];
   long r = k, x = 0;
   for (int d = g->nr - 1; d >= 0; --d) { long e = g->rs[d], q = r / e, c = r - q * e; r = q; x += c * g->rx[d]; }
   return x;
 }
-inline void ct_lse_add(St* s, AF m, AF t) {
+CT_INL void ct_lse_add(St* s, AF m, AF t) {
   if (isnan(s->f0)) return;
   if (isnan(m)) { s->f0 = m; return; }
   if (t == 0 || m == -INFINITY || s->f0 == INFINITY) return;
@@ -220,17 +223,17 @@ inline void ct_lse_add(St* s, AF m, AF t) {
   if (m > s->f0) { s->f1 = s->f1 * exp(s->f0 - m) + t; s->f0 = m; }
   else s->f1 += t * exp(m - s->f0);
 }
-inline AF ct_lse_fin(const St* s) {
+CT_INL AF ct_lse_fin(const St* s) {
   if (isnan(s->f0) || isinf(s->f0)) return s->f0;
   return s->f0 + log(s->f1);
 }
-inline int ct_fbetter(AF v, long i, AF w, long j, int larger) {
+CT_INL int ct_fbetter(AF v, long i, AF w, long j, int larger) {
   if (isnan(v) || isnan(w)) return isnan(v) && (!isnan(w) || i < j);
   if (v == w) return i < j;
   return larger ? v > w : v < w;
 }
-inline void ct_welford(St* s, AF x) { s->f2 += 1; AF d = x - s->f0; s->f0 += d / s->f2; s->f1 += d * (x - s->f0); }
-inline void ct_chan(St* s, const St* o) {
+CT_INL void ct_welford(St* s, AF x) { s->f2 += 1; AF d = x - s->f0; s->f0 += d / s->f2; s->f1 += d * (x - s->f0); }
+CT_INL void ct_chan(St* s, const St* o) {
   if (o->f2 == 0) return;
   if (s->f2 == 0) { *s = *o; return; }
   AF n = s->f2 + o->f2, d = o->f0 - s->f0;
@@ -238,7 +241,7 @@ inline void ct_chan(St* s, const St* o) {
   s->f1 += o->f1 + d * d * (s->f2 * o->f2 / n);
   s->f2 = n;
 }
-inline AF ct_var_fin(const St* s, long count, AF corr) {
+CT_INL AF ct_var_fin(const St* s, long count, AF corr) {
   AF den = (AF)count - corr;
   if (den < 0) den = 0;
   return s->f1 / den;
@@ -253,14 +256,14 @@ inline AF ct_var_fin(const St* s, long count, AF corr) {
     if (!info.name || !((info.dtype_mask >> x_dt) & 1u)) continue;
     if (ct_output_dtype_index(info.output_dtype, x_dt) != out_dt) continue;
     const std::string n = info.name;
-    s << "inline void " << n << "_init(St* s) { " << row->body[g][0] << " }\n";
-    s << "inline void " << n << "_acc(St* s, T x, long k) { " << row->body[g][1] << " }\n";
-    s << "inline void " << n << "_merge(St* s, const St* o) { " << row->body[g][2] << " }\n";
-    s << "inline O " << n << "_fin(const St* s, long count, AF p0) { " << row->body[g][3] << " }\n";
+    s << "CT_INL void " << n << "_init(St* s) { " << row->body[g][0] << " }\n";
+    s << "CT_INL void " << n << "_acc(St* s, T x, long k) { " << row->body[g][1] << " }\n";
+    s << "CT_INL void " << n << "_merge(St* s, const St* o) { " << row->body[g][2] << " }\n";
+    s << "CT_INL O " << n << "_fin(const St* s, long count, AF p0) { " << row->body[g][3] << " }\n";
     // elements [k0, k1) into *s: with unit-free strides along one reduced dim, four
     // states (independent dependency chains: k, k+1, k+2, k+3 of each step), merged in
     // order at the end; the tail and other layouts go into the first
-    s << "inline void " << n << "_range(St* s, __global const S0* q0, long xb, const RGeo* g, long k0, long k1) {\n"
+    s << "CT_INL void " << n << "_range(St* s, __global const S0* q0, long xb, const RGeo* g, long k0, long k1) {\n"
       << "  St s1, s2, s3;\n  " << n << "_init(s);\n  " << n << "_init(&s1);\n  " << n << "_init(&s2);\n  " << n
       << "_init(&s3);\n  long k = k0;\n"
       << "  if (g->nr == 1) {\n    const long sx = g->rx[0];\n"

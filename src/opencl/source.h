@@ -46,8 +46,11 @@ struct AlongRow {
 const ElemRow* elem_row(int32_t op);
 const ReduceRow* reduce_row(int32_t op);
 const AlongRow* along_row(int32_t op);
-// The helpers the expressions call (ct_sigmoid, ct_floordiv, ...), per class.
+// The helpers the expressions call (ct_floordiv, ct_clamp, ...), per class.
 const char* helpers(int cls);
+// The transcendentals float expressions call (CT_EXP, CT_SIN, ..., math_cl.cc):
+// the module's own when the compute type is float32, else the built-ins.
+std::string float_math(const Device* d, bool float32);
 
 // Sources. `kind` is the CT_KIND_* of the call (unary and unary_param share
 // one program; cast has its own). The kernels are "<op name>_c" (every

@@ -1,0 +1,332 @@
+// math_cl.cc — the module's own float32 transcendentals, in OpenCL C.
+//
+// Why: a PoCL device turns the work-items of a group into a loop and
+// vectorises it; a call it cannot inline (its sin, erf, pow, and any helper
+// it judges too costly) keeps the whole loop scalar, at 7-12 ns per element
+// where a vectorised loop spends 0.3-0.7. So every helper here is
+// straight-line code of selects (no branches, no loops, no calls), marked
+// always-inline (CT_INL), with the algorithms of the CPU backend's SIMD
+// kernels:
+//  - e^x: Cody-Waite reduction by n ln2 and Cephes' expf polynomial, 2^n
+//    applied in two halves so subnormal results are right; e^x - 1 and 2^x
+//    from the same polynomial; sigmoid, tanh (odd polynomial near 0),
+//    softplus and silu on top of it;
+//  - log: fdlibm's reduction and minimax polynomial (e_logf.c: "Developed
+//    at SunPro, a Sun Microsystems, Inc. business. Permission to use, copy,
+//    modify, and distribute this software is freely granted, provided that
+//    this notice is preserved."), log1p by correcting the rounding of 1 + x;
+//  - erf, erfc (gelu): Taylor series near 0, Numerical Recipes' Chebyshev
+//    fit of erfc beyond, with e^-z^2 from an exactly split z^2;
+//  - sin, cos, tan (where the device has float64): Payne-Hanek reduction
+//    without branches, from a table of (2^E 2/pi) mod 4 per exponent E in
+//    two doubles (built below from the digits of 2/pi), then Taylor
+//    polynomials in double on [-pi/4, pi/4]: right for every float input;
+//  - pow (float64 devices): log2 and exp2 in double, IEEE specials by
+//    selects.
+// float64 kernels keep the built-ins (their vector forms are not the
+// bottleneck there: PoCL inlines exp and log for double too, and nothing
+// else is claimed for float64).
+#include "source.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace ctcl {
+namespace {
+
+// 2/pi in hexadecimal (0.a2f9836e...): 384 bits, more than the table needs
+// (bits up to 104 - 2 + 2 * 53 = 208).
+const char k2OverPiHex[] =
+    "a2f9836e4e441529fc2757d1f534ddc0db6295993c439041fe5163abdebbc561b7246e3a424dd2e006492eea09d1921c";
+
+int bit_of_2_over_pi(int i) {  // bit i has weight 2^-(i + 1); 0 before the point
+  if (i < 0) return 0;
+  const char c = k2OverPiHex[i / 4];
+  const int v = c <= '9' ? c - '0' : c - 'a' + 10;
+  return (v >> (3 - i % 4)) & 1;
+}
+
+// The 53 bits from bit `start` on, as the double they weigh.
+double bits53(int start) {
+  uint64_t h = 0;
+  for (int i = 0; i < 53; ++i) h = (h << 1) | (uint64_t)bit_of_2_over_pi(start + i);
+  return std::ldexp((double)h, -(start + 53));
+}
+
+// T[E] = (2^E * 2/pi) mod 4 for E = 2..104, as hi + lo (106 bits, so m T[E]
+// is within 2^-80 of the exact product: float arguments come no closer than
+// 2^-40 to a multiple of pi/2): for x = m 2^E with an integral m,
+// x 2/pi = m T[E] mod 4.
+std::string trig_table() {
+  std::string s = "__constant double ct_pio2_tab[" + std::to_string(2 * 103) + "] = {\n";
+  char buf[64];
+  for (int e = 2; e <= 104; ++e) {
+    for (int j = 0; j < 2; ++j) {  // bits from weight 2^1 on: bit index e - 2
+      std::snprintf(buf, sizeof buf, "%a,", std::ldexp(bits53(e - 2 + 53 * j), e));
+      s += buf;
+    }
+    s += e % 2 ? "\n" : "";
+  }
+  return s + "};\n";
+}
+
+const char kMath[] = R"CL(
+/* Round to nearest even for |x| <= 2^22 (float) or 2^51 (double), by adding
+   and subtracting 1.5 * 2^23 (2^52): PoCL's rint is a 20-instruction
+   sequence where this is two. */
+CT_INL float ct_rnd(float x) { return (x + 12582912.0f) - 12582912.0f; }
+/* e^r - 1 for |r| <= ln2/2 (Cephes' expf polynomial before its 1). */
+CT_INL float ct_em1p(float r) {
+  float p = fma(1.9875691500e-4f, r, 1.3981999507e-3f);
+  p = fma(p, r, 8.3334519073e-3f);
+  p = fma(p, r, 4.1665795894e-2f);
+  p = fma(p, r, 1.6666665459e-1f);
+  p = fma(p, r, 5.0000001201e-1f);
+  return fma(p, r * r, r);
+}
+/* x - n ln2, n integral (Cody-Waite: n C1 exact). */
+CT_INL float ct_exp_red(float x, float n) { return fma(n, 2.12194440e-4f, fma(n, -0.693359375f, x)); }
+/* e * 2^n, n integral in [-252, 254]: in two halves, so subnormals are right. */
+CT_INL float ct_scale2n(float e, float n) {
+  const int ni = (int)n, n1 = ni >> 1;
+  return e * as_float((n1 + 127) << 23) * as_float((ni - n1 + 127) << 23);
+}
+/* e^x for x in [-104, 88.73] (callers clamp). */
+CT_INL float ct_exp_core(float x) {
+  const float n = ct_rnd(x * 1.44269504088896341f);
+  return ct_scale2n(ct_em1p(ct_exp_red(x, n)) + 1.0f, n);
+}
+CT_INL float ct_expf(float x) {
+  const float r = ct_exp_core(fmin(fmax(x, -104.0f), 88.7228317f));
+  return isnan(x) ? x : x > 88.7228317f ? INFINITY : r;
+}
+/* 2^x: x = n + f, 2^f = e^(f ln2) with f ln2 in two parts. */
+CT_INL float ct_exp2f(float x) {
+  const float xc = fmin(fmax(x, -152.0f), 128.0f), n = ct_rnd(xc), f = xc - n;
+  const float r = fma(f, 0.693147182f, f * -1.90465429995776e-09f);
+  const float v = ct_scale2n(ct_em1p(r) + 1.0f, n);
+  return isnan(x) ? x : x >= 128.0f ? INFINITY : v;
+}
+/* e^x - 1: 2^n (e^r - 1) + (2^n - 1) rounded once, as 2 (2^(n-1) (e^r - 1) +
+   2^(n-1) - 1/2) for n > 0 so that 2^128 never has to exist. */
+CT_INL float ct_expm1f(float x) {
+  const float xc = fmin(fmax(x, -87.0f), 88.7228317f), n = ct_rnd(xc * 1.44269504088896341f);
+  const float em1 = ct_em1p(ct_exp_red(xc, n));
+  const int pos = n > 0.0f;
+  const float s = as_float(((int)n - pos + 127) << 23);
+  const float r1 = fma(s, em1, s - (pos ? 0.5f : 1.0f));
+  const float r = copysign(pos ? r1 + r1 : r1, x); /* -0 stays -0 */
+  return isnan(x) ? x : x > 88.7228317f ? INFINITY : r;
+}
+/* 1 / (1 + e^-x) on both tails: e^-|x| never overflows. */
+CT_INL float ct_sigmoidf(float x) {
+  const float e = ct_exp_core(fmax(-fabs(x), -104.0f)), s = 1.0f / (1.0f + e);
+  return isnan(x) ? x : x < 0.0f ? e * s : s;
+}
+/* tanh: odd polynomial below 0.625 (least-squares fit of (tanh x - x) / x^3),
+   1 - 2 / (e^2|x| + 1) beyond, with |x| clamped at 10 (tanh = 1 in float). */
+CT_INL float ct_tanhf(float x) {
+  const float a = fabs(x), x2 = x * x;
+  float p = fma(0.0021489840000867844f, x2, -0.008184662088751793f);
+  p = fma(p, x2, 0.021703999489545822f);
+  p = fma(p, x2, -0.05394745245575905f);
+  p = fma(p, x2, 0.13333211839199066f);
+  p = fma(p, x2, -0.3333333134651184f);
+  const float small = fma(x * x2, p, x);
+  const float big = 1.0f - 2.0f / (ct_exp_core(2.0f * fmin(a, 10.0f)) + 1.0f);
+  return isnan(x) ? x : copysign(a < 0.625f ? fabs(small) : big, x);
+}
+CT_INL float ct_logf(float x) {
+  const int sub = x < 1.17549435e-38f;
+  const float xs = sub ? x * 8388608.0f : x;
+  const uint u = as_uint(xs);
+  float m = as_float((u & 0x007fffffu) | 0x3f800000u);
+  const int up = m > 1.41421356f;
+  m = up ? m * 0.5f : m;
+  const float fe = (float)((int)(u >> 23) - 127 + up - (sub ? 23 : 0));
+  const float f = m - 1.0f, hfsq = 0.5f * f * f, s = f / (2.0f + f), z = s * s, w = z * z;
+  const float R = z * (0.66666662693f + w * 0.28498786688f) + w * (0.40000972152f + w * 0.24279078841f);
+  const float r = fe * 6.9313812256e-01f - ((hfsq - (s * (hfsq + R) + fe * 9.0580006145e-06f)) - f);
+  return (x > 0.0f && x < INFINITY) ? r : x == 0.0f ? -INFINITY : x < 0.0f ? NAN : x;
+}
+CT_INL float ct_log1pf(float x) {
+  const float u = 1.0f + x, l = ct_logf(u);
+  const float r = l - ((u - 1.0f) - x) / u; /* the rounding of 1 + x, corrected */
+  return u == 1.0f ? x : (u > 0.0f && u < INFINITY) ? r : l;
+}
+/* log(1 + e^x) = max(x, 0) + log1p(e^-|x|). */
+CT_INL float ct_softplusf(float x) {
+  const float r = fmax(x, 0.0f) + ct_log1pf(ct_exp_core(fmax(-fabs(x), -104.0f)));
+  return isnan(x) ? x : r;
+}
+/* e^(p - hi - lo), hi + lo an exact square, 0 <= hi <= 111, |p| <= 2: hi
+   folded into the reduction first, so its rounding never reaches 2^n. */
+CT_INL float ct_exp_neg_sq(float p, float hi, float lo) {
+  const float n = ct_rnd((p - hi) * 1.44269504088896341f);
+  const float r = fma(n, 2.12194440e-4f, fma(-n, 0.693359375f, -hi) + p) - lo;
+  return ct_scale2n(ct_em1p(r) + 1.0f, n);
+}
+/* erfc(z) for 0 <= z <= 10.5, z^2 = z2hi + z2lo exactly: t e^(P(t) - z^2),
+   t = 1 / (1 + z/2), P of degree 9 by Estrin's scheme. */
+CT_INL float ct_erfc_pos(float z, float z2hi, float z2lo) {
+  const float t = 1.0f / fma(0.5f, z, 1.0f), t2 = t * t, t4 = t2 * t2;
+  const float p98 = fma(0.17087277f, t, -0.82215223f), p76 = fma(1.48851587f, t, -1.13520398f);
+  const float p54 = fma(0.27886807f, t, -0.18628806f), p32 = fma(0.09678418f, t, 0.37409196f);
+  const float p10 = fma(1.00002368f, t, -1.26551223f);
+  const float p = fma(fma(fma(p98, t2, p76), t4, fma(p54, t2, p32)), t2, p10);
+  return t * ct_exp_neg_sq(p, z2hi, z2lo);
+}
+CT_INL float ct_erff(float x) {
+  const float x2 = x * x;
+  float p = fma(-1.0f / 75600, x2, 1.0f / 9360);
+  p = fma(p, x2, -1.0f / 1320);
+  p = fma(p, x2, 1.0f / 216);
+  p = fma(p, x2, -1.0f / 42);
+  p = fma(p, x2, 1.0f / 10);
+  p = fma(p, x2, -1.0f / 3);
+  p = fma(p, x2, 1.0f);
+  const float small = x * p * 1.1283791670955126f;
+  const float a = fabs(x), ac = fmin(a, 4.0f), ac2 = ac * ac; /* erf = +-1 in float from 4 on */
+  const float big = copysign(1.0f - ct_erfc_pos(ac, ac2, fma(ac, ac, -ac2)), x);
+  return isnan(x) ? x : a < 0.5f ? small : big;
+}
+/* x Phi(x), Phi from erfc on both sides (accurate far into x << 0); |x| at
+   most 14.8, where Phi(-x) < 2^-149 already. */
+CT_INL float ct_geluf(float x) {
+  const float a = fmin(fabs(x), 14.8f), a2 = a * a;
+  const float h = 0.5f * ct_erfc_pos(a * 0.7071067811865476f, 0.5f * a2, 0.5f * fma(a, a, -a2));
+  return isnan(x) ? x : x * (x < 0.0f ? h : 1.0f - h);
+}
+#ifdef CT_FP64
+CT_INL double ct_rndd(double x) { return (x + 6755399441055744.0) - 6755399441055744.0; }
+/* |x| 2/pi = q + f (mod 4), q integral, |f| <= 1/2 (a little more by
+   rounding): x = m 2^E, m 24 bits; m T[max(E, 2)] (2^(E - 2) scaling m
+   below, where T[2] = 4 * 2/pi wraps nothing) in double-double. */
+CT_INL double ct_pio2_frac(float ax, int* q) {
+  const uint u = as_uint(ax);
+  const int be = (int)(u >> 23);
+  const double m = (double)((u & 0x7fffffu) | (be != 0 ? 0x800000u : 0u));
+  const int E = (be != 0 ? be : 1) - 150, ei = min(max(E, 2), 104);
+  __constant const double* t = ct_pio2_tab + 2 * (ei - 2);
+  const double dm = m * as_double((ulong)(E - ei + 1023) << 52); /* exact */
+  const double ph = dm * t[0], pl = fma(dm, t[0], -ph), k = ct_rndd(ph); /* ph < 2^26 */
+  *q = (int)k; /* callers use q mod 4 */
+  return (ph - k) + fma(dm, t[1], pl);
+}
+/* Taylor polynomials on [-pi/4, pi/4] in double (the next terms are below
+   2^-30 of the result). */
+CT_INL double ct_sin_poly(double r) {
+  const double z = r * r;
+  const double p = fma(fma(fma(fma(-1.0 / 39916800, z, 1.0 / 362880), z, -1.0 / 5040), z, 1.0 / 120), z, -1.0 / 6);
+  return fma(r * z, p, r);
+}
+CT_INL double ct_cos_poly(double r) {
+  const double z = r * r;
+  const double p = fma(fma(fma(fma(fma(1.0 / 479001600, z, -1.0 / 3628800), z, 1.0 / 40320), z, -1.0 / 720), z,
+                           1.0 / 24), z, -0.5);
+  return fma(z, p, 1.0);
+}
+/* which = 0: sin, 1: cos, 2: tan. */
+CT_INL float ct_trigf(float x, int which) {
+  int q;
+  const double r = ct_pio2_frac(fabs(x), &q) * 1.5707963267948966;
+  const double s = ct_sin_poly(r), c = ct_cos_poly(r);
+  double v;
+  if (which == 0) v = (q & 1) ? c : s, v = (q & 2) ? -v : v, v = signbit(x) ? -v : v;
+  else if (which == 1) v = (q & 1) ? s : c, v = ((q + 1) & 2) ? -v : v;
+  else v = (q & 1) ? -c / s : s / c, v = signbit(x) ? -v : v;
+  return isfinite(x) ? (float)v : NAN;
+}
+/* log2 |a| in double for |a| a positive normal or subnormal float: a = 2^e m,
+   m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1)
+   (|s| <= 0.172: the series to s^15 is within 2^-45). */
+CT_INL double ct_log2d(double a) {
+  const ulong b = as_ulong(a);
+  const long e0 = (long)(b >> 52) - 1023;
+  double m = as_double((b & 0x000fffffffffffffUL) | 0x3ff0000000000000UL);
+  const int up = m > 1.4142135623730951;
+  m = up ? m * 0.5 : m;
+  const double s = (m - 1.0) / (m + 1.0), z = s * s;
+  double p = fma(fma(fma(fma(fma(fma(1.0 / 15, z, 1.0 / 13), z, 1.0 / 11), z, 1.0 / 9), z, 1.0 / 7), z, 1.0 / 5), z, 1.0 / 3);
+  p = fma(p * z, s, s); /* atanh(s) */
+  return (double)(e0 + up) + p * 2.8853900817779268; /* 2 / ln 2 */
+}
+/* 2^t in double for |t| <= 200: n + f, e^(f ln2) by Taylor to degree 11. */
+CT_INL double ct_exp2d(double t) {
+  const double n = ct_rndd(t), u = (t - n) * 0.6931471805599453;
+  double p = 1.0 / 39916800;
+  p = fma(p, u, 1.0 / 3628800); p = fma(p, u, 1.0 / 362880); p = fma(p, u, 1.0 / 40320);
+  p = fma(p, u, 1.0 / 5040); p = fma(p, u, 1.0 / 720); p = fma(p, u, 1.0 / 120); p = fma(p, u, 1.0 / 24);
+  p = fma(p, u, 1.0 / 6); p = fma(p, u, 0.5); p = fma(p, u, 1.0); p = fma(p, u, 1.0);
+  return p * as_double((ulong)((long)n + 1023) << 52);
+}
+/* pow with C99's specials: y = 0 or x = 1 give 1; x = -1, y = +-inf give 1;
+   x < 0 with y not an integer gives NaN; the sign of x^y for x < 0 (and -0)
+   is x's when y is an odd integer. */
+CT_INL float ct_powf(float x, float y) {
+  const float ax = fabs(x), ay = fabs(y);
+  const double l = ax == 0.0f ? -INFINITY : ax == INFINITY ? INFINITY : ct_log2d((double)ax);
+  const double t = (double)y * l;
+  const double v = t != t ? 1.0 : ct_exp2d(fmin(fmax(t, -200.0), 200.0)); /* NaN: 0 * inf (|x| 1 and y inf, or y 0) */
+  float r = (float)v;
+  const int yi = (int)fmin(ay, 16777216.0f); /* |y| below 2^24 converts exactly; from 2^24 on y is even */
+  const int yint = ay >= 16777216.0f || (float)yi == ay, yodd = ay < 16777216.0f && (float)yi == ay && (yi & 1);
+  r = (x < 0.0f || (x == 0.0f && signbit(x))) && yodd ? -r : r;
+  r = x < 0.0f && x > -INFINITY && !yint && isfinite(y) ? NAN : r;
+  r = (ax == 1.0f && isinf(y)) || y == 0.0f || x == 1.0f ? 1.0f : r;
+  return ((isnan(x) || isnan(y)) && !(y == 0.0f || x == 1.0f)) ? NAN : r;
+}
+#define CT_SIN(x) ct_trigf(x, 0)
+#define CT_COS(x) ct_trigf(x, 1)
+#define CT_TAN(x) ct_trigf(x, 2)
+#define CT_POW(x, y) ct_powf(x, y)
+#else
+#define CT_SIN(x) sin(x)
+#define CT_COS(x) cos(x)
+#define CT_TAN(x) tan(x)
+#define CT_POW(x, y) pow(x, y)
+#endif
+#define CT_EXP(x) ct_expf(x)
+#define CT_EXP2(x) ct_exp2f(x)
+#define CT_EXPM1(x) ct_expm1f(x)
+#define CT_LOG(x) ct_logf(x)
+#define CT_LOG1P(x) ct_log1pf(x)
+#define CT_LOG2(x) (ct_logf(x) * 1.44269504088896341f)
+#define CT_TANH(x) ct_tanhf(x)
+#define CT_SIGMOID(x) ct_sigmoidf(x)
+#define CT_SOFTPLUS(x) ct_softplusf(x)
+#define CT_ERF(x) ct_erff(x)
+#define CT_GELU(x) ct_geluf(x)
+)CL";
+
+// float64 (and any compute type but float): the built-ins.
+const char kBuiltins[] = R"CL(
+CT_INL T ct_sigmoid_b(T x) { return x >= 0 ? (T)1 / ((T)1 + exp(-x)) : exp(x) / ((T)1 + exp(x)); }
+CT_INL T ct_softplus_b(T x) { return isnan(x) ? x : x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+#define CT_SIN(x) sin(x)
+#define CT_COS(x) cos(x)
+#define CT_TAN(x) tan(x)
+#define CT_POW(x, y) pow(x, y)
+#define CT_EXP(x) exp(x)
+#define CT_EXP2(x) exp2(x)
+#define CT_EXPM1(x) expm1(x)
+#define CT_LOG(x) log(x)
+#define CT_LOG1P(x) log1p(x)
+#define CT_LOG2(x) log2(x)
+#define CT_TANH(x) tanh(x)
+#define CT_SIGMOID(x) ct_sigmoid_b(x)
+#define CT_SOFTPLUS(x) ct_softplus_b(x)
+#define CT_ERF(x) erf(x)
+#define CT_GELU(x) ((T)0.5 * x * erfc(-x * (T)0.70710678118654752440))
+)CL";
+
+}  // namespace
+
+std::string float_math(const Device* d, bool float32) {
+  if (!float32) return kBuiltins;
+  static const std::string table = trig_table();
+  return (d->fp64 ? "#define CT_FP64 1\n" + table : std::string()) + kMath;
+}
+
+}  // namespace ctcl
