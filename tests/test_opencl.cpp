@@ -204,7 +204,7 @@ double softplus_d(double x) { return std::isnan(x) ? x : std::max(x, 0.0) + std:
 
 }  // namespace
 
-TEST_CASE("opencl: float32 transcendentals are within a few ulp of float64 over every float, specials as C99",
+TEST_CASE("opencl: float32 transcendentals, pow, atan2 and hypot are within a few ulp of float64 over every float, specials as C99",
           "[opencl]") {
   if (!have_opencl()) return;
   // The module computes these itself (straight-line code PoCL vectorises);
@@ -240,6 +240,16 @@ TEST_CASE("opencl: float32 transcendentals are within a few ulp of float64 over 
       {CT_OP_POW, [](double x, double p) { return std::pow(x, p); }, 1, -0.25, true},
       {CT_OP_POW, [](double x, double p) { return std::pow(x, p); }, 1, INFINITY, true},
       {CT_OP_POW, [](double x, double p) { return std::pow(x, p); }, 1, NAN, true},
+      {CT_OP_ATAN2, [](double y, double x) { return std::atan2(y, x); }, 1, 1, true},
+      {CT_OP_ATAN2, [](double y, double x) { return std::atan2(y, x); }, 1, -2, true},
+      {CT_OP_ATAN2, [](double y, double x) { return std::atan2(y, x); }, 1, 0.0, true},
+      {CT_OP_ATAN2, [](double y, double x) { return std::atan2(y, x); }, 1, -0.0, true},
+      {CT_OP_ATAN2, [](double y, double x) { return std::atan2(y, x); }, 1, -INFINITY, true},
+      {CT_OP_ATAN2, [](double y, double x) { return std::atan2(y, x); }, 1, 1e-30, true},
+      {CT_OP_HYPOT, [](double a, double b) { return std::hypot(a, b); }, 1, 3, true},
+      {CT_OP_HYPOT, [](double a, double b) { return std::hypot(a, b); }, 1, 1e30, true},
+      {CT_OP_HYPOT, [](double a, double b) { return std::hypot(a, b); }, 1, INFINITY, true},
+      {CT_OP_HYPOT, [](double a, double b) { return std::hypot(a, b); }, 1, NAN, true},
   };
   for (const Case& c : cases) {
     CTOpInfo info{};

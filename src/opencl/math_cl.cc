@@ -22,7 +22,7 @@
 //    two doubles (built below from the digits of 2/pi), then Taylor
 //    polynomials in double on [-pi/4, pi/4]: right for every float input;
 //  - pow (float64 devices): log2 and exp2 in double, IEEE specials by
-//    selects.
+//    selects; atan2 and hypot in double likewise.
 // float64 kernels keep the built-ins (their vector forms are not the
 // bottleneck there: PoCL inlines exp and log for double too, and nothing
 // else is claimed for float64).
@@ -277,6 +277,38 @@ CT_INL float ct_powf(float x, float y) {
   r = (ax == 1.0f && isinf(y)) || y == 0.0f || x == 1.0f ? 1.0f : r;
   return ((isnan(x) || isnan(y)) && !(y == 0.0f || x == 1.0f)) ? NAN : r;
 }
+/* hypot: the squares of floats are exact in double, so one rounding of the
+   sum and one of the square root; inf wins over NaN. */
+CT_INL float ct_hypotf(float a, float b) {
+  const double da = a, db = b;
+  const float r = (float)sqrt(fma(da, da, db * db));
+  return isinf(a) || isinf(b) ? INFINITY : r;
+}
+/* atan2: atan of min/max of the magnitudes in [0, 1] (1 when both are
+   infinite, 0 when both are 0), by atan(r) = pi/4 + atan((r - 1) / (r + 1))
+   above tan(pi/8) and Taylor to u^23 (|u| <= 0.4143: within 2^-40), then
+   pi/2 - t where |y| > |x|, pi - t where x is negative (or -0), y's sign. */
+CT_INL float ct_atan2f(float y, float x) {
+  /* min and max by the bits of the magnitudes (their order is the floats'):
+     PoCL turns a float select into an SSE max intrinsic that keeps the
+     whole loop scalar */
+  const uint uy = as_uint(y) & 0x7fffffffu, ux = as_uint(x) & 0x7fffffffu;
+  const double mx = as_float(max(ux, uy)), mn = as_float(min(ux, uy));
+  const double r = mx == 0.0 ? 0.0 : isinf(mn) ? 1.0 : mn / mx;
+  const int big = r > 0.41421356237309503;
+  const double u = big ? (r - 1.0) / (r + 1.0) : r, z = u * u;
+  double p = -1.0 / 23;
+  p = fma(p, z, 1.0 / 21); p = fma(p, z, -1.0 / 19); p = fma(p, z, 1.0 / 17); p = fma(p, z, -1.0 / 15);
+  p = fma(p, z, 1.0 / 13); p = fma(p, z, -1.0 / 11); p = fma(p, z, 1.0 / 9); p = fma(p, z, -1.0 / 7);
+  p = fma(p, z, 1.0 / 5); p = fma(p, z, -1.0 / 3);
+  double t = fma(u * z, p, u) + (big ? 0.78539816339744831 : 0.0);
+  t = uy > ux ? 1.5707963267948966 - t : t;
+  t = signbit(x) ? 3.1415926535897931 - t : t;
+  const float v = (float)t;
+  return isnan(x) || isnan(y) ? NAN : signbit(y) ? -v : v;
+}
+#define CT_ATAN2(y, x) ct_atan2f(y, x)
+#define CT_HYPOT(a, b) ct_hypotf(a, b)
 #define CT_SIN(x) ct_trigf(x, 0)
 #define CT_COS(x) ct_trigf(x, 1)
 #define CT_TAN(x) ct_trigf(x, 2)
@@ -286,6 +318,8 @@ CT_INL float ct_powf(float x, float y) {
 #define CT_COS(x) cos(x)
 #define CT_TAN(x) tan(x)
 #define CT_POW(x, y) pow(x, y)
+#define CT_ATAN2(y, x) atan2(y, x)
+#define CT_HYPOT(a, b) hypot(a, b)
 #endif
 #define CT_EXP(x) ct_expf(x)
 #define CT_EXP2(x) ct_exp2f(x)
@@ -308,6 +342,8 @@ CT_INL T ct_softplus_b(T x) { return isnan(x) ? x : x > 0 ? x + log1p(exp(-x)) :
 #define CT_COS(x) cos(x)
 #define CT_TAN(x) tan(x)
 #define CT_POW(x, y) pow(x, y)
+#define CT_ATAN2(y, x) atan2(y, x)
+#define CT_HYPOT(a, b) hypot(a, b)
 #define CT_EXP(x) exp(x)
 #define CT_EXP2(x) exp2(x)
 #define CT_EXPM1(x) expm1(x)

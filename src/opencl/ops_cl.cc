@@ -74,8 +74,8 @@ const ElemRow kElem[] = {
     {CT_OP_MINIMUM, {"(a < b ? a : b)", "(a < b ? a : b)", "(a < b ? a : b)", "(isnan(a) ? a : isnan(b) ? b : a < b ? a : b)"}},
     {CT_OP_FMAX, {"(a > b ? a : b)", "(a > b ? a : b)", "(a > b ? a : b)", "fmax(a, b)"}},
     {CT_OP_FMIN, {"(a < b ? a : b)", "(a < b ? a : b)", "(a < b ? a : b)", "fmin(a, b)"}},
-    {CT_OP_ATAN2, {nullptr, nullptr, nullptr, "atan2(a, b)"}},
-    {CT_OP_HYPOT, {nullptr, nullptr, nullptr, "hypot(a, b)"}},
+    {CT_OP_ATAN2, {nullptr, nullptr, nullptr, "CT_ATAN2(a, b)"}},
+    {CT_OP_HYPOT, {nullptr, nullptr, nullptr, "CT_HYPOT(a, b)"}},
     {CT_OP_COPYSIGN, {nullptr, nullptr, nullptr, "copysign(a, b)"}},
     {CT_OP_BITWISE_AND, {"(a & b)", "(T)(a & b)", "(T)(a & b)", nullptr}},
     {CT_OP_BITWISE_OR, {"(a | b)", "(T)(a | b)", "(T)(a | b)", nullptr}},
@@ -195,8 +195,11 @@ CT_INL T ct_floordiv(T a, T b) {
   T t = a / b;
   if (!(fabs(t) < (T)CT_ILIM)) return t;
   T q = floor(t);
-  while (!ct_same_sign(fma(-q, b, a), b)) q -= 1;
-  while (ct_same_sign(fma(-(q + 1), b, a), b)) q += 1;
+  /* t = a / b rounded, so floor(t) is within 1 of the floor of the exact
+     quotient: one step each way (selects, not loops, which keep PoCL's
+     work-group loop scalar), the remainder's sign exact by fma. */
+  q = ct_same_sign(fma(-q, b, a), b) ? q : q - 1;
+  q = ct_same_sign(fma(-(q + 1), b, a), b) ? q + 1 : q;
   return q == 0 ? copysign((T)0, t) : q;
 }
 CT_INL T ct_mod(T a, T b) {

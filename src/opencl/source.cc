@@ -109,7 +109,7 @@ void emit_elementwise(std::ostringstream& s, const std::string& name, const std:
     for (int k = 0; k < n; ++k) s << ", __global const S" << k << "* in" << k << ", ulong o" << k;
     if (params) s << ", PT p0, PT p1";
     s << ", long n" << (strided ? ", Geo g" : "") << ") {\n";
-    s << "  long i = get_global_id(0);\n  if (i >= n) return;\n";
+    s << "  long i = get_global_id(0);  /* launch() runs exactly n work-items */\n";
     s << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n";
     for (int k = 0; k < n; ++k)
       s << "  __global const S" << k << "* q" << k << " = (__global const S" << k << "*)((__global const char*)in" << k
