@@ -128,12 +128,14 @@ CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const ch
   size_t max_wg = 256;
   clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, nullptr);
   const size_t local = std::max<size_t>(1, std::min<size_t>(256, max_wg));
-  // Exactly n work-items: the whole groups, then the rest as one group at
-  // that offset. So kernels need no bounds test (an early return makes PoCL
-  // mask the vectorised loop: 40% on exp).
+  // Exactly n work-items: the whole groups, then the rest at that offset in
+  // groups of one. So kernels need no bounds test (an early return makes
+  // PoCL mask the vectorised loop: 40% on exp), and a kernel is compiled for
+  // two group sizes only (PoCL compiles one work-group function per size: a
+  // tail group of n mod 256 items would compile again for every new size).
   const size_t whole = (size_t)n / local * local, rest = (size_t)n - whole;
   for (int part = 0; part < 2; ++part) {
-    const size_t offset = part ? whole : 0, global = part ? rest : whole, lsize = part ? rest : local;
+    const size_t offset = part ? whole : 0, global = part ? rest : whole, lsize = part ? 1 : local;
     if (global == 0) continue;
     const cl_int e = clEnqueueNDRangeKernel(q.q, k, 1, &offset, &global, &lsize, 0, nullptr, nullptr);
     if (e != CL_SUCCESS)

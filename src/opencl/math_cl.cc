@@ -313,13 +313,6 @@ CT_INL float ct_atan2f(float y, float x) {
 #define CT_COS(x) ct_trigf(x, 1)
 #define CT_TAN(x) ct_trigf(x, 2)
 #define CT_POW(x, y) ct_powf(x, y)
-#else
-#define CT_SIN(x) sin(x)
-#define CT_COS(x) cos(x)
-#define CT_TAN(x) tan(x)
-#define CT_POW(x, y) pow(x, y)
-#define CT_ATAN2(y, x) atan2(y, x)
-#define CT_HYPOT(a, b) hypot(a, b)
 #endif
 #define CT_EXP(x) ct_expf(x)
 #define CT_EXP2(x) ct_exp2f(x)
@@ -334,16 +327,21 @@ CT_INL float ct_atan2f(float y, float x) {
 #define CT_GELU(x) ct_geluf(x)
 )CL";
 
-// float64 (and any compute type but float): the built-ins.
-const char kBuiltins[] = R"CL(
-CT_INL T ct_sigmoid_b(T x) { return x >= 0 ? (T)1 / ((T)1 + exp(-x)) : exp(x) / ((T)1 + exp(x)); }
-CT_INL T ct_softplus_b(T x) { return isnan(x) ? x : x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+// The built-ins for what kMath computes in double: float64 kernels, and
+// float32 ones on a device without cl_khr_fp64.
+const char kBuiltinsViaDouble[] = R"CL(
 #define CT_SIN(x) sin(x)
 #define CT_COS(x) cos(x)
 #define CT_TAN(x) tan(x)
 #define CT_POW(x, y) pow(x, y)
 #define CT_ATAN2(y, x) atan2(y, x)
 #define CT_HYPOT(a, b) hypot(a, b)
+)CL";
+
+// float64: the built-ins for the rest.
+const char kBuiltins[] = R"CL(
+CT_INL T ct_sigmoid_b(T x) { return x >= 0 ? (T)1 / ((T)1 + exp(-x)) : exp(x) / ((T)1 + exp(x)); }
+CT_INL T ct_softplus_b(T x) { return isnan(x) ? x : x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
 #define CT_EXP(x) exp(x)
 #define CT_EXP2(x) exp2(x)
 #define CT_EXPM1(x) expm1(x)
@@ -360,9 +358,9 @@ CT_INL T ct_softplus_b(T x) { return isnan(x) ? x : x > 0 ? x + log1p(exp(-x)) :
 }  // namespace
 
 std::string float_math(const Device* d, bool float32) {
-  if (!float32) return kBuiltins;
+  if (!float32) return std::string(kBuiltinsViaDouble) + kBuiltins;
   static const std::string table = trig_table();
-  return (d->fp64 ? "#define CT_FP64 1\n" + table : std::string()) + kMath;
+  return d->fp64 ? "#define CT_FP64 1\n" + table + kMath : std::string(kMath) + kBuiltinsViaDouble;
 }
 
 }  // namespace ctcl
