@@ -306,8 +306,15 @@ CTStatus matmul_plan_execute(const NNPlan* plan_ptr, const CTNNCall* call, void*
 
 CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   if (call->op == CT_OP_MATMUL) return matmul_plan_create(call, plan, workspace_bytes, primitives);
-  if (is_pool(call->op)) return pool_plan_create(call, plan, workspace_bytes, primitives);
-  if (is_norm(call->op)) return norm_plan_create(call, plan, workspace_bytes, primitives);
+  if (is_pool(call->op) || is_norm(call->op)) {  // nothing to keep between calls: the op and the device
+    auto p = std::make_unique<NNPlan>();
+    p->op = call->op;
+    p->device_id = call->t[0]->device.device_id;
+    *workspace_bytes = 0;
+    *primitives = 1;
+    *plan = p.release();
+    return CT_OK;
+  }
   return conv_plan_create(call, plan, workspace_bytes, primitives);
 }
 

@@ -32,9 +32,7 @@ CTStatus zero_fill(const char* fn, Device* d, const Queue& q, const CTensor* t, 
 
 CTStatus conv_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace);
-CTStatus pool_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call);
-CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call);
 inline bool is_norm(int32_t op) {
   return op == CT_OP_BATCH_NORM || op == CT_OP_BATCH_NORM_TRAINING || op == CT_OP_BATCH_NORM_BACKWARD ||

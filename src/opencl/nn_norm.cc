@@ -172,8 +172,6 @@ struct NG {
   int32_t pad;
 };
 
-struct NormPlan : NNPlan {};
-
 // A per-channel/row/column tensor as the kernels take it: buffer, byte
 // offset, element stride. A multi-dim one that is not compact goes through
 // a compact temporary (copied in for inputs, out for outputs).
@@ -277,16 +275,6 @@ void set_data(NG* g, int slot, const CTensor* t) {
 }
 
 }  // namespace
-
-CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
-  auto p = std::make_unique<NormPlan>();
-  p->op = call->op;
-  p->device_id = call->t[0]->device.device_id;
-  *workspace_bytes = 0;
-  *primitives = 1;
-  *plan = p.release();
-  return CT_OK;
-}
 
 CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call) {
   const char* fn = call->fn;

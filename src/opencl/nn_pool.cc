@@ -103,19 +103,7 @@ struct PGeo {
   int32_t cip, has_ind;
 };
 
-struct PoolPlan : NNPlan {};
-
 }  // namespace
-
-CTStatus pool_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
-  auto p = std::make_unique<PoolPlan>();
-  p->op = call->op;
-  p->device_id = call->t[0]->device.device_id;
-  *workspace_bytes = 0;
-  *primitives = 1;
-  *plan = p.release();
-  return CT_OK;
-}
 
 CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call) {
   const char* fn = call->fn;
