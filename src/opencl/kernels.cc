@@ -124,7 +124,9 @@ CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const ch
   cl_device_id dev = nullptr;
   clGetCommandQueueInfo(q.q, CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr);
   // 256 work-items: a CPU device (PoCL) runs a group as one vectorised loop,
-  // whose fixed cost 64 did not amortise (10-15% on exp); GPUs take 256 too.
+  // whose fixed cost 64 did not amortise (tanh, gelu, erf 5-10% faster in
+  // alternating runs; memory-bound maps the same within the host's noise);
+  // GPUs take 256 too.
   size_t max_wg = 256;
   clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, nullptr);
   const size_t local = std::max<size_t>(1, std::min<size_t>(256, max_wg));
