@@ -128,15 +128,23 @@ struct FErf {
 };
 struct FGelu {
   template <class D, class V> HWY_INLINE V operator()(D d, V x, V, V) const {
-    // x * Phi(x) with Phi from erfc on both sides: accurate far into x << 0.
-    // z = |x| / sqrt(2); z^2 = x^2 / 2 exactly from x's own square.
-    // |x| is clamped at 14.8 (z = 10.47): Phi(-14.8) < 2^-149 already.
-    const V half = hn::Set(d, 0.5f);
-    const V a = hn::Min(hn::Abs(x), hn::Set(d, 14.8f));
-    const V a2 = a * a;
-    const V h = half * ErfcPos(d, a * hn::Set(d, 0.7071067811865476f), half * a2, half * hn::MulSub(a, a, a2));
-    // NaN: x86's min gives a = 14.8 and other targets' a NaN; x * h is NaN either way.
-    return x * hn::IfThenElse(x < hn::Zero(d), h, hn::Set(d, 1) - h);
+    // x Phi(x) = x erfc(-x/sqrt2) / 2 for x < 0, x - x erfc(x/sqrt2) / 2
+    // otherwise: erfc of z = |x| / sqrt2 >= 0 on both sides, so no
+    // cancellation for x << 0. z^2 = x^2 / 2 exactly from x's own square.
+    // |x| is clamped at 14.8 (z = 10.47, Phi(-14.8) < 2^-150) for z^2, but
+    // not in erfc's t: t = 0 makes x = -inf NaN (-inf * 0, as the reference
+    // and PyTorch), while x = +inf, clamped in v, gives inf. x < 0 lanes
+    // subtract x erfc/2 (>= 0, |x| in v) from -0, so an underflow keeps the
+    // sign; NaN stays NaN in x - v erfc/2.
+    const auto c = [&](float v) { return hn::Set(d, v); };
+    const V ax = hn::Abs(x);
+    const V a = hn::Min(ax, c(14.8f));
+    const V m = a * c(-0.5f);
+    const V nh = m * a;
+    const V nl = MulRemainder(d, m, a, nh);
+    const auto neg = x < hn::Zero(d);
+    const V den = hn::MulAdd(ax, c(kErfcHalfP * 0.7071067811865476f), c(1));
+    return hn::IfThenElse(neg, c(-0.0f), x) - HalfErfcTimes(d, hn::IfThenElse(neg, ax, a), den, nh, nl);
   }
   static double scalar(double x, double, double) { return 0.5 * x * std::erfc(-x * 0.7071067811865476); }
 };

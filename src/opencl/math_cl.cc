@@ -15,8 +15,9 @@
 //    at SunPro, a Sun Microsystems, Inc. business. Permission to use, copy,
 //    modify, and distribute this software is freely granted, provided that
 //    this notice is preserved."), log1p by correcting the rounding of 1 + x;
-//  - erf, erfc (gelu): Taylor series near 0, Numerical Recipes' Chebyshev
-//    fit of erfc beyond, with e^-z^2 from an exactly split z^2;
+//  - erf, erfc (gelu): Taylor series near 0, beyond it e^-z^2 (from an
+//    exactly split z^2) times a polynomial fit of erfcx in Numerical
+//    Recipes' t = 1 / (1 + z/2);
 //  - sin, cos, tan (where the device has float64): Payne-Hanek reduction
 //    without branches, from a table of (2^E 2/pi) mod 4 per exponent E in
 //    two doubles (built below from the digits of 2/pi), then Taylor
@@ -160,43 +161,49 @@ CT_INL float ct_softplusf(float x) {
   const float r = fmax(x, 0.0f) + ct_log1pf(ct_exp_core(fmax(-fabs(x), -104.0f)));
   return isnan(x) ? x : r;
 }
-/* e^(p - hi - lo), hi + lo an exact square, 0 <= hi <= 111, |p| <= 2: hi
-   folded into the reduction first, so its rounding never reaches 2^n. */
-CT_INL float ct_exp_neg_sq(float p, float hi, float lo) {
-  const float n = ct_rnd((p - hi) * 1.44269504088896341f);
-  const float r = fma(n, 2.12194440e-4f, fma(-n, 0.693359375f, -hi) + p) - lo;
-  return ct_scale2n(ct_em1p(r) + 1.0f, n);
+/* v erfc(z) / 2 for 0 <= z <= 10.47, given den = 1 + z/2 (its z may be
+   larger, or inf: t -> 0) and -z^2 = nh + nl exactly: e^-z^2 t Q(t), t =
+   1 / den, Q the CPU backend's degree-9 fit of erfcx(z) / (2t) (3e-8
+   relative). nh is reduced by n ln2 first, so z^2's rounding never reaches
+   2^n, and v t Q rides in the scaling: one rounding at the end. */
+CT_INL float ct_half_erfc_times(float v, float den, float nh, float nl) {
+  const float t = 1.0f / den, t2 = t * t, t4 = t2 * t2;
+  const float q98 = fma(0.00545017142f, t, -0.057958845f), q76 = fma(0.206073806f, t, -0.324179024f);
+  const float q54 = fma(0.201964021f, t, -0.044706665f), q32 = fma(0.111310422f, t, 0.119616747f);
+  const float q10 = fma(0.141395539f, t, 0.141033813f);
+  const float q = fma(fma(fma(q98, t2, q76), t4, fma(q54, t2, q32)), t2, q10);
+  const float n = ct_rnd(nh * 1.44269504088896341f);
+  const float r = fma(n, 2.12194440e-4f, fma(-n, 0.693359375f, nh)) + nl;
+  const float s = ct_scale2n(v * t * q, n);
+  return fma(ct_em1p(r), s, s);
 }
-/* erfc(z) for 0 <= z <= 10.5, z^2 = z2hi + z2lo exactly: t e^(P(t) - z^2),
-   t = 1 / (1 + z/2), P of degree 9 by Estrin's scheme. */
-CT_INL float ct_erfc_pos(float z, float z2hi, float z2lo) {
-  const float t = 1.0f / fma(0.5f, z, 1.0f), t2 = t * t, t4 = t2 * t2;
-  const float p98 = fma(0.17087277f, t, -0.82215223f), p76 = fma(1.48851587f, t, -1.13520398f);
-  const float p54 = fma(0.27886807f, t, -0.18628806f), p32 = fma(0.09678418f, t, 0.37409196f);
-  const float p10 = fma(1.00002368f, t, -1.26551223f);
-  const float p = fma(fma(fma(p98, t2, p76), t4, fma(p54, t2, p32)), t2, p10);
-  return t * ct_exp_neg_sq(p, z2hi, z2lo);
-}
+/* erf: x + x q(x^2) (Taylor, 2/sqrt(pi) folded in, one rounding at the end)
+   below 1, 1 - erfc beyond, |x| clamped at 4 (erf = +-1 in float there). */
 CT_INL float ct_erff(float x) {
   const float x2 = x * x;
-  float p = fma(-1.0f / 75600, x2, 1.0f / 9360);
-  p = fma(p, x2, -1.0f / 1320);
-  p = fma(p, x2, 1.0f / 216);
-  p = fma(p, x2, -1.0f / 42);
-  p = fma(p, x2, 1.0f / 10);
-  p = fma(p, x2, -1.0f / 3);
-  p = fma(p, x2, 1.0f);
-  const float small = x * p * 1.1283791670955126f;
-  const float a = fabs(x), ac = fmin(a, 4.0f), ac2 = ac * ac; /* erf = +-1 in float from 4 on */
-  const float big = copysign(1.0f - ct_erfc_pos(ac, ac2, fma(ac, ac, -ac2)), x);
-  return isnan(x) ? x : a < 0.5f ? small : big;
+  float q = fma(-1.63658447e-7f, x2, 1.64621144e-6f);
+  q = fma(q, x2, -1.49256504e-5f);
+  q = fma(q, x2, 1.2055333e-4f);
+  q = fma(q, x2, -8.54832702e-4f);
+  q = fma(q, x2, 5.22397763e-3f);
+  q = fma(q, x2, -2.68661706e-2f);
+  q = fma(q, x2, 0.112837917f);
+  q = fma(q, x2, -0.376126389f);
+  q = fma(q, x2, 0.128379167f);
+  const float small = fma(x, q, x);
+  const float a = fabs(x), ac = fmin(a, 4.0f), nh = -ac * ac;
+  const float big = copysign(1.0f - ct_half_erfc_times(2.0f, fma(ac, 0.5f, 1.0f), nh, fma(-ac, ac, -nh)), x);
+  return isnan(x) ? x : a < 1.0f ? small : big;
 }
-/* x Phi(x), Phi from erfc on both sides (accurate far into x << 0); |x| at
-   most 14.8, where Phi(-x) < 2^-149 already. */
+/* x Phi(x): -(|x| erfc(|x|/sqrt2) / 2) for x < 0 (an underflow keeps its
+   sign; x = -inf gives -inf * 0 = NaN through t = 0, as the reference),
+   x - x erfc(x/sqrt2) / 2 otherwise; z^2 = x^2 / 2 from x's own square, |x|
+   clamped at 14.8 there (Phi(-14.8) < 2^-150). */
 CT_INL float ct_geluf(float x) {
-  const float a = fmin(fabs(x), 14.8f), a2 = a * a;
-  const float h = 0.5f * ct_erfc_pos(a * 0.7071067811865476f, 0.5f * a2, 0.5f * fma(a, a, -a2));
-  return isnan(x) ? x : x * (x < 0.0f ? h : 1.0f - h);
+  const float ax = fabs(x), a = fmin(ax, 14.8f), m = a * -0.5f, nh = m * a;
+  const int neg = x < 0.0f;
+  const float xh = ct_half_erfc_times(neg ? ax : a, fma(ax, 0.35355339059327373f, 1.0f), nh, fma(m, a, -nh));
+  return isnan(x) ? x : neg ? -xh : x - xh;
 }
 #ifdef CT_FP64
 CT_INL double ct_rndd(double x) { return (x + 6755399441055744.0) - 6755399441055744.0; }
