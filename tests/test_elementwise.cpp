@@ -793,7 +793,7 @@ TEST_CASE("large arguments stay accurate (no overflow in intermediates)", "[elem
 // a 1 - erf formula (PyTorch's: thousands of ulp at x = -3, nothing right
 // below -4) loses. Dense sweep against libm in double; bounds in ulp of the
 // float32 result (subnormal results: ulp = 2^-149).
-TEST_CASE("float32 gelu erf expm1 exp2 exp tanh and sigmoid: within a few ulp everywhere (gelu down to its subnormal tail)", "[elementwise]") {
+TEST_CASE("float32 gelu erf expm1 exp2 exp tanh sigmoid and softplus: within a few ulp everywhere (gelu down to its subnormal tail)", "[elementwise]") {
   struct C { int op; double lo, hi, max_ulp; };
   const C cases[] = {{CT_OP_GELU, -14.9, -10, 6}, {CT_OP_GELU, -10, -4, 6}, {CT_OP_GELU, -4, 0, 7},
                      {CT_OP_GELU, 0, 8, 6},        {CT_OP_GELU, -1e-3, 1e-3, 7}, {CT_OP_ERF, -5, 5, 1.5},
@@ -802,7 +802,8 @@ TEST_CASE("float32 gelu erf expm1 exp2 exp tanh and sigmoid: within a few ulp ev
                      {CT_OP_EXP2, -160, -126, 1},  {CT_OP_EXP2, -126, 127.99, 1},
                      {CT_OP_EXP, -104, -87, 1},    {CT_OP_EXP, -87.5, 88.7, 1}, {CT_OP_EXP, -1, 1, 1},
                      {CT_OP_TANH, -10, 10, 2},     {CT_OP_TANH, -1, 1, 2},  {CT_OP_SIGMOID, -104, 20, 3},
-                     {CT_OP_SIGMOID, -1, 1, 3}};  // sigmoid: e^-|x| / (1 + e^-|x|), measured 2.3
+                     {CT_OP_SIGMOID, -1, 1, 3},    {CT_OP_SOFTPLUS, -104, -10, 2},
+                     {CT_OP_SOFTPLUS, -10, 10, 2}, {CT_OP_SOFTPLUS, -1e-3, 1e-3, 2}, {CT_OP_SOFTPLUS, 10, 90, 1}};  // sigmoid: e^-|x| / (1 + e^-|x|), measured 2.3
   const int64_t n = 200003;
   for (const C& c : cases) {
     std::vector<float> x((size_t)n), y((size_t)n);
@@ -820,6 +821,7 @@ TEST_CASE("float32 gelu erf expm1 exp2 exp tanh and sigmoid: within a few ulp ev
                           : c.op == CT_OP_EXP  ? std::exp(v)
                           : c.op == CT_OP_TANH ? std::tanh(v)
                           : c.op == CT_OP_SIGMOID ? 1.0 / (1.0 + std::exp(-v))
+                          : c.op == CT_OP_SOFTPLUS ? std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v)))
                                                : std::expm1(v);
       const float wf = (float)want;
       const double ulp = std::fabs(wf) < std::numeric_limits<float>::min()
