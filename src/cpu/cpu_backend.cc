@@ -19,6 +19,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#include <strings.h>
+
+#include <hwy/targets.h>
 
 #include "cpu/host.h"
 #include "cpu/engine.h"
@@ -592,12 +595,31 @@ CTStatus copy_tensor(const char* fn, const CTensor* src, const CTensor* dst, int
 
 const CTHost* g_host = nullptr;
 
+// CT_CPU_SIMD=NAME, a Highway target name as the device's name shows it
+// (AVX3_ZEN4, AVX3, AVX2, SSE4, SSSE3, ...): the CPU kernels use at most
+// that target (every better one is disabled in Highway's dispatch, for this
+// process), so the code paths of older CPUs run and are tested on a new one.
+// Set before the library loads; a name that is not a compiled target
+// changes nothing (the device name says which target runs).
+void limit_simd_targets() {
+  const char* want = std::getenv("CT_CPU_SIMD");
+  if (want == nullptr || *want == 0) return;
+  for (int b = 0; b < 63; ++b) {
+    const int64_t bit = int64_t(1) << b;
+    if ((HWY_TARGETS & bit) != 0 && strcasecmp(hwy::TargetName(bit), want) == 0) {
+      hwy::DisableTargets(bit - 1);  // better targets have lower bits
+      return;
+    }
+  }
+}
+
 }  // namespace cpu
 }  // namespace ct
 
 CTStatus ct_cpu_backend_register(const CTHost* h) {
   using namespace ct::cpu;
   g_host = h;
+  limit_simd_targets();  // before any kernel table is filled
   static CTDeviceInterface dev;
   static CTKernelInterface kern;
   std::memset(&dev, 0, sizeof dev);

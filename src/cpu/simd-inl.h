@@ -127,12 +127,23 @@ void Staged(char* const* p, int64_t n, const double* prm) {
 // ---- half types: widen to float32 in blocks, run the float32 kernel -------
 // A codec: Bits, the storage of one element, and decode/encode of n
 // elements to and from float32 (encode rounds to nearest even).
+// Highway's conversions are the hardware's (F16C on x86 from AVX2 on, the
+// FPU on AArch64) or an emulation that maps inf and NaN to finite values,
+// drops the sign of zeros and truncates (x86 SSE4 and below, EMU128: found
+// by the kernels_on_SSE4 ctest); without hardware every element takes the
+// exact scalar conversions instead.
+#undef CT_VECTOR_F16
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)) || HWY_ARCH_ARM_A64
+#define CT_VECTOR_F16 1
+#else
+#define CT_VECTOR_F16 0
+#endif
 struct F16Codec {
   using Bits = uint16_t;
   static void decode(const uint16_t* src, float* dst, int64_t n) {
     const hn::ScalableTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-    const int64_t N = (int64_t)hn::Lanes(df);
+    const int64_t N = CT_VECTOR_F16 ? (int64_t)hn::Lanes(df) : n + 1;
     int64_t i = 0;
     for (; i + N <= n; i += N)
       hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(src) + i)), df, dst + i);
@@ -141,9 +152,9 @@ struct F16Codec {
   static void encode(const float* src, uint16_t* dst, int64_t n) {
     const hn::ScalableTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-    const int64_t N = (int64_t)hn::Lanes(df);
+    const int64_t N = CT_VECTOR_F16 ? (int64_t)hn::Lanes(df) : n + 1;
     int64_t i = 0;
-    if (n * 2 >= kStreamBytes) {  // a large cast: streaming stores from an aligned address, as UnaryF
+    if (CT_VECTOR_F16 && n * 2 >= kStreamBytes) {  // a large cast: streaming stores from an aligned address, as UnaryF
       const uintptr_t vbytes = 2 * (uintptr_t)N;
       const int64_t head = std::min<int64_t>(n, StreamHead(dst, vbytes, 2));
       for (; i < head; ++i) dst[i] = double_to_f16(src[i]);
