@@ -803,7 +803,8 @@ TEST_CASE("float32 gelu erf expm1 exp2 exp tanh sigmoid and softplus: within a f
                      {CT_OP_EXPM1, -1, 1, 2},      {CT_OP_EXPM1, -1e-3, 1e-3, 1}, {CT_OP_EXPM1, 1, 88.7, 2},
                      {CT_OP_EXP2, -160, -126, 1},  {CT_OP_EXP2, -126, 127.99, 1},
                      {CT_OP_EXP, -104, -87, 1},    {CT_OP_EXP, -87.5, 88.7, 1}, {CT_OP_EXP, -1, 1, 1},
-                     {CT_OP_TANH, -10, 10, 2},     {CT_OP_TANH, -1, 1, 2},  {CT_OP_SIGMOID, -104, 20, 3},
+                     {CT_OP_TANH, -10, 10, 2},     {CT_OP_TANH, -1, 1, 2},  {CT_OP_TANH, -1e-3, 1e-3, 2},
+                     {CT_OP_TANH, 5, 40, 2},       {CT_OP_SIGMOID, -104, 20, 3},
                      {CT_OP_SIGMOID, -1, 1, 3},    {CT_OP_SOFTPLUS, -104, -10, 2},
                      {CT_OP_SOFTPLUS, -10, 10, 2}, {CT_OP_SOFTPLUS, -1e-3, 1e-3, 2}, {CT_OP_SOFTPLUS, 10, 90, 1}};  // sigmoid: e^-|x| / (1 + e^-|x|), measured 2.3
   // SSE4 and older x86 targets (CT_CPU_SIMD) have no FMA: each MulAdd rounds
