@@ -857,6 +857,8 @@ TEST_CASE("binary: large sizes (threads) against the reference", "[binary]") {
       {CT_OP_BITWISE_XOR, DT_I8, {2900, 2900}, {2900}, 0}, {CT_OP_BITWISE_AND, DT_U8, {2900, 2901}, {1}, 1},
       {CT_OP_ADD, DT_I64, {1100, 1001}, {1100, 1001}, 2},  {CT_OP_SUB, DT_U16, {2100, 2101}, {1, 1}, 0},
       {CT_OP_BITWISE_OR, DT_U32, {1}, {1500, 1500}, 0},
+      // a broadcast row read by every row (a's here): the engine stages a copy per thread
+      {CT_OP_SUB, DT_F32, {4000}, {900, 4000}, 0},        {CT_OP_DIV, DT_F64, {1, 3000}, {700, 3000}, 2},
   };
   Pool pool;
   CTCpuStream st;
