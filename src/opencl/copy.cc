@@ -145,7 +145,16 @@ CTStatus cl_synchronize(int32_t id, void* stream) {
   Queue q;
   if (CTStatus s = queue_of("ct_synchronize", d, stream, &q)) return s;
   const cl_int e = clFinish(q.q);
-  return e == CL_SUCCESS ? CT_OK : cl_fail("ct_synchronize", "clFinish", e);
+  if (e != CL_SUCCESS) return cl_fail("ct_synchronize", "clFinish", e);
+  cl_int flag = 0;
+  if (CTStatus s = take_error_flag("ct_synchronize", d, q.ctx, q.q, &flag)) return s;
+  if (flag == kFlagPoolIndex)
+    return g_host->set_error(CT_ERR_INVALID_ARGUMENT,
+                             "ct_synchronize: a max_pool2d_backward on opencl:%d had indices outside their output's "
+                             "pooling window (found on the device after the call returned; the CPU refuses such a "
+                             "call): its dx lacks their gradients",
+                             (int)id);
+  return CT_OK;
 }
 
 CTStatus cl_copy(const CTCopyCall* call) {

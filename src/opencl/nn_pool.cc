@@ -4,8 +4,9 @@
 // sums, in window order, the outputs whose window holds it (max: those whose
 // index names it), so they need no atomics and are deterministic. An index
 // outside its output's window (which the CPU refuses after reading it)
-// contributes nothing here: checking it would read device memory
-// synchronously.
+// contributes nothing to dx; a check kernel run before the backward sets
+// the device's error flag for it, which the next ct_synchronize reports
+// (reading device memory before the call returns would block).
 #include <cstring>
 #include <memory>
 
@@ -66,6 +67,21 @@ __kernel void pool_fwd(__global float* y, ulong yo, __global long* ind, ulong io
     __global long* pi = (__global long*)((__global char*)ind + io);
     pi[n * g.is[0] + c * g.is[1] + p * g.is[2] + q * g.is[3]] = bi;
   }
+}
+// One work-item per output: whether its index is one of its window's taps
+// inside x (dilation included); sets *err to 1 (kFlagPoolIndex) if not.
+__kernel void pool_ind_check(__global const long* ind, ulong io, PGeo g, __global int* err) {
+  const long i = get_global_id(0);
+  if (i >= g.N * g.C * g.P * g.Q) return;
+  long n, c, p, q;
+  ct_split(i, g.P, g.Q, g.C, &n, &c, &p, &q);
+  const long v = ((__global const long*)((__global const char*)ind + io))[n * g.is[0] + c * g.is[1] + p * g.is[2] + q * g.is[3]];
+  int ok = 0;
+  if (v >= 0 && v < g.H * g.W) {
+    const long rh = v / g.W - (p * g.sh - g.ph), rw = v % g.W - (q * g.sw - g.pw);
+    ok = rh >= 0 && rw >= 0 && rh % g.dh == 0 && rw % g.dw == 0 && rh / g.dh < g.kh && rw / g.dw < g.kw;
+  }
+  if (!ok) atomic_xchg(err, 1);
 }
 __kernel void pool_bwd(__global float* dx, ulong xo, __global const float* dy, ulong yo, __global const long* ind,
                        ulong io, int is_max, PGeo g) {
@@ -140,6 +156,19 @@ CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call) {
   }
   const int64_t items = fwd ? numel_of(yt) : numel_of(xt);
   if (items == 0) return CT_OK;
+  if (call->op == CT_OP_MAX_POOL2D_BACKWARD && numel_of(yt) > 0) {  // the indices, checked on the device first
+    cl_mem flag = nullptr, im = mem_of(it);
+    cl_ulong io = it->byte_offset;
+    if (CTStatus s = error_flag(fn, d, q.ctx, &flag)) return s;
+    cl_kernel kc = nullptr;
+    if (CTStatus s = prog->take(fn, "pool_ind_check", &kc)) return s;
+    CTStatus st = CT_OK;
+    if (set_arg(fn, kc, 0, sizeof im, &im, &st) && set_arg(fn, kc, 1, sizeof io, &io, &st) &&
+        set_arg(fn, kc, 2, sizeof g, &g, &st) && set_arg(fn, kc, 3, sizeof flag, &flag, &st))
+      st = launch(fn, q, kc, numel_of(yt), "pool_ind_check");
+    prog->give("pool_ind_check", kc);
+    if (st) return st;
+  }
   const char* name = fwd ? "pool_fwd" : "pool_bwd";
   cl_kernel k = nullptr;
   if (CTStatus s = prog->take(fn, name, &k)) return s;

@@ -28,6 +28,7 @@ struct ProgramKey {
 };
 std::mutex g_prog_mu;
 std::map<ProgramKey, Program*>* g_programs = nullptr;
+std::map<std::pair<int32_t, cl_context>, cl_mem>* g_flags = nullptr;  // under g_prog_mu
 
 std::string info_string(cl_device_id d, cl_device_info what) {
   size_t n = 0;
@@ -229,6 +230,11 @@ CTStatus init_devices() {
 }
 
 void shutdown() {
+  if (g_flags) {
+    for (auto& kv : *g_flags) clReleaseMemObject(kv.second);
+    delete g_flags;
+    g_flags = nullptr;
+  }
   if (g_programs) {
     for (auto& kv : *g_programs) delete kv.second;
     delete g_programs;
@@ -244,6 +250,41 @@ void shutdown() {
     delete g_devices;
     g_devices = nullptr;
   }
+}
+
+CTStatus error_flag(const char* fn, Device* d, cl_context ctx, cl_mem* out) {
+  std::lock_guard<std::mutex> lock(g_prog_mu);
+  if (!g_flags) g_flags = new std::map<std::pair<int32_t, cl_context>, cl_mem>();
+  cl_mem& m = (*g_flags)[{d->id, ctx}];
+  if (!m) {
+    cl_int zero = 0, e = CL_SUCCESS;
+    m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero, &e);
+    if (e != CL_SUCCESS) {
+      m = nullptr;
+      g_flags->erase({d->id, ctx});
+      return cl_fail(fn, "clCreateBuffer (the device's error flag)", e);
+    }
+  }
+  *out = m;
+  return CT_OK;
+}
+
+CTStatus take_error_flag(const char* fn, Device* d, cl_context ctx, cl_command_queue q, cl_int* value) {
+  *value = 0;
+  cl_mem m = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_prog_mu);
+    if (!g_flags) return CT_OK;
+    auto it = g_flags->find({d->id, ctx});
+    if (it == g_flags->end()) return CT_OK;
+    m = it->second;
+  }
+  cl_int e = clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof *value, value, 0, nullptr, nullptr);
+  if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueReadBuffer (the device's error flag)", e);
+  if (*value == 0) return CT_OK;
+  const cl_int zero = 0;
+  e = clEnqueueWriteBuffer(q, m, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr);
+  return e == CL_SUCCESS ? CT_OK : cl_fail(fn, "clEnqueueWriteBuffer (the device's error flag)", e);
 }
 
 CTStatus queue_of(const char* fn, Device* d, void* stream, Queue* out) {

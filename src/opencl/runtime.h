@@ -75,6 +75,19 @@ class Program {
 CTStatus get_program(const char* fn, Device* d, cl_context ctx, const std::string& source, const std::string& label,
                      Program** out);
 
+// The sticky error flag of device d in context ctx: one int, 0 while no
+// kernel has found bad input it could not report when its op returned (the
+// indices of max_pool2d_backward live in device memory: checking them
+// before returning would block). Such a kernel sets it; ct_synchronize
+// reads it after the queue finished, reports it and clears it, as CUDA
+// reports a kernel's fault at the next synchronisation. Created on first
+// use, released at shutdown.
+CTStatus error_flag(const char* fn, Device* d, cl_context ctx, cl_mem* out);
+constexpr cl_int kFlagPoolIndex = 1;  // max_pool2d_backward: an index outside its window
+// The flag's value (0: none) for device d in ctx, cleared, through queue q
+// (blocking: for ct_synchronize, after clFinish). No flag yet: 0.
+CTStatus take_error_flag(const char* fn, Device* d, cl_context ctx, cl_command_queue q, cl_int* value);
+
 // Counters for tests and the log: programs compiled from source, loaded
 // from the disk cache, found in memory.
 struct BuildStats {
