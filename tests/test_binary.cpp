@@ -859,6 +859,8 @@ TEST_CASE("binary: large sizes (threads) against the reference", "[binary]") {
       {CT_OP_BITWISE_OR, DT_U32, {1}, {1500, 1500}, 0},
       // a broadcast row read by every row (a's here): the engine stages a copy per thread
       {CT_OP_SUB, DT_F32, {4000}, {900, 4000}, 0},        {CT_OP_DIV, DT_F64, {1, 3000}, {700, 3000}, 2},
+      // float comparisons' bool outputs of 8 MiB and more: streamed through Staged
+      {CT_OP_GREATER_EQUAL, DT_F32, {2900, 2900}, {2900}, 0}, {CT_OP_NOT_EQUAL, DT_F64, {2900, 2901}, {1}, 1},
   };
   Pool pool;
   CTCpuStream st;
