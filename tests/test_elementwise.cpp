@@ -842,6 +842,34 @@ TEST_CASE("float32 gelu erf expm1 exp2 exp tanh sigmoid and softplus: within a f
   }
 }
 
+// Large outputs stream their stores; one whose address is up to 512 bytes
+// past its input's modulo 4 KiB is written back to front (4K aliasing).
+// Every placement gives the bits of a compact, separately placed output.
+TEST_CASE("unary: large outputs at every offset from the input modulo 4 KiB give the same bits", "[elementwise]") {
+  const int64_t n = (int64_t(1) << 20) + 37;  // 4 MiB and a tail
+  std::vector<float> x((size_t)n), want((size_t)n);
+  for (int64_t i = 0; i < n; ++i) x[(size_t)i] = -20.0f + 40.0f * (float)((i * 7919) % 100003) / 100003.0f;
+  std::vector<char> arena((size_t)n * 4 + 3 * 4096);
+  int64_t shape[1] = {n};
+  for (int op : {CT_OP_EXP, CT_OP_TANH, CT_OP_NEG}) {
+    CTensor xv{x.data(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, shape, nullptr, 0}, wv = xv;
+    wv.data = want.data();
+    REQUIRE(ct_unary(op, &xv, &wv, nullptr) == CT_OK);
+    for (uintptr_t gap : {uintptr_t(0), uintptr_t(4), uintptr_t(64), uintptr_t(448), uintptr_t(508), uintptr_t(512),
+                          uintptr_t(2052), uintptr_t(4092)}) {
+      const uintptr_t base = (reinterpret_cast<uintptr_t>(x.data()) + gap) & 4095;
+      uintptr_t at = reinterpret_cast<uintptr_t>(arena.data());
+      at += (base - at) & 4095;  // at = x + gap modulo 4 KiB
+      float* y = reinterpret_cast<float*>(at);
+      CTensor yv = xv;
+      yv.data = y;
+      REQUIRE(ct_unary(op, &xv, &yv, nullptr) == CT_OK);
+      INFO(op_name(op) << ", output " << gap << " bytes past the input modulo 4096");
+      CHECK(std::memcmp(y, want.data(), (size_t)n * 4) == 0);
+    }
+  }
+}
+
 TEST_CASE("CT_CPU_SIMD: the CPU kernels run on the SIMD target asked for", "[simd]") {
   CTDeviceInfo info{};
   info.struct_size = sizeof info;
