@@ -95,17 +95,13 @@ CT_FLOAT_OP(FGeluTanh, {
 CT_FLOAT_OP(FSilu, return x * SigmoidAcc(d, x);)
 CT_FLOAT_OP(FSoftplus, {
   // max(x, 0) + log1p(e), e = e^-|x| in (0, 1]: never overflows, exact for
-  // large |x|. float32: log1p(e) = e + e^2 R(e), R a degree-9 fit of
-  // (log1p(e) - e) / e^2 (1.3e-7 relative evaluated in float; least squares
-  // at Chebyshev nodes, Lawson's iteration, against mpmath), so no log and
-  // no divide.
+  // large |x|. float32: log1p(e) = e + e^2 R(e) (math::kSoftplusR), so no
+  // log and no divide.
   using T = hn::TFromD<D>;
   const V e = ExpInRange(d, hn::Max(hn::Neg(hn::Abs(x)), hn::Set(d, Limits<T>::kExpMin)));
   V l;
   if constexpr (std::is_same<T, float>::value) {
-    static constexpr float kR[] = {0.00283581717f, -0.0173399933f, 0.0496061705f, -0.0916986167f, 0.130516559f,
-                                   -0.163716301f,  0.199580029f,   -0.249968901f, 0.333332419f,   -0.5f};
-    l = hn::MulAdd(e * e, Horner(d, e, kR), e);
+    l = hn::MulAdd(e * e, Horner(d, e, math::kSoftplusR), e);
   } else {
     l = Log1pAny(d, e);
   }

@@ -18,62 +18,8 @@
 #include <type_traits>
 
 #include "cpu/simd-inl.h"
+#include "math/coefficients.h"
 
-// tanh's interval table (TanhTable below): not per target, so outside the
-// per-target toggle. Row 0 is each interval's midpoint, rows 1-6 the
-// coefficients c0..c5 of tanh(|x|) = sum c_k (|x| - mid)^k there. Fitted
-// by tools/fits/tanh_table.py (relative error <= 4.8e-8 before float32
-// evaluation; interval 0 is [0, 1/16 * 1.25) with c0 = 0 and c1 = 1 exactly;
-// intervals 29-31, [10, 16), are the constant 1: tanh rounds to 1 from 9.011).
-#ifndef CTENSOR_SRC_CPU_TANH_TABLE_
-#define CTENSOR_SRC_CPU_TANH_TABLE_
-namespace ct {
-namespace cpu {
-alignas(64) inline constexpr float kTanhTable[7][32] = {
-    {// mid
-      0.0f, 0.0859375f, 0.1015625f, 0.1171875f, 0.140625f, 0.171875f, 0.203125f, 0.234375f, 0.28125f, 0.34375f,
-      0.40625f, 0.46875f, 0.5625f, 0.6875f, 0.8125f, 0.9375f, 1.125f, 1.375f, 1.625f, 1.875f, 2.25f, 2.75f,
-      3.25f, 3.75f, 4.5f, 5.5f, 6.5f, 7.5f, 9.0f, 0.0f, 0.0f, 0.0f,},
-    {// c0
-      0.0f, 0.0857265666f, 0.101214729f, 0.116653986f, 0.1397053f, 0.170202315f, 0.200376719f, 0.230175704f,
-      0.27406159f, 0.330821127f, 0.385283977f, 0.437188774f, 0.509829998f, 0.596373558f, 0.670967102f,
-      0.734071493f, 0.809301078f, 0.879826725f, 0.925346196f, 0.954045236f, 0.978026092f, 0.991859734f,
-      0.996997654f, 0.998894453f, 0.999753237f, 0.999966621f, 0.99999547f, 0.999999404f, 0.99999994f, 1.0f,
-      1.0f, 1.0f,},
-    {// c1
-      1.0f, 0.992650986f, 0.989755571f, 0.986391842f, 0.980482399f, 0.971031189f, 0.959849179f, 0.9470191f,
-      0.92489028f, 0.890557408f, 0.851556301f, 0.808865964f, 0.740073442f, 0.644338608f, 0.549803197f,
-      0.461138994f, 0.345031768f, 0.225904986f, 0.143734366f, 0.0897976384f, 0.0434649177f, 0.0162142869f,
-      0.00599571504f, 0.00220989226f, 0.000493518601f, 6.68045686e-05f, 9.04127683e-06f, 1.22360848e-06f,
-      6.09197812e-08f, 0.0f, 0.0f, 0.0f,},
-    {// c2
-      3.0022985e-08f, -0.0851310641f, -0.0999431312f, -0.114757776f, -0.13689813f, -0.165479481f, -0.1923545f,
-      -0.217746615f, -0.253488719f, -0.294689298f, -0.328175694f, -0.353540182f, -0.377360165f, -0.384271562f,
-      -0.36895591f, -0.338455886f, -0.279240638f, -0.198771045f, -0.13298966f, -0.0856589824f, -0.0425057225f,
-      -0.0160822403f, -0.00597959803f, -0.00220855442f, -0.000493388507f, -6.74665498e-05f, -8.7356475e-06f,
-      -1.71773036e-06f, 1.69872322e-07f, 0.0f, 0.0f, 0.0f,},
-    {// c3
-      -0.333336771f, -0.323988169f, -0.317483813f, -0.312763423f, -0.307126105f, -0.296732664f, -0.281521499f,
-      -0.264535576f, -0.23886849f, -0.199587166f, -0.157631263f, -0.114859305f, -0.054397583f, 0.0143810604f,
-      0.0642058328f, 0.0948102549f, 0.110972635f, 0.0995675772f, 0.0751660243f, 0.0518027693f, 0.0270877089f,
-      0.0105463052f, 0.00396104623f, 0.00146832003f, 0.000328492199f, 4.45031001e-05f, 6.02385444e-06f,
-      8.15239559e-07f, 4.01938145e-08f, 0.0f, 0.0f, 0.0f,},
-    {// c4
-      0.000116262658f, 0.619407475f, -3.76592588f, -4.96548414f, -0.239749372f, 0.953170121f, 0.214623943f,
-      -0.822008669f, 0.161937445f, 0.23969689f, 0.256393075f, 0.0793875232f, 0.165704831f, 0.120756939f,
-      0.0941871256f, 0.0297844391f, 0.00394230196f, -0.0202996936f, -0.0260705687f, -0.0216211434f,
-      -0.012433256f, -0.00513501f, -0.00194189209f, -0.000719281787f, -0.000169791048f, -2.03721065e-05f,
-      -4.33410469e-06f, 1.5476644e-06f, -2.53187295e-07f, 0.0f, 0.0f, 0.0f,},
-    {// c5
-      0.132017821f, 6.64794636f, -37.3481674f, -42.5048103f, -2.19288278f, 4.93938971f, 0.542008758f,
-      -3.85388255f, 0.0998942703f, 0.23562783f, 0.197093874f, -0.181311011f, -0.0254027247f, -0.0601697639f,
-      -0.0509606451f, -0.0616070516f, -0.0319038481f, -0.0092870947f, 0.00125757954f, 0.00453252532f,
-      0.0039770822f, 0.00191482552f, 0.000769951846f, 0.000292343873f, 6.82065001e-05f, 9.23272091e-06f,
-      1.24885253e-06f, 1.69077964e-07f, 9.36052125e-09f, 0.0f, 0.0f, 0.0f,},
-};
-}  // namespace cpu
-}  // namespace ct
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace ct {
@@ -107,9 +53,7 @@ template <class V> HWY_INLINE V KeepNaN(V x, V r) { return hn::IfThenElse(hn::Is
 // e^r - 1 for float32 |r| <= ln2/2: Cephes' expf polynomial before its 1 is
 // added (so relative accuracy holds near 0).
 template <class D, class V> HWY_INLINE V ExpM1Poly(D d, V r) {
-  static constexpr float kExpf[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                                    4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
-  return hn::MulAdd(Horner(d, r, kExpf), r * r, r);
+  return hn::MulAdd(Horner(d, r, math::kExpM1), r * r, r);
 }
 // r = x - n ln2 for an integral n (Cody-Waite: n C1 is exact).
 template <class D, class V> HWY_INLINE V ExpReduceBy(D d, V x, V n) {
@@ -263,7 +207,7 @@ template <class D, class V> HWY_INLINE V SigmoidAcc(D d, V x) {
 // intervals by its bits: (bits(|x|) - bits(1/16)) >> 21 is the binade from 1/16 up
 // and the quarter within it, 0 below 1/16 * 1.25. Each coefficient of the
 // interval's degree-5 polynomial comes from a two-register table by one
-// VPERMT2PS; u = |x| - mid is exact (Sterbenz). About 18 instructions
+// VPERMT2PS (math::kTanhTable); u = |x| - mid is exact (Sterbenz). About 18 instructions
 // against about 31 with the divide for the exponential form, 1.30 ulp (every
 // third float32 checked against long double), NumPy's approach to its
 // AVX-512 tanh. minps returns its second operand when either is NaN, so a
@@ -276,12 +220,12 @@ template <class D, class V> HWY_INLINE V TanhTable(D d, V x) {
   const auto lut = [idx](const float* t) {
     return V{_mm512_permutex2var_ps(_mm512_load_ps(t), idx, _mm512_load_ps(t + 16))};
   };
-  const V u = a - lut(kTanhTable[0]);
-  V p = hn::MulAdd(lut(kTanhTable[6]), u, lut(kTanhTable[5]));
-  p = hn::MulAdd(p, u, lut(kTanhTable[4]));
-  p = hn::MulAdd(p, u, lut(kTanhTable[3]));
-  p = hn::MulAdd(p, u, lut(kTanhTable[2]));
-  p = hn::MulAdd(p, u, lut(kTanhTable[1]));
+  const V u = a - lut(math::kTanhTable[0]);
+  V p = hn::MulAdd(lut(math::kTanhTable[6]), u, lut(math::kTanhTable[5]));
+  p = hn::MulAdd(p, u, lut(math::kTanhTable[4]));
+  p = hn::MulAdd(p, u, lut(math::kTanhTable[3]));
+  p = hn::MulAdd(p, u, lut(math::kTanhTable[2]));
+  p = hn::MulAdd(p, u, lut(math::kTanhTable[1]));
   return hn::CopySign(p, x);  // tanh(-0) = -0
 }
 #endif
@@ -295,16 +239,9 @@ template <class D, class V> HWY_INLINE V TanhAcc(D d, V x) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
     if constexpr (hn::MaxLanes(D()) == 16) return TanhTable(d, x);
 #endif
-    // Least-squares fit of (tanh(x) - x) / x^3 in x^2 on [0, 0.625] (relative
-    // weights, Chebyshev nodes); measured <= 0.77 ulp in float32 there.
+    // tanh(x) = x + x^3 P(x^2) below 0.625 (math::kTanhSmall)
     const V x2 = x * x;
-    V p = hn::Set(d, 0.0021489840000867844f);
-    p = hn::MulAdd(p, x2, hn::Set(d, -0.008184662088751793f));
-    p = hn::MulAdd(p, x2, hn::Set(d, 0.021703999489545822f));
-    p = hn::MulAdd(p, x2, hn::Set(d, -0.05394745245575905f));
-    p = hn::MulAdd(p, x2, hn::Set(d, 0.13333211839199066f));
-    p = hn::MulAdd(p, x2, hn::Set(d, -0.3333333134651184f));
-    const V small = hn::MulAdd(x * x2, p, x);
+    const V small = hn::MulAdd(x * x2, Horner(d, x2, math::kTanhSmall), x);
     // e^2|x| for |x| in [0, 10]: always a normal number.
     const V e = ExpNormal(d, hn::Set(d, 2) * hn::Min(a, hn::Set(d, Limits<T>::kTanhClamp)));
     // 2 / (e + 1) by a divide: one instruction on the divider, which runs
@@ -370,11 +307,12 @@ template <class D, class V> HWY_INLINE V HalfErfcTimes(D d, V v, V den, V nh, V 
   // Q by Estrin's scheme (depth 5 instead of Horner's 9, for the same FMAs
   // plus two squares): 5% faster than Horner on one Zen 4 core, measured.
   const V t2 = t * t, t4 = t2 * t2;
-  const V q98 = hn::MulAdd(c(0.00545017142f), t, c(-0.057958845f));
-  const V q76 = hn::MulAdd(c(0.206073806f), t, c(-0.324179024f));
-  const V q54 = hn::MulAdd(c(0.201964021f), t, c(-0.044706665f));
-  const V q32 = hn::MulAdd(c(0.111310422f), t, c(0.119616747f));
-  const V q10 = hn::MulAdd(c(0.141395539f), t, c(0.141033813f));
+  constexpr const float* k = math::kErfcQ;
+  const V q98 = hn::MulAdd(c(k[9]), t, c(k[8]));
+  const V q76 = hn::MulAdd(c(k[7]), t, c(k[6]));
+  const V q54 = hn::MulAdd(c(k[5]), t, c(k[4]));
+  const V q32 = hn::MulAdd(c(k[3]), t, c(k[2]));
+  const V q10 = hn::MulAdd(c(k[1]), t, c(k[0]));
   const V q = hn::MulAdd(hn::MulAdd(hn::MulAdd(q98, t2, q76), t4, hn::MulAdd(q54, t2, q32)), t2, q10);
   const V n = hn::Round(nh * c(1.44269504088896341f));
   const V r = hn::MulAdd(n, c(2.12194440e-4f), hn::NegMulAdd(n, c(0.693359375f), nh)) + nl;
@@ -383,22 +321,14 @@ template <class D, class V> HWY_INLINE V HalfErfcTimes(D d, V v, V den, V nh, V 
 }
 template <class D, class V> HWY_INLINE V ErfAcc(D d, V x) {
   const V a = hn::Abs(x);
-  // Taylor series of erf near 0 (|x| < kSmall): 2/sqrt(pi) * sum (-1)^n
-  // x^(2n+1) / (n! (2n+1)), as x + x q(x^2) with 2/sqrt(pi) folded into q's
-  // coefficients and q's constant 2/sqrt(pi) - 1: the one FMA at the end
-  // rounds once (x * p, with p near 1.1, cost up to 2 ulp). Ten terms are
+  // Taylor series of erf near 0 (|x| < kSmall) as x + x q(x^2)
+  // (math::kErfTaylor): the one FMA at the end rounds once (x * p, with p
+  // near 1.1, cost up to 2 ulp). Ten terms are
   // within 0.3 ulp up to 1, and 1 - erfc is accurate from there (erfc's
   // relative error costs 1 - erfc most near 0.5). Measured <= 1.0 ulp below
   // 1 and <= 1.2 above.
   constexpr float kSmall = 1.0f;
-  constexpr double k2SqrtPi = 1.1283791670955126;
-  static constexpr double kTaylor[] = {-1.0 / 6894720, 1.0 / 685440, -1.0 / 75600, 1.0 / 9360,
-                                       -1.0 / 1320,    1.0 / 216,    -1.0 / 42,    1.0 / 10, -1.0 / 3};
-  const V x2 = x * x;
-  V q = hn::Set(d, float(kTaylor[0] * k2SqrtPi));
-  for (size_t k = 1; k < 9; ++k) q = hn::MulAdd(q, x2, hn::Set(d, float(kTaylor[k] * k2SqrtPi)));
-  q = hn::MulAdd(q, x2, hn::Set(d, float(k2SqrtPi - 1)));
-  const V small = hn::MulAdd(x, q, x);
+  const V small = hn::MulAdd(x, Horner(d, x * x, math::kErfTaylor), x);  // math::kErfTaylor
   // erf(x) rounds to +-1 in float32 from |x| = 4 on; clamping there also keeps
   // e^-z^2 out of the subnormal range (subnormal arithmetic is ~100x slower).
   const V ac = hn::Min(a, hn::Set(d, 4.0f));

@@ -11,6 +11,8 @@
 //    applied in two halves so subnormal results are right; e^x - 1 and 2^x
 //    from the same polynomial; sigmoid, tanh (odd polynomial near 0),
 //    softplus and silu on top of it;
+//    (the polynomials' coefficients are the CPU's: src/math/coefficients.h,
+//    printed into the source as macros)
 //  - log: fdlibm's reduction and minimax polynomial (e_logf.c: "Developed
 //    at SunPro, a Sun Microsystems, Inc. business. Permission to use, copy,
 //    modify, and distribute this software is freely granted, provided that
@@ -32,6 +34,8 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+
+#include "math/coefficients.h"
 
 namespace ctcl {
 namespace {
@@ -72,6 +76,26 @@ std::string trig_table() {
   return s + "};\n";
 }
 
+// The fits both backends share (src/math/coefficients.h), as the macros
+// kMath uses: CT_<NAME>_<i> for coefficient i, hexadecimal, so every bit
+// is the CPU's.
+std::string coefficient_macros() {
+  std::string s;
+  char buf[96];
+  const auto put = [&](const char* name, const float* c, int n) {
+    for (int i = 0; i < n; ++i) {
+      std::snprintf(buf, sizeof buf, "#define CT_%s_%d %af\n", name, i, (double)c[i]);
+      s += buf;
+    }
+  };
+  put("EXPM1", ct::math::kExpM1, 6);       // e^r - 1 = r + r^2 P(r), highest first
+  put("TANHS", ct::math::kTanhSmall, 6);   // (tanh x - x) / x^3 in x^2, highest first
+  put("SPLUSR", ct::math::kSoftplusR, 10); // softplus's R(e), highest first
+  put("ERFCQ", ct::math::kErfcQ, 10);      // erfcx's Q(t), CT_ERFCQ_k for t^k
+  put("ERFT", ct::math::kErfTaylor, 10);   // erf's q(x^2), highest first
+  return s;
+}
+
 const char kMath[] = R"CL(
 /* Round to nearest even for |x| <= 2^22 (float) or 2^51 (double), by adding
    and subtracting 1.5 * 2^23 (2^52): PoCL's rint is a 20-instruction
@@ -79,11 +103,11 @@ const char kMath[] = R"CL(
 CT_INL float ct_rnd(float x) { return (x + 12582912.0f) - 12582912.0f; }
 /* e^r - 1 for |r| <= ln2/2 (Cephes' expf polynomial before its 1). */
 CT_INL float ct_em1p(float r) {
-  float p = fma(1.9875691500e-4f, r, 1.3981999507e-3f);
-  p = fma(p, r, 8.3334519073e-3f);
-  p = fma(p, r, 4.1665795894e-2f);
-  p = fma(p, r, 1.6666665459e-1f);
-  p = fma(p, r, 5.0000001201e-1f);
+  float p = fma(CT_EXPM1_0, r, CT_EXPM1_1);
+  p = fma(p, r, CT_EXPM1_2);
+  p = fma(p, r, CT_EXPM1_3);
+  p = fma(p, r, CT_EXPM1_4);
+  p = fma(p, r, CT_EXPM1_5);
   return fma(p, r * r, r);
 }
 /* x - n ln2, n integral (Cody-Waite: n C1 exact). */
@@ -129,11 +153,11 @@ CT_INL float ct_sigmoidf(float x) {
    1 - 2 / (e^2|x| + 1) beyond, with |x| clamped at 10 (tanh = 1 in float). */
 CT_INL float ct_tanhf(float x) {
   const float a = fabs(x), x2 = x * x;
-  float p = fma(0.0021489840000867844f, x2, -0.008184662088751793f);
-  p = fma(p, x2, 0.021703999489545822f);
-  p = fma(p, x2, -0.05394745245575905f);
-  p = fma(p, x2, 0.13333211839199066f);
-  p = fma(p, x2, -0.3333333134651184f);
+  float p = fma(CT_TANHS_0, x2, CT_TANHS_1);
+  p = fma(p, x2, CT_TANHS_2);
+  p = fma(p, x2, CT_TANHS_3);
+  p = fma(p, x2, CT_TANHS_4);
+  p = fma(p, x2, CT_TANHS_5);
   const float small = fma(x * x2, p, x);
   const float big = 1.0f - 2.0f / (ct_exp_core(2.0f * fmin(a, 10.0f)) + 1.0f);
   return isnan(x) ? x : copysign(a < 0.625f ? fabs(small) : big, x);
@@ -162,28 +186,27 @@ CT_INL float ct_log1pf(float x) {
    mpmath), so no log and no divide: one dependency chain half as long. */
 CT_INL float ct_softplusf(float x) {
   const float e = ct_exp_core(fmax(-fabs(x), -104.0f)), e2 = e * e;
-  float r = fma(0.00283581717f, e, -0.0173399933f);
-  r = fma(r, e, 0.0496061705f);
-  r = fma(r, e, -0.0916986167f);
-  r = fma(r, e, 0.130516559f);
-  r = fma(r, e, -0.163716301f);
-  r = fma(r, e, 0.199580029f);
-  r = fma(r, e, -0.249968901f);
-  r = fma(r, e, 0.333332419f);
-  r = fma(r, e, -0.5f);
+  float r = fma(CT_SPLUSR_0, e, CT_SPLUSR_1);
+  r = fma(r, e, CT_SPLUSR_2);
+  r = fma(r, e, CT_SPLUSR_3);
+  r = fma(r, e, CT_SPLUSR_4);
+  r = fma(r, e, CT_SPLUSR_5);
+  r = fma(r, e, CT_SPLUSR_6);
+  r = fma(r, e, CT_SPLUSR_7);
+  r = fma(r, e, CT_SPLUSR_8);
+  r = fma(r, e, CT_SPLUSR_9);
   const float l = fma(e2, r, e);
   return isnan(x) ? x : fmax(x, 0.0f) + l;
 }
 /* v erfc(z) / 2 for 0 <= z <= 10.47, given den = 1 + z/2 (its z may be
    larger, or inf: t -> 0) and -z^2 = nh + nl exactly: e^-z^2 t Q(t), t =
-   1 / den, Q the CPU backend's degree-9 fit of erfcx(z) / (2t) (3e-8
-   relative). nh is reduced by n ln2 first, so z^2's rounding never reaches
+   1 / den, Q the degree-9 fit of erfcx(z) / (2t) (3e-8 relative). nh is reduced by n ln2 first, so z^2's rounding never reaches
    2^n, and v t Q rides in the scaling: one rounding at the end. */
 CT_INL float ct_half_erfc_times(float v, float den, float nh, float nl) {
   const float t = 1.0f / den, t2 = t * t, t4 = t2 * t2;
-  const float q98 = fma(0.00545017142f, t, -0.057958845f), q76 = fma(0.206073806f, t, -0.324179024f);
-  const float q54 = fma(0.201964021f, t, -0.044706665f), q32 = fma(0.111310422f, t, 0.119616747f);
-  const float q10 = fma(0.141395539f, t, 0.141033813f);
+  const float q98 = fma(CT_ERFCQ_9, t, CT_ERFCQ_8), q76 = fma(CT_ERFCQ_7, t, CT_ERFCQ_6);
+  const float q54 = fma(CT_ERFCQ_5, t, CT_ERFCQ_4), q32 = fma(CT_ERFCQ_3, t, CT_ERFCQ_2);
+  const float q10 = fma(CT_ERFCQ_1, t, CT_ERFCQ_0);
   const float q = fma(fma(fma(q98, t2, q76), t4, fma(q54, t2, q32)), t2, q10);
   const float n = ct_rnd(nh * 1.44269504088896341f);
   const float r = fma(n, 2.12194440e-4f, fma(-n, 0.693359375f, nh)) + nl;
@@ -194,15 +217,15 @@ CT_INL float ct_half_erfc_times(float v, float den, float nh, float nl) {
    below 1, 1 - erfc beyond, |x| clamped at 4 (erf = +-1 in float there). */
 CT_INL float ct_erff(float x) {
   const float x2 = x * x;
-  float q = fma(-1.63658447e-7f, x2, 1.64621144e-6f);
-  q = fma(q, x2, -1.49256504e-5f);
-  q = fma(q, x2, 1.2055333e-4f);
-  q = fma(q, x2, -8.54832702e-4f);
-  q = fma(q, x2, 5.22397763e-3f);
-  q = fma(q, x2, -2.68661706e-2f);
-  q = fma(q, x2, 0.112837917f);
-  q = fma(q, x2, -0.376126389f);
-  q = fma(q, x2, 0.128379167f);
+  float q = fma(CT_ERFT_0, x2, CT_ERFT_1);
+  q = fma(q, x2, CT_ERFT_2);
+  q = fma(q, x2, CT_ERFT_3);
+  q = fma(q, x2, CT_ERFT_4);
+  q = fma(q, x2, CT_ERFT_5);
+  q = fma(q, x2, CT_ERFT_6);
+  q = fma(q, x2, CT_ERFT_7);
+  q = fma(q, x2, CT_ERFT_8);
+  q = fma(q, x2, CT_ERFT_9);
   const float small = fma(x, q, x);
   const float a = fabs(x), ac = fmin(a, 4.0f), nh = -ac * ac;
   const float big = copysign(1.0f - ct_half_erfc_times(2.0f, fma(ac, 0.5f, 1.0f), nh, fma(-ac, ac, -nh)), x);
@@ -379,8 +402,8 @@ CT_INL T ct_softplus_b(T x) { return isnan(x) ? x : x > 0 ? x + log1p(exp(-x)) :
 
 std::string float_math(const Device* d, bool float32) {
   if (!float32) return std::string(kBuiltinsViaDouble) + kBuiltins;
-  static const std::string table = trig_table();
-  return d->fp64 ? "#define CT_FP64 1\n" + table + kMath : std::string(kMath) + kBuiltinsViaDouble;
+  static const std::string table = trig_table(), coefficients = coefficient_macros();
+  return d->fp64 ? "#define CT_FP64 1\n" + table + coefficients + kMath : coefficients + kMath + kBuiltinsViaDouble;
 }
 
 }  // namespace ctcl

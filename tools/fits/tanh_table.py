@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tanh's interval table for src/cpu/exp_math-inl.h (kTanhTable, TanhTable).
+"""tanh's interval table, kTanhTable in src/math/coefficients.h (used by TanhTable in
+src/cpu/exp_math-inl.h).
 
 |x| in [0, 16) is cut into 32 intervals by the bits of |x|: interval 0 is
 [0, 0.078125); then each binade from 1/16 to 8 in quarters. Intervals 29-31

@@ -1,0 +1,103 @@
+// coefficients.h — the coefficients of the float32 function approximations
+// both backends compute with: the CPU's Highway kernels
+// (src/cpu/exp_math-inl.h, elementwise.cc) and the OpenCL module's
+// generated source (src/opencl/math_cl.cc prints them into it), so each fit
+// is written once. Data only: no code, no dependency on either backend.
+// Polynomials are highest degree first (Horner order) unless said.
+#ifndef CTENSOR_SRC_MATH_COEFFICIENTS_H_
+#define CTENSOR_SRC_MATH_COEFFICIENTS_H_
+
+namespace ct {
+namespace math {
+
+// e^r - 1 = r + r^2 P(r) for |r| <= ln2/2: Cephes' expf polynomial before
+// its 1 is added (relative accuracy kept near 0).
+inline constexpr float kExpM1[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                    4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+
+// tanh(x) = x + x^3 P(x^2) on [0, 0.625]: least-squares fit of
+// (tanh(x) - x) / x^3 in x^2 (relative weights, Chebyshev nodes); <= 0.77
+// ulp in float32 there.
+inline constexpr float kTanhSmall[6] = {0.0021489840000867844f, -0.008184662088751793f, 0.021703999489545822f,
+                                        -0.05394745245575905f,  0.13333211839199066f,   -0.3333333134651184f};
+
+// log1p(e) = e + e^2 R(e) for e in (0, 1] (softplus): R a degree-9 fit of
+// (log1p(e) - e) / e^2, 1.3e-7 relative evaluated in float32 (least squares
+// at Chebyshev nodes, Lawson's iteration, against mpmath).
+inline constexpr float kSoftplusR[10] = {0.00283581717f, -0.0173399933f, 0.0496061705f, -0.0916986167f,
+                                         0.130516559f,   -0.163716301f,  0.199580029f,  -0.249968901f,
+                                         0.333332419f,   -0.5f};
+
+// erfcx(z) = 2 t Q(t), t = 1 / (1 + z/2), z in [0, 10.47]: Q of degree 9,
+// 3e-8 relative (weighted least squares at 2500 Chebyshev nodes, Lawson's
+// iteration, against mpmath's erfc at 40 digits; each coefficient rounded
+// to float32 and the rest refitted). kErfcQ[k] is t^k's coefficient: the
+// backends evaluate it by Estrin's scheme.
+inline constexpr float kErfcQ[10] = {0.141033813f,  0.141395539f, 0.119616747f, 0.111310422f, -0.044706665f,
+                                     0.201964021f,  -0.324179024f, 0.206073806f, -0.057958845f, 0.00545017142f};
+
+// erf(x) = x + x q(x^2) near 0: erf's Taylor series, sum (-1)^n x^(2n+1) / (n! (2n+1)),
+// with 2/sqrt(pi) folded into q's coefficients and q's constant 2/sqrt(pi) - 1,
+// so the one FMA at the end rounds once; ten terms are within 0.3 ulp up to
+// |x| = 1.
+inline constexpr double k2SqrtPi = 1.1283791670955126;
+inline constexpr float kErfTaylor[10] = {
+    float(-1.0 / 6894720 * k2SqrtPi), float(1.0 / 685440 * k2SqrtPi), float(-1.0 / 75600 * k2SqrtPi),
+    float(1.0 / 9360 * k2SqrtPi),     float(-1.0 / 1320 * k2SqrtPi),  float(1.0 / 216 * k2SqrtPi),
+    float(-1.0 / 42 * k2SqrtPi),      float(1.0 / 10 * k2SqrtPi),     float(-1.0 / 3 * k2SqrtPi),
+    float(k2SqrtPi - 1)};
+
+// tanh(|x|) on 32 intervals of |x| picked by its bits ((bits(|x|) -
+// bits(1/16)) >> 21: interval 0 is [0, 1/16 * 1.25), then each binade from
+// 1/16 to 8 in quarters; 29-31, [10, 16), are the constant 1, tanh rounding
+// to 1 from 9.011). Row 0 is each interval's midpoint, rows 1-6 the
+// coefficients c0..c5 of tanh(|x|) = sum c_k (|x| - mid)^k there (lowest
+// first). Fitted by tools/fits/tanh_table.py (relative error <= 4.8e-8
+// before float32 evaluation; interval 0 has c0 = 0 and c1 = 1 exactly).
+alignas(64) inline constexpr float kTanhTable[7][32] = {
+    {// mid
+      0.0f, 0.0859375f, 0.1015625f, 0.1171875f, 0.140625f, 0.171875f, 0.203125f, 0.234375f, 0.28125f, 0.34375f,
+      0.40625f, 0.46875f, 0.5625f, 0.6875f, 0.8125f, 0.9375f, 1.125f, 1.375f, 1.625f, 1.875f, 2.25f, 2.75f,
+      3.25f, 3.75f, 4.5f, 5.5f, 6.5f, 7.5f, 9.0f, 0.0f, 0.0f, 0.0f,},
+    {// c0
+      0.0f, 0.0857265666f, 0.101214729f, 0.116653986f, 0.1397053f, 0.170202315f, 0.200376719f, 0.230175704f,
+      0.27406159f, 0.330821127f, 0.385283977f, 0.437188774f, 0.509829998f, 0.596373558f, 0.670967102f,
+      0.734071493f, 0.809301078f, 0.879826725f, 0.925346196f, 0.954045236f, 0.978026092f, 0.991859734f,
+      0.996997654f, 0.998894453f, 0.999753237f, 0.999966621f, 0.99999547f, 0.999999404f, 0.99999994f, 1.0f,
+      1.0f, 1.0f,},
+    {// c1
+      1.0f, 0.992650986f, 0.989755571f, 0.986391842f, 0.980482399f, 0.971031189f, 0.959849179f, 0.9470191f,
+      0.92489028f, 0.890557408f, 0.851556301f, 0.808865964f, 0.740073442f, 0.644338608f, 0.549803197f,
+      0.461138994f, 0.345031768f, 0.225904986f, 0.143734366f, 0.0897976384f, 0.0434649177f, 0.0162142869f,
+      0.00599571504f, 0.00220989226f, 0.000493518601f, 6.68045686e-05f, 9.04127683e-06f, 1.22360848e-06f,
+      6.09197812e-08f, 0.0f, 0.0f, 0.0f,},
+    {// c2
+      3.0022985e-08f, -0.0851310641f, -0.0999431312f, -0.114757776f, -0.13689813f, -0.165479481f, -0.1923545f,
+      -0.217746615f, -0.253488719f, -0.294689298f, -0.328175694f, -0.353540182f, -0.377360165f, -0.384271562f,
+      -0.36895591f, -0.338455886f, -0.279240638f, -0.198771045f, -0.13298966f, -0.0856589824f, -0.0425057225f,
+      -0.0160822403f, -0.00597959803f, -0.00220855442f, -0.000493388507f, -6.74665498e-05f, -8.7356475e-06f,
+      -1.71773036e-06f, 1.69872322e-07f, 0.0f, 0.0f, 0.0f,},
+    {// c3
+      -0.333336771f, -0.323988169f, -0.317483813f, -0.312763423f, -0.307126105f, -0.296732664f, -0.281521499f,
+      -0.264535576f, -0.23886849f, -0.199587166f, -0.157631263f, -0.114859305f, -0.054397583f, 0.0143810604f,
+      0.0642058328f, 0.0948102549f, 0.110972635f, 0.0995675772f, 0.0751660243f, 0.0518027693f, 0.0270877089f,
+      0.0105463052f, 0.00396104623f, 0.00146832003f, 0.000328492199f, 4.45031001e-05f, 6.02385444e-06f,
+      8.15239559e-07f, 4.01938145e-08f, 0.0f, 0.0f, 0.0f,},
+    {// c4
+      0.000116262658f, 0.619407475f, -3.76592588f, -4.96548414f, -0.239749372f, 0.953170121f, 0.214623943f,
+      -0.822008669f, 0.161937445f, 0.23969689f, 0.256393075f, 0.0793875232f, 0.165704831f, 0.120756939f,
+      0.0941871256f, 0.0297844391f, 0.00394230196f, -0.0202996936f, -0.0260705687f, -0.0216211434f,
+      -0.012433256f, -0.00513501f, -0.00194189209f, -0.000719281787f, -0.000169791048f, -2.03721065e-05f,
+      -4.33410469e-06f, 1.5476644e-06f, -2.53187295e-07f, 0.0f, 0.0f, 0.0f,},
+    {// c5
+      0.132017821f, 6.64794636f, -37.3481674f, -42.5048103f, -2.19288278f, 4.93938971f, 0.542008758f,
+      -3.85388255f, 0.0998942703f, 0.23562783f, 0.197093874f, -0.181311011f, -0.0254027247f, -0.0601697639f,
+      -0.0509606451f, -0.0616070516f, -0.0319038481f, -0.0092870947f, 0.00125757954f, 0.00453252532f,
+      0.0039770822f, 0.00191482552f, 0.000769951846f, 0.000292343873f, 6.82065001e-05f, 9.23272091e-06f,
+      1.24885253e-06f, 1.69077964e-07f, 9.36052125e-09f, 0.0f, 0.0f, 0.0f,},
+};
+
+}  // namespace math
+}  // namespace ct
+
+#endif  // CTENSOR_SRC_MATH_COEFFICIENTS_H_
