@@ -354,11 +354,10 @@ template <class Op> void RegFloat(KernelTable* t, int op) {
   t->bcast[op][CT_DT_FLOAT64][1] = &BinLoop<Op, double, 2>;
   if constexpr (kBoolOut<Op>) {
     // comparisons and logical ops: the compiler vectorises the loop, and
-    // Staged streams its bool output (a large one costs no read for
-    // ownership: 10 -> 9 bytes of traffic per float32 element, and the
-    // stores leave in whole lines). Same-run ratios over NumPy, float32
-    // beyond the L3: less 1.02-1.04x -> 1.27-2.03x, equal 0.92-1.04x ->
-    // 1.44-1.66x (this host's memory speed varies between runs).
+    // Staged streams its bool output, as the integer rows do (a large one
+    // costs no read for ownership: 10 -> 9 bytes of traffic per float32
+    // element, so ~10% at most; this host's memory noise hid it in the
+    // same-run NumPy ratios, 1.04-2.03x after against 0.92-1.04x before).
     t->op[op][CT_DT_FLOAT32] = kStagedLoop<Op, float, 0>;
     t->op[op][CT_DT_FLOAT64] = kStagedLoop<Op, double, 0>;
     t->bcast[op][CT_DT_FLOAT32][0] = kStagedLoop<Op, float, 1>;

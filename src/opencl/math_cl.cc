@@ -77,22 +77,27 @@ std::string trig_table() {
 }
 
 // The fits both backends share (src/math/coefficients.h), as the macros
-// kMath uses: CT_<NAME>_<i> for coefficient i, hexadecimal, so every bit
-// is the CPU's.
+// kMath uses, in hexadecimal so every bit is the CPU's: CT_<NAME>(x), the
+// polynomial of a table in Horner order (highest first) as nested fmas,
+// the FMAs the CPU's Horner() does; CT_<NAME>_<i>, coefficient i, for
+// erfcx's Q, which is evaluated by Estrin's scheme.
 std::string coefficient_macros() {
   std::string s;
-  char buf[96];
-  const auto put = [&](const char* name, const float* c, int n) {
-    for (int i = 0; i < n; ++i) {
-      std::snprintf(buf, sizeof buf, "#define CT_%s_%d %af\n", name, i, (double)c[i]);
-      s += buf;
-    }
+  char buf[64];
+  const auto hex = [&](float c) {
+    std::snprintf(buf, sizeof buf, "%af", (double)c);
+    return std::string(buf);
   };
-  put("EXPM1", ct::math::kExpM1, 6);       // e^r - 1 = r + r^2 P(r), highest first
-  put("TANHS", ct::math::kTanhSmall, 6);   // (tanh x - x) / x^3 in x^2, highest first
-  put("SPLUSR", ct::math::kSoftplusR, 10); // softplus's R(e), highest first
-  put("ERFCQ", ct::math::kErfcQ, 10);      // erfcx's Q(t), CT_ERFCQ_k for t^k
-  put("ERFT", ct::math::kErfTaylor, 10);   // erf's q(x^2), highest first
+  const auto horner = [&](const char* name, const float* c, int n) {
+    std::string p = hex(c[0]);
+    for (int i = 1; i < n; ++i) p = "fma(" + p + ", (x), " + hex(c[i]) + ")";
+    s += std::string("#define CT_") + name + "(x) " + p + "\n";
+  };
+  horner("EXPM1", ct::math::kExpM1, 6);       // e^r - 1 = r + r^2 P(r)
+  horner("TANHS", ct::math::kTanhSmall, 6);   // (tanh x - x) / x^3 in x^2
+  horner("SPLUSR", ct::math::kSoftplusR, 10); // softplus's R(e)
+  horner("ERFT", ct::math::kErfTaylor, 10);   // erf's q(x^2)
+  for (int i = 0; i < 10; ++i) s += "#define CT_ERFCQ_" + std::to_string(i) + " " + hex(ct::math::kErfcQ[i]) + "\n";
   return s;
 }
 
@@ -103,12 +108,7 @@ const char kMath[] = R"CL(
 CT_INL float ct_rnd(float x) { return (x + 12582912.0f) - 12582912.0f; }
 /* e^r - 1 for |r| <= ln2/2 (Cephes' expf polynomial before its 1). */
 CT_INL float ct_em1p(float r) {
-  float p = fma(CT_EXPM1_0, r, CT_EXPM1_1);
-  p = fma(p, r, CT_EXPM1_2);
-  p = fma(p, r, CT_EXPM1_3);
-  p = fma(p, r, CT_EXPM1_4);
-  p = fma(p, r, CT_EXPM1_5);
-  return fma(p, r * r, r);
+  return fma(CT_EXPM1(r), r * r, r);
 }
 /* x - n ln2, n integral (Cody-Waite: n C1 exact). */
 CT_INL float ct_exp_red(float x, float n) { return fma(n, 2.12194440e-4f, fma(n, -0.693359375f, x)); }
@@ -153,12 +153,7 @@ CT_INL float ct_sigmoidf(float x) {
    1 - 2 / (e^2|x| + 1) beyond, with |x| clamped at 10 (tanh = 1 in float). */
 CT_INL float ct_tanhf(float x) {
   const float a = fabs(x), x2 = x * x;
-  float p = fma(CT_TANHS_0, x2, CT_TANHS_1);
-  p = fma(p, x2, CT_TANHS_2);
-  p = fma(p, x2, CT_TANHS_3);
-  p = fma(p, x2, CT_TANHS_4);
-  p = fma(p, x2, CT_TANHS_5);
-  const float small = fma(x * x2, p, x);
+  const float small = fma(x * x2, CT_TANHS(x2), x);
   const float big = 1.0f - 2.0f / (ct_exp_core(2.0f * fmin(a, 10.0f)) + 1.0f);
   return isnan(x) ? x : copysign(a < 0.625f ? fabs(small) : big, x);
 }
@@ -181,27 +176,18 @@ CT_INL float ct_log1pf(float x) {
   return u == 1.0f ? x : (u > 0.0f && u < INFINITY) ? r : l;
 }
 /* log(1 + e^x) = max(x, 0) + log1p(e), e = e^-|x| in (0, 1]: log1p(e) = e +
-   e^2 R(e), R a degree-9 fit of (log1p(e) - e) / e^2 (1.3e-7 relative in
-   float, least squares at Chebyshev nodes with Lawson's iteration against
-   mpmath), so no log and no divide: one dependency chain half as long. */
+   e^2 R(e), R the degree-9 fit CT_SPLUSR, so no log and no divide: one
+   dependency chain half as long. */
 CT_INL float ct_softplusf(float x) {
   const float e = ct_exp_core(fmax(-fabs(x), -104.0f)), e2 = e * e;
-  float r = fma(CT_SPLUSR_0, e, CT_SPLUSR_1);
-  r = fma(r, e, CT_SPLUSR_2);
-  r = fma(r, e, CT_SPLUSR_3);
-  r = fma(r, e, CT_SPLUSR_4);
-  r = fma(r, e, CT_SPLUSR_5);
-  r = fma(r, e, CT_SPLUSR_6);
-  r = fma(r, e, CT_SPLUSR_7);
-  r = fma(r, e, CT_SPLUSR_8);
-  r = fma(r, e, CT_SPLUSR_9);
-  const float l = fma(e2, r, e);
+  const float l = fma(e2, CT_SPLUSR(e), e);
   return isnan(x) ? x : fmax(x, 0.0f) + l;
 }
 /* v erfc(z) / 2 for 0 <= z <= 10.47, given den = 1 + z/2 (its z may be
    larger, or inf: t -> 0) and -z^2 = nh + nl exactly: e^-z^2 t Q(t), t =
-   1 / den, Q the degree-9 fit of erfcx(z) / (2t) (3e-8 relative). nh is reduced by n ln2 first, so z^2's rounding never reaches
-   2^n, and v t Q rides in the scaling: one rounding at the end. */
+   1 / den, Q the degree-9 fit of erfcx(z) / (2t) (3e-8 relative). nh is
+   reduced by n ln2 first, so z^2's rounding never reaches 2^n, and v t Q
+   rides in the scaling: one rounding at the end. */
 CT_INL float ct_half_erfc_times(float v, float den, float nh, float nl) {
   const float t = 1.0f / den, t2 = t * t, t4 = t2 * t2;
   const float q98 = fma(CT_ERFCQ_9, t, CT_ERFCQ_8), q76 = fma(CT_ERFCQ_7, t, CT_ERFCQ_6);
@@ -217,16 +203,7 @@ CT_INL float ct_half_erfc_times(float v, float den, float nh, float nl) {
    below 1, 1 - erfc beyond, |x| clamped at 4 (erf = +-1 in float there). */
 CT_INL float ct_erff(float x) {
   const float x2 = x * x;
-  float q = fma(CT_ERFT_0, x2, CT_ERFT_1);
-  q = fma(q, x2, CT_ERFT_2);
-  q = fma(q, x2, CT_ERFT_3);
-  q = fma(q, x2, CT_ERFT_4);
-  q = fma(q, x2, CT_ERFT_5);
-  q = fma(q, x2, CT_ERFT_6);
-  q = fma(q, x2, CT_ERFT_7);
-  q = fma(q, x2, CT_ERFT_8);
-  q = fma(q, x2, CT_ERFT_9);
-  const float small = fma(x, q, x);
+  const float small = fma(x, CT_ERFT(x2), x);
   const float a = fabs(x), ac = fmin(a, 4.0f), nh = -ac * ac;
   const float big = copysign(1.0f - ct_half_erfc_times(2.0f, fma(ac, 0.5f, 1.0f), nh, fma(-ac, ac, -nh)), x);
   return isnan(x) ? x : a < 1.0f ? small : big;

@@ -69,8 +69,8 @@ __kernel void pool_fwd(__global float* y, ulong yo, __global long* ind, ulong io
   }
 }
 // One work-item per output: whether its index is one of its window's taps
-// inside x (dilation included); sets *err to 1 (kFlagPoolIndex) if not.
-__kernel void pool_ind_check(__global const long* ind, ulong io, PGeo g, __global int* err) {
+// inside x (dilation included); sets *err to code (kFlagPoolIndex) if not.
+__kernel void pool_ind_check(__global const long* ind, ulong io, PGeo g, __global int* err, int code) {
   const long i = get_global_id(0);
   if (i >= g.N * g.C * g.P * g.Q) return;
   long n, c, p, q;
@@ -81,7 +81,7 @@ __kernel void pool_ind_check(__global const long* ind, ulong io, PGeo g, __globa
     const long rh = v / g.W - (p * g.sh - g.ph), rw = v % g.W - (q * g.sw - g.pw);
     ok = rh >= 0 && rw >= 0 && rh % g.dh == 0 && rw % g.dw == 0 && rh / g.dh < g.kh && rw / g.dw < g.kw;
   }
-  if (!ok) atomic_xchg(err, 1);
+  if (!ok) atomic_xchg(err, code);
 }
 __kernel void pool_bwd(__global float* dx, ulong xo, __global const float* dy, ulong yo, __global const long* ind,
                        ulong io, int is_max, PGeo g) {
@@ -164,7 +164,8 @@ CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call) {
     if (CTStatus s = prog->take(fn, "pool_ind_check", &kc)) return s;
     CTStatus st = CT_OK;
     if (set_arg(fn, kc, 0, sizeof im, &im, &st) && set_arg(fn, kc, 1, sizeof io, &io, &st) &&
-        set_arg(fn, kc, 2, sizeof g, &g, &st) && set_arg(fn, kc, 3, sizeof flag, &flag, &st))
+        set_arg(fn, kc, 2, sizeof g, &g, &st) && set_arg(fn, kc, 3, sizeof flag, &flag, &st) &&
+        set_arg(fn, kc, 4, sizeof kFlagPoolIndex, &kFlagPoolIndex, &st))
       st = launch(fn, q, kc, numel_of(yt), "pool_ind_check");
     prog->give("pool_ind_check", kc);
     if (st) return st;
