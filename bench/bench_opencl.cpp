@@ -49,6 +49,10 @@ bool ok(CTStatus s, const char* what) {
 int main(int argc, char** argv) {
   const int64_t n = argc > 1 ? std::atoll(argv[1]) : (int64_t)64 << 20;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+  // argv[3], optional: a comma-separated list of op names; only those rows
+  // (and the copy they are measured against) run, and no matmul.
+  const std::string only = argc > 3 ? "," + std::string(argv[3]) + "," : "";
+  const auto wanted = [&](const char* name) { return only.empty() || only.find("," + std::string(name) + ",") != std::string::npos; };
   CTDevice dev{CT_OPENCL, 0};
   CTDeviceInfo info{};
   info.struct_size = sizeof info;
@@ -120,7 +124,7 @@ int main(int argc, char** argv) {
     info.struct_size = sizeof info;
     if (ct_op_info(op, &info) != CT_OK || ct_op_supported(op, dev, f32) != CT_OK) continue;
     const bool un = info.kind == CT_KIND_UNARY || info.kind == CT_KIND_UNARY_PARAM, bin = info.kind == CT_KIND_BINARY;
-    if (!un && !bin) continue;
+    if ((!un && !bin) || !wanted(info.name)) continue;
     const int32_t odt = ct_output_dtype_index(info.output_dtype, CT_DT_FLOAT32);
     if (odt != CT_DT_FLOAT32 && odt != CT_DT_BOOL) continue;
     const double ob = odt == CT_DT_BOOL ? B / 4 : B;
@@ -135,6 +139,7 @@ int main(int argc, char** argv) {
   std::string below_names;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
+    if (i > 0 && i < first_op_row && !only.empty()) continue;
     const double t = best(q, reps, r.f);
     if (t < 0) {
       std::printf("%-28s failed: %s\n", r.name, ct_last_error());
@@ -152,6 +157,7 @@ int main(int argc, char** argv) {
   ct_free(dev, x);
   ct_free(dev, y);
   ct_free(dev, z);
+  if (!only.empty()) return 0;
 
   std::printf("\n%-22s %12s %12s %12s %8s\n", "matmul float32", "CLBlast ms", "ctensor ms", "GFLOP/s", "ratio");
   for (int64_t m : {256, 512, 1024}) {

@@ -263,6 +263,126 @@ TEST_CASE("opencl: float32 transcendentals, pow, atan2 and hypot are within a fe
   }
 }
 
+namespace {
+
+bool same_bits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0; }
+
+// One op on opencl:0 over host data: unary (b empty; p the parameter, or
+// NaN for none) or binary. stride 2: x (and b) read through a view of every
+// other element of a buffer twice as long (the strided kernels); in_place:
+// out is x's buffer (or b's, in_place == 2).
+std::vector<float> run_cl(int32_t op, const std::vector<float>& x, const std::vector<float>& b, double p, int stride,
+                          int in_place = 0) {
+  int64_t n = (int64_t)x.size(), n2 = n * stride, st[1] = {stride};
+  std::vector<float> xs((size_t)n2, 0.0f), bs((size_t)n2, 0.0f), out((size_t)n, -7.0f);
+  for (int64_t i = 0; i < n; ++i) xs[(size_t)(i * stride)] = x[(size_t)i], bs[(size_t)(i * stride)] = b.empty() ? 0 : b[(size_t)i];
+  Buf dx(n2 * 4), db(n2 * 4), dy(n * 4);
+  CTensor hx = f32(xs.data(), {CT_CPU, 0}, &n2), hb = f32(bs.data(), {CT_CPU, 0}, &n2), ho = f32(out.data(), {CT_CPU, 0}, &n);
+  CTensor tx2 = f32(dx.p, kCL, &n2), tb2 = f32(db.p, kCL, &n2);
+  REQUIRE(ct_copy(&hx, &tx2, nullptr) == CT_OK);
+  REQUIRE(ct_copy(&hb, &tb2, nullptr) == CT_OK);
+  CTensor tx = f32(dx.p, kCL, &n), tb = f32(db.p, kCL, &n), ty = f32(dy.p, kCL, &n);
+  if (stride != 1) tx.strides = st, tb.strides = st;
+  if (in_place == 1) ty = tx;
+  if (in_place == 2) ty = tb;
+  if (!b.empty()) REQUIRE(ct_binary(op, &tx, &tb, &ty, nullptr) == CT_OK);
+  else if (!std::isnan(p)) REQUIRE(ct_unary_param(op, &tx, &p, 1, &ty, nullptr) == CT_OK);
+  else REQUIRE(ct_unary(op, &tx, &ty, nullptr) == CT_OK);
+  REQUIRE(ct_copy(&ty, &ho, nullptr) == CT_OK);
+  REQUIRE(ct_synchronize(kCL, nullptr) == CT_OK);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("opencl: chunked kernels (a fast loop, the general form only where needed) give the strided kernels' bits, "
+          "at every length, with rare inputs anywhere, in place too", "[opencl]") {
+  if (!have_opencl()) return;
+  // sin, cos, tan, pow and mod take their general form only for rare
+  // inputs (huge or non-finite arguments, quotients from 2^23 on), in a
+  // second loop over the chunks that have one. The strided kernels compute
+  // the general form everywhere: the same bits are expected.
+  struct Case {
+    int32_t op;
+    double p;
+    bool binary;
+  };
+  const double none = NAN;
+  const Case cases[] = {{CT_OP_SIN, none, false}, {CT_OP_COS, none, false}, {CT_OP_TAN, none, false},
+                        {CT_OP_POW_SCALAR, 1.5, false}, {CT_OP_POW_SCALAR, -3, false}, {CT_OP_POW, none, true},
+                        {CT_OP_MOD, none, true}, {CT_OP_FLOOR_DIV, none, true}};
+  const float rare_x[] = {3e9f, -1e30f, INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e-40f, 1073741824.0f, -1073741952.0f};
+  const float rare_b[] = {1e-30f, 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-38f, -3e-39f};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> mid(-20.0f, 20.0f);
+  for (const int64_t n : {1, 7, 1023, 1024, 1025, 3 * 1024 + 5}) {
+    std::vector<float> x((size_t)n), b((size_t)n);
+    for (int64_t i = 0; i < n; ++i) {
+      x[(size_t)i] = mid(rng), b[(size_t)i] = mid(rng);
+      // rare inputs every 97th element and at the chunk edges 1023, 1024
+      if (i % 97 == 5 || i == 1023 || i == 1024) x[(size_t)i] = rare_x[(i / 97) % 10];
+      if (i % 89 == 3 || i == 1024) b[(size_t)i] = rare_b[(i / 89) % 8];
+    }
+    for (const Case& c : cases) {
+      CTOpInfo info{};
+      info.struct_size = sizeof info;
+      REQUIRE(ct_op_info(c.op, &info) == CT_OK);
+      const std::vector<float> none_b;
+      const std::vector<float>& bb = c.binary ? b : none_b;
+      const std::vector<float> dense = run_cl(c.op, x, bb, c.p, 1), strided = run_cl(c.op, x, bb, c.p, 2);
+      const std::vector<float> inplace = run_cl(c.op, x, bb, c.p, 1, 1);
+      const std::vector<float> inplace_b = c.binary ? run_cl(c.op, x, bb, c.p, 1, 2) : dense;
+      int64_t bad = 0, first = -1;
+      for (int64_t i = 0; i < n; ++i) {
+        const size_t k = (size_t)i;
+        if (!same_bits(dense[k], strided[k]) || !same_bits(dense[k], inplace[k]) || !same_bits(dense[k], inplace_b[k]))
+          if (bad++ == 0) first = i;
+      }
+      INFO(info.name << " (p = " << c.p << "), n = " << n << ": " << bad << " elements differ; the first at " << first
+                     << (first >= 0 ? ": x = " + std::to_string(x[(size_t)first]) + ", b = " + std::to_string(b[(size_t)first]) +
+                                          ", dense " + std::to_string(dense[(size_t)first]) + ", strided " +
+                                          std::to_string(strided[(size_t)first]) + ", in place " +
+                                          std::to_string(inplace[(size_t)first])
+                                    : std::string()));
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("opencl: float32 floor_div and mod give the CPU backend's bits, quotients on and next to integers included",
+          "[opencl]") {
+  if (!have_opencl()) return;
+  // The quotient's floor comes from t = a / b rounded, corrected by the
+  // remainder's sign: a = k b and its neighbours are where t rounds onto an
+  // integer the exact quotient does not reach.
+  const float bs[] = {0.1f, 0.3f, 3.0f, -0.7f, 1e-3f, 7.0f, -2.5f, 1e-30f, 1e30f, INFINITY, -INFINITY, 0.0f, -0.0f, NAN};
+  std::vector<float> a, b;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> mid(-1000.0f, 1000.0f);
+  for (const float bv : bs) {
+    for (int k = -40; k <= 40; ++k) {
+      const float m = (float)k * bv;
+      for (const float av : {m, std::nextafter(m, INFINITY), std::nextafter(m, -INFINITY), mid(rng)}) a.push_back(av), b.push_back(bv);
+    }
+    for (const float av : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e30f, -1e30f, 16777216.0f, 8388609.0f})
+      a.push_back(av), b.push_back(bv);
+  }
+  int64_t n = (int64_t)a.size();
+  for (const int32_t op : {CT_OP_FLOOR_DIV, CT_OP_MOD}) {
+    std::vector<float> cpu((size_t)n);
+    CTensor ha = f32(a.data(), {CT_CPU, 0}, &n), hb = f32(b.data(), {CT_CPU, 0}, &n), hc = f32(cpu.data(), {CT_CPU, 0}, &n);
+    REQUIRE(ct_binary(op, &ha, &hb, &hc, nullptr) == CT_OK);
+    const std::vector<float> cl = run_cl(op, a, b, NAN, 1);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t k = (size_t)i;
+      if (same_bits(cpu[k], cl[k])) continue;
+      if (bad++ < 5) UNSCOPED_INFO((op == CT_OP_MOD ? "mod(" : "floor_div(") << a[k] << ", " << b[k] << "): CPU " << cpu[k] << ", OpenCL " << cl[k]);
+    }
+    CHECK(bad == 0);
+  }
+}
+
 TEST_CASE("opencl: max_pool2d_backward's bad indices are reported by the next ct_synchronize", "[opencl]") {
   if (!have_opencl()) return;
   if (ct_op_supported(CT_OP_MAX_POOL2D_BACKWARD, kCL, CTDataType{CT_FLOAT, 32, 1}) != CT_OK) {

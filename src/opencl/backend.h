@@ -42,8 +42,9 @@ CTStatus device_copy(const char* fn, Device* d, const Queue& q, int32_t dt, cons
 // Drops the index of programs by signature (before runtime.cc's shutdown frees them).
 void forget_programs();
 
-// Enqueues kernel k over n work-items (rounded up to the work-group size).
-CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const char* name);
+// Enqueues kernel k over exactly n work-items: whole groups of up to
+// max_local, then the rest in groups of one.
+CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const char* name, size_t max_local = 256);
 
 // Sets argument i; returns false after recording the error.
 bool set_arg(const char* fn, cl_kernel k, cl_uint i, size_t size, const void* value, CTStatus* st);

@@ -119,7 +119,7 @@ bool set_arg(const char* fn, cl_kernel k, cl_uint i, size_t size, const void* va
   return false;
 }
 
-CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const char* name) {
+CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const char* name, size_t max_local) {
   if (n <= 0) return CT_OK;
   cl_device_id dev = nullptr;
   clGetCommandQueueInfo(q.q, CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr);
@@ -129,7 +129,7 @@ CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const ch
   // GPUs take 256 too.
   size_t max_wg = 256;
   clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, nullptr);
-  const size_t local = std::max<size_t>(1, std::min<size_t>(256, max_wg));
+  const size_t local = std::max<size_t>(1, std::min<size_t>(max_local, max_wg));
   // Exactly n work-items: the whole groups, then the rest at that offset in
   // groups of one. So kernels need no bounds test (an early return makes
   // PoCL mask the vectorised loop: 40% on exp), and a kernel is compiled for
@@ -257,7 +257,14 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
     coalesce(&g, ts, 1 + n_in, call->out->ndim, call->out->shape);
     if (!set_arg(fn, k, a++, sizeof g, &g, &st)) return st;
   }
-  return launch(fn, q, k, numel, lease.name.c_str());
+  // A chunked kernel (a row with a rare path, on a CPU device) takes
+  // Device::chunk elements per work-item, in groups of one: 1024 elements
+  // are work enough, and a 16 M-element map still has 16 K groups to share
+  // among the device's threads.
+  const TypeInfo t = type_info(d, call->in_dt[info.kind == CT_KIND_TERNARY ? 1 : 0]);
+  const ElemRow* row = info.kind == CT_KIND_CAST ? nullptr : elem_row(call->op);
+  const int64_t items = elementwise_items(d, row, t.cls, dense, numel);
+  return launch(fn, q, k, items, lease.name.c_str(), items == numel ? 256 : 1);
 }
 
 CTStatus device_copy(const char* fn, Device* d, const Queue& q, int32_t dt, const CTensor* src, const CTensor* dst) {

@@ -24,8 +24,13 @@
 //    without branches, from a table of (2^E 2/pi) mod 4 per exponent E in
 //    two doubles (built below from the digits of 2/pi), then Taylor
 //    polynomials in double on [-pi/4, pi/4]: right for every float input;
+//    up to 2^30 in magnitude, a two-part Cody-Waite reduction in double
+//    gives the same bits without the table (the contiguous kernels take
+//    that fast form and the table only for the rare huge or non-finite
+//    argument: ElemRow::rare);
 //  - pow (float64 devices): log2 and exp2 in double, IEEE specials by
-//    selects; atan2 and hypot in double likewise.
+//    selects (for finite x and y, the fast form skips most of them);
+//    atan2 and hypot in double likewise.
 // float64 kernels keep the built-ins (their vector forms are not the
 // bottleneck there: PoCL inlines exp and log for double too, and nothing
 // else is claimed for float64).
@@ -247,39 +252,59 @@ CT_INL double ct_cos_poly(double r) {
                            1.0 / 24), z, -0.5);
   return fma(z, p, 1.0);
 }
-/* which = 0: sin, 1: cos, 2: tan. */
+/* which = 0: sin, 1: cos, 2: tan, of x = q pi/2 + r. */
+CT_INL double ct_trig_quadrant(double r, int q, int which) {
+  const double s = ct_sin_poly(r), c = ct_cos_poly(r);
+  double v;
+  if (which == 0) v = (q & 1) ? c : s, v = (q & 2) ? -v : v;
+  else if (which == 1) v = (q & 1) ? s : c, v = ((q + 1) & 2) ? -v : v;
+  else v = (q & 1) ? -c / s : s / c;
+  return v;
+}
 CT_INL float ct_trigf(float x, int which) {
   int q;
   const double r = ct_pio2_frac(fabs(x), &q) * 1.5707963267948966;
-  const double s = ct_sin_poly(r), c = ct_cos_poly(r);
-  double v;
-  if (which == 0) v = (q & 1) ? c : s, v = (q & 2) ? -v : v, v = signbit(x) ? -v : v;
-  else if (which == 1) v = (q & 1) ? s : c, v = ((q + 1) & 2) ? -v : v;
-  else v = (q & 1) ? -c / s : s / c, v = signbit(x) ? -v : v;
-  return isfinite(x) ? (float)v : NAN;
+  const double v = ct_trig_quadrant(r, q, which);
+  return isfinite(x) ? (float)(which != 1 && signbit(x) ? -v : v) : NAN;
 }
-/* log2 |a| in double for |a| a positive normal or subnormal float: a = 2^e m,
-   m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1)
-   (|s| <= 0.172: the series to s^15 is within 2^-45). */
+/* For 0 < |x| <= 2^30 (CT_TRIG_RARE false; zeros kept by a select): x -
+   k pi/2 by Cody-Waite in double, pi/2 in two parts (106 bits), no table.
+   Checked exhaustively on every float up to 2^31 in magnitude: the same
+   bits as ct_trigf, 3.5x faster on PoCL (the table's gathers and the
+   double-double products cost that). */
+CT_INL float ct_trig_fast(float x, int which) {
+  const double dx = x, k = ct_rndd(dx * 0.63661977236758134);
+  const double r = fma(-k, 6.123233995736766e-17, fma(-k, 1.5707963267948966, dx));
+  const float v = (float)ct_trig_quadrant(r, (int)k, which);
+  return x == 0.0f && which != 1 ? x : v;
+}
+#define CT_TRIG_RARE(x) (!(fabs(x) <= 1073741824.0f))
+#define CT_SIN_FAST(x) ct_trig_fast(x, 0)
+#define CT_COS_FAST(x) ct_trig_fast(x, 1)
+#define CT_TAN_FAST(x) ct_trig_fast(x, 2)
+/* log2 |a| in double for |a| a positive normal or subnormal float: a = 2^k m,
+   m in [sqrt(1/2), sqrt(2)) (k from a's bits less sqrt(1/2)'s, in integer
+   arithmetic), log2 m = s q(s^2), s = (m - 1) / (m + 1), q the degree-4
+   fit of (2 / ln 2) atanh(sqrt z) / sqrt z (2^-37.8 relative;
+   tools/fits/opencl_pow.py). */
 CT_INL double ct_log2d(double a) {
-  const ulong b = as_ulong(a);
-  const long e0 = (long)(b >> 52) - 1023;
-  double m = as_double((b & 0x000fffffffffffffUL) | 0x3ff0000000000000UL);
-  const int up = m > 1.4142135623730951;
-  m = up ? m * 0.5 : m;
+  const long b = as_long(a), k = (b - 0x3fe6a09e667f3bcdL) >> 52;
+  const double m = as_double(b - (k << 52));
   const double s = (m - 1.0) / (m + 1.0), z = s * s;
-  double p = fma(fma(fma(fma(fma(fma(1.0 / 15, z, 1.0 / 13), z, 1.0 / 11), z, 1.0 / 9), z, 1.0 / 7), z, 1.0 / 5), z, 1.0 / 3);
-  p = fma(p * z, s, s); /* atanh(s) */
-  return (double)(e0 + up) + p * 2.8853900817779268; /* 2 / ln 2 */
+  const double q = fma(fma(fma(fma(0x1.5ce7cbab89d22p-2, z, 0x1.a58d8fdd3c8c5p-2), z, 0x1.27777fda2395ep-1), z,
+                           0x1.ec709d12e1ba4p-1), z, 0x1.71547652bede5p+1);
+  return fma(s, q, (double)k);
 }
-/* 2^t in double for |t| <= 200: n + f, e^(f ln2) by Taylor to degree 11. */
+/* 2^t in double for |t| <= 200: t = n + f, 2^f = 1 + f g(f), g the degree-7
+   fit of (2^f - 1) / f on [-1/2, 1/2] (2^-39 relative; 2^0 = 1 exactly);
+   2^n added to the exponent field (n is t + 1.5 2^52's low bits, and 2^n a
+   normal double). */
 CT_INL double ct_exp2d(double t) {
-  const double n = ct_rndd(t), u = (t - n) * 0.6931471805599453;
-  double p = 1.0 / 39916800;
-  p = fma(p, u, 1.0 / 3628800); p = fma(p, u, 1.0 / 362880); p = fma(p, u, 1.0 / 40320);
-  p = fma(p, u, 1.0 / 5040); p = fma(p, u, 1.0 / 720); p = fma(p, u, 1.0 / 120); p = fma(p, u, 1.0 / 24);
-  p = fma(p, u, 1.0 / 6); p = fma(p, u, 0.5); p = fma(p, u, 1.0); p = fma(p, u, 1.0);
-  return p * as_double((ulong)((long)n + 1023) << 52);
+  const double kn = t + 0x1.8p52, n = kn - 0x1.8p52, f = t - n;
+  const double g = fma(fma(fma(fma(fma(fma(fma(0x1.62c0000f5422dp-20, f, 0x1.00c080f1550b0p-16), f, 0x1.43099b5ce60e0p-13), f,
+                                       0x1.5d87762e04212p-10), f, 0x1.3b2ab6a0d9eb5p-7), f, 0x1.c6b08da69c920p-5), f,
+                           0x1.ebfbdff85f4c9p-3), f, 0x1.62e42fef9cdf7p-1);
+  return as_double(as_ulong(fma(f, g, 1.0)) + (as_ulong(kn) << 52));
 }
 /* pow with C99's specials: y = 0 or x = 1 give 1; x = -1, y = +-inf give 1;
    x < 0 with y not an integer gives NaN; the sign of x^y for x < 0 (and -0)
@@ -297,6 +322,21 @@ CT_INL float ct_powf(float x, float y) {
   r = (ax == 1.0f && isinf(y)) || y == 0.0f || x == 1.0f ? 1.0f : r;
   return ((isnan(x) || isnan(y)) && !(y == 0.0f || x == 1.0f)) ? NAN : r;
 }
+/* pow for finite x and y (CT_POW_RARE false): the same arithmetic without
+   the selects for infinities and NaN, which cost PoCL twice the rest. x = 0
+   takes log2 = -1e300 (finite, so y = 0 still gives 2^0 = 1); t clamped at
+   +-200, beyond which float is 0 or inf anyway. */
+CT_INL float ct_pow_fast(float x, float y) {
+  const float ax = fabs(x), ay = fabs(y);
+  double t = (double)y * (ax == 0.0f ? -1e300 : ct_log2d((double)ax));
+  t = t < -200.0 ? -200.0 : t > 200.0 ? 200.0 : t;
+  const float r = (float)ct_exp2d(t);
+  const int yi = (int)fmin(ay, 16777216.0f);
+  const int yint = ay >= 16777216.0f || (float)yi == ay, yodd = ay < 16777216.0f && (float)yi == ay && (yi & 1);
+  return x < 0.0f && !yint ? NAN : signbit(x) && yodd ? -r : r;
+}
+#define CT_POW_RARE(x, y) (!(fabs(x) < INFINITY && fabs(y) < INFINITY))
+#define CT_POW_FAST(x, y) ct_pow_fast(x, y)
 /* hypot: the squares of floats are exact in double, so one rounding of the
    sum and one of the square root; inf wins over NaN. */
 CT_INL float ct_hypotf(float a, float b) {
@@ -348,12 +388,19 @@ CT_INL float ct_atan2f(float y, float x) {
 )CL";
 
 // The built-ins for what kMath computes in double: float64 kernels, and
-// float32 ones on a device without cl_khr_fp64.
+// float32 ones on a device without cl_khr_fp64 (no rare path: the fast
+// forms are the built-ins too).
 const char kBuiltinsViaDouble[] = R"CL(
 #define CT_SIN(x) sin(x)
 #define CT_COS(x) cos(x)
 #define CT_TAN(x) tan(x)
 #define CT_POW(x, y) pow(x, y)
+#define CT_TRIG_RARE(x) 0
+#define CT_SIN_FAST(x) sin(x)
+#define CT_COS_FAST(x) cos(x)
+#define CT_TAN_FAST(x) tan(x)
+#define CT_POW_RARE(x, y) 0
+#define CT_POW_FAST(x, y) pow(x, y)
 #define CT_ATAN2(y, x) atan2(y, x)
 #define CT_HYPOT(a, b) hypot(a, b)
 )CL";

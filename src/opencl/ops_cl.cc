@@ -32,9 +32,9 @@ const ElemRow kElem[] = {
     {CT_OP_RSQRT, {nullptr, nullptr, nullptr, "((T)1 / sqrt(x))"}},
     {CT_OP_RECIPROCAL, {nullptr, "(T)(x == 1 ? 1 : x == -1 ? -1 : 0)", "(T)(x == 1 ? 1 : 0)", "((T)1 / x)"}},
     {CT_OP_SQUARE, {nullptr, "(T)((UT)x * (UT)x)", "(T)(x * x)", "(x * x)"}},
-    {CT_OP_SIN, {nullptr, nullptr, nullptr, "CT_SIN(x)"}},
-    {CT_OP_COS, {nullptr, nullptr, nullptr, "CT_COS(x)"}},
-    {CT_OP_TAN, {nullptr, nullptr, nullptr, "CT_TAN(x)"}},
+    {CT_OP_SIN, {nullptr, nullptr, nullptr, "CT_SIN(x)"}, {"CT_TRIG_RARE(x)", "CT_SIN_FAST(x)"}},
+    {CT_OP_COS, {nullptr, nullptr, nullptr, "CT_COS(x)"}, {"CT_TRIG_RARE(x)", "CT_COS_FAST(x)"}},
+    {CT_OP_TAN, {nullptr, nullptr, nullptr, "CT_TAN(x)"}, {"CT_TRIG_RARE(x)", "CT_TAN_FAST(x)"}},
     {CT_OP_TANH, {nullptr, nullptr, nullptr, "CT_TANH(x)"}},
     {CT_OP_SIGMOID, {nullptr, nullptr, nullptr, "CT_SIGMOID(x)"}},
     {CT_OP_RELU, {nullptr, "(x < 0 ? (T)0 : x)", "x", "(x < 0 ? (T)0 : x)"}},
@@ -56,7 +56,7 @@ const ElemRow kElem[] = {
     {CT_OP_LEAKY_RELU, {nullptr, nullptr, nullptr, "(x >= 0 ? x : p0 * x)"}},
     {CT_OP_ELU, {nullptr, nullptr, nullptr, "(x > 0 ? x : p0 * CT_EXPM1(x))"}},
     {CT_OP_CLAMP, {nullptr, "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)"}},
-    {CT_OP_POW_SCALAR, {nullptr, nullptr, nullptr, "CT_POW(x, p0)"}},
+    {CT_OP_POW_SCALAR, {nullptr, nullptr, nullptr, "CT_POW(x, p0)"}, {"CT_POW_RARE(x, p0)", "CT_POW_FAST(x, p0)"}},
     {CT_OP_ADD_SCALAR, {nullptr, "(T)((UT)x + (UT)p0)", "(T)(x + (T)p0)", "(x + p0)"}},
     {CT_OP_MUL_SCALAR, {nullptr, "(T)((UT)x * (UT)p0)", "(T)(x * (T)p0)", "(x * p0)"}},
     {CT_OP_WHERE, {"(a != 0 ? b : c)", "(a != 0 ? b : c)", "(a != 0 ? b : c)", "(a != 0 ? b : c)"}},
@@ -67,9 +67,9 @@ const ElemRow kElem[] = {
     {CT_OP_SUB, {nullptr, "(T)((UT)a - (UT)b)", "(T)(a - b)", "(a - b)"}},
     {CT_OP_MUL, {"(a & b)", "(T)((UT)a * (UT)b)", "(T)(a * b)", "(a * b)"}},
     {CT_OP_DIV, {"((O)a / (O)b)", "((O)a / (O)b)", "((O)a / (O)b)", "((O)a / (O)b)"}},
-    {CT_OP_FLOOR_DIV, {nullptr, "ct_floordiv(a, b)", "(b == 0 ? (T)0 : (T)(a / b))", "ct_floordiv(a, b)"}},
-    {CT_OP_MOD, {nullptr, "ct_mod(a, b)", "(b == 0 ? (T)0 : (T)(a % b))", "ct_mod(a, b)"}},
-    {CT_OP_POW, {nullptr, "ct_ipow(a, b)", "ct_ipow(a, b)", "CT_POW(a, b)"}},
+    {CT_OP_FLOOR_DIV, {nullptr, "ct_floordiv(a, b)", "(b == 0 ? (T)0 : (T)(a / b))", "ct_floordiv(a, b)"}, {"ct_divmod_rare(a, b)", "ct_floordiv_fast(a, b)", "vectorize_width(16)"}},
+    {CT_OP_MOD, {nullptr, "ct_mod(a, b)", "(b == 0 ? (T)0 : (T)(a % b))", "ct_mod(a, b)"}, {"ct_divmod_rare(a, b)", "ct_mod_fast(a, b)", "vectorize_width(16)"}},
+    {CT_OP_POW, {nullptr, "ct_ipow(a, b)", "ct_ipow(a, b)", "CT_POW(a, b)"}, {"CT_POW_RARE(a, b)", "CT_POW_FAST(a, b)"}},
     {CT_OP_MAXIMUM, {"(a > b ? a : b)", "(a > b ? a : b)", "(a > b ? a : b)", "(isnan(a) ? a : isnan(b) ? b : a > b ? a : b)"}},
     {CT_OP_MINIMUM, {"(a < b ? a : b)", "(a < b ? a : b)", "(a < b ? a : b)", "(isnan(a) ? a : isnan(b) ? b : a < b ? a : b)"}},
     {CT_OP_FMAX, {"(a > b ? a : b)", "(a > b ? a : b)", "(a > b ? a : b)", "fmax(a, b)"}},
@@ -187,32 +187,62 @@ const AlongRow kAlong[] = {
 const char kFloatHelpers[] = R"CL(
 CT_INL T ct_hardswish(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r; return x * r / (T)6; }
 CT_INL T ct_clamp(T x, T lo, T hi) { T r = x < lo ? lo : x; return r > hi ? hi : r; }
-CT_INL int ct_same_sign(T r, T b) { return r == 0 || (r < 0) == (b < 0); }
-CT_INL T ct_floordiv(T a, T b) {
-  if (b == 0) return a / b;
-  if (isnan(a) || isnan(b) || isinf(a)) return (T)NAN;
-  if (isinf(b)) return (a == 0 || (a < 0) == (b < 0)) ? copysign((T)0, a / b) : (T)-1;
-  T t = a / b;
-  if (!(fabs(t) < (T)CT_ILIM)) return t;
-  T q = floor(t);
-  /* t = a / b rounded, so floor(t) is within 1 of the floor of the exact
-     quotient: one step each way (selects, not loops, which keep PoCL's
-     work-group loop scalar), the remainder's sign exact by fma. */
-  q = ct_same_sign(fma(-q, b, a), b) ? q : q - 1;
-  q = ct_same_sign(fma(-(q + 1), b, a), b) ? q + 1 : q;
+/* The floor of a / b for |t| < CT_ILIM, t = a / b rounded. Rounding is
+   monotonic and every integer there is a T, so floor(t) is the floor of the
+   exact quotient, or one more when t rounded up onto an integer: then the
+   remainder a - floor(t) b (its sign exact by fma) has the sign opposite
+   to b's. floor(t) from a truncating conversion (PoCL's floor is a
+   20-instruction sequence). Selects only: a branch or a loop keeps PoCL's
+   work-group loop scalar. */
+#ifdef CT_TF32
+#define CT_TRUNC(t) (T)convert_int(t)
+#else
+#define CT_TRUNC(t) (T)convert_long(t)
+#endif
+CT_INL T ct_floor_quot(T a, T b, T t) {
+  T q = CT_TRUNC(t);
+  q = q > t ? q - 1 : q;
+  const T r = fma(-q, b, a);
+  q = r != 0 && signbit(r) != signbit(b) ? q - 1 : q;
   return q == 0 ? copysign((T)0, t) : q;
 }
+/* floor_div and mod where the quotient's floor is not known from t
+   (finite a and b != 0 with |a / b| from CT_ILIM on): NumPy's npy_divmod,
+   the remainder from fmod. The contiguous kernels call the _fast forms,
+   and these only where ct_divmod_rare (a call to fmod keeps PoCL's loop
+   scalar). */
+CT_INL int ct_divmod_rare(T a, T b) { return isfinite(a) && isfinite(b) && b != 0 && !(fabs(a / b) < (T)CT_ILIM); }
+CT_INL T ct_divmod_big(T a, T b, T* mod) {
+  T m = fmod(a, b), div = (a - m) / b;
+  if (m != 0 && (b < 0) != (m < 0)) m += b, div -= 1;
+  *mod = m == 0 ? copysign((T)0, b) : m;
+  if (div == 0) return copysign((T)0, a / b);
+  const T f = floor(div);
+  return div - f > (T)0.5 ? f + 1 : f;
+}
+CT_INL T ct_floordiv_fast(T a, T b) {
+  const T t = a / b;
+  /* b = 0: a / b; NaN, or a infinite: NaN; b infinite: 0 with the
+     quotient's sign, or -1 when the signs differ */
+  const T inf_b = (a == 0 || (a < 0) == (b < 0)) ? copysign((T)0, t) : (T)-1;
+  const T other = (isnan(a) || isnan(b) || isinf(a)) ? (T)NAN : isinf(b) ? inf_b : t;
+  return b == 0 ? t : (fabs(t) < (T)CT_ILIM && !isinf(b)) ? ct_floor_quot(a, b, t) : other;
+}
+CT_INL T ct_floordiv(T a, T b) {
+  T m;
+  return ct_divmod_rare(a, b) ? ct_divmod_big(a, b, &m) : ct_floordiv_fast(a, b);
+}
+/* a mod b with b's sign: a - floor(a / b) b, exact by fma. */
+CT_INL T ct_mod_fast(T a, T b) {
+  const T t = a / b, q = ct_floor_quot(a, b, fabs(t) < (T)CT_ILIM ? t : (T)0), m = fma(-q, b, a);
+  const T inf_b = a == 0 ? copysign((T)0, b) : (a < 0) == (b < 0) ? a : b;
+  return (isnan(a) || isnan(b) || isinf(a) || b == 0) ? (T)NAN : isinf(b) ? inf_b : m == 0 ? copysign((T)0, b) : m;
+}
 CT_INL T ct_mod(T a, T b) {
-  if (isnan(a) || isnan(b) || isinf(a) || b == 0) return (T)NAN;
-  if (isinf(b)) return a == 0 ? copysign((T)0, b) : (a < 0) == (b < 0) ? a : b;
-  T q = ct_floordiv(a, b), m;
-  if (fabs(q) < (T)CT_ILIM) {
-    m = fma(-q, b, a);
-  } else {
-    m = fmod(a, b);
-    if (m != 0 && (m < 0) != (b < 0)) m += b;
-  }
-  return m == 0 ? copysign((T)0, b) : m;
+  T m;
+  if (!ct_divmod_rare(a, b)) return ct_mod_fast(a, b);
+  ct_divmod_big(a, b, &m);
+  return m;
 }
 )CL";
 

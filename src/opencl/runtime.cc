@@ -219,6 +219,9 @@ CTStatus init_devices() {
       clGetDeviceInfo(dv, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fcfg, &fcfg, nullptr);
       d->fp64 = ext.find("cl_khr_fp64") != std::string::npos && dcfg != 0;
       d->fp32_correct_div = (fcfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+      cl_device_type type = 0;
+      clGetDeviceInfo(dv, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
+      d->chunk = (type & CL_DEVICE_TYPE_CPU) ? 1024 : 1;
       clGetDeviceInfo(dv, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units, &d->compute_units, nullptr);
       clGetDeviceInfo(dv, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d->global_mem, &d->global_mem, nullptr);
       clGetDeviceInfo(dv, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d->max_wg, &d->max_wg, nullptr);
@@ -392,9 +395,19 @@ CTStatus get_program(const char* fn, Device* d, cl_context ctx, const std::strin
                                label.c_str(), cl_error_name(e), (int)e, log.c_str());
     }
     ++g_stats.compiled;
-    if (verbose())
+    if (verbose()) {
       std::fprintf(stderr, "ctensor opencl: compiled program %s (%zu bytes of source, %.1f ms)\n", label.c_str(),
                    source.size(), ms_since(t0));
+      if (!path.empty()) {  // the source beside its binary, for whoever reads the kernels the module generated
+        make_dirs(dir);
+        const std::string src_path = dir + "/" + hex + ".cl";
+        if (FILE* f = std::fopen(src_path.c_str(), "w")) {
+          std::fwrite(source.data(), 1, source.size(), f);
+          std::fclose(f);
+          std::fprintf(stderr, "ctensor opencl: its source is %s\n", src_path.c_str());
+        }
+      }
+    }
     if (!path.empty()) {
       const std::vector<unsigned char> bin = program_binary(prog);
       if (!bin.empty()) write_cached(dir, path, h, bin);

@@ -35,6 +35,11 @@ struct Device {
   cl_ulong global_mem = 0;
   size_t max_wg = 1;
   size_t max_param = 1024;
+  // Elements per work-item of the contiguous kernels of rows with a rare
+  // path (ElemRow::rare): 1024 on a CPU device (PoCL runs a work-item's
+  // loop vectorised, and tests once per chunk whether its rare path is
+  // needed), 1 elsewhere (a GPU wants one element per work-item).
+  int64_t chunk = 1;
 };
 
 int32_t device_count();

@@ -22,7 +22,7 @@ namespace {
 // CT_INL: every helper is inlined, whatever the compiler's cost model says
 // (a PoCL device keeps a work-group loop with a call in it scalar).
 std::string prelude(const Device* d) {
-  std::string s = "#define CT_INL inline __attribute__((always_inline))\n";
+  std::string s = "#define CT_INL inline __attribute__((always_inline))\n#define CT_CHUNK " + std::to_string(d->chunk) + "\n";
   if (d->fp64)
     s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define AF double\n"
          "CT_INL float ct_d2f_odd(double x) { float f = convert_float_rtz(x); "
@@ -101,19 +101,48 @@ std::string cast_expr(const TypeInfo& t, const TypeInfo& o) {
 
 const char* kInNames[3][3] = {{"x", "", ""}, {"a", "b", ""}, {"a", "b", "c"}};
 
-// One elementwise kernel pair (contiguous and strided) computing `expr`.
+// The contiguous kernel of a row with a rare path (ElemRow::rare): CT_CHUNK
+// elements per work-item, `fast` stored where !rare in one vectorised loop,
+// then `expr` where rare, only if there was one. The first loop skips the
+// rare elements' stores and notes where they are: an output that is one of
+// the inputs (in place) then still holds the rare elements' inputs, and
+// the others' outputs, which the second loop must not take for inputs.
+void emit_chunked(std::ostringstream& s, const std::string& expr, const char* const* rare, int n, const TypeInfo* in) {
+  s << "  const long c0 = get_global_id(0) * CT_CHUNK, c1 = min(c0 + (long)CT_CHUNK, n);"
+       "  /* launch() runs ceil(n / CT_CHUNK) work-items */\n";
+  s << "  int any = 0;\n  uchar rare_at[CT_CHUNK];\n#if CT_CHUNK > 1\n#pragma clang loop " << (rare[2] ? rare[2] : "vectorize_width(8) interleave_count(8)")
+    << "\n#endif\n";
+  const auto loads = [&](const char* indent) {
+    for (int k = 0; k < n; ++k)
+      s << indent << "const " << in[k].compute << " " << kInNames[n - 1][k] << " = ld" << k << "(q" << k << ", i);\n";
+  };
+  s << "  for (long i = c0; i < c1; ++i) {\n";
+  loads("    ");
+  s << "    const int rare = " << rare[0] << ";\n    any |= rare;\n    rare_at[i - c0] = (uchar)rare;\n"
+    << "    const O v = (O)(" << rare[1] << ");\n    if (!rare) st(po, i, v);\n  }\n";
+  s << "  if (any)\n    for (long i = c0; i < c1; ++i) {\n      if (!rare_at[i - c0]) continue;\n";
+  loads("      ");
+  s << "      st(po, i, (O)(" << expr << "));\n    }\n}\n";
+}
+
+// One elementwise kernel pair (contiguous and strided) computing `expr`
+// (`rare`: the row's rare path, or null).
 void emit_elementwise(std::ostringstream& s, const std::string& name, const std::string& expr, int n,
-                      const TypeInfo* in, bool params) {
+                      const TypeInfo* in, bool params, const char* const* rare = nullptr) {
   for (int strided = 0; strided < 2; ++strided) {
     s << "__kernel void " << name << (strided ? "_s" : "_c") << "(__global OS* out, ulong oo";
     for (int k = 0; k < n; ++k) s << ", __global const S" << k << "* in" << k << ", ulong o" << k;
     if (params) s << ", PT p0, PT p1";
     s << ", long n" << (strided ? ", Geo g" : "") << ") {\n";
-    s << "  long i = get_global_id(0);  /* launch() runs exactly n work-items */\n";
     s << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n";
     for (int k = 0; k < n; ++k)
       s << "  __global const S" << k << "* q" << k << " = (__global const S" << k << "*)((__global const char*)in" << k
         << " + o" << k << ");\n";
+    if (!strided && rare) {
+      emit_chunked(s, expr, rare, n, in);
+      continue;
+    }
+    s << "  long i = get_global_id(0);  /* launch() runs exactly n work-items */\n";
     if (strided) {
       s << "  long r = i, io = 0";
       for (int k = 0; k < n; ++k) s << ", i" << k << " = 0";
@@ -130,6 +159,12 @@ void emit_elementwise(std::ostringstream& s, const std::string& name, const std:
 }
 
 }  // namespace
+
+bool chunked(const ElemRow* row, int cls) { return row && cls == kFloat && row->rare[0]; }
+
+int64_t elementwise_items(const Device* d, const ElemRow* row, int cls, bool dense, int64_t n) {
+  return dense && chunked(row, cls) ? (n + d->chunk - 1) / d->chunk : n;
+}
 
 std::string op_name(int32_t op) {
   const CTOpInfo info = op_info(op);
@@ -191,7 +226,8 @@ std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, 
     if (want_unary ? !unary_kind : info.kind != kind) continue;
     if (!((info.dtype_mask >> in_dt[data_slot]) & 1u)) continue;
     if (ct_output_dtype_index(info.output_dtype, in_dt[data_slot]) != out_dt) continue;
-    emit_elementwise(s, info.name, row->expr[t.cls], num_inputs, in, want_unary);
+    emit_elementwise(s, info.name, row->expr[t.cls], num_inputs, in, want_unary,
+                     chunked(row, t.cls) ? row->rare : nullptr);
   }
   return s.str();
 }

@@ -32,7 +32,23 @@ TypeInfo type_info(const Device* d, int32_t dt);
 struct ElemRow {
   int32_t op;
   const char* expr[4];  // by Cls: the value of out from x (unary), a, b (binary), a, b, c (ternary); p0, p1 the params
+  // Floats only, optional: {rare, fast}. `rare` is true for the few inputs
+  // (huge arguments, infinities) that need the costly general `expr`;
+  // `fast` is right for every other input. The contiguous kernel then
+  // takes Device::chunk elements per work-item: one vectorised loop of
+  // `fast` storing where !rare, and only when a rare input was seen, a
+  // second loop storing `expr` where rare. A vectorised loop cannot branch
+  // per element: with the general expression alone, every element pays for
+  // the rare one. rare[2], optional: the first loop's `#pragma clang loop`
+  // hints (default: vectorize_width(8) interleave_count(8), the best of
+  // those tried for the float64 arithmetic of trig and pow on PoCL;
+  // float32-only arithmetic such as mod's runs best at vectorize_width(16)).
+  const char* rare[3] = {nullptr, nullptr, nullptr};
 };
+// Whether the contiguous kernel of `row` for class `cls` is chunked, and
+// the work-items it takes for n elements.
+bool chunked(const ElemRow* row, int cls);
+int64_t elementwise_items(const Device* d, const ElemRow* row, int cls, bool dense, int64_t n);
 struct ReduceRow {
   int32_t op;
   // by class group: [0] floats, [1] integers and bool. Each is four C bodies:
