@@ -1,7 +1,7 @@
 # The waist holds: src/cpu (a backend like any plugin) includes nothing from
 # src/core, src/opencl (a module) includes nothing of src/ outside its own
-# folder but src/math (the coefficient tables every backend shares: data, no
-# code), and src/core names no backend (no backend header, no backend
+# folder but src/math (the coefficient tables and float8 format descriptions
+# every backend shares: data, no code), and src/core names no backend (no backend header, no backend
 # namespace). Run as: cmake -DSRC=<src dir> -P check_layering.cmake
 set(bad "")
 # The files of src/<dir>; their lines matching regex go to `bad`; the count to n_<dir>.

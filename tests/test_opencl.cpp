@@ -383,6 +383,79 @@ TEST_CASE("opencl: float32 floor_div and mod give the CPU backend's bits, quotie
   }
 }
 
+TEST_CASE("opencl: float8 casts give the CPU's bits: every code decoded, float32 encoded to nearest even with and "
+          "without saturation, float64 and int32 rounded once", "[opencl]") {
+  if (!have_opencl()) return;
+  // float32 inputs: every 4099th bit pattern (all classes), the float8
+  // formats' ties and overflow edges come from a dense [-600, 600] and
+  // values around 2^-10..2^-20 (their subnormals)
+  std::vector<float> xf;
+  for (uint64_t b = 0; b < (1ull << 32); b += 4099) {
+    float f;
+    const uint32_t u = (uint32_t)b;
+    std::memcpy(&f, &u, 4);
+    xf.push_back(f);
+  }
+  for (int i = -60000; i <= 60000; ++i) xf.push_back((float)i * 0.01f);
+  for (int i = 1; i < 20000; ++i) xf.push_back(std::ldexp((float)i, -30)), xf.push_back(-std::ldexp((float)i, -27));
+  const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 448.0f, 464.0f, 480.0f, 57344.0f, 61440.0f, 240.0f, 248.0f};
+  xf.insert(xf.end(), std::begin(sp), std::end(sp));
+  int64_t n = (int64_t)xf.size();
+  std::vector<double> xd(xf.begin(), xf.end());
+  for (double& v : xd) v = v * (1.0 + 0x1p-30);  // off the float32 grid: a second rounding would show
+  std::vector<int32_t> xi;
+  for (int64_t i = 0; i < n; ++i) xi.push_back((int32_t)((i * 2654435761u) % 200001) - 100000);
+  Buf dsrc(n * 8), dout(n);
+  for (int32_t f8dt = CT_DT_FLOAT8_E4M3FN; f8dt <= CT_DT_FLOAT8_E5M2FNUZ; ++f8dt) {
+    const CTDataType t8 = ct_dtype_of_index(f8dt);
+    if (ct_op_supported(CT_OP_CAST, kCL, t8) != CT_OK) {
+      WARN("float8 dtype " << f8dt << " is not supported on opencl:0 here (" << ct_last_error() << "): checked nothing");
+      continue;
+    }
+    // decode: all 256 codes to float32
+    {
+      int64_t m = 256;
+      std::vector<uint8_t> codes(256);
+      for (int i = 0; i < 256; ++i) codes[(size_t)i] = (uint8_t)i;
+      std::vector<float> cpu(256), cl(256);
+      CTensor hc{codes.data(), {CT_CPU, 0}, 1, t8, &m, nullptr, 0}, dc{dout.p, kCL, 1, t8, &m, nullptr, 0};
+      CTensor hcpu = f32(cpu.data(), {CT_CPU, 0}, &m), hcl = f32(cl.data(), {CT_CPU, 0}, &m), dres = f32(dsrc.p, kCL, &m);
+      REQUIRE(ct_cast(&hc, &hcpu, nullptr) == CT_OK);
+      REQUIRE(ct_copy(&hc, &dc, nullptr) == CT_OK);
+      REQUIRE(ct_cast(&dc, &dres, nullptr) == CT_OK);
+      REQUIRE(ct_copy(&dres, &hcl, nullptr) == CT_OK);
+      REQUIRE(ct_synchronize(kCL, nullptr) == CT_OK);
+      int bad = 0;
+      for (int i = 0; i < 256; ++i)
+        if (!same_bits(cpu[(size_t)i], cl[(size_t)i]) && bad++ < 3)
+          UNSCOPED_INFO("dtype " << f8dt << ": code " << i << " decodes to " << cl[(size_t)i] << ", CPU " << cpu[(size_t)i]);
+      CHECK(bad == 0);
+    }
+    // encode from float32 (both modes), float64 and int32
+    for (int src = 0; src < 4; ++src) {
+      const int32_t mode = src == 1 ? CT_CAST_SATURATE : CT_CAST_DEFAULT;
+      const void* host = src == 2 ? (const void*)xd.data() : src == 3 ? (const void*)xi.data() : (const void*)xf.data();
+      const CTDataType ts = src == 2 ? CTDataType{CT_FLOAT, 64, 1} : src == 3 ? CTDataType{CT_INT, 32, 1} : CTDataType{CT_FLOAT, 32, 1};
+      std::vector<uint8_t> cpu((size_t)n), cl((size_t)n);
+      CTensor hs{const_cast<void*>(host), {CT_CPU, 0}, 1, ts, &n, nullptr, 0}, ds{dsrc.p, kCL, 1, ts, &n, nullptr, 0};
+      CTensor hcpu{cpu.data(), {CT_CPU, 0}, 1, t8, &n, nullptr, 0}, hcl{cl.data(), {CT_CPU, 0}, 1, t8, &n, nullptr, 0};
+      CTensor d8{dout.p, kCL, 1, t8, &n, nullptr, 0};
+      REQUIRE(ct_cast_ex(&hs, &hcpu, mode, nullptr) == CT_OK);
+      REQUIRE(ct_copy(&hs, &ds, nullptr) == CT_OK);
+      REQUIRE(ct_cast_ex(&ds, &d8, mode, nullptr) == CT_OK);
+      REQUIRE(ct_copy(&d8, &hcl, nullptr) == CT_OK);
+      REQUIRE(ct_synchronize(kCL, nullptr) == CT_OK);
+      int64_t bad = 0;
+      for (int64_t i = 0; i < n; ++i)
+        if (cpu[(size_t)i] != cl[(size_t)i] && bad++ < 3)
+          UNSCOPED_INFO("dtype " << f8dt << ", source " << (src == 2 ? "float64" : src == 3 ? "int32" : "float32")
+                                 << (mode ? " (saturating)" : "") << ": element " << i << " gives code " << (int)cl[(size_t)i]
+                                 << ", CPU " << (int)cpu[(size_t)i]);
+      CHECK(bad == 0);
+    }
+  }
+}
+
 TEST_CASE("opencl: max_pool2d_backward's bad indices are reported by the next ct_synchronize", "[opencl]") {
   if (!have_opencl()) return;
   if (ct_op_supported(CT_OP_MAX_POOL2D_BACKWARD, kCL, CTDataType{CT_FLOAT, 32, 1}) != CT_OK) {

@@ -3,7 +3,8 @@
 // storage types, a decode table (every value is exact in float32) and one
 // encoder from double that rounds once, to nearest even, with ONNX Cast's
 // two overflow rules (saturate or not). One description per format
-// (F8Spec); everything else is written once for all four.
+// (F8Spec, src/math/float8_formats.h); everything else is written once for
+// all four.
 #ifndef CTENSOR_SRC_CPU_FLOAT8_H_
 #define CTENSOR_SRC_CPU_FLOAT8_H_
 
@@ -11,36 +12,24 @@
 #include <cstring>
 #include <limits>
 
+#include "math/float8_formats.h"
+
 namespace ct {
 namespace cpu {
 
-// How a format spends its special codes.
-enum F8Kind {
-  kF8Ieee = 0,  // exponent all ones: +-inf (mantissa 0) and NaN (e5m2)
-  kF8Fn = 1,    // no infinity; S.1111.111 is NaN, the rest of the top exponent is finite (e4m3fn)
-  kF8Fnuz = 2   // no infinity, no -0; 0x80 is the only NaN (e4m3fnuz, e5m2fnuz)
-};
-struct F8Spec {
-  int man;   // mantissa bits
-  int bias;  // exponent bias
-  int kind;  // F8Kind
-};
-// By format number: 0 e4m3fn, 1 e5m2, 2 e4m3fnuz, 3 e5m2fnuz (CT_DT_FLOAT8_* - 13).
-constexpr F8Spec kF8Specs[4] = {{3, 7, kF8Fn}, {2, 15, kF8Ieee}, {3, 8, kF8Fnuz}, {2, 16, kF8Fnuz}};
+// The formats' descriptions (kF8Specs) and codes, shared with the OpenCL module.
+using math::F8Kind;
+using math::F8Spec;
+using math::f8_inf_code;
+using math::f8_max_code;
+using math::f8_nan_code;
+using math::kF8Fn;
+using math::kF8Fnuz;
+using math::kF8Ieee;
+using math::kF8Specs;
 
 // Storage of one element of format F.
 template <int F> struct f8 { uint8_t bits; };
-
-// Largest finite magnitude's code, the NaN code (the sign bit is ORed in
-// for the formats that have signed NaNs), and the infinity code (IEEE only).
-constexpr uint32_t f8_max_code(int f) {
-  return kF8Specs[f].kind == kF8Ieee ? ((((1u << (7 - kF8Specs[f].man)) - 2) << kF8Specs[f].man) | ((1u << kF8Specs[f].man) - 1))
-         : kF8Specs[f].kind == kF8Fn ? 0x7eu : 0x7fu;
-}
-constexpr uint32_t f8_nan_code(int f) {
-  return kF8Specs[f].kind == kF8Fnuz ? 0x80u : kF8Specs[f].kind == kF8Fn ? 0x7fu : f8_max_code(f) + 1 + (1u << (kF8Specs[f].man - 1));
-}
-constexpr uint32_t f8_inf_code(int f) { return f8_max_code(f) + 1; }  // meaningful for kF8Ieee only
 
 // The float value of code b of format f (exact).
 constexpr float f8_value(int f, uint32_t b) {

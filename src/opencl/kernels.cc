@@ -231,7 +231,11 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
     const cl_int e = clEnqueueCopyBuffer(q.q, src, dst, so, dof, bytes, 0, nullptr, nullptr);
     return e == CL_SUCCESS ? CT_OK : cl_fail(fn, "clEnqueueCopyBuffer", e);
   }
-  KernelLease lease{prog, std::string(info.kind == CT_KIND_CAST ? "cast" : info.name) + (dense ? "_c" : "_s")};
+  // a saturating cast (ct_cast_ex, CT_CAST_SATURATE in params[0]) to a float8 dtype has its own kernels
+  const bool sat = info.kind == CT_KIND_CAST && type_info(d, call->out_dt).f8 >= 0 &&
+                   call->params[0] == (double)CT_CAST_SATURATE;
+  KernelLease lease{prog, std::string(info.kind == CT_KIND_CAST ? (sat ? "cast_sat" : "cast") : info.name) +
+                              (dense ? "_c" : "_s")};
   if (CTStatus s = prog->take(fn, lease.name.c_str(), &lease.k)) return s;
   cl_kernel k = lease.k;
   CTStatus st = CT_OK;

@@ -3,8 +3,12 @@
 // signature's output dtype, each op's expression taken from ops_cl.cc.
 #include "source.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
+
+#include "math/float8_formats.h"
 
 namespace ctcl {
 
@@ -45,9 +49,56 @@ typedef struct { long ls[8], lx[8], lo[8]; long lines, len, xs, os; int nl, pad;
   return s;
 }
 
+// A float8 format's decoder ct_f8d<f>(uchar) -> float (exact) and encoder
+// ct_f8e<f>(float, sat) -> uchar (to nearest even, once; an overflow, or an
+// infinity the format lacks: the largest finite value with its sign when
+// sat, else inf (e5m2) or NaN; fnuz formats have no -0), derived from the
+// format's description (src/math/float8_formats.h) as the CPU's are.
+// Selects only, so PoCL's loops stay vectorised. Guarded: emitted once per
+// program whichever slots use the format.
+std::string f8_codec(int f) {
+  using namespace ct::math;
+  const F8Spec s = kF8Specs[f];
+  const unsigned maxc = f8_max_code(f), nanc = f8_nan_code(f), infc = f8_inf_code(f), mmask = (1u << s.man) - 1;
+  const int emin = 1 - s.bias, keep = 23 - s.man;
+  char sub_scale[48];
+  std::snprintf(sub_scale, sizeof sub_scale, "%af", std::ldexp(1.0, 1 - s.bias - s.man));
+  const std::string nan_code = s.kind == kF8Fnuz ? std::to_string(nanc) + "u" : "(sign | " + std::to_string(nanc) + "u)";
+  const std::string over = s.kind == kF8Ieee ? "(sign | " + std::to_string(infc) + "u)" : nan_code;
+  std::ostringstream o;
+  o << "#ifndef CT_F8_" << f << "\n#define CT_F8_" << f << "\n";
+  o << "CT_INL float ct_f8d" << f << "(uchar b) {\n"
+    << "  const uint s = ((uint)b & 0x80u) << 24, mag = (uint)b & 0x7fu, e = mag >> " << s.man << ", m = mag & " << mmask
+    << "u;\n  const float v = e == 0 ? as_float(s | as_uint((float)m * " << sub_scale << ")) : as_float(s | ((e + "
+    << (127 - s.bias) << "u) << 23) | (m << " << keep << "));\n";
+  if (s.kind == kF8Ieee)
+    o << "  return mag > " << maxc << "u ? as_float(s | (mag == " << infc << "u ? 0x7f800000u : 0x7fc00000u)) : v;\n}\n";
+  else if (s.kind == kF8Fn)
+    o << "  return mag == 0x7fu ? as_float(s | 0x7fc00000u) : v;\n}\n";
+  else
+    o << "  return b == 0x80 ? NAN : v;\n}\n";
+  o << "CT_INL uchar ct_f8e" << f << "(float x, int sat) {\n"
+    << "  uint u = as_uint(x);\n  const uint sign = (u >> 24) & 0x80u;\n  u &= 0x7fffffffu;\n"
+    << "  const int e = (int)(u >> 23) - 127;\n"
+    << "  /* below the format's smallest normal: units of its smallest subnormal */\n"
+    << "  const uint m = (u & 0x7fffffu) | (e > -127 ? 0x800000u : 0u);\n"
+    << "  const int sh = clamp(" << keep << " + " << emin << " - e, 1, 25);\n"
+    << "  const uint sub = (m + (1u << (sh - 1)) - 1u + ((m >> sh) & 1u)) >> sh;\n"
+    << "  /* re-biased; a mantissa carry moves into the exponent */\n"
+    << "  const uint nb = u - " << ((unsigned)(127 - s.bias) << 23) << "u;\n"
+    << "  const uint nor = (nb + " << (1u << (keep - 1)) << "u - 1u + ((nb >> " << keep << ") & 1u)) >> " << keep << ";\n"
+    << "  const uint mag = u == 0x7f800000u ? " << (maxc + 1) << "u : e < " << emin << " ? sub : nor;\n"
+    << "  const uint r = mag > " << maxc << "u ? (sat ? (sign | " << maxc << "u) : " << over << ") : "
+    << (s.kind == kF8Fnuz ? "mag == 0u ? 0u : " : "") << "(sign | mag);\n"
+    << "  return (uchar)(u > 0x7f800000u ? " << nan_code << " : r);\n}\n#endif\n";
+  return o.str();
+}
+
 // ldK(p, i) -> the compute type, for input slot K; st(p, i, v) for out.
 std::string load_fn(const TypeInfo& t, const std::string& name, const std::string& stype) {
   std::string body;
+  if (t.f8 >= 0) return f8_codec(t.f8) + "CT_INL float " + name + "(__global const uchar* p, long i) { return ct_f8d" +
+                        std::to_string(t.f8) + "(p[i]); }\n";
   if (std::strcmp(t.storage, "half") == 0) body = "return vload_half(0, p + i);";
   else if (t.cls == kFloat && t.bits == 16) body = "return ct_bf16_load(p[i]);";
   else if (t.cls == kBool) body = "return p[i] != 0;";
@@ -57,6 +108,11 @@ std::string load_fn(const TypeInfo& t, const std::string& name, const std::strin
 
 std::string store_fn(const TypeInfo& t, const std::string& stype) {
   std::string body;
+  if (t.f8 >= 0) {  // st, and st_sat for ct_cast_ex's CT_CAST_SATURATE
+    const std::string f = std::to_string(t.f8);
+    return f8_codec(t.f8) + "CT_INL void st(__global uchar* p, long i, float v) { p[i] = ct_f8e" + f +
+           "(v, 0); }\nCT_INL void st_sat(__global uchar* p, long i, float v) { p[i] = ct_f8e" + f + "(v, 1); }\n";
+  }
   if (std::strcmp(t.storage, "half") == 0) body = "vstore_half_rte(v, 0, p + i);";
   else if (t.cls == kFloat && t.bits == 16) body = "p[i] = ct_bf16(v);";
   else if (t.cls == kBool) body = "p[i] = (uchar)(v != 0);";
@@ -89,7 +145,7 @@ std::string dt_name(int32_t dt) { return g_host->dtype_name(dt); }
 // one (round to odd keeps the sticky bit: float has 13 bits more than half).
 std::string cast_expr(const TypeInfo& t, const TypeInfo& o) {
   if (o.cls == kBool) return "((int)(x != 0))";
-  if (o.cls == kFloat && o.bits == 16) {
+  if (o.cls == kFloat && o.bits <= 16) {  // float16, bfloat16, float8
     if (t.cls == kSigned || t.cls == kBool) return "ct_l2f_odd((long)x)";
     if (t.cls == kUnsigned) return "ct_ul2f_odd((ulong)x)";
     if (t.bits == 64) return "ct_d2f_odd(x)";
@@ -126,9 +182,9 @@ void emit_chunked(std::ostringstream& s, const std::string& expr, const char* co
 }
 
 // One elementwise kernel pair (contiguous and strided) computing `expr`
-// (`rare`: the row's rare path, or null).
+// (`rare`: the row's rare path, or null; `store`: the store function).
 void emit_elementwise(std::ostringstream& s, const std::string& name, const std::string& expr, int n,
-                      const TypeInfo* in, bool params, const char* const* rare = nullptr) {
+                      const TypeInfo* in, bool params, const char* const* rare = nullptr, const char* store = "st") {
   for (int strided = 0; strided < 2; ++strided) {
     s << "__kernel void " << name << (strided ? "_s" : "_c") << "(__global OS* out, ulong oo";
     for (int k = 0; k < n; ++k) s << ", __global const S" << k << "* in" << k << ", ulong o" << k;
@@ -154,7 +210,7 @@ void emit_elementwise(std::ostringstream& s, const std::string& name, const std:
     for (int k = 0; k < n; ++k)
       s << "  " << in[k].compute << " " << kInNames[n - 1][k] << " = ld" << k << "(q" << k << ", "
         << (strided ? "i" + std::to_string(k) : std::string("i")) << ");\n";
-    s << "  st(po, " << (strided ? "io" : "i") << ", (O)(" << expr << "));\n}\n";
+    s << "  " << store << "(po, " << (strided ? "io" : "i") << ", (O)(" << expr << "));\n}\n";
   }
 }
 
@@ -188,8 +244,11 @@ TypeInfo type_info(const Device* d, int32_t dt) {
     case CT_DT_FLOAT64:
       if (d->fp64) return {true, kFloat, 64, "double", "double", "", nullptr};
       return {false, kFloat, 64, "double", "double", "", "the device has no cl_khr_fp64"};
-    default:
-      return {false, 0, 0, "", "", "", "the OpenCL backend has no kernels for this dtype (float8 dtypes: not yet)"};
+    case CT_DT_FLOAT8_E4M3FN:
+    case CT_DT_FLOAT8_E5M2:
+    case CT_DT_FLOAT8_E4M3FNUZ:
+    case CT_DT_FLOAT8_E5M2FNUZ: return {true, kFloat, 8, "uchar", "float", "", nullptr, dt - CT_DT_FLOAT8_E4M3FN};
+    default: return {false, 0, 0, "", "", "", "the OpenCL backend has no kernels for this dtype"};
   }
 }
 
@@ -211,6 +270,8 @@ std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, 
   *label += "->" + dt_name(out_dt);
   if (kind == CT_KIND_CAST) {
     emit_elementwise(s, "cast", cast_expr(t, o), 1, in, false);
+    // to float8: "cast_sat_c/_s" for ct_cast_ex's CT_CAST_SATURATE
+    if (o.f8 >= 0) emit_elementwise(s, "cast_sat", cast_expr(t, o), 1, in, false, nullptr, "st_sat");
     return s.str();
   }
   if (t.cls == kFloat) s << float_math(d, std::strcmp(t.compute, "float") == 0);

@@ -25,6 +25,7 @@ struct TypeInfo {
   const char* compute;  // what expressions see (float for float16 and bfloat16, int for bool)
   const char* uns;      // the unsigned type of the same width (integers)
   const char* why;      // when !ok: the reason
+  int f8 = -1;          // a float8 dtype's format (0 e4m3fn, 1 e5m2, 2 e4m3fnuz, 3 e5m2fnuz): stored as uchar, computed in float
 };
 TypeInfo type_info(const Device* d, int32_t dt);
 
