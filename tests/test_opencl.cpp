@@ -6,10 +6,13 @@
 #include <catch2/catch.hpp>
 #include <ctensor/ctensor.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifdef CT_TEST_OPENCL
@@ -68,6 +71,50 @@ TEST_CASE("opencl: ops run on the caller's command queue", "[opencl]") {
   REQUIRE(ct_copy(&dy, &hb, q) == CT_OK);
   REQUIRE(ct_synchronize(kCL, q) == CT_OK);  // the caller's queue, finished
   for (int64_t i = 0; i < n; ++i) CHECK(back[(size_t)i] == Approx(std::exp((double)a[(size_t)i])).epsilon(1e-6));
+  clReleaseCommandQueue(q);
+}
+
+TEST_CASE("opencl: copies with a strided host side do not block; they land at the queue's ct_synchronize", "[opencl]") {
+  if (!have_opencl()) return;
+  // The caller's queue waits on a user event: a copy that waited for the
+  // queue would not return until the watchdog opens it (after 20 s).
+  int64_t shape[2] = {4, 6}, st[2] = {12, 2}, all = 48;
+  std::vector<float> src(48), dst(48, -1.0f);
+  for (int i = 0; i < 48; ++i) src[(size_t)i] = (float)i;
+  Buf x(24 * 4);
+  cl_context ctx = nullptr;
+  cl_command_queue q = own_queue(x.p, &ctx);
+  cl_int e = CL_SUCCESS;
+  cl_event gate = clCreateUserEvent(ctx, &e);
+  REQUIRE(e == CL_SUCCESS);
+  REQUIRE(clEnqueueMarkerWithWaitList(q, 1, &gate, nullptr) == CL_SUCCESS);
+  std::atomic<bool> opened{false}, by_watchdog{false}, done{false};
+  const auto open = [&](bool watchdog) {
+    if (!opened.exchange(true)) by_watchdog = watchdog, clSetUserEventStatus(gate, CL_COMPLETE);
+  };
+  std::thread watchdog([&] {
+    for (int i = 0; i < 2000 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    open(true);
+  });
+  CTensor hs{src.data(), {CT_CPU, 0}, 2, {CT_FLOAT, 32, 1}, shape, st, 0};      // every other column of (4, 12)
+  CTensor hd{dst.data(), {CT_CPU, 0}, 2, {CT_FLOAT, 32, 1}, shape, st, 4};      // the other columns
+  CTensor dx{x.p, kCL, 2, {CT_FLOAT, 32, 1}, shape, nullptr, 0};
+  const CTStatus up = ct_copy(&hs, &dx, q), down = ct_copy(&dx, &hd, q);
+  const bool returned_before_the_gate = !opened;
+  done = true;
+  open(false);
+  watchdog.join();
+  CHECK(up == CT_OK);
+  CHECK(down == CT_OK);
+  CHECK(returned_before_the_gate);
+  CHECK_FALSE(by_watchdog);
+  REQUIRE(ct_synchronize(kCL, q) == CT_OK);
+  for (int64_t i = 0; i < all; ++i) {
+    const int64_t r = i / 12, c = i % 12;
+    INFO("element (" << r << ", " << c << ")");
+    CHECK(dst[(size_t)i] == (c % 2 == 1 ? src[(size_t)(r * 12 + c - 1)] : -1.0f));
+  }
+  clReleaseEvent(gate);
   clReleaseCommandQueue(q);
 }
 

@@ -41,6 +41,9 @@ CTStatus device_copy(const char* fn, Device* d, const Queue& q, int32_t dt, cons
 
 // Drops the index of programs by signature (before runtime.cc's shutdown frees them).
 void forget_programs();
+// Drops the strided copies to host still pending (copy.cc; at unload: a
+// caller that never synchronized gets no unpacking).
+void forget_staged();
 
 // Enqueues kernel k over exactly n work-items: whole groups of up to
 // max_local, then the rest in groups of one.

@@ -6,11 +6,14 @@
 // clEnqueueWriteBuffer without blocking, so the host memory must stay as it
 // is until the caller synchronizes (as cudaMemcpyAsync's from pinned
 // memory); one to host memory is complete only after ct_synchronize. A
-// strided host side is packed or unpacked through a staging buffer: that
-// write blocks until the staging buffer has been read, and that read
-// blocks (the host must unpack it).
+// strided host side goes through a host staging buffer without blocking
+// either: packed before a non-blocking write, kept until the write has read
+// it; read into without blocking, and unpacked into the caller's strided
+// memory by the queue's next ct_synchronize (or earlier, by a later copy on
+// the queue that finds the read complete).
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "backend.h"
@@ -42,6 +45,70 @@ void host_pack(const CTensor* t, unsigned char* buf, bool to_buf) {
   }
 }
 
+// A strided copy's host staging, pending on its queue until its transfer
+// has completed: an upload's packed bytes (freed then), or a download's
+// bytes and the strided host tensor they are unpacked into then.
+struct Staged {
+  cl_command_queue q = nullptr;
+  cl_event ev = nullptr;
+  std::vector<unsigned char> bytes;
+  bool unpack = false;
+  void* data = nullptr;
+  uint64_t off = 0;
+  CTDataType dtype{};
+  std::vector<int64_t> shape, strides;
+};
+std::mutex g_staged_mu;
+std::vector<Staged>* g_staged = new std::vector<Staged>();  // in enqueue order
+
+// Finishes queue q's staged copies in order: all of them (wait: after the
+// queue has finished), else those up to the first whose transfer has not
+// completed. A failed transfer is dropped without unpacking (clFinish or
+// the transfer's own call reported it).
+void finish_staged(cl_command_queue q, bool wait) {
+  std::lock_guard<std::mutex> lock(g_staged_mu);
+  std::vector<Staged>& v = *g_staged;
+  size_t kept = 0;
+  bool stop = false;
+  for (size_t i = 0; i < v.size(); ++i) {
+    Staged& s = v[i];
+    cl_int status = CL_COMPLETE;
+    if (s.q == q && !stop) {
+      if (wait) clWaitForEvents(1, &s.ev);  // done already unless the queue failed: never free bytes in flight
+      clGetEventInfo(s.ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    }
+    if (s.q != q || stop || status > CL_COMPLETE) {  // another queue's, or still in flight
+      if (s.q == q) stop = true;
+      if (kept != i) v[kept] = std::move(s);
+      ++kept;
+      continue;
+    }
+    if (s.unpack && status == CL_COMPLETE) {
+      const CTensor t{s.data, {CT_CPU, 0}, (int32_t)s.shape.size(), s.dtype, s.shape.data(), s.strides.data(), s.off};
+      host_pack(&t, s.bytes.data(), false);
+    }
+    clReleaseEvent(s.ev);
+  }
+  v.resize(kept);
+}
+
+void stage(cl_command_queue q, cl_event ev, std::vector<unsigned char>&& bytes, const CTensor* unpack_into) {
+  Staged s;
+  s.q = q;
+  s.ev = ev;
+  s.bytes = std::move(bytes);
+  if (unpack_into) {
+    s.unpack = true;
+    s.data = unpack_into->data;
+    s.off = unpack_into->byte_offset;
+    s.dtype = unpack_into->dtype;
+    for (int32_t d = 0; d < unpack_into->ndim; ++d)
+      s.shape.push_back(unpack_into->shape[d]), s.strides.push_back(stride_of(unpack_into, d));
+  }
+  std::lock_guard<std::mutex> lock(g_staged_mu);
+  g_staged->push_back(std::move(s));
+}
+
 // host -> one OpenCL tensor.
 CTStatus upload(const char* fn, Device* d, const Queue& q, int32_t dt, const CTensor* src, const CTensor* dst,
                 void* stream) {
@@ -53,18 +120,23 @@ CTStatus upload(const char* fn, Device* d, const Queue& q, int32_t dt, const CTe
     host_pack(src, staging.data(), true);
     from = staging.data();
   }
-  const cl_bool block = staging.empty() ? CL_FALSE : CL_TRUE;
+  finish_staged(q.q, false);
+  cl_event ev = nullptr;
+  cl_event* evp = staging.empty() ? nullptr : &ev;  // staged: kept until this write has read it
   if (host_compact(dst)) {
-    const cl_int e = clEnqueueWriteBuffer(q.q, mem_of(dst), block, dst->byte_offset, bytes, from, 0, nullptr, nullptr);
-    return e == CL_SUCCESS ? CT_OK : cl_fail(fn, "clEnqueueWriteBuffer", e);
+    const cl_int e = clEnqueueWriteBuffer(q.q, mem_of(dst), CL_FALSE, dst->byte_offset, bytes, from, 0, nullptr, evp);
+    if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueWriteBuffer", e);
+    if (evp) stage(q.q, ev, std::move(staging), nullptr);
+    return CT_OK;
   }
   // a strided device side: write a compact temporary, then the copy kernel scatters it
   const CTDevice dev = dst->device;
   void* tmp = nullptr;
   if (CTStatus s = g_host->temp_alloc(dev, bytes, stream, &tmp)) return s;
   CTStatus s = CT_OK;
-  const cl_int e = clEnqueueWriteBuffer(q.q, static_cast<cl_mem>(tmp), block, 0, bytes, from, 0, nullptr, nullptr);
+  const cl_int e = clEnqueueWriteBuffer(q.q, static_cast<cl_mem>(tmp), CL_FALSE, 0, bytes, from, 0, nullptr, evp);
   if (e != CL_SUCCESS) s = cl_fail(fn, "clEnqueueWriteBuffer", e);
+  else if (evp) stage(q.q, ev, std::move(staging), nullptr);
   if (s == CT_OK) {
     const CTensor t = compact_view(dst, tmp, 0, dev);
     s = device_copy(fn, d, q, dt, &t, dst);
@@ -84,10 +156,12 @@ CTStatus download(const char* fn, Device* d, const Queue& q, int32_t dt, const C
     staging.resize(bytes);
     to = staging.data();
   }
-  const cl_bool block = direct ? CL_FALSE : CL_TRUE;
+  finish_staged(q.q, false);
+  cl_event ev = nullptr;
+  cl_event* evp = direct ? nullptr : &ev;  // staged: unpacked once this read has landed
   CTStatus s = CT_OK;
   if (host_compact(src)) {
-    const cl_int e = clEnqueueReadBuffer(q.q, mem_of(src), block, src->byte_offset, bytes, to, 0, nullptr, nullptr);
+    const cl_int e = clEnqueueReadBuffer(q.q, mem_of(src), CL_FALSE, src->byte_offset, bytes, to, 0, nullptr, evp);
     if (e != CL_SUCCESS) s = cl_fail(fn, "clEnqueueReadBuffer", e);
   } else {
     const CTDevice dev = src->device;
@@ -96,16 +170,22 @@ CTStatus download(const char* fn, Device* d, const Queue& q, int32_t dt, const C
     const CTensor t = compact_view(src, tmp, 0, dev);
     s = device_copy(fn, d, q, dt, src, &t);
     if (s == CT_OK) {
-      const cl_int e = clEnqueueReadBuffer(q.q, static_cast<cl_mem>(tmp), block, 0, bytes, to, 0, nullptr, nullptr);
+      const cl_int e = clEnqueueReadBuffer(q.q, static_cast<cl_mem>(tmp), CL_FALSE, 0, bytes, to, 0, nullptr, evp);
       if (e != CL_SUCCESS) s = cl_fail(fn, "clEnqueueReadBuffer", e);
     }
     g_host->temp_free(dev, tmp, stream);
   }
-  if (s == CT_OK && !direct) host_pack(dst, staging.data(), false);
+  if (s == CT_OK && !direct) stage(q.q, ev, std::move(staging), dst);
   return s;
 }
 
 }  // namespace
+
+void forget_staged() {
+  std::lock_guard<std::mutex> lock(g_staged_mu);
+  for (Staged& s : *g_staged) clReleaseEvent(s.ev);
+  g_staged->clear();
+}
 
 CTStatus cl_malloc(int32_t id, size_t bytes, void** ptr) {
   Device* d = device(id);
@@ -145,6 +225,7 @@ CTStatus cl_synchronize(int32_t id, void* stream) {
   Queue q;
   if (CTStatus s = queue_of("ct_synchronize", d, stream, &q)) return s;
   const cl_int e = clFinish(q.q);
+  finish_staged(q.q, true);  // the strided copies to host land now
   if (e != CL_SUCCESS) return cl_fail("ct_synchronize", "clFinish", e);
   cl_int flag = 0;
   if (CTStatus s = take_error_flag("ct_synchronize", d, q.ctx, q.q, &flag)) return s;

@@ -87,6 +87,7 @@ CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_versi
 }
 
 CT_PLUGIN_EXPORT void ct_plugin_fini(void) {
+  ctcl::forget_staged();
   ctcl::forget_programs();
   ctcl::shutdown();
 }
