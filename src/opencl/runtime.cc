@@ -222,6 +222,8 @@ CTStatus init_devices() {
       cl_device_type type = 0;
       clGetDeviceInfo(dv, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
       d->chunk = (type & CL_DEVICE_TYPE_CPU) ? 1024 : 1;
+      if (const char* c = std::getenv("CT_OPENCL_CHUNK"))  // testing: a GPU's layout (1) on PoCL
+        if (std::atoll(c) > 0) d->chunk = std::atoll(c);
       clGetDeviceInfo(dv, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units, &d->compute_units, nullptr);
       clGetDeviceInfo(dv, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d->global_mem, &d->global_mem, nullptr);
       clGetDeviceInfo(dv, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d->max_wg, &d->max_wg, nullptr);
