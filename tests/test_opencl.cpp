@@ -284,6 +284,12 @@ TEST_CASE("opencl: float32 transcendentals, pow, atan2 and hypot are within a fe
       {CT_OP_POW_SCALAR, [](double x, double p) { return std::pow(x, p); }, 1, -3, false},
       {CT_OP_POW_SCALAR, [](double x, double p) { return std::pow(x, p); }, 1, 0.5, false},
       {CT_OP_POW_SCALAR, [](double x, double p) { return std::pow(x, p); }, 1, 0, false},
+      // integer and half-integer exponents up to 8 take the squaring path
+      {CT_OP_POW_SCALAR, [](double x, double p) { return std::pow(x, p); }, 1, 2, false},
+      {CT_OP_POW_SCALAR, [](double x, double p) { return std::pow(x, p); }, 1, -0.5, false},
+      {CT_OP_POW_SCALAR, [](double x, double p) { return std::pow(x, p); }, 1, 7.5, false},
+      {CT_OP_POW_SCALAR, [](double x, double p) { return std::pow(x, p); }, 1, -8, false},
+      {CT_OP_POW_SCALAR, [](double x, double p) { return std::pow(x, p); }, 1, 8.25, false},
       {CT_OP_POW, [](double x, double p) { return std::pow(x, p); }, 1, 7, true},
       {CT_OP_POW, [](double x, double p) { return std::pow(x, p); }, 1, -0.25, true},
       {CT_OP_POW, [](double x, double p) { return std::pow(x, p); }, 1, INFINITY, true},

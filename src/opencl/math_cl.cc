@@ -337,6 +337,38 @@ CT_INL float ct_pow_fast(float x, float y) {
 }
 #define CT_POW_RARE(x, y) (!(fabs(x) < INFINITY && fabs(y) < INFINITY))
 #define CT_POW_FAST(x, y) ct_pow_fast(x, y)
+/* pow_scalar with p an integer or a half-integer, |p| <= 8 (x^2, x^0.5,
+   x^-1, x^1.5, ...: the common exponents): x^|n| by squaring in double,
+   times sqrt(x) for the half, inverted for p < 0; a few roundings at 2^-53
+   and one to float, so correctly rounded but for ties within 2^-50. p is
+   the same for every element: the chunked kernel chooses between this and
+   the general form once (ElemRow::uniform). A half-integer power of -0 or -inf is +0 or
+   +inf (C99; sqrt would give -0 and NaN); of other negatives NaN. */
+/* -1: not such an exponent; else 1 for a half-integer, plus 2 for p < 0 */
+CT_INL int ct_pow_small_kind(float p) {
+  const float p2 = p * 2.0f;
+  return fabs(p) <= 8.0f && ct_rnd(p2) == p2 ? ((int)p2 & 1) + (p < 0.0f ? 2 : 0) : -1;
+}
+/* half, inv: p is a half-integer, p < 0 (literals in the chunked kernels'
+   loops, so that only the work they need is compiled in) */
+CT_INL float ct_pow_small(float x, float p, int half_p, int inv) {
+  const int n = abs((int)(p * 2.0f)) >> 1;
+  const double dx = x;
+  double r = 1.0, b = dx;
+  r = (n & 1) ? r * b : r;
+  b = b * b;
+  r = (n & 2) ? r * b : r;
+  b = b * b;
+  r = (n & 4) ? r * b : r;
+  b = b * b;
+  r = (n & 8) ? r * b : r;
+  r = half_p ? r * sqrt(dx) : r;
+  r = inv ? 1.0 / r : r;
+  const float edge = (p > 0.0f) == (x == 0.0f) ? 0.0f : INFINITY;
+  return half_p && (x == -INFINITY || (x == 0.0f && signbit(x))) ? edge : (float)r;
+}
+#define CT_POWS(x, p) \
+  (ct_pow_small_kind(p) >= 0 ? ct_pow_small(x, p, ct_pow_small_kind(p) & 1, ct_pow_small_kind(p) >> 1) : ct_powf(x, p))
 /* hypot: the squares of floats are exact in double, so one rounding of the
    sum and one of the square root; inf wins over NaN. */
 CT_INL float ct_hypotf(float a, float b) {
@@ -401,6 +433,9 @@ const char kBuiltinsViaDouble[] = R"CL(
 #define CT_TAN_FAST(x) tan(x)
 #define CT_POW_RARE(x, y) 0
 #define CT_POW_FAST(x, y) pow(x, y)
+#define CT_POWS(x, y) pow(x, y)
+CT_INL int ct_pow_small_kind(T p) { return -1; }
+#define ct_pow_small(x, p, h, i) pow(x, p)
 #define CT_ATAN2(y, x) atan2(y, x)
 #define CT_HYPOT(a, b) hypot(a, b)
 )CL";

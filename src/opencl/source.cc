@@ -163,28 +163,41 @@ const char* kInNames[3][3] = {{"x", "", ""}, {"a", "b", ""}, {"a", "b", "c"}};
 // rare elements' stores and notes where they are: an output that is one of
 // the inputs (in place) then still holds the rare elements' inputs, and
 // the others' outputs, which the second loop must not take for inputs.
-void emit_chunked(std::ostringstream& s, const std::string& expr, const char* const* rare, int n, const TypeInfo* in) {
+void emit_chunked(std::ostringstream& s, const std::string& expr, const ElemRow* row, int n, const TypeInfo* in) {
+  const char* const* rare = row->rare;
   s << "  const long c0 = get_global_id(0) * CT_CHUNK, c1 = min(c0 + (long)CT_CHUNK, n);"
        "  /* launch() runs ceil(n / CT_CHUNK) work-items */\n";
-  s << "  int any = 0;\n  uchar rare_at[CT_CHUNK];\n#if CT_CHUNK > 1\n#pragma clang loop " << (rare[2] ? rare[2] : "vectorize_width(8) interleave_count(8)")
-    << "\n#endif\n";
+  s << "  int any = 0;\n  uchar rare_at[CT_CHUNK];\n";
   const auto loads = [&](const char* indent) {
     for (int k = 0; k < n; ++k)
       s << indent << "const " << in[k].compute << " " << kInNames[n - 1][k] << " = ld" << k << "(q" << k << ", i);\n";
   };
-  s << "  for (long i = c0; i < c1; ++i) {\n";
-  loads("    ");
-  s << "    const int rare = " << rare[0] << ";\n    any |= rare;\n    rare_at[i - c0] = (uchar)rare;\n"
-    << "    const O v = (O)(" << rare[1] << ");\n    if (!rare) st(po, i, v);\n  }\n";
+  const auto first_loop = [&](const char* fast) {
+    s << "#if CT_CHUNK > 1\n#pragma clang loop " << (rare[2] ? rare[2] : "vectorize_width(8) interleave_count(8)")
+      << "\n#endif\n";
+    s << "  for (long i = c0; i < c1; ++i) {\n";
+    loads("    ");
+    s << "    const int rare = " << rare[0] << ";\n    any |= rare;\n    rare_at[i - c0] = (uchar)rare;\n"
+      << "    const O v = (O)(" << fast << ");\n    if (!rare) st(po, i, v);\n  }\n";
+  };
+  int forms = 0;  // chosen once, outside the loop: a select inside it would run every form
+  for (; forms < 4 && row->uniform[forms][0]; ++forms) {
+    s << (forms ? "  } else if (" : "  if (") << row->uniform[forms][0] << ") {\n";
+    first_loop(row->uniform[forms][1]);
+  }
+  if (forms) s << "  } else {\n";
+  first_loop(rare[1]);
+  if (forms) s << "  }\n";
   s << "  if (any)\n    for (long i = c0; i < c1; ++i) {\n      if (!rare_at[i - c0]) continue;\n";
   loads("      ");
   s << "      st(po, i, (O)(" << expr << "));\n    }\n}\n";
 }
 
 // One elementwise kernel pair (contiguous and strided) computing `expr`
-// (`rare`: the row's rare path, or null; `store`: the store function).
+// (`rare`: the row, when its contiguous kernel is chunked, else null;
+// `store`: the store function).
 void emit_elementwise(std::ostringstream& s, const std::string& name, const std::string& expr, int n,
-                      const TypeInfo* in, bool params, const char* const* rare = nullptr, const char* store = "st") {
+                      const TypeInfo* in, bool params, const ElemRow* rare = nullptr, const char* store = "st") {
   for (int strided = 0; strided < 2; ++strided) {
     s << "__kernel void " << name << (strided ? "_s" : "_c") << "(__global OS* out, ulong oo";
     for (int k = 0; k < n; ++k) s << ", __global const S" << k << "* in" << k << ", ulong o" << k;
@@ -288,7 +301,7 @@ std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, 
     if (!((info.dtype_mask >> in_dt[data_slot]) & 1u)) continue;
     if (ct_output_dtype_index(info.output_dtype, in_dt[data_slot]) != out_dt) continue;
     emit_elementwise(s, info.name, row->expr[t.cls], num_inputs, in, want_unary,
-                     chunked(row, t.cls) ? row->rare : nullptr);
+                     chunked(row, t.cls) ? row : nullptr);
   }
   return s.str();
 }

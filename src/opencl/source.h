@@ -45,6 +45,12 @@ struct ElemRow {
   // those tried for the float64 arithmetic of trig and pow on PoCL;
   // float32-only arithmetic such as mod's runs best at vectorize_width(16)).
   const char* rare[3] = {nullptr, nullptr, nullptr};
+  // With rare, optional: up to four {cond, fast} whose cond depends on the
+  // parameters only (the same for every element): the chunked kernel tests
+  // them once, in order, and runs a first loop of the first one's `fast`
+  // that holds, instead of rare[1]. (A select inside the loop would run
+  // every form: PoCL does not unswitch loops.)
+  const char* uniform[4][2] = {};
 };
 // Whether the contiguous kernel of `row` for class `cls` is chunked, and
 // the work-items it takes for n elements.
