@@ -265,9 +265,7 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
   // Device::chunk elements per work-item, in groups of one: 1024 elements
   // are work enough, and a 16 M-element map still has 16 K groups to share
   // among the device's threads.
-  const TypeInfo t = type_info(d, call->in_dt[info.kind == CT_KIND_TERNARY ? 1 : 0]);
-  const ElemRow* row = info.kind == CT_KIND_CAST ? nullptr : elem_row(call->op);
-  const int64_t items = elementwise_items(d, row, t.cls, dense, numel);
+  const int64_t items = elementwise_items(d, call->op, info.kind, call->in_dt, n_in, dense, numel);
   return launch(fn, q, k, items, lease.name.c_str(), items == numel ? 256 : 1);
 }
 

@@ -341,16 +341,17 @@ CT_INL float ct_pow_fast(float x, float y) {
    x^-1, x^1.5, ...: the common exponents): x^|n| by squaring in double,
    times sqrt(x) for the half, inverted for p < 0; a few roundings at 2^-53
    and one to float, so correctly rounded but for ties within 2^-50. p is
-   the same for every element: the chunked kernel chooses between this and
-   the general form once (ElemRow::uniform). A half-integer power of -0 or -inf is +0 or
-   +inf (C99; sqrt would give -0 and NaN); of other negatives NaN. */
-/* -1: not such an exponent; else 1 for a half-integer, plus 2 for p < 0 */
+   the same for every element: the chunked kernel chooses the form once
+   (ElemRow::uniform). A half-integer power of -0 or -inf is +0 or +inf
+   (C99; sqrt would give -0 and NaN); of other negatives NaN.
+   ct_pow_small_kind: -1 for any other p; else 1 for a half-integer, plus 2
+   for p < 0. */
 CT_INL int ct_pow_small_kind(float p) {
   const float p2 = p * 2.0f;
   return fabs(p) <= 8.0f && ct_rnd(p2) == p2 ? ((int)p2 & 1) + (p < 0.0f ? 2 : 0) : -1;
 }
-/* half, inv: p is a half-integer, p < 0 (literals in the chunked kernels'
-   loops, so that only the work they need is compiled in) */
+/* half_p, inv: p is a half-integer, p < 0 (literals in the chunked
+   kernels' loops, so that only the work they need is compiled in) */
 CT_INL float ct_pow_small(float x, float p, int half_p, int inv) {
   const int n = abs((int)(p * 2.0f)) >> 1;
   const double dx = x;

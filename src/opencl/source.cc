@@ -194,10 +194,10 @@ void emit_chunked(std::ostringstream& s, const std::string& expr, const ElemRow*
 }
 
 // One elementwise kernel pair (contiguous and strided) computing `expr`
-// (`rare`: the row, when its contiguous kernel is chunked, else null;
+// (`chunk_row`: the row, when its contiguous kernel is chunked, else null;
 // `store`: the store function).
 void emit_elementwise(std::ostringstream& s, const std::string& name, const std::string& expr, int n,
-                      const TypeInfo* in, bool params, const ElemRow* rare = nullptr, const char* store = "st") {
+                      const TypeInfo* in, bool params, const ElemRow* chunk_row = nullptr, const char* store = "st") {
   for (int strided = 0; strided < 2; ++strided) {
     s << "__kernel void " << name << (strided ? "_s" : "_c") << "(__global OS* out, ulong oo";
     for (int k = 0; k < n; ++k) s << ", __global const S" << k << "* in" << k << ", ulong o" << k;
@@ -207,8 +207,8 @@ void emit_elementwise(std::ostringstream& s, const std::string& name, const std:
     for (int k = 0; k < n; ++k)
       s << "  __global const S" << k << "* q" << k << " = (__global const S" << k << "*)((__global const char*)in" << k
         << " + o" << k << ");\n";
-    if (!strided && rare) {
-      emit_chunked(s, expr, rare, n, in);
+    if (!strided && chunk_row) {
+      emit_chunked(s, expr, chunk_row, n, in);
       continue;
     }
     s << "  long i = get_global_id(0);  /* launch() runs exactly n work-items */\n";
@@ -231,8 +231,10 @@ void emit_elementwise(std::ostringstream& s, const std::string& name, const std:
 
 bool chunked(const ElemRow* row, int cls) { return row && cls == kFloat && row->rare[0]; }
 
-int64_t elementwise_items(const Device* d, const ElemRow* row, int cls, bool dense, int64_t n) {
-  return dense && chunked(row, cls) ? (n + d->chunk - 1) / d->chunk : n;
+int64_t elementwise_items(const Device* d, int32_t op, int kind, const int32_t* in_dt, int num_inputs, bool dense,
+                          int64_t n) {
+  if (!dense || kind == CT_KIND_CAST) return n;
+  return chunked(elem_row(op), type_info(d, in_dt[data_slot(num_inputs)]).cls) ? (n + d->chunk - 1) / d->chunk : n;
 }
 
 std::string op_name(int32_t op) {
@@ -267,10 +269,10 @@ TypeInfo type_info(const Device* d, int32_t dt) {
 
 std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
                                std::string* label) {
-  const int data_slot = num_inputs == 3 ? 1 : 0;
+  const int slot = data_slot(num_inputs);
   TypeInfo in[3];
   for (int k = 0; k < num_inputs; ++k) in[k] = type_info(d, in_dt[k]);
-  const TypeInfo t = in[data_slot], o = type_info(d, out_dt);
+  const TypeInfo t = in[slot], o = type_info(d, out_dt);
   std::ostringstream s;
   s << prelude(d) << type_macros(t, o);
   for (int k = 0; k < num_inputs; ++k) {
@@ -298,8 +300,8 @@ std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, 
     const bool unary_kind = info.kind == CT_KIND_UNARY || info.kind == CT_KIND_UNARY_PARAM;
     const bool want_unary = kind == CT_KIND_UNARY || kind == CT_KIND_UNARY_PARAM;
     if (want_unary ? !unary_kind : info.kind != kind) continue;
-    if (!((info.dtype_mask >> in_dt[data_slot]) & 1u)) continue;
-    if (ct_output_dtype_index(info.output_dtype, in_dt[data_slot]) != out_dt) continue;
+    if (!((info.dtype_mask >> in_dt[slot]) & 1u)) continue;
+    if (ct_output_dtype_index(info.output_dtype, in_dt[slot]) != out_dt) continue;
     emit_elementwise(s, info.name, row->expr[t.cls], num_inputs, in, want_unary,
                      chunked(row, t.cls) ? row : nullptr);
   }

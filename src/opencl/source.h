@@ -52,10 +52,15 @@ struct ElemRow {
   // every form: PoCL does not unswitch loops.)
   const char* uniform[4][2] = {};
 };
+// The input whose dtype an elementwise signature is named by (where's
+// condition is input 0: its data is input 1).
+inline int data_slot(int num_inputs) { return num_inputs == 3 ? 1 : 0; }
 // Whether the contiguous kernel of `row` for class `cls` is chunked, and
-// the work-items it takes for n elements.
+// the work-items an elementwise call (op, kind, its inputs' dtypes) takes
+// for n elements.
 bool chunked(const ElemRow* row, int cls);
-int64_t elementwise_items(const Device* d, const ElemRow* row, int cls, bool dense, int64_t n);
+int64_t elementwise_items(const Device* d, int32_t op, int kind, const int32_t* in_dt, int num_inputs, bool dense,
+                          int64_t n);
 struct ReduceRow {
   int32_t op;
   // by class group: [0] floats, [1] integers and bool. Each is four C bodies:
