@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "gpu/plan.h"
 #include "runtime.h"
-#include "source.h"
 
 namespace ctcl {
 
@@ -62,17 +62,6 @@ inline CTensor compact_view(const CTensor* like, void* data, uint64_t off, CTDev
   c.strides = nullptr;
   c.byte_offset = off;
   return c;
-}
-inline int64_t numel_of(const CTensor* t) {
-  int64_t n = 1;
-  for (int32_t d = 0; d < t->ndim; ++d) n *= t->shape[d];
-  return n;
-}
-inline int64_t stride_of(const CTensor* t, int32_t d) {
-  if (t->strides) return t->strides[d];
-  int64_t s = 1;
-  for (int32_t k = t->ndim - 1; k > d; --k) s *= t->shape[k];
-  return s;
 }
 
 }  // namespace ctcl

@@ -22,28 +22,7 @@ namespace ctcl {
 
 namespace {
 
-size_t itemsize_of(const CTensor* t) { return (t->dtype.bits * t->dtype.lanes + 7) / 8; }
-
 bool host_compact(const CTensor* t) { return ct_is_compact(t) != 0; }
-
-// Host tensor <-> compact host buffer (element by element, any strides).
-void host_pack(const CTensor* t, unsigned char* buf, bool to_buf) {
-  const size_t is = itemsize_of(t);
-  const int64_t n = numel_of(t);
-  std::vector<int64_t> idx((size_t)t->ndim, 0);
-  unsigned char* base = static_cast<unsigned char*>(t->data) + t->byte_offset;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t off = 0;
-    for (int32_t d = 0; d < t->ndim; ++d) off += idx[(size_t)d] * stride_of(t, d);
-    unsigned char* p = base + off * (int64_t)is;
-    if (to_buf) std::memcpy(buf + (size_t)i * is, p, is);
-    else std::memcpy(p, buf + (size_t)i * is, is);
-    for (int32_t d = t->ndim - 1; d >= 0; --d) {
-      if (++idx[(size_t)d] < t->shape[d]) break;
-      idx[(size_t)d] = 0;
-    }
-  }
-}
 
 // A strided copy's host staging, pending on its queue until its transfer
 // has completed: an upload's packed bytes (freed then), or a download's

@@ -1,5 +1,5 @@
 // kernels.cc — the kernel table's slots: supports() from the rows of
-// ops_cl.cc and the registry, and the launchers of the elementwise, binary,
+// src/gpu/ops.cc and the registry, and the launchers of the elementwise, binary,
 // reduction and along-axis kernels the templates generate.
 #include <algorithm>
 #include <cstring>
@@ -38,61 +38,6 @@ CTStatus program_for(const char* fn, Device* d, cl_context ctx, const std::strin
   std::lock_guard<std::mutex> lock(g_sig_mu);
   g_sig[key] = *prog;
   return CT_OK;
-}
-
-CTStatus refuse(const CTSupportQuery* q, const char* why) {
-  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s for %s on opencl:%d: %s", q->fn ? q->fn : "ct_op_supported",
-                           op_name(q->op).c_str(), g_host->dtype_name(q->dt), (int)q->device_id, why);
-}
-
-// A row-major walk over `nd` dims shared by up to 4 tensors, with dims of
-// extent 1 dropped and neighbours merged where every tensor is contiguous
-// across them.
-void coalesce(Geo* g, const CTensor* const* t, int nt, int32_t ndim, const int64_t* shape) {
-  std::memset(g, 0, sizeof *g);
-  int nd = 0;
-  for (int32_t d = 0; d < ndim; ++d) {
-    if (shape[d] == 1) continue;
-    if (nd > 0) {
-      bool merge = true;
-      for (int k = 0; k < nt; ++k)
-        if (g->st[k][nd - 1] != stride_of(t[k], d) * shape[d]) merge = false;
-      if (merge) {
-        g->shape[nd - 1] *= shape[d];
-        for (int k = 0; k < nt; ++k) g->st[k][nd - 1] = stride_of(t[k], d);
-        continue;
-      }
-    }
-    g->shape[nd] = shape[d];
-    for (int k = 0; k < nt; ++k) g->st[k][nd] = stride_of(t[k], d);
-    ++nd;
-  }
-  g->nd = nd;
-}
-
-// The bytes of a scalar parameter in the kernel's P type.
-struct Param {
-  size_t size;
-  unsigned char bytes[8];
-};
-Param param_of(const TypeInfo& t, double v) {
-  Param p;
-  if (t.cls == kFloat && std::strcmp(t.compute, "double") == 0) {
-    p.size = 8;
-    std::memcpy(p.bytes, &v, 8);
-  } else if (t.cls == kFloat) {
-    const float f = (float)v;
-    p.size = 4;
-    std::memcpy(p.bytes, &f, 4);
-  } else {
-    // integers: the value modulo 2^64 (parameters are integers of the dtype's range)
-    uint64_t u;
-    if (v < 0) u = (uint64_t)(int64_t)(v < -9.2233720368547758e18 ? -9.2233720368547758e18 : v);
-    else u = v >= 1.8446744073709552e19 ? ~0ull : (uint64_t)v;
-    p.size = 8;
-    std::memcpy(p.bytes, &u, 8);
-  }
-  return p;
 }
 
 struct KernelLease {
@@ -156,58 +101,19 @@ CTStatus elementwise_program(const char* fn, Device* d, cl_context ctx, int kind
                      [&](std::string* label) { return elementwise_source(d, family, in_dt, n, out_dt, label); }, prog);
 }
 
+namespace {
+
+const char* nn_why(int32_t op, int32_t dt, std::string* buf) { return nn_supported(op, dt, buf) ? nullptr : buf->c_str(); }
+
+}  // namespace
+
 CTStatus cl_supports(const CTSupportQuery* q) {
-  Device* d = device(q->device_id);
-  if (!d) return refuse(q, "no such OpenCL device");
-  if (q->op < 0 || q->op >= CT_OP_END_) return refuse(q, "the OpenCL backend has no kernel for ops added by plugins");
-  const TypeInfo t = type_info(d, q->dt);
-  if (!t.ok && q->kind == CT_KIND_CAST && q->out_dt >= 0)
-    return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: cast from %s to %s on opencl:%d: %s",
-                             q->fn ? q->fn : "ct_op_supported", g_host->dtype_name(q->dt),
-                             g_host->dtype_name(q->out_dt), (int)q->device_id, t.why);
-  if (!t.ok) return refuse(q, t.why);
-  const CTOpInfo info = op_info(q->op);
-  if (!info.name) return refuse(q, "unknown op");
-  auto out_ok = [&](int32_t out) -> const char* {
-    if (out < 0) return nullptr;
-    const TypeInfo o = type_info(d, out);
-    return o.ok ? nullptr : o.why;
-  };
-  switch (q->kind) {
-    case CT_KIND_CAST:
-      if (const char* why = out_ok(q->out_dt))
-        return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: cast from %s to %s on opencl:%d: %s",
-                                 q->fn ? q->fn : "ct_op_supported", g_host->dtype_name(q->dt),
-                                 g_host->dtype_name(q->out_dt), (int)q->device_id, why);
-      return CT_OK;
-    case CT_KIND_UNARY:
-    case CT_KIND_UNARY_PARAM:
-    case CT_KIND_TERNARY:
-    case CT_KIND_BINARY: {
-      const ElemRow* row = elem_row(q->op);
-      if (!row || !row->expr[t.cls]) return refuse(q, "no OpenCL kernel for this dtype class");
-      if (const char* why = out_ok(ct_output_dtype_index(info.output_dtype, q->dt))) return refuse(q, why);
-      return CT_OK;
-    }
-    case CT_KIND_REDUCE: {
-      const ReduceRow* row = reduce_row(q->op);
-      if (!row || !row->body[t.cls == kFloat ? 0 : 1][0]) return refuse(q, "no OpenCL kernel for this dtype class");
-      if (const char* why = out_ok(ct_output_dtype_index(info.output_dtype, q->dt))) return refuse(q, why);
-      return CT_OK;
-    }
-    case CT_KIND_ALONG_AXIS: {
-      const AlongRow* row = along_row(q->op);
-      if (!row || !row->body[t.cls == kFloat ? 0 : 1]) return refuse(q, "no OpenCL kernel for this dtype class");
-      if (const char* why = out_ok(ct_output_dtype_index(info.output_dtype, q->dt))) return refuse(q, why);
-      return CT_OK;
-    }
-    case CT_KIND_NN: {
-      std::string why;
-      if (!nn_supported(q->op, q->dt, &why)) return refuse(q, why.c_str());
-      return CT_OK;
-    }
-    default: return refuse(q, "unknown kind");
-  }
+  const Device* d = device(q->device_id);
+  if (!d)
+    return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s for %s on opencl:%d: no such OpenCL device",
+                             q->fn ? q->fn : "ct_op_supported", op_name(q->op).c_str(), g_host->dtype_name(q->dt),
+                             (int)q->device_id);
+  return supports(d, q, "opencl", nn_why);
 }
 
 CTStatus cl_elementwise(const CTElementwiseCall* call) {
@@ -221,8 +127,7 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
   if (CTStatus s = elementwise_program(fn, d, q.ctx, info.kind, call->in_dt, n_in, call->out_dt, &prog)) return s;
   const int64_t numel = numel_of(call->out);
   if (numel == 0) return CT_OK;
-  const bool dense = call->struct_size >= offsetof(CTElementwiseCall, flags) + sizeof(uint32_t) &&
-                     (call->flags & CT_CALL_DENSE) != 0;
+  const bool dense = dense_call(call);
   if (dense && info.kind == CT_KIND_CAST && call->in_dt[0] == call->out_dt) {  // a copy: the driver's own
     cl_mem src = mem_of(call->in[0]), dst = mem_of(call->out);
     const size_t so = call->in[0]->byte_offset, dof = call->out->byte_offset;
@@ -231,11 +136,7 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
     const cl_int e = clEnqueueCopyBuffer(q.q, src, dst, so, dof, bytes, 0, nullptr, nullptr);
     return e == CL_SUCCESS ? CT_OK : cl_fail(fn, "clEnqueueCopyBuffer", e);
   }
-  // a saturating cast (ct_cast_ex, CT_CAST_SATURATE in params[0]) to a float8 dtype has its own kernels
-  const bool sat = info.kind == CT_KIND_CAST && type_info(d, call->out_dt).f8 >= 0 &&
-                   call->params[0] == (double)CT_CAST_SATURATE;
-  KernelLease lease{prog, std::string(info.kind == CT_KIND_CAST ? (sat ? "cast_sat" : "cast") : info.name) +
-                              (dense ? "_c" : "_s")};
+  KernelLease lease{prog, elementwise_kernel(d, call, info.kind, dense)};
   if (CTStatus s = prog->take(fn, lease.name.c_str(), &lease.k)) return s;
   cl_kernel k = lease.k;
   CTStatus st = CT_OK;
@@ -291,15 +192,6 @@ CTStatus device_copy(const char* fn, Device* d, const Queue& q, int32_t dt, cons
   return launch(fn, q, k, numel, "cast_s");
 }
 
-namespace {
-
-size_t state_size(const Device* d) {
-  const size_t af = d->fp64 ? 8 : 4;
-  return ((3 * af + 7) / 8) * 8 + 24;
-}
-
-}  // namespace
-
 // The device, queue and program of a one-input kind (reductions, along-axis ops).
 template <class Gen>
 CTStatus one_input_program(const char* fn, const CTensor* out, void* stream, const char* family, int32_t xdt,
@@ -321,31 +213,8 @@ CTStatus cl_reduce(const CTReduceCall* call) {
     return s;
   const CTensor* x = call->x;
   RGeo g;
-  std::memset(&g, 0, sizeof g);
-  int64_t M = 1;
-  for (int32_t dd = 0; dd < x->ndim; ++dd) {
-    if (x->shape[dd] == 0 && !((call->reduce_mask >> dd) & 1u)) M = 0;
-    if (x->shape[dd] == 1) continue;
-    if ((call->reduce_mask >> dd) & 1u) {
-      g.rs[g.nr] = x->shape[dd];
-      g.rx[g.nr++] = stride_of(x, dd);
-    } else {
-      g.ks[g.nk] = x->shape[dd];
-      g.kx[g.nk] = stride_of(x, dd);
-      g.ko[g.nk++] = call->out_strides[dd];
-      M *= x->shape[dd];
-    }
-  }
+  const int64_t M = reduce_geometry(call, 16384, &g), P = g.P;
   if (M == 0) return CT_OK;
-  g.M = M;
-  g.N = call->count;
-  // Partials: as many as keep ~16K work-items busy, at least 1024 elements
-  // each; they depend only on the shapes, so the result does too.
-  int64_t P = std::max<int64_t>(1, std::min<int64_t>((16384 + M - 1) / M, (g.N + 1023) / 1024));
-  const int64_t chunk = P > 1 ? (g.N + P - 1) / P : g.N;
-  if (P > 1) P = (g.N + chunk - 1) / chunk;
-  g.chunk = chunk;
-  g.P = P;
   const std::string n = op_name(call->op);
   const TypeInfo af = type_info(d, d->fp64 ? CT_DT_FLOAT64 : CT_DT_FLOAT32);
   const Param p0 = param_of(af, call->params[0]);
@@ -392,21 +261,8 @@ CTStatus cl_along_axis(const CTAlongAxisCall* call) {
     return s;
   const CTensor *x = call->x, *out = call->out;
   AGeo g;
-  std::memset(&g, 0, sizeof g);
-  int64_t lines = 1;
-  for (int32_t dd = 0; dd < x->ndim; ++dd) {
-    if (dd == call->axis) continue;
-    lines *= x->shape[dd];
-    if (x->shape[dd] == 1) continue;
-    g.ls[g.nl] = x->shape[dd];
-    g.lx[g.nl] = stride_of(x, dd);
-    g.lo[g.nl++] = stride_of(out, dd);
-  }
-  g.lines = lines;
-  g.len = x->shape[call->axis];
-  g.xs = stride_of(x, call->axis);
-  g.os = stride_of(out, call->axis);
-  if (lines == 0 || g.len == 0) return CT_OK;
+  const int64_t lines = along_geometry(call, &g);
+  if (lines == 0) return CT_OK;
   KernelLease lease{prog, op_name(call->op) + "_a"};
   if (CTStatus s = prog->take(fn, lease.name.c_str(), &lease.k)) return s;
   CTStatus st = CT_OK;

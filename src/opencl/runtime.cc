@@ -3,18 +3,16 @@
 // driver, options, source) so that a second process compiles nothing.
 #include "runtime.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
+#include "gpu/disk_cache.h"
+
 namespace ctcl {
 
-const CTHost* g_host = nullptr;
 BuildStats g_stats;
 
 namespace {
@@ -56,25 +54,6 @@ bool verbose() {
   return v;
 }
 
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-// The disk cache's folder: CT_OPENCL_CACHE_DIR ("off": no disk cache), else
-// $XDG_CACHE_HOME/ctensor/opencl, else ~/.cache/ctensor/opencl.
-std::string cache_dir() {
-  if (const char* e = std::getenv("CT_OPENCL_CACHE_DIR")) return std::strcmp(e, "off") == 0 ? "" : e;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ctensor/opencl";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ctensor/opencl";
-  return "";
-}
-
-void make_dirs(const std::string& path) {
-  for (size_t at = 1; at <= path.size(); ++at)
-    if (at == path.size() || path[at] == '/') mkdir(path.substr(0, at).c_str(), 0755);
-}
-
 std::string build_options(const Device* d) {
   std::string o = "-cl-std=CL1.2";
   if (d->fp32_correct_div) o += " -cl-fp32-correctly-rounded-divide-sqrt";
@@ -98,38 +77,6 @@ std::vector<unsigned char> program_binary(cl_program p) {
   unsigned char* ptr = bin.data();
   if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS) return {};
   return bin;
-}
-
-const char kMagic[8] = {'C', 'T', 'C', 'L', 'B', 'I', 'N', '1'};
-
-// Reads <dir>/<hash>.bin: the magic, the key's hash again, then the binary.
-std::vector<unsigned char> read_cached(const std::string& path, uint64_t key) {
-  std::vector<unsigned char> bin;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return bin;
-  char magic[8];
-  uint64_t k = 0;
-  if (std::fread(magic, 1, 8, f) == 8 && std::memcmp(magic, kMagic, 8) == 0 && std::fread(&k, 8, 1, f) == 1 &&
-      k == key) {
-    unsigned char buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bin.insert(bin.end(), buf, buf + n);
-  }
-  std::fclose(f);
-  return bin;
-}
-
-// Written to a temporary name and renamed: a concurrent reader sees the
-// whole file or none.
-void write_cached(const std::string& dir, const std::string& path, uint64_t key, const std::vector<unsigned char>& bin) {
-  make_dirs(dir);
-  const std::string tmp = path + ".tmp." + std::to_string((long)getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return;
-  bool ok = std::fwrite(kMagic, 1, 8, f) == 8 && std::fwrite(&key, 8, 1, f) == 1 &&
-            std::fwrite(bin.data(), 1, bin.size(), f) == bin.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -358,9 +305,8 @@ CTStatus get_program(const char* fn, Device* d, cl_context ctx, const std::strin
   const std::string opts = build_options(d);
   const uint64_t h = fnv1a(source, fnv1a(d->name + "\n" + d->vendor + "\n" + d->driver + "\n" + d->platform_version +
                                          "\n" + opts + "\n"));
-  char hex[32];
-  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
-  const std::string dir = cache_dir(), path = dir.empty() ? "" : dir + "/" + hex + ".bin";
+  // $CT_OPENCL_CACHE_DIR, else $XDG_CACHE_HOME/ctensor/opencl, else ~/.cache/ctensor/opencl
+  const std::string dir = cache_dir("CT_OPENCL_CACHE_DIR", "opencl"), path = cache_path(dir, h, ".bin");
   const auto t0 = std::chrono::steady_clock::now();
   cl_int e = CL_SUCCESS;
   cl_program prog = nullptr;
@@ -400,15 +346,10 @@ CTStatus get_program(const char* fn, Device* d, cl_context ctx, const std::strin
     if (verbose()) {
       std::fprintf(stderr, "ctensor opencl: compiled program %s (%zu bytes of source, %.1f ms)\n", label.c_str(),
                    source.size(), ms_since(t0));
-      if (!path.empty()) {  // the source beside its binary, for whoever reads the kernels the module generated
-        make_dirs(dir);
-        const std::string src_path = dir + "/" + hex + ".cl";
-        if (FILE* f = std::fopen(src_path.c_str(), "w")) {
-          std::fwrite(source.data(), 1, source.size(), f);
-          std::fclose(f);
-          std::fprintf(stderr, "ctensor opencl: its source is %s\n", src_path.c_str());
-        }
-      }
+      // the source beside its binary, for whoever reads the kernels the module generated
+      const std::string src_path = cache_path(dir, h, ".cl");
+      if (!src_path.empty() && write_text(dir, src_path, source))
+        std::fprintf(stderr, "ctensor opencl: its source is %s\n", src_path.c_str());
     }
     if (!path.empty()) {
       const std::vector<unsigned char> bin = program_binary(prog);

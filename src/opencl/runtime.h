@@ -14,32 +14,30 @@
 #include <string>
 #include <vector>
 
+#include "gpu/source.h"
+
 namespace ctcl {
 
-extern const CTHost* g_host;
+// The generated sources, their rows and the host table are the GPU
+// modules' shared code (src/gpu).
+using namespace ctgpu;
 
 // One OpenCL device: its own context and default in-order queue (the
 // stream NULL), what the generated sources need to know of it, and the
 // programs built for it (per context: a caller's queue may belong to a
 // context of its own).
-struct Device {
+struct Device : Target {  // Target: the dialect, fp64 and chunk the generated sources depend on
   int32_t id = 0;
   cl_platform_id platform = nullptr;
   cl_device_id dev = nullptr;
   cl_context ctx = nullptr;
   cl_command_queue queue = nullptr;
   std::string name, vendor, driver, version, platform_version;
-  bool fp64 = false;
   bool fp32_correct_div = false;
   cl_uint compute_units = 1;
   cl_ulong global_mem = 0;
   size_t max_wg = 1;
   size_t max_param = 1024;
-  // Elements per work-item of the contiguous kernels of rows with a rare
-  // path (ElemRow::rare): 1024 on a CPU device (PoCL runs a work-item's
-  // loop vectorised, and tests once per chunk whether its rare path is
-  // needed), 1 elsewhere (a GPU wants one element per work-item).
-  int64_t chunk = 1;
 };
 
 int32_t device_count();

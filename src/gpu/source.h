@@ -1,16 +1,40 @@
-// source.h — OpenCL C generated from the op description: one template per
-// kind (elementwise map, cast, reduction, along-axis op), instantiated for a
-// (dtypes) signature with every op of that kind whose output rule gives the
-// signature's output dtype. What an op computes is one row of ops_cl.cc.
-#ifndef CTENSOR_SRC_OPENCL_SOURCE_H_
-#define CTENSOR_SRC_OPENCL_SOURCE_H_
+// source.h — device code generated from the op description, for both GPU
+// modules (OpenCL C for src/opencl, CUDA C++ through NVRTC for src/cuda):
+// one template per kind (elementwise map, cast, reduction, along-axis op),
+// instantiated for a (dtypes) signature with every op of that kind whose
+// output rule gives the signature's output dtype. What an op computes is one
+// row of ops.cc, written once in the C both dialects share: the CUDA
+// dialect's prelude gives CUDA the OpenCL C built-ins the rows and math.cc
+// use (as_float, convert_*, vload_half, ...), so an op's rule is never
+// written a second time for a second GPU backend.
+#ifndef CTENSOR_SRC_GPU_SOURCE_H_
+#define CTENSOR_SRC_GPU_SOURCE_H_
+
+#include <ctensor/plugin.h>
 
 #include <cstdint>
 #include <string>
 
-#include "runtime.h"
+namespace ctgpu {
 
-namespace ctcl {
+// The module's host table (set by the module's ct_plugin_init): op facts
+// and dtype names for the generator.
+extern const CTHost* g_host;
+
+enum class Dialect { kOpenCL, kCuda };
+
+// What the generated source depends on besides the signature: the
+// dialect, whether the device computes in double (cl_khr_fp64; every CUDA
+// device), and the elements per work-item of chunked kernels (below).
+struct Target {
+  Dialect dialect = Dialect::kOpenCL;
+  bool fp64 = false;
+  // Elements per work-item of the contiguous kernels of rows with a rare
+  // path (ElemRow::rare): 1024 on a CPU device (PoCL runs a work-item's
+  // loop vectorised, and tests once per chunk whether its rare path is
+  // needed), 1 elsewhere (a GPU wants one element per work-item).
+  int64_t chunk = 1;
+};
 
 // Element classes the expressions are written for.
 enum Cls { kBool = 0, kSigned = 1, kUnsigned = 2, kFloat = 3 };
@@ -27,9 +51,9 @@ struct TypeInfo {
   const char* why;      // when !ok: the reason
   int f8 = -1;          // a float8 dtype's format (0 e4m3fn, 1 e5m2, 2 e4m3fnuz, 3 e5m2fnuz): stored as uchar, computed in float
 };
-TypeInfo type_info(const Device* d, int32_t dt);
+TypeInfo type_info(const Target* d, int32_t dt);
 
-// The rows of ops_cl.cc.
+// The rows of ops.cc.
 struct ElemRow {
   int32_t op;
   const char* expr[4];  // by Cls: the value of out from x (unary), a, b (binary), a, b, c (ternary); p0, p1 the params
@@ -59,7 +83,7 @@ inline int data_slot(int num_inputs) { return num_inputs == 3 ? 1 : 0; }
 // the work-items an elementwise call (op, kind, its inputs' dtypes) takes
 // for n elements.
 bool chunked(const ElemRow* row, int cls);
-int64_t elementwise_items(const Device* d, int32_t op, int kind, const int32_t* in_dt, int num_inputs, bool dense,
+int64_t elementwise_items(const Target* d, int32_t op, int kind, const int32_t* in_dt, int num_inputs, bool dense,
                           int64_t n);
 struct ReduceRow {
   int32_t op;
@@ -76,44 +100,44 @@ const ReduceRow* reduce_row(int32_t op);
 const AlongRow* along_row(int32_t op);
 // The helpers the expressions call (ct_floordiv, ct_clamp, ...), per class.
 const char* helpers(int cls);
-// The transcendentals float expressions call (CT_EXP, CT_SIN, ..., math_cl.cc):
-// the module's own when the compute type is float32, else the built-ins.
-std::string float_math(const Device* d, bool float32);
+// The transcendentals float expressions call (CT_EXP, CT_SIN, ..., math.cc):
+// the library's own when the compute type is float32, else the built-ins.
+std::string float_math(const Target* d, bool float32);
 
 // Sources. `kind` is the CT_KIND_* of the call (unary and unary_param share
 // one program; cast has its own). The kernels are "<op name>_c" (every
 // tensor contiguous), "<op name>_s" (strided), for reductions "<name>_r0"
 // (one pass), "_r1" / "_r2" (partials, then their combination), for
 // along-axis ops "<name>_a"; the cast's are "cast_c" / "cast_s".
-std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
+std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
                                std::string* label);
-std::string reduce_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label);
-std::string along_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label);
+std::string reduce_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label);
+std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label);
 
 // The op's name from the registry ("exp"), and its row (name NULL: no such op).
 std::string op_name(int32_t op);
 CTOpInfo op_info(int32_t op);
 
 // Host mirrors of the kernels' geometry structs (same layout as in source.cc).
-#define CTCL_MAXD 8
+#define CTGPU_MAXD 8
 struct Geo {
-  int64_t shape[CTCL_MAXD];
-  int64_t st[4][CTCL_MAXD];  // element strides: out, in0, in1, in2
+  int64_t shape[CTGPU_MAXD];
+  int64_t st[4][CTGPU_MAXD];  // element strides: out, in0, in1, in2
   int32_t nd;
   int32_t pad;
 };
 struct RGeo {
-  int64_t ks[CTCL_MAXD], kx[CTCL_MAXD], ko[CTCL_MAXD];  // kept dims: extent, x stride, out stride
-  int64_t rs[CTCL_MAXD], rx[CTCL_MAXD];                // reduced dims: extent, x stride
+  int64_t ks[CTGPU_MAXD], kx[CTGPU_MAXD], ko[CTGPU_MAXD];  // kept dims: extent, x stride, out stride
+  int64_t rs[CTGPU_MAXD], rx[CTGPU_MAXD];                // reduced dims: extent, x stride
   int64_t M, N, chunk, P;  // outputs, elements per output, per partial (contiguous), partials per output
   int32_t nk, nr;
 };
 struct AGeo {
-  int64_t ls[CTCL_MAXD], lx[CTCL_MAXD], lo[CTCL_MAXD];  // the other dims: extent, x stride, out stride
+  int64_t ls[CTGPU_MAXD], lx[CTGPU_MAXD], lo[CTGPU_MAXD];  // the other dims: extent, x stride, out stride
   int64_t lines, len, xs, os;                          // lines, their length, x's and out's stride along the axis
   int32_t nl, pad;
 };
 
-}  // namespace ctcl
+}  // namespace ctgpu
 
-#endif  // CTENSOR_SRC_OPENCL_SOURCE_H_
+#endif  // CTENSOR_SRC_GPU_SOURCE_H_

@@ -1,5 +1,6 @@
-// ops_cl.cc — what each op computes on an OpenCL device: one row per op, in
-// OpenCL C, per element class (floats, signed and unsigned integers, bool).
+// ops.cc — what each op computes on a GPU module's device (OpenCL and
+// CUDA): one row per op, in the OpenCL C both dialects compile (source.h),
+// per element class (floats, signed and unsigned integers, bool).
 // Everything else about an op (kind, dtypes, output dtype, parameters)
 // comes from the registry; source.cc instantiates these rows in the
 // templates of their kind. The semantics are the reference's (NumPy's):
@@ -13,7 +14,7 @@
 // dtype's width, CT_ILIM the magnitude from which every T is an integer.
 #include "source.h"
 
-namespace ctcl {
+namespace ctgpu {
 namespace {
 
 #define F_ kFloat
@@ -312,4 +313,4 @@ const char* helpers(int cls) {
   }
 }
 
-}  // namespace ctcl
+}  // namespace ctgpu

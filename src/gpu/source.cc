@@ -1,6 +1,8 @@
-// source.cc — the templates: OpenCL C for one kind and dtype signature,
+// source.cc — the templates: device code for one kind and dtype signature,
 // with every op of the kind whose output rule (from the registry) gives the
-// signature's output dtype, each op's expression taken from ops_cl.cc.
+// signature's output dtype, each op's expression taken from ops.cc. The
+// text is OpenCL C; for the CUDA dialect a prelude maps the OpenCL C it uses
+// onto CUDA C++ (kCudaCompat), and the kernels differ in two lines.
 #include "source.h"
 
 #include <cmath>
@@ -10,7 +12,9 @@
 
 #include "math/float8_formats.h"
 
-namespace ctcl {
+namespace ctgpu {
+
+const CTHost* g_host = nullptr;
 
 CTOpInfo op_info(int32_t op) {
   CTOpInfo info;
@@ -22,13 +26,75 @@ CTOpInfo op_info(int32_t op) {
 
 namespace {
 
-// The common part: fp64, bfloat16 conversions, the geometry structs.
-// CT_INL: every helper is inlined, whatever the compiler's cost model says
-// (a PoCL device keeps a work-group loop with a call in it scalar).
-std::string prelude(const Device* d) {
-  std::string s = "#define CT_INL inline __attribute__((always_inline))\n#define CT_CHUNK " + std::to_string(d->chunk) + "\n";
+// CUDA C++ for the OpenCL C built-ins the templates, rows and math use.
+// Conversions as OpenCL defines them: _sat_rtz truncates and saturates (NaN
+// gives 0: PTX's cvt.rzi does both), _rte rounds to nearest even (C++'s
+// integer-to-float conversion on the device), _rtz toward zero. half is
+// float16's storage (bits), converted by PTX's cvt. Plain char is unsigned
+// on some hosts NVRTC compiles for (aarch64): int8 is schar.
+const char kCudaCompat[] = R"CU(
+#define CT_INL static __device__ __forceinline__
+#define __kernel extern "C" __global__
+#define __global
+#define CT_TABLE __device__ const
+#define CT_TABLE_PTR
+#define get_global_id(dim) ((long)blockIdx.x * (long)blockDim.x + (long)threadIdx.x)
+typedef unsigned char uchar;
+typedef signed char schar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+typedef unsigned short half;
+#undef INFINITY
+#undef NAN
+#define INFINITY __int_as_float(0x7f800000)
+#define NAN __int_as_float(0x7fc00000)
+#define LONG_MIN (-9223372036854775807L - 1L)
+#define LONG_MAX 9223372036854775807L
+#define ULONG_MAX 18446744073709551615UL
+template <class X> CT_INL float as_float(X x) { return __uint_as_float((uint)x); }
+CT_INL uint as_uint(float x) { return __float_as_uint(x); }
+template <class X> CT_INL double as_double(X x) { return __longlong_as_double((long long)x); }
+CT_INL long as_long(double x) { return (long)__double_as_longlong(x); }
+CT_INL ulong as_ulong(double x) { return (ulong)__double_as_longlong(x); }
+CT_INL float convert_float_rtz(long x) { return __ll2float_rz(x); }
+CT_INL float convert_float_rtz(ulong x) { return __ull2float_rz(x); }
+CT_INL float convert_float_rtz(double x) { return __double2float_rz(x); }
+template <class X> CT_INL float convert_float_rte(X x) { return (float)x; }
+template <class X> CT_INL double convert_double_rte(X x) { return (double)x; }
+CT_INL long convert_long(float x) { return (long)x; }
+CT_INL ulong convert_ulong(float x) { return (ulong)x; }
+CT_INL int convert_int(float x) { return (int)x; }
+CT_INL int convert_int(double x) { return (int)x; }
+CT_INL int convert_int_sat_rtz(float x) { return __float2int_rz(x); }
+CT_INL int convert_int_sat_rtz(double x) { return __double2int_rz(x); }
+CT_INL long convert_long_sat_rtz(float x) { return __float2ll_rz(x); }
+CT_INL long convert_long_sat_rtz(double x) { return __double2ll_rz(x); }
+CT_INL uint convert_uint_sat_rtz(float x) { return __float2uint_rz(x); }
+CT_INL uint convert_uint_sat_rtz(double x) { return __double2uint_rz(x); }
+CT_INL ulong convert_ulong_sat_rtz(float x) { return __float2ull_rz(x); }
+CT_INL ulong convert_ulong_sat_rtz(double x) { return __double2ull_rz(x); }
+template <class X> CT_INL schar convert_schar_sat_rtz(X x) { return (schar)max(-128, min(127, convert_int_sat_rtz(x))); }
+template <class X> CT_INL short convert_short_sat_rtz(X x) { return (short)max(-32768, min(32767, convert_int_sat_rtz(x))); }
+template <class X> CT_INL uchar convert_uchar_sat_rtz(X x) { return (uchar)min(255u, convert_uint_sat_rtz(x)); }
+template <class X> CT_INL ushort convert_ushort_sat_rtz(X x) { return (ushort)min(65535u, convert_uint_sat_rtz(x)); }
+CT_INL int clamp(int x, int lo, int hi) { return min(max(x, lo), hi); }
+CT_INL float vload_half(int, const half* p) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(*p)); return f; }
+CT_INL void vstore_half_rte(float v, int, half* p) { half h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v)); *p = h; }
+)CU";
+
+// The common part: the dialect, fp64, bfloat16 conversions, the geometry
+// structs. CT_INL: every helper is inlined, whatever the compiler's cost
+// model says (a PoCL device keeps a work-group loop with a call in it
+// scalar).
+std::string prelude(const Target* d) {
+  std::string s;
+  if (d->dialect == Dialect::kCuda) s = kCudaCompat;
+  else s = "#define CT_INL inline __attribute__((always_inline))\n#define CT_TABLE __constant\n#define CT_TABLE_PTR __constant\n";
+  s += "#define CT_CHUNK " + std::to_string(d->chunk) + "\n";
   if (d->fp64)
-    s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define AF double\n"
+    s += std::string(d->dialect == Dialect::kOpenCL ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") +
+         "#define AF double\n"
          "CT_INL float ct_d2f_odd(double x) { float f = convert_float_rtz(x); "
          "if (!isnan(x) && (double)f != x) f = as_float(as_uint(f) | 1u); return f; }\n";
   else s += "#define AF float\n";
@@ -197,7 +263,8 @@ void emit_chunked(std::ostringstream& s, const std::string& expr, const ElemRow*
 // (`chunk_row`: the row, when its contiguous kernel is chunked, else null;
 // `store`: the store function).
 void emit_elementwise(std::ostringstream& s, const std::string& name, const std::string& expr, int n,
-                      const TypeInfo* in, bool params, const ElemRow* chunk_row = nullptr, const char* store = "st") {
+                      const TypeInfo* in, bool params, bool cuda, const ElemRow* chunk_row = nullptr,
+                      const char* store = "st") {
   for (int strided = 0; strided < 2; ++strided) {
     s << "__kernel void " << name << (strided ? "_s" : "_c") << "(__global OS* out, ulong oo";
     for (int k = 0; k < n; ++k) s << ", __global const S" << k << "* in" << k << ", ulong o" << k;
@@ -212,6 +279,7 @@ void emit_elementwise(std::ostringstream& s, const std::string& name, const std:
       continue;
     }
     s << "  long i = get_global_id(0);  /* launch() runs exactly n work-items */\n";
+    if (cuda) s << "  if (i >= n) return;  /* CUDA: whole blocks */\n";
     if (strided) {
       s << "  long r = i, io = 0";
       for (int k = 0; k < n; ++k) s << ", i" << k << " = 0";
@@ -231,7 +299,7 @@ void emit_elementwise(std::ostringstream& s, const std::string& name, const std:
 
 bool chunked(const ElemRow* row, int cls) { return row && cls == kFloat && row->rare[0]; }
 
-int64_t elementwise_items(const Device* d, int32_t op, int kind, const int32_t* in_dt, int num_inputs, bool dense,
+int64_t elementwise_items(const Target* d, int32_t op, int kind, const int32_t* in_dt, int num_inputs, bool dense,
                           int64_t n) {
   if (!dense || kind == CT_KIND_CAST) return n;
   return chunked(elem_row(op), type_info(d, in_dt[data_slot(num_inputs)]).cls) ? (n + d->chunk - 1) / d->chunk : n;
@@ -242,10 +310,13 @@ std::string op_name(int32_t op) {
   return info.name ? info.name : "?";
 }
 
-TypeInfo type_info(const Device* d, int32_t dt) {
+TypeInfo type_info(const Target* d, int32_t dt) {
   switch (dt) {
     case CT_DT_BOOL: return {true, kBool, 8, "uchar", "int", "uchar", nullptr};
-    case CT_DT_INT8: return {true, kSigned, 8, "char", "char", "uchar", nullptr};
+    case CT_DT_INT8: {
+      const char* c = d->dialect == Dialect::kCuda ? "schar" : "char";
+      return {true, kSigned, 8, c, c, "uchar", nullptr};
+    }
     case CT_DT_INT16: return {true, kSigned, 16, "short", "short", "ushort", nullptr};
     case CT_DT_INT32: return {true, kSigned, 32, "int", "int", "uint", nullptr};
     case CT_DT_INT64: return {true, kSigned, 64, "long", "long", "ulong", nullptr};
@@ -263,16 +334,17 @@ TypeInfo type_info(const Device* d, int32_t dt) {
     case CT_DT_FLOAT8_E5M2:
     case CT_DT_FLOAT8_E4M3FNUZ:
     case CT_DT_FLOAT8_E5M2FNUZ: return {true, kFloat, 8, "uchar", "float", "", nullptr, dt - CT_DT_FLOAT8_E4M3FN};
-    default: return {false, 0, 0, "", "", "", "the OpenCL backend has no kernels for this dtype"};
+    default: return {false, 0, 0, "", "", "", "the backend has no kernels for this dtype"};
   }
 }
 
-std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
+std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
                                std::string* label) {
   const int slot = data_slot(num_inputs);
   TypeInfo in[3];
   for (int k = 0; k < num_inputs; ++k) in[k] = type_info(d, in_dt[k]);
   const TypeInfo t = in[slot], o = type_info(d, out_dt);
+  const bool cuda = d->dialect == Dialect::kCuda;
   std::ostringstream s;
   s << prelude(d) << type_macros(t, o);
   for (int k = 0; k < num_inputs; ++k) {
@@ -284,9 +356,9 @@ std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, 
   for (int k = 0; k < num_inputs; ++k) *label += (k ? "," : " ") + dt_name(in_dt[k]);
   *label += "->" + dt_name(out_dt);
   if (kind == CT_KIND_CAST) {
-    emit_elementwise(s, "cast", cast_expr(t, o), 1, in, false);
+    emit_elementwise(s, "cast", cast_expr(t, o), 1, in, false, cuda);
     // to float8: "cast_sat_c/_s" for ct_cast_ex's CT_CAST_SATURATE
-    if (o.f8 >= 0) emit_elementwise(s, "cast_sat", cast_expr(t, o), 1, in, false, nullptr, "st_sat");
+    if (o.f8 >= 0) emit_elementwise(s, "cast_sat", cast_expr(t, o), 1, in, false, cuda, nullptr, "st_sat");
     return s.str();
   }
   if (t.cls == kFloat) s << float_math(d, std::strcmp(t.compute, "float") == 0);
@@ -302,13 +374,13 @@ std::string elementwise_source(const Device* d, int kind, const int32_t* in_dt, 
     if (want_unary ? !unary_kind : info.kind != kind) continue;
     if (!((info.dtype_mask >> in_dt[slot]) & 1u)) continue;
     if (ct_output_dtype_index(info.output_dtype, in_dt[slot]) != out_dt) continue;
-    emit_elementwise(s, info.name, row->expr[t.cls], num_inputs, in, want_unary,
+    emit_elementwise(s, info.name, row->expr[t.cls], num_inputs, in, want_unary, cuda,
                      chunked(row, t.cls) ? row : nullptr);
   }
   return s.str();
 }
 
-std::string reduce_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label) {
+std::string reduce_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label) {
   const TypeInfo t = type_info(d, x_dt), o = type_info(d, out_dt);
   std::ostringstream s;
   s << prelude(d) << type_macros(t, o) << "#define S0 " << t.storage << "\n"
@@ -413,7 +485,7 @@ CT_INL AF ct_var_fin(const St* s, long count, AF corr) {
   return s.str();
 }
 
-std::string along_source(const Device* d, int32_t x_dt, int32_t out_dt, std::string* label) {
+std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label) {
   const TypeInfo t = type_info(d, x_dt), o = type_info(d, out_dt);
   std::ostringstream s;
   s << prelude(d) << type_macros(t, o) << "#define S0 " << t.storage << "\n"
@@ -440,4 +512,4 @@ std::string along_source(const Device* d, int32_t x_dt, int32_t out_dt, std::str
   return s.str();
 }
 
-}  // namespace ctcl
+}  // namespace ctgpu

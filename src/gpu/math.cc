@@ -1,4 +1,5 @@
-// math_cl.cc — the module's own float32 transcendentals, in OpenCL C.
+// math.cc — the GPU modules' own float32 transcendentals, in the OpenCL C
+// both dialects compile (source.h).
 //
 // Why: a PoCL device turns the work-items of a group into a loop and
 // vectorises it; a call it cannot inline (its sin, erf, pow, and any helper
@@ -42,7 +43,7 @@
 
 #include "math/coefficients.h"
 
-namespace ctcl {
+namespace ctgpu {
 namespace {
 
 // 2/pi in hexadecimal (0.a2f9836e...): 384 bits, more than the table needs
@@ -69,7 +70,7 @@ double bits53(int start) {
 // 2^-40 to a multiple of pi/2): for x = m 2^E with an integral m,
 // x 2/pi = m T[E] mod 4.
 std::string trig_table() {
-  std::string s = "__constant double ct_pio2_tab[" + std::to_string(2 * 103) + "] = {\n";
+  std::string s = "CT_TABLE double ct_pio2_tab[" + std::to_string(2 * 103) + "] = {\n";
   char buf[64];
   for (int e = 2; e <= 104; ++e) {
     for (int j = 0; j < 2; ++j) {  // bits from weight 2^1 on: bit index e - 2
@@ -233,7 +234,7 @@ CT_INL double ct_pio2_frac(float ax, int* q) {
   const int be = (int)(u >> 23);
   const double m = (double)((u & 0x7fffffu) | (be != 0 ? 0x800000u : 0u));
   const int E = (be != 0 ? be : 1) - 150, ei = min(max(E, 2), 104);
-  __constant const double* t = ct_pio2_tab + 2 * (ei - 2);
+  CT_TABLE_PTR const double* t = ct_pio2_tab + 2 * (ei - 2);
   const double dm = m * as_double((ulong)(E - ei + 1023) << 52); /* exact */
   const double ph = dm * t[0], pl = fma(dm, t[0], -ph), k = ct_rndd(ph); /* ph < 2^26 */
   *q = (int)k; /* callers use q mod 4 */
@@ -460,10 +461,10 @@ CT_INL T ct_softplus_b(T x) { return isnan(x) ? x : x > 0 ? x + log1p(exp(-x)) :
 
 }  // namespace
 
-std::string float_math(const Device* d, bool float32) {
+std::string float_math(const Target* d, bool float32) {
   if (!float32) return std::string(kBuiltinsViaDouble) + kBuiltins;
   static const std::string table = trig_table(), coefficients = coefficient_macros();
   return d->fp64 ? "#define CT_FP64 1\n" + table + coefficients + kMath : coefficients + kMath + kBuiltinsViaDouble;
 }
 
-}  // namespace ctcl
+}  // namespace ctgpu

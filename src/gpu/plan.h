@@ -1,0 +1,73 @@
+// plan.h — what a GPU module computes on the host before it launches a
+// generated kernel, the same for OpenCL and CUDA: whether it has a kernel
+// for an op and dtype (supports), the walk over a call's dims (Geo, RGeo,
+// AGeo), the kernel's name, and its scalar parameters' bytes.
+#ifndef CTENSOR_SRC_GPU_PLAN_H_
+#define CTENSOR_SRC_GPU_PLAN_H_
+
+#include <string>
+
+#include "source.h"
+
+namespace ctgpu {
+
+inline int64_t numel_of(const CTensor* t) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < t->ndim; ++d) n *= t->shape[d];
+  return n;
+}
+inline int64_t stride_of(const CTensor* t, int32_t d) {
+  if (t->strides) return t->strides[d];
+  int64_t s = 1;
+  for (int32_t k = t->ndim - 1; k > d; --k) s *= t->shape[k];
+  return s;
+}
+
+inline size_t itemsize_of(const CTensor* t) { return (t->dtype.bits * t->dtype.lanes + 7) / 8; }
+
+// Host tensor <-> compact host buffer (element by element, any strides):
+// to_buf packs t into buf, else unpacks buf into t.
+void host_pack(const CTensor* t, unsigned char* buf, bool to_buf);
+
+// The module's answer to a support query for the elementwise, reduction and
+// along-axis kinds (and casts) from the rows and the registry: CT_OK, or
+// CT_ERR_UNSUPPORTED with a message naming fn, op, dtype and
+// "<device_name>:<id>". NN ops: nn_why (the module's own rule) gives the
+// reason it refuses, or nullptr.
+CTStatus supports(const Target* d, const CTSupportQuery* q, const char* device_name,
+                  const char* (*nn_why)(int32_t op, int32_t dt, std::string* buf));
+
+// A row-major walk over `ndim` dims shared by up to 4 tensors, with dims of
+// extent 1 dropped and neighbours merged where every tensor is contiguous
+// across them.
+void coalesce(Geo* g, const CTensor* const* t, int nt, int32_t ndim, const int64_t* shape);
+
+// Whether an elementwise call is one contiguous run (core's CT_CALL_DENSE),
+// and its kernel's name: "<op>_c" / "<op>_s", "cast_c" / "cast_s" (and
+// "cast_sat_*" for a saturating cast to float8).
+bool dense_call(const CTElementwiseCall* call);
+std::string elementwise_kernel(const Target* d, const CTElementwiseCall* call, int kind, bool dense);
+
+// The bytes of a scalar parameter in the kernel's parameter type (PT, or AF
+// for reductions: type_info of float64 or float32).
+struct Param {
+  size_t size;
+  unsigned char bytes[8];
+};
+Param param_of(const TypeInfo& t, double v);
+
+// A reduction's walk: kept and reduced dims, and how each output's elements
+// split into P partials of `chunk` (P fixed by the shapes and `items`, the
+// work-items the device wants busy, so the result depends on nothing else).
+// Returns M, the outputs (0: nothing to do).
+int64_t reduce_geometry(const CTReduceCall* call, int64_t items, RGeo* g);
+// Bytes of one partial state (the St struct of reduce_source).
+size_t state_size(const Target* d);
+
+// An along-axis op's walk: the lines and their stride. Returns the lines
+// (0 when there is nothing to do).
+int64_t along_geometry(const CTAlongAxisCall* call, AGeo* g);
+
+}  // namespace ctgpu
+
+#endif  // CTENSOR_SRC_GPU_PLAN_H_
