@@ -1,0 +1,99 @@
+// cuda_codegen.cpp — every CUDA kernel program the CUDA module can generate,
+// compiled by NVRTC as the module compiles it: needs no GPU and no driver,
+// so CI proves on every run that the generator's CUDA dialect (src/gpu)
+// compiles for every op, kind and dtype signature the rows and the registry
+// give. Usage: ct_cuda_codegen [arch ...] (default: sm_90, the H100/H200's,
+// and sm_80). Exit 0 when every program compiled.
+#include <ctensor/plugin.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "cuda/runtime.h"
+
+namespace {
+
+struct Sig {
+  int family;  // CT_KIND_UNARY (maps with and without parameters), BINARY, TERNARY, CAST; REDUCE, ALONG_AXIS
+  std::vector<int32_t> in;
+  int32_t out;
+  bool operator<(const Sig& o) const { return std::tie(family, in, out) < std::tie(o.family, o.in, o.out); }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ctcu;
+  ctgpu::g_host = ct_plugin_host();
+  std::vector<std::string> archs;
+  for (int i = 1; i < argc; ++i) archs.push_back(argv[i]);
+  if (archs.empty()) archs = {"sm_90", "sm_80"};
+  Device target;  // what the module's devices are, but for the arch
+  target.dialect = ctgpu::Dialect::kCuda;
+  target.fp64 = true;
+  target.chunk = 1;
+
+  std::set<Sig> sigs;
+  const int32_t ndt = CT_DT_FLOAT8_E5M2FNUZ + 1;
+  for (int32_t dt = 0; dt < ndt; ++dt) {
+    if (!ctgpu::type_info(&target, dt).ok) continue;
+    for (int32_t to = 0; to < ndt; ++to)
+      if (ctgpu::type_info(&target, to).ok) sigs.insert({CT_KIND_CAST, {dt}, to});
+    for (int32_t op = 0; op < CT_OP_END_; ++op) {
+      const CTOpInfo info = ctgpu::op_info(op);
+      if (!info.name || !((info.dtype_mask >> dt) & 1u)) continue;
+      CTSupportQuery q{sizeof(CTSupportQuery), op, "ct_cuda_codegen", info.kind, dt, -1, 0};
+      if (info.kind == CT_KIND_NN || ctgpu::supports(&target, &q, "cuda", nullptr) != CT_OK) continue;
+      const int32_t out = ct_output_dtype_index(info.output_dtype, dt);
+      switch (info.kind) {
+        case CT_KIND_UNARY:
+        case CT_KIND_UNARY_PARAM: sigs.insert({CT_KIND_UNARY, {dt}, out}); break;
+        case CT_KIND_BINARY: sigs.insert({CT_KIND_BINARY, {dt, dt}, out}); break;
+        case CT_KIND_TERNARY: sigs.insert({CT_KIND_TERNARY, {op == CT_OP_WHERE ? (int32_t)CT_DT_BOOL : dt, dt, dt}, out}); break;
+        case CT_KIND_REDUCE: sigs.insert({CT_KIND_REDUCE, {dt}, out}); break;
+        case CT_KIND_ALONG_AXIS: sigs.insert({CT_KIND_ALONG_AXIS, {dt}, out}); break;
+        default: break;
+      }
+    }
+  }
+  struct Job {
+    std::string label, source, arch;
+  };
+  std::vector<Job> jobs;
+  for (const std::string& arch : archs)
+    for (const Sig& s : sigs) {
+      Job j;
+      j.arch = arch;
+      if (s.family == CT_KIND_REDUCE) j.source = ctgpu::reduce_source(&target, s.in[0], s.out, &j.label);
+      else if (s.family == CT_KIND_ALONG_AXIS) j.source = ctgpu::along_source(&target, s.in[0], s.out, &j.label);
+      else j.source = ctgpu::elementwise_source(&target, s.family, s.in.data(), (int)s.in.size(), s.out, &j.label);
+      jobs.push_back(j);
+    }
+  std::atomic<size_t> next{0};
+  std::atomic<int> failed{0};
+  std::mutex out_mu;
+  auto work = [&] {
+    for (size_t i; (i = next++) < jobs.size();) {
+      std::vector<unsigned char> image;
+      if (compile("ct_cuda_codegen", jobs[i].source, jobs[i].label, jobs[i].arch, &image) != CT_OK || image.empty()) {
+        ++failed;
+        std::lock_guard<std::mutex> lock(out_mu);
+        std::fprintf(stderr, "FAILED %s for %s: %s\n", jobs[i].label.c_str(), jobs[i].arch.c_str(), ct_last_error());
+      }
+    }
+  };
+  const unsigned nt = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < nt; ++t) pool.emplace_back(work);
+  for (std::thread& t : pool) t.join();
+  std::printf("ct_cuda_codegen: %zu programs (%zu signatures x %zu architectures), %d failed to compile\n", jobs.size(),
+              sigs.size(), archs.size(), failed.load());
+  return failed ? 1 : 0;
+}
