@@ -4,9 +4,8 @@
 // kernels the generator's CUDA dialect produces.
 #include <climits>
 #include <cstring>
-#include <unordered_map>
-
 #include "backend.h"
+#include "gpu/program_index.h"
 
 namespace ctcu {
 
@@ -14,31 +13,17 @@ namespace {
 
 // Programs by (arch, kind, dtypes), so the source is generated once (the
 // programs themselves belong to runtime.cc's cache).
-std::mutex g_sig_mu;
-std::unordered_map<std::string, Program*> g_sig;
+ProgramIndex<Program> g_sig;
 
 std::string sig_key(const Device* d, const char* family, const int32_t* dts, int n, int32_t out_dt) {
-  std::string k = d->arch + family;
-  for (int i = 0; i < n; ++i) k += "," + std::to_string(dts[i]);
-  return k + ">" + std::to_string(out_dt);
+  return signature_key(d->arch, family, dts, n, out_dt);
 }
 
 template <class Gen>
 CTStatus program_for(const char* fn, Device* d, const std::string& key, Gen gen, Program** prog) {
-  {
-    std::lock_guard<std::mutex> lock(g_sig_mu);
-    auto it = g_sig.find(key);
-    if (it != g_sig.end()) {
-      *prog = it->second;
-      return CT_OK;
-    }
-  }
-  std::string label;
-  const std::string src = gen(&label);
-  if (CTStatus s = get_program(fn, d, src, label, prog)) return s;
-  std::lock_guard<std::mutex> lock(g_sig_mu);
-  g_sig[key] = *prog;
-  return CT_OK;
+  return g_sig.get(key, gen, [&](const std::string& src, const std::string& label, Program** p) {
+    return get_program(fn, d, src, label, p);
+  }, prog);
 }
 
 CTStatus elementwise_program(const char* fn, Device* d, int kind, const int32_t* in_dt, int n, int32_t out_dt,
@@ -64,10 +49,7 @@ struct CallDevice {
 
 }  // namespace
 
-void forget_programs() {
-  std::lock_guard<std::mutex> lock(g_sig_mu);
-  g_sig.clear();
-}
+void forget_programs() { g_sig.clear(); }
 
 CTStatus launch(const char* fn, cudaStream_t s, cudaKernel_t k, int64_t n, void** args, const std::string& name) {
   if (n <= 0) return CT_OK;
@@ -84,14 +66,7 @@ CTStatus launch(const char* fn, cudaStream_t s, cudaKernel_t k, int64_t n, void*
   return CT_OK;
 }
 
-CTStatus cu_supports(const CTSupportQuery* q) {
-  const Device* d = device(q->device_id);
-  if (!d)
-    return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s for %s on cuda:%d: no such CUDA device",
-                             q->fn ? q->fn : "ct_op_supported", op_name(q->op).c_str(), g_host->dtype_name(q->dt),
-                             (int)q->device_id);
-  return supports(d, q, "cuda", nn_why);
-}
+CTStatus cu_supports(const CTSupportQuery* q) { return supports(device(q->device_id), q, "cuda", nn_why); }
 
 CTStatus cu_elementwise(const CTElementwiseCall* call) {
   const char* fn = call->fn;

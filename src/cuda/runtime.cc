@@ -207,7 +207,7 @@ CTStatus get_program(const char* fn, Device* d, const std::string& source, const
     if (CTStatus s = compile(fn, source, label, d->arch, &image)) return s;
     ++g_stats.compiled;
     if (verbose()) {
-      std::fprintf(stderr, "ctensor cuda: compiled %s for %s (%zu bytes of source, %.1f ms)\n", label.c_str(),
+      std::fprintf(stderr, "ctensor cuda: compiled program %s for %s (%zu bytes of source, %.1f ms)\n", label.c_str(),
                    d->arch.c_str(), source.size(), ms_since(t0));
       const std::string src_path = cache_path(dir, h, ".cu");
       if (!src_path.empty() && write_text(dir, src_path, source))
@@ -222,7 +222,7 @@ CTStatus get_program(const char* fn, Device* d, const std::string& source, const
     return cuda_fail(fn, ("cudaLibraryLoadData(" + label + ", " + d->arch + (cached ? ", from the disk cache" : "") + ")").c_str(), e);
   }
   if (verbose() && cached)
-    std::fprintf(stderr, "ctensor cuda: loaded %s from %s (%.1f ms)\n", label.c_str(), path.c_str(), ms_since(t0));
+    std::fprintf(stderr, "ctensor cuda: loaded program %s from %s (%.1f ms)\n", label.c_str(), path.c_str(), ms_since(t0));
   Program* p = new Program(lib);
   g_programs->emplace(key, p);
   *out = p;

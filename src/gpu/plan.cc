@@ -24,6 +24,7 @@ CTStatus refuse_cast(const CTSupportQuery* q, const char* device_name, const cha
 
 CTStatus supports(const Target* d, const CTSupportQuery* q, const char* device_name,
                   const char* (*nn_why)(int32_t op, int32_t dt, std::string* buf)) {
+  if (!d) return refuse(q, device_name, "no such device");
   if (q->op < 0 || q->op >= CT_OP_END_) return refuse(q, device_name, "the module has no kernel for ops added by plugins");
   const TypeInfo t = type_info(d, q->dt);
   if (!t.ok) return q->kind == CT_KIND_CAST && q->out_dt >= 0 ? refuse_cast(q, device_name, t.why) : refuse(q, device_name, t.why);

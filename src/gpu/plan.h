@@ -30,7 +30,8 @@ inline size_t itemsize_of(const CTensor* t) { return (t->dtype.bits * t->dtype.l
 void host_pack(const CTensor* t, unsigned char* buf, bool to_buf);
 
 // The module's answer to a support query for the elementwise, reduction and
-// along-axis kinds (and casts) from the rows and the registry: CT_OK, or
+// along-axis kinds (and casts) from the rows and the registry, for device d
+// (nullptr: no such device): CT_OK, or
 // CT_ERR_UNSUPPORTED with a message naming fn, op, dtype and
 // "<device_name>:<id>". NN ops: nn_why (the module's own rule) gives the
 // reason it refuses, or nullptr.

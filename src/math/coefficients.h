@@ -1,8 +1,8 @@
 // coefficients.h — the coefficients of the float32 function approximations
-// both backends compute with: the CPU's Highway kernels
-// (src/cpu/exp_math-inl.h, elementwise.cc) and the OpenCL module's
-// generated source (src/opencl/math_cl.cc prints them into it), so each fit
-// is written once. Data only: no code, no dependency on either backend.
+// every backend computes with: the CPU's Highway kernels
+// (src/cpu/exp_math-inl.h, elementwise.cc) and the GPU modules' generated
+// source (OpenCL and CUDA alike: src/gpu/math.cc prints them into it), so
+// each fit is written once. Data only: no code, no dependency on a backend.
 // Polynomials are highest degree first (Horner order) unless said.
 #ifndef CTENSOR_SRC_MATH_COEFFICIENTS_H_
 #define CTENSOR_SRC_MATH_COEFFICIENTS_H_

@@ -1,9 +1,9 @@
 // float8_formats.h — the four 8-bit float formats of DLPack 1.3 that
 // ctensor runs (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
 // float8_e5m2fnuz): one description per format and the codes that follow
-// from it. Both backends derive their conversions from these: the CPU's
-// src/cpu/float8.h, and the OpenCL module's generated decoders and encoders
-// (src/opencl/source.cc). Data only: no dependency on either backend.
+// from it. Every backend derives its conversions from these: the CPU's
+// src/cpu/float8.h, and the GPU modules' generated decoders and encoders
+// (src/gpu/source.cc). Data only: no dependency on a backend.
 #ifndef CTENSOR_SRC_MATH_FLOAT8_FORMATS_H_
 #define CTENSOR_SRC_MATH_FLOAT8_FORMATS_H_
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpu/plan.h"
+#include "gpu/program_index.h"
 #include "runtime.h"
 
 namespace ctcl {

@@ -3,7 +3,6 @@
 // reduction and along-axis kernels the templates generate.
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
 #include "backend.h"
 
@@ -13,31 +12,17 @@ namespace {
 
 // Programs by (context, signature), so the source is generated once (the
 // programs themselves belong to runtime.cc's cache).
-std::mutex g_sig_mu;
-std::unordered_map<std::string, Program*> g_sig;
+ProgramIndex<Program> g_sig;
 
 std::string sig_key(cl_context ctx, const char* family, const int32_t* dts, int n, int32_t out_dt) {
-  std::string k = std::to_string(reinterpret_cast<uintptr_t>(ctx)) + family;
-  for (int i = 0; i < n; ++i) k += "," + std::to_string(dts[i]);
-  return k + ">" + std::to_string(out_dt);
+  return signature_key(std::to_string(reinterpret_cast<uintptr_t>(ctx)), family, dts, n, out_dt);
 }
 
 template <class Gen>
 CTStatus program_for(const char* fn, Device* d, cl_context ctx, const std::string& key, Gen gen, Program** prog) {
-  {
-    std::lock_guard<std::mutex> lock(g_sig_mu);
-    auto it = g_sig.find(key);
-    if (it != g_sig.end()) {
-      *prog = it->second;
-      return CT_OK;
-    }
-  }
-  std::string label;
-  const std::string src = gen(&label);
-  if (CTStatus s = get_program(fn, d, ctx, src, label, prog)) return s;
-  std::lock_guard<std::mutex> lock(g_sig_mu);
-  g_sig[key] = *prog;
-  return CT_OK;
+  return g_sig.get(key, gen, [&](const std::string& src, const std::string& label, Program** p) {
+    return get_program(fn, d, ctx, src, label, p);
+  }, prog);
 }
 
 struct KernelLease {
@@ -51,10 +36,7 @@ struct KernelLease {
 
 }  // namespace
 
-void forget_programs() {
-  std::lock_guard<std::mutex> lock(g_sig_mu);
-  g_sig.clear();
-}
+void forget_programs() { g_sig.clear(); }
 
 bool set_arg(const char* fn, cl_kernel k, cl_uint i, size_t size, const void* value, CTStatus* st) {
   const cl_int e = clSetKernelArg(k, i, size, value);
@@ -107,14 +89,7 @@ const char* nn_why(int32_t op, int32_t dt, std::string* buf) { return nn_support
 
 }  // namespace
 
-CTStatus cl_supports(const CTSupportQuery* q) {
-  const Device* d = device(q->device_id);
-  if (!d)
-    return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s for %s on opencl:%d: no such OpenCL device",
-                             q->fn ? q->fn : "ct_op_supported", op_name(q->op).c_str(), g_host->dtype_name(q->dt),
-                             (int)q->device_id);
-  return supports(d, q, "opencl", nn_why);
-}
+CTStatus cl_supports(const CTSupportQuery* q) { return supports(device(q->device_id), q, "opencl", nn_why); }
 
 CTStatus cl_elementwise(const CTElementwiseCall* call) {
   const char* fn = call->fn;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The float64 polynomials of the OpenCL module's float32 pow (ct_log2d and
-ct_exp2d in src/opencl/math_cl.cc).
+ct_exp2d in src/gpu/math.cc).
 
 - log2: x = 2^e m, m in [sqrt(1/2), sqrt(2)), s = (m - 1) / (m + 1),
   log2 m = s q(s^2), q(z) = (2 / ln 2) atanh(sqrt z) / sqrt z on
