@@ -31,7 +31,17 @@ import warnings
 
 from . import _ctensor
 from ._ctensor import *  # noqa: F401,F403  (the registry's ops, Tensor, DType, dtypes)
-from ._ctensor import DType, Tensor, __version__, copy, empty, get_num_threads, set_num_threads  # noqa: F401
+from ._ctensor import (  # noqa: F401
+    DType,
+    Tensor,
+    __version__,
+    copy,
+    empty,
+    get_num_threads,
+    get_stream,
+    set_num_threads,
+    set_stream,
+)
 from ._nn import (  # noqa: F401
     avg_pool2d,
     avg_pool2d_backward,
@@ -136,6 +146,23 @@ class OpInfo:
         lib = f", library={self.library!r}" if self.library else ""
         return f"OpInfo(id={self.id}, name={self.name!r}, category={self.category!r}, kind={self.kind!r}, " \
                f"python_names={self.python_names!r}{lib})"
+
+
+class use_stream:
+    """``with ctensor.use_stream("cuda:0", torch.cuda.current_stream().cuda_stream):`` runs this thread's ops
+    on that device on that stream (an int handle: a cudaStream_t, a cl_command_queue), and restores the stream
+    that was set before (set_stream / get_stream) when the block ends."""
+
+    def __init__(self, device, stream) -> None:
+        self._device, self._stream, self._before = device, stream, None
+
+    def __enter__(self):
+        self._before = get_stream(self._device)
+        set_stream(self._device, self._stream)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        set_stream(self._device, self._before)
 
 
 def devices() -> list[DeviceInfo]:

@@ -124,6 +124,7 @@ struct Arg {
   DLManagedTensor* legacy = nullptr;
   DLManagedTensorVersioned* versioned = nullptr;
   nb::object keep;  // a scalar's 0-d Tensor on a device other than the CPU
+  void* stream = nullptr;  // a device tensor's producer's current work stream (DLPack exchange API), if it said
 
   Arg() {}  // not "= default": value-initialisation would clear the dims arrays (256 bytes) per argument
   Arg(const Arg&) = delete;
@@ -152,9 +153,21 @@ nb::object tensor_dlpack(nb::handle self, nb::handle stream, nb::handle max_vers
 // ---- running: threads, the GIL ----
 
 extern CTCpuStream g_cpu_stream;
-inline void* stream_for(CTDevice dev) {
-  return (dev.device_type == CT_CPU && g_cpu_stream.num_threads != 0) ? &g_cpu_stream : nullptr;
+// The stream ctensor.set_stream installed for dev on this thread (nullptr: none).
+void* user_stream(CTDevice dev);
+// Whether this thread has installed any (so imports need not ask).
+bool any_user_stream();
+// The stream a call on dev runs on: on the CPU, the thread count
+// set_num_threads chose; elsewhere the stream ctensor.set_stream installed
+// for the device on this thread, else the producer's current work stream
+// (a torch CUDA tensor's, through DLPack's exchange API), else NULL (CUDA's
+// legacy default stream, OpenCL's device queue).
+inline void* stream_for(CTDevice dev, void* producer = nullptr) {
+  if (dev.device_type == CT_CPU) return g_cpu_stream.num_threads != 0 ? &g_cpu_stream : nullptr;
+  if (void* s = user_stream(dev)) return s;
+  return producer;
 }
+inline void* stream_for(const Arg& a) { return stream_for(a.t.device, a.stream); }
 
 // Below this many elements, releasing and retaking the GIL costs more than
 // the kernel (NumPy keeps it below 500 elements).

@@ -82,19 +82,31 @@ std::string known_devices() {
 // Copy (or convert) src into dst, devices as they are; then wait for the
 // devices that are not the CPU, so that host memory is ready and may go.
 void transfer(const CTensor& src, CTensor& dst) {
-  const bool host_only = src.device.device_type == CT_CPU && dst.device.device_type == CT_CPU;
-  void* stream = host_only ? stream_for(dst.device) : nullptr;
+  // the stream of the device that is not the CPU (ct_copy's rule), and of each device to wait for
+  const CTDevice dev = dst.device.device_type != CT_CPU ? dst.device : src.device;
+  void* stream = stream_for(dev);
   const bool convert = !same_dtype(src.dtype, dst.dtype);
   check(run_kernel(numel_of(src), [&] {
     CTStatus s = convert ? ct_cast(&src, &dst, stream) : ct_copy(&src, &dst, stream);
-    if (s == CT_OK && src.device.device_type != CT_CPU) s = ct_synchronize(src.device, nullptr);
+    if (s == CT_OK && src.device.device_type != CT_CPU) s = ct_synchronize(src.device, stream_for(src.device));
     if (s == CT_OK && dst.device.device_type != CT_CPU && !same_device(src.device, dst.device))
-      s = ct_synchronize(dst.device, nullptr);
+      s = ct_synchronize(dst.device, stream_for(dst.device));
     return s;
   }));
 }
 
+// ctensor.set_stream's streams, per device, for this thread.
+thread_local std::vector<std::pair<CTDevice, void*>> t_streams;
+
 }  // namespace
+
+void* user_stream(CTDevice dev) {
+  for (const auto& e : t_streams)
+    if (same_device(e.first, dev)) return e.second;
+  return nullptr;
+}
+
+bool any_user_stream() { return !t_streams.empty(); }
 
 std::string device_str(CTDevice d) {
   if (d.device_type == CT_CPU && d.device_id == 0) return "cpu";
@@ -219,6 +231,32 @@ void init_devices(nb::module_& m) {
     g_cpu_stream.num_threads = n;
   }, nb::arg("n"), "Threads for CPU ops (0 = the library default, 1 = the calling thread only).");
   m.def("get_num_threads", [] { return g_cpu_stream.num_threads; }, "The value set_num_threads set (0 = default).");
+  m.def("set_stream", [](nb::handle device, nb::handle stream) {
+    const CTDevice d = parse_device(device, "set_stream", false);
+    if (d.device_type == CT_CPU)
+      raise(PyExc_ValueError, "set_stream: the CPU has no streams (set_num_threads sets its threads)");
+    void* s = nullptr;
+    if (!stream.is_none()) {
+      if (!PyLong_Check(stream.ptr()))
+        raise(PyExc_TypeError, "set_stream: stream must be an int (a cudaStream_t or cl_command_queue as an "
+              "integer, e.g. torch.cuda.current_stream().cuda_stream or cupy's stream.ptr) or None");
+      s = PyLong_AsVoidPtr(stream.ptr());
+      if (PyErr_Occurred()) throw nb::python_error();
+    }
+    for (auto it = t_streams.begin(); it != t_streams.end(); ++it)
+      if (same_device(it->first, d)) {
+        t_streams.erase(it);
+        break;
+      }
+    if (s) t_streams.emplace_back(d, s);
+  }, nb::arg("device"), nb::arg("stream").none(),
+        "Run this thread's ops on `device` (not the CPU) on `stream` (an int handle: a cudaStream_t, a "
+        "cl_command_queue), or with None on the producer's current stream where DLPack's exchange API says it "
+        "(torch), else the device's default stream. ctensor.use_stream(device, stream) does it for a `with` block.");
+  m.def("get_stream", [](nb::handle device) -> nb::object {
+    void* s = user_stream(parse_device(device, "get_stream", false));
+    return s ? nb::steal(PyLong_FromVoidPtr(s)) : nb::none();
+  }, nb::arg("device"), "The stream set_stream installed for `device` on this thread, or None.");
 }
 
 }  // namespace ctpy

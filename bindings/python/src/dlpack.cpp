@@ -239,6 +239,8 @@ void import_arg(Arg& a, PyObject* o, bool is_out, bool allow_scalar, const char*
       CTensor t{};
       if (api->dltensor_from_py_object_no_sync(o, &t) != 0) throw nb::python_error();
       a.t = t;
+      if (t.device.device_type != CT_CPU && api->current_work_stream)  // the producer's stream, for stream_for
+        api->current_work_stream(t.device.device_type, t.device.device_id, &a.stream);
       a.own_dims(t.ndim, t.shape, t.strides, fn, name);  // valid until we return: copy the dims now
     } else {
       DLManagedTensorVersioned* m = nullptr;
@@ -247,6 +249,8 @@ void import_arg(Arg& a, PyObject* o, bool is_out, bool allow_scalar, const char*
       a.readonly = (m->flags & kDLFlagReadOnly) != 0;
       a.t = m->dl_tensor;
       a.own_dims(a.t.ndim, a.t.shape, a.t.strides, fn, name);
+      if (a.t.device.device_type != CT_CPU && api->current_work_stream)
+        api->current_work_stream(a.t.device.device_type, a.t.device.device_id, &a.stream);
     }
     g_stats.exchange++;
     return;
@@ -260,6 +264,18 @@ void import_arg(Arg& a, PyObject* o, bool is_out, bool allow_scalar, const char*
       nb::dict kw;
       kw["max_version"] = nb::handle(g_max_version);
       if (is_out) kw["copy"] = nb::bool_(false);
+      if (any_user_stream()) {
+        // DLPack's stream argument: the producer makes its pending work on the
+        // array visible to the stream this thread's ops will run on (for
+        // CUDA, None would mean the legacy default stream, on which they
+        // otherwise run)
+        nb::object dev = nb::getattr(nb::handle(o), "__dlpack_device__", nb::none());
+        if (!dev.is_none()) {
+          nb::tuple dt = nb::cast<nb::tuple>(dev());
+          const CTDevice d{nb::cast<int32_t>(dt[0]), nb::cast<int32_t>(dt[1])};
+          if (void* s = d.device_type != CT_CPU ? user_stream(d) : nullptr) kw["stream"] = nb::steal(PyLong_FromVoidPtr(s));
+        }
+      }
       cap = m(**kw);
     } catch (nb::python_error& e) {
       if (!e.matches(PyExc_TypeError)) throw;

@@ -36,7 +36,7 @@ nb::object call_unary(const OpCtx& c, nb::handle x, const double* params, int np
   const CTensor* in[1] = {&xa.t};
   Out o;
   make_out(o, out, c.op, op_args(), in, 1, xa.t.device, c.name, c.entry);
-  void* stream = stream_for(xa.t.device);
+  void* stream = stream_for(xa);
   check(run_kernel(xa.numel(), [&] {
     return params ? ct_unary_param(c.op, &xa.t, params, np, o.t, stream) : ct_unary(c.op, &xa.t, o.t, stream);
   }));
@@ -76,7 +76,7 @@ nb::object call_binary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle ou
   const CTensor* in[2] = {&aa.t, &ba.t};
   Out o;
   make_out(o, out, c.op, op_args(), in, 2, aa.t.device, c.name, c.entry);
-  check(run_kernel(numel_of(*o.t), [&] { return ct_binary(c.op, &aa.t, &ba.t, o.t, stream_for(aa.t.device)); }));
+  check(run_kernel(numel_of(*o.t), [&] { return ct_binary(c.op, &aa.t, &ba.t, o.t, stream_for(aa)); }));
   return o.result;
 }
 
@@ -104,7 +104,7 @@ nb::object call_ternary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle c
   Out o;
   make_out(o, out, c.op, op_args(), in, 3, ba.t.device, c.name, c.entry);
   check(run_kernel(numel_of(*o.t),
-                   [&] { return ct_ternary(c.op, &aa.t, &ba.t, &ca.t, o.t, stream_for(ba.t.device)); }));
+                   [&] { return ct_ternary(c.op, &aa.t, &ba.t, &ca.t, o.t, stream_for(ba)); }));
   return o.result;
 }
 
@@ -122,7 +122,7 @@ nb::object call_cast(nb::handle x, nb::handle dtype, nb::handle out, bool satura
     raise(PyExc_TypeError, "cast: dtype=%s but out.dtype=%s", dtype_name(args.dtype).c_str(),
           dtype_name(o.t->dtype).c_str());
   const int32_t mode = saturate ? CT_CAST_SATURATE : CT_CAST_DEFAULT;
-  check(run_kernel(xa.numel(), [&] { return ct_cast_ex(&xa.t, o.t, mode, stream_for(xa.t.device)); }));
+  check(run_kernel(xa.numel(), [&] { return ct_cast_ex(&xa.t, o.t, mode, stream_for(xa)); }));
   return o.result;
 }
 
@@ -164,7 +164,7 @@ nb::object call_reduce(const OpCtx& c, nb::handle x, nb::handle axis, bool keepd
   Out o;
   make_out(o, out, c.op, args, in, 1, xa.t.device, c.name, c.entry);
   check(run_kernel(xa.numel(), [&] {
-    return ct_reduce(c.op, &xa.t, args.axes, ax.n, keepdims, params, np, o.t, stream_for(xa.t.device));
+    return ct_reduce(c.op, &xa.t, args.axes, ax.n, keepdims, params, np, o.t, stream_for(xa));
   }));
   return o.result;
 }
@@ -185,7 +185,7 @@ nb::object call_along_axis(const OpCtx& c, nb::handle x, nb::handle axis, nb::ha
   const CTensor* in[1] = {&xa.t};
   Out o;
   make_out(o, out, c.op, args, in, 1, xa.t.device, c.name, c.entry);
-  check(run_kernel(xa.numel(), [&] { return ct_along_axis(c.op, &xa.t, args.axis, o.t, stream_for(xa.t.device)); }));
+  check(run_kernel(xa.numel(), [&] { return ct_along_axis(c.op, &xa.t, args.axis, o.t, stream_for(xa)); }));
   return o.result;
 }
 
@@ -203,7 +203,7 @@ nb::object call_clamp(const OpCtx& c, nb::handle x, nb::handle lo, nb::handle hi
     CTOpArgs args = op_args();
     args.dtype = xa.t.dtype;
     make_out(o, out, CT_OP_CAST, args, in, 1, xa.t.device, c.name, "ct_copy");
-    check(run_kernel(xa.numel(), [&] { return ct_copy(&xa.t, o.t, stream_for(xa.t.device)); }));
+    check(run_kernel(xa.numel(), [&] { return ct_copy(&xa.t, o.t, stream_for(xa)); }));
     return o.result;
   }
   // One bound: maximum(x, lo) or minimum(x, hi), both NaN-propagating as clamp.

@@ -358,3 +358,32 @@ def test_ops_run_on_the_operands_device(ext, rng):
     # memory of that device is not host memory: NumPy cannot view it in place
     with pytest.raises((BufferError, RuntimeError, ValueError, TypeError)):
         np.from_dlpack(ea)
+
+
+def test_streams_are_per_device_and_thread():
+    import threading
+
+    # the CPU has threads, not streams
+    with pytest.raises(ValueError, match="the CPU has no streams"):
+        ct.set_stream("cpu", 1)
+    with pytest.raises(TypeError, match="stream must be an int"):
+        ct.set_stream(_any_device(), "default")
+    dev = _any_device()
+    assert ct.get_stream(dev) is None
+    with ct.use_stream(dev, 0x1234):
+        assert ct.get_stream(dev) == 0x1234
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(ct.get_stream(dev)))
+        t.start()
+        t.join()
+        assert seen == [None]  # another thread keeps its own
+        with ct.use_stream(dev, None):
+            assert ct.get_stream(dev) is None
+        assert ct.get_stream(dev) == 0x1234
+    assert ct.get_stream(dev) is None
+
+
+def _any_device():
+    """A device name set_stream accepts: a device that is not the CPU if there is one, else a name that parses."""
+    others = [str(d) for d in ct.devices() if not str(d).startswith("cpu")]
+    return others[0] if others else "cuda:0"
