@@ -458,7 +458,17 @@ void capsule_destructor_legacy(PyObject* cap) {
 nb::object tensor_dlpack(nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                          nb::handle copy) {
   Tensor* t = nb::inst_ptr<Tensor>(self);
-  (void)stream;  // copies are synchronised before export; the tensor's own memory is ready once its op returned
+  // The consumer's stream (DLPack: it will use the tensor there). A tensor on
+  // a device with streams may still be written by an op on the stream this
+  // thread's ops run on: that stream is synchronised first, so the memory is
+  // ready on any stream the consumer names (conservative, and correct
+  // without events). Copies below are synchronised by transfer().
+  (void)stream;
+  if (t->t.device.device_type != CT_CPU) {
+    const CTDevice dev = t->t.device;
+    void* s = stream_for(dev);
+    check(run_kernel(1 << 20, [&] { return ct_synchronize(dev, s); }));
+  }
   Tensor* src = t;
   nb::object keep;
   const bool copy_false = !copy.is_none() && !nb::cast<bool>(copy);
