@@ -89,6 +89,7 @@ CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_versi
 }
 
 CT_PLUGIN_EXPORT void ct_plugin_fini(void) {
+  ctcu::nn_shutdown();
   ctcu::forget_programs();
   ctcu::shutdown();
 }

@@ -3,8 +3,6 @@
 // options, source) so that a second process compiles nothing.
 #include "runtime.h"
 
-#include <nvrtc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +10,7 @@
 #include <cstring>
 
 #include "gpu/disk_cache.h"
+#include "lazy.h"
 
 namespace ctcu {
 
@@ -41,10 +40,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 std::string arch_for(int cc) {
   int n = 0;
   std::vector<int> archs;
-  if (nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
+  const NvrtcApi* api = nvrtc();
+  if (api && api->nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
     archs.resize((size_t)n);
-    if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) archs.clear();
+    if (api->nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) archs.clear();
   }
+  if (!api) return "sm_" + std::to_string(cc);  // compile() says why it cannot
   int best = 0;
   for (int a : archs)
     if (a <= cc && a > best) best = a;
@@ -147,39 +148,44 @@ std::string compile_options(const std::string& arch) {
 
 CTStatus compile(const char* fn, const std::string& source, const std::string& label, const std::string& arch,
                  std::vector<unsigned char>* image) {
+  std::string why;
+  const NvrtcApi* api = nvrtc(&why);
+  if (!api)
+    return g_host->set_error(CT_ERR_BACKEND, "%s: NVRTC, which compiles the CUDA module's kernels (%s), cannot be used: %s",
+                             fn, label.c_str(), why.c_str());
   nvrtcProgram prog = nullptr;
-  nvrtcResult r = nvrtcCreateProgram(&prog, source.c_str(), label.c_str(), 0, nullptr, nullptr);
+  nvrtcResult r = api->nvrtcCreateProgram(&prog, source.c_str(), label.c_str(), 0, nullptr, nullptr);
   if (r != NVRTC_SUCCESS)
-    return g_host->set_error(CT_ERR_BACKEND, "%s: NVRTC nvrtcCreateProgram(%s) failed: %s", fn, label.c_str(),
-                             nvrtcGetErrorString(r));
+    return g_host->set_error(CT_ERR_BACKEND, "%s: NVRTC api->nvrtcCreateProgram(%s) failed: %s", fn, label.c_str(),
+                             api->nvrtcGetErrorString(r));
   const std::string arch_opt = "--gpu-architecture=" + arch;
   const char* opts[] = {arch_opt.c_str(), "-std=c++17", "--fmad=false"};
-  r = nvrtcCompileProgram(prog, 3, opts);
+  r = api->nvrtcCompileProgram(prog, 3, opts);
   if (r != NVRTC_SUCCESS) {
     size_t n = 0;
     std::string log;
-    if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
+    if (api->nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
       log.resize(n);
-      nvrtcGetProgramLog(prog, &log[0]);
+      api->nvrtcGetProgramLog(prog, &log[0]);
       while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     }
-    nvrtcDestroyProgram(&prog);
+    api->nvrtcDestroyProgram(&prog);
     if (log.size() > 1500) log = log.substr(0, 1500) + " ...";
     return g_host->set_error(CT_ERR_BACKEND, "%s: NVRTC compiling %s for %s failed: %s; log: %s", fn, label.c_str(),
-                             arch.c_str(), nvrtcGetErrorString(r), log.c_str());
+                             arch.c_str(), api->nvrtcGetErrorString(r), log.c_str());
   }
   const bool cubin = arch.compare(0, 3, "sm_") == 0;
   size_t n = 0;
-  r = cubin ? nvrtcGetCUBINSize(prog, &n) : nvrtcGetPTXSize(prog, &n);
+  r = cubin ? api->nvrtcGetCUBINSize(prog, &n) : api->nvrtcGetPTXSize(prog, &n);
   if (r == NVRTC_SUCCESS) {
     image->resize(n);
-    r = cubin ? nvrtcGetCUBIN(prog, reinterpret_cast<char*>(image->data()))
-              : nvrtcGetPTX(prog, reinterpret_cast<char*>(image->data()));  // NUL-terminated, as loading PTX needs
+    r = cubin ? api->nvrtcGetCUBIN(prog, reinterpret_cast<char*>(image->data()))
+              : api->nvrtcGetPTX(prog, reinterpret_cast<char*>(image->data()));  // NUL-terminated, as loading PTX needs
   }
-  nvrtcDestroyProgram(&prog);
+  api->nvrtcDestroyProgram(&prog);
   if (r != NVRTC_SUCCESS)
     return g_host->set_error(CT_ERR_BACKEND, "%s: NVRTC getting the %s of %s failed: %s", fn, cubin ? "cubin" : "PTX",
-                             label.c_str(), nvrtcGetErrorString(r));
+                             label.c_str(), api->nvrtcGetErrorString(r));
   return CT_OK;
 }
 
@@ -193,7 +199,7 @@ CTStatus get_program(const char* fn, Device* d, const std::string& source, const
     return CT_OK;
   }
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  if (const NvrtcApi* api = nvrtc()) api->nvrtcVersion(&major, &minor);
   const uint64_t h = fnv1a(source, fnv1a(compile_options(d->arch) + "\nnvrtc " + std::to_string(major) + "." +
                                          std::to_string(minor) + "\n"));
   // $CT_CUDA_CACHE_DIR, else $XDG_CACHE_HOME/ctensor/cuda, else ~/.cache/ctensor/cuda
