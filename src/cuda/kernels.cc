@@ -170,20 +170,24 @@ CTStatus cu_reduce(const CTReduceCall* call) {
   void* om = call->out->data;
   void* xm = call->x->data;
   unsigned long long oo = call->out->byte_offset, xo = call->x->byte_offset;
-  if (P == 1) {
+  // A unit-stride reduced axis: its partials by warps (_w1, adjacent lanes
+  // read adjacent elements), merged by _r2, also when there is one partial.
+  const bool by_warps = g.nr == 1 && g.rx[0] == 1;
+  if (P == 1 && !by_warps) {
     cudaKernel_t k = nullptr;
     if (CTStatus s = prog->kernel(fn, n + "_r0", &k)) return s;
     void* args[] = {&om, &oo, &xm, &xo, &g, const_cast<unsigned char*>(p0.bytes)};
     return launch(fn, stream, k, M, args, n + "_r0");
   }
   cudaKernel_t k1 = nullptr, k2 = nullptr;
-  if (CTStatus s = prog->kernel(fn, n + "_r1", &k1)) return s;
+  const std::string first = n + (by_warps ? "_w1" : "_r1");
+  if (CTStatus s = prog->kernel(fn, first, &k1)) return s;
   if (CTStatus s = prog->kernel(fn, n + "_r2", &k2)) return s;
   const CTDevice dev = call->out->device;
   void* part = nullptr;
   if (CTStatus s = g_host->temp_alloc(dev, (size_t)(M * P) * state_size(d), call->stream, &part)) return s;
   void* a1[] = {&part, &xm, &xo, &g};
-  CTStatus st = launch(fn, stream, k1, M * P, a1, n + "_r1");
+  CTStatus st = launch(fn, stream, k1, M * P * (by_warps ? 32 : 1), a1, first);
   if (st == CT_OK) {
     void* a2[] = {&om, &oo, &part, &g, const_cast<unsigned char*>(p0.bytes)};
     st = launch(fn, stream, k2, M, a2, n + "_r2");

@@ -431,6 +431,12 @@ CT_INL AF ct_var_fin(const St* s, long count, AF corr) {
   return s->f1 / den;
 }
 )CL";
+  if (d->dialect == Dialect::kCuda)  // a state from the lane `off` above (its own past the warp's end)
+    s << "CT_INL St ct_shfl_down(St s, int off) {\n  St o;\n"
+         "  o.f0 = __shfl_down_sync(0xffffffffu, s.f0, off);\n  o.f1 = __shfl_down_sync(0xffffffffu, s.f1, off);\n"
+         "  o.f2 = __shfl_down_sync(0xffffffffu, s.f2, off);\n  o.i0 = __shfl_down_sync(0xffffffffu, s.i0, off);\n"
+         "  o.u0 = __shfl_down_sync(0xffffffffu, s.u0, off);\n  o.idx = __shfl_down_sync(0xffffffffu, s.idx, off);\n"
+         "  return o;\n}\n";
   *label = "reduce " + dt_name(x_dt) + "->" + dt_name(out_dt);
   const int g = t.cls == kFloat ? 0 : 1;
   for (int32_t op = 0; op < CT_OP_END_; ++op) {
@@ -481,6 +487,21 @@ CT_INL AF ct_var_fin(const St* s, long count, AF corr) {
       << "  long ko;\n  ct_kx(&g, m, &ko);\n  St s = part[m * g.P];\n"
       << "  for (long p = 1; p < g.P; ++p) { St o = part[m * g.P + p]; " << n << "_merge(&s, &o); }\n"
       << "  st(po, ko, " << n << "_fin(&s, g.N, p0));\n}\n";
+    // CUDA: the partials of a reduction along a unit-stride axis by warps,
+    // one warp per partial: lane j takes elements j, j + 32, ... (adjacent
+    // lanes read adjacent elements), then the 32 states merge by shuffles
+    // in a fixed tree, so the bits depend only on the shapes (r1's single
+    // thread per partial reads 1024 elements in a row: uncoalesced).
+    if (d->dialect == Dialect::kCuda)
+      s << "__kernel void " << n << "_w1(__global St* part, __global const S0* in0, ulong o0, RGeo g) {\n"
+        << "  const long gid = get_global_id(0), t = gid >> 5;\n  const int lane = (int)(gid & 31);\n"
+        << "  if (t >= g.M * g.P) return;  /* a whole warp: t is the warp's */\n"
+        << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
+        << "  long m = t / g.P, p = t - m * g.P, ko, xb = ct_kx(&g, m, &ko);\n"
+        << "  long k0 = p * g.chunk, k1 = min(g.N, k0 + g.chunk);\n  St s;\n  " << n << "_init(&s);\n"
+        << "  for (long k = k0 + lane; k < k1; k += 32) " << n << "_acc(&s, ld0(q0, xb + k), k);\n"
+        << "  for (int off = 16; off > 0; off >>= 1) { St o = ct_shfl_down(s, off); " << n << "_merge(&s, &o); }\n"
+        << "  if (lane == 0) part[t] = s;\n}\n";
   }
   return s.str();
 }

@@ -107,7 +107,8 @@ std::string float_math(const Target* d, bool float32);
 // Sources. `kind` is the CT_KIND_* of the call (unary and unary_param share
 // one program; cast has its own). The kernels are "<op name>_c" (every
 // tensor contiguous), "<op name>_s" (strided), for reductions "<name>_r0"
-// (one pass), "_r1" / "_r2" (partials, then their combination), for
+// (one pass), "_r1" / "_r2" (partials, then their combination; CUDA also
+// "_w1": the partials of a unit-stride reduced axis by warps), for
 // along-axis ops "<name>_a"; the cast's are "cast_c" / "cast_s".
 std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
                                std::string* label);
