@@ -7,6 +7,7 @@
 // kernels' code is still compiled for sm_90 by the cuda_kernels_compile test.
 #include <catch2/catch.hpp>
 #include <ctensor/ctensor.h>
+#include <ctensor/ctensor_nn.h>
 
 #include <cmath>
 #include <cstring>
@@ -218,6 +219,49 @@ TEST_CASE("cuda: a stream that is not one of the device's is refused, outputs un
   CHECK(ct_unary(CT_OP_EXP, &dx, &dx, other) == CT_ERR_INVALID_ARGUMENT);
   CHECK(std::strstr(ct_last_error(), "belongs to cuda:1") != nullptr);
   cudaStreamDestroy(other);
+}
+
+TEST_CASE("cuda: matmul through cuBLASLt (batched, a transposed view, a broadcast batch, bias, activation) agrees with "
+          "the CPU", "[cuda]") {
+  if (!have_cuda()) return;
+  if (ct_op_supported(CT_OP_MATMUL, kCU, CTDataType{CT_FLOAT, 32, 1}) != CT_OK) {
+    WARN("matmul is not supported on cuda:0 here: " << ct_last_error());
+    return;
+  }
+  Stream st;
+  // a (3, 40, 24), b given as (3, 32, 24) and viewed transposed (3, 24, 32), bias (32,): out (3, 40, 32);
+  // then a against b's first batch alone, broadcast: (3, 40, 24) @ (24, 32)
+  int64_t ash[3] = {3, 40, 24}, bst_sh[3] = {3, 32, 24}, bsh[3] = {3, 24, 32}, bstr[3] = {32 * 24, 1, 24};
+  int64_t osh[3] = {3, 40, 32}, csh[1] = {32}, b2sh[2] = {24, 32}, b2str[2] = {1, 24};
+  const std::vector<float> a = ramp(3 * 40 * 24, 11), b = ramp(3 * 32 * 24, 12), c = ramp(32, 13);
+  Buf da(a.size() * 4), db(b.size() * 4), dc(c.size() * 4), dout(3 * 40 * 32 * 4);
+  CTensor ha = f32(const_cast<float*>(a.data()), kHost, ash, 3), hb = f32(const_cast<float*>(b.data()), kHost, bst_sh, 3);
+  CTensor hc = f32(const_cast<float*>(c.data()), kHost, csh);
+  CTensor ga = f32(da.p, kCU, ash, 3), gbs = f32(db.p, kCU, bst_sh, 3), gc = f32(dc.p, kCU, csh);
+  REQUIRE(ct_copy(&ha, &ga, st.s) == CT_OK);
+  REQUIRE(ct_copy(&hb, &gbs, st.s) == CT_OK);
+  REQUIRE(ct_copy(&hc, &gc, st.s) == CT_OK);
+  for (int variant = 0; variant < 2; ++variant) {
+    INFO((variant == 0 ? "batched, b transposed by strides, bias, gelu" : "b broadcast over the batch, relu"));
+    CTMatmulDesc desc{sizeof(CTMatmulDesc), variant == 0 ? CT_ACTIVATION_GELU : CT_ACTIVATION_RELU};
+    CTensor gb = variant == 0 ? f32(db.p, kCU, bsh, 3, bstr) : f32(db.p, kCU, b2sh, 2, b2str);
+    CTensor hbv = variant == 0 ? f32(const_cast<float*>(b.data()), kHost, bsh, 3, bstr)
+                               : f32(const_cast<float*>(b.data()), kHost, b2sh, 2, b2str);
+    CTensor go = f32(dout.p, kCU, osh, 3);
+    size_t bytes = 0;
+    REQUIRE(ct_matmul_workspace_size(&desc, &ga, &gb, variant == 0 ? &gc : nullptr, &go, &bytes) == CT_OK);
+    Buf ws(bytes ? bytes : 1);
+    REQUIRE(ct_matmul(&desc, &ga, &gb, variant == 0 ? &gc : nullptr, &go, ws.p, bytes, st.s) == CT_OK);
+    std::vector<float> got(3 * 40 * 32), want(3 * 40 * 32);
+    CTensor hg = f32(got.data(), kHost, osh, 3), hw = f32(want.data(), kHost, osh, 3);
+    REQUIRE(ct_copy(&go, &hg, st.s) == CT_OK);
+    REQUIRE(ct_synchronize(kCU, st.s) == CT_OK);
+    size_t cbytes = 0;
+    REQUIRE(ct_matmul_workspace_size(&desc, &ha, &hbv, variant == 0 ? &hc : nullptr, &hw, &cbytes) == CT_OK);
+    std::vector<unsigned char> cws(cbytes ? cbytes : 1);
+    REQUIRE(ct_matmul(&desc, &ha, &hbv, variant == 0 ? &hc : nullptr, &hw, cws.data(), cbytes, nullptr) == CT_OK);
+    for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-5).margin(1e-5));
+  }
 }
 
 #else
