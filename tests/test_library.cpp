@@ -608,6 +608,8 @@ TEST_CASE("library: one file loads once", "[library]") {
 TEST_CASE("library: a plugin that does not load changes nothing", "[library]") {
   builtin_add_works();  // the built-ins and the loopback device registered before the snapshot
   const Registry before = Registry::now();
+  // modules that declined at the first use (libctensor_cuda without a GPU) are there already
+  const int32_t failures = ct_library_failure_count();
   CTLibrary* lib = reinterpret_cast<CTLibrary*>(0x1);
 
   SECTION("no such file") {
@@ -664,7 +666,7 @@ TEST_CASE("library: a plugin that does not load changes nothing", "[library]") {
   CHECK(lib == reinterpret_cast<CTLibrary*>(0x1));
   require_same(before, Registry::now());
   builtin_add_works();
-  CHECK(ct_library_failure_count() == 0);  // ct_library_load's failures are its caller's, not CT_PLUGIN_PATH's
+  CHECK(ct_library_failure_count() == failures);  // ct_library_load's failures are its caller's, not CT_PLUGIN_PATH's
 }
 
 TEST_CASE("library: register_op refuses an example on an op that is not of the NN kind", "[library]") {
