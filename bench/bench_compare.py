@@ -258,7 +258,8 @@ def serve():
     hello = {"numpy_version": np.__version__}
     bt = load_torch(int(req.get("threads", 0)), hello)
     print(json.dumps(hello), flush=True)
-    sides = [("numpy", "NumPy", lambda c: make_call(c) if c["kind"] != "nn" else None)]
+    sides = [("numpy", "NumPy",
+              lambda c: make_call(c) if c["kind"] != "nn" and c.get("device", "cpu").startswith("cpu") else None)]
     if bt is not None:
         sides.append(("torch", "PyTorch", lambda c: bt.make_call(c, values)))
     key, calls = None, {}

@@ -61,13 +61,17 @@ def version():
                                     torch.backends.cpu.get_cpu_capability())
 
 
+_device = torch.device("cpu")  # the case's device (make_call): tensors are made there
+
+
 def tensor(shape, dt, salt, values, domain=None, near_one=False):
-    """The values NumPy gets (bench_compare.values), as a torch tensor of dt."""
+    """The values NumPy gets (bench_compare.values), as a torch tensor of dt on the case's device."""
     npdt = {torch.bfloat16: np.float32, torch.uint16: np.uint16, torch.uint32: np.uint32,
             torch.uint64: np.uint64}.get(dt)
     if npdt is None:
         npdt = torch.empty(0, dtype=dt).numpy().dtype.type
-    return torch.from_numpy(np.ascontiguousarray(values(tuple(shape), npdt, salt, near_one, domain))).to(dt)
+    return torch.from_numpy(np.ascontiguousarray(values(tuple(shape), npdt, salt, near_one, domain))).to(
+        device=_device, dtype=dt)
 
 
 def make_nn(c, dt, values):
@@ -139,7 +143,25 @@ def make_nn(c, dt, values):
 
 
 def make_call(c, values):
-    """A no-argument function running the case once in PyTorch, or None."""
+    """A no-argument function running the case once in PyTorch on the case's device ("device": "cpu:0",
+    "cuda:0"; made the default device while the call is built, so torch.empty lands there too), or None. On
+    CUDA the function waits for the device, as ctensor's timing does."""
+    global _device
+    _device = torch.device(c.get("device", "cpu"))
+    with _device:
+        f = _make_call(c, values)
+    if f is None or _device.type != "cuda":
+        return f
+    sync = torch.cuda.synchronize
+
+    def run():
+        f()
+        sync()
+
+    return run
+
+
+def _make_call(c, values):
     op, kind, shape = c["op"], c["kind"], tuple(c["shape"])
     dt, odt = DTYPES.get(c["dtype"]), DTYPES.get(c["out_dtype"])
     if kind == "nn":

@@ -341,7 +341,8 @@ int cmd_bench(const Options& o) {
         Timing t;
         if (c.error.empty()) t = time_calls(c.run, d.info.device, target);
         else t.error = c.error;
-        if (script && t.error.empty() && d.info.device.device_type == CT_CPU) {
+        if (script && t.error.empty() &&
+            (d.info.device.device_type == CT_CPU || d.info.device.device_type == CT_CUDA)) {
           // ABAB: the row, its baselines, the row again, the baselines again
           script->time(r, rows.size(), target);
           if (!r.baselines.empty()) {

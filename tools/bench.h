@@ -131,7 +131,7 @@ class ScriptBaselines {
   int finish();  // closes the pipes and waits: the script's exit status
   int pid_ = -1;
   std::FILE *to_ = nullptr, *from_ = nullptr;
-  std::string note_, numpy_note_, torch_note_, torch_skip_, numpy_none_, torch_none_;
+  std::string note_, numpy_note_, torch_note_, torch_skip_, numpy_none_, torch_none_, torch_version_;
 };
 
 #ifdef CT_BENCH_DNNL

@@ -270,7 +270,7 @@ std::string script_case(const Row& r, size_t key, double target) {
     }
     q << "}";
   }
-  q << ", \"target_s\": " << json_num(target) << "}";
+  q << ", \"device\": \"" << json_escape(r.device) << "\", \"target_s\": " << json_num(target) << "}";
   return q.str();
 }
 
@@ -332,6 +332,7 @@ ScriptBaselines::ScriptBaselines(int threads) {
   }
   numpy_note_ = "NumPy " + parse_string(hello, "numpy_version");
   const std::string tv = parse_string(hello, "torch_version");
+  torch_version_ = tv;
   if (!tv.empty()) torch_note_ = "PyTorch " + tv + " CPU, " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
   else torch_skip_ = "torch " + parse_string(hello, "torch_note");
 }
@@ -373,9 +374,11 @@ void ScriptBaselines::time(Row& r, size_t key, double target) {
     const std::string& note;
     std::string& none;
   };
+  const bool on_cpu = r.device.rfind("cpu", 0) == 0;  // else a device PyTorch runs on (cuda:N): no NumPy
   for (Side s : {Side{"numpy", "numpy", numpy_note_, numpy_none_}, Side{"torch", "pytorch", torch_note_, torch_none_}}) {
     if (s.note.empty()) continue;
     const std::string f = s.field;
+    if (!on_cpu && f == "numpy") continue;
     const double t = parse_number(a, f + "_s");
     if (!(t > 0)) {
       if ((r.category != "nn" || f != "numpy") && s.none.find(label) == std::string::npos)  // once, not per round
@@ -387,7 +390,7 @@ void ScriptBaselines::time(Row& r, size_t key, double target) {
       b.time_s = t;
       b.min_s = parse_number(a, f + "_min_s");
     }
-    b.note = s.note;
+    b.note = on_cpu ? s.note : "PyTorch on " + r.device + " (" + torch_version_ + ")";
   }
 }
 
