@@ -9,6 +9,7 @@
 #include <ctensor/ctensor.h>
 #include <ctensor/ctensor_nn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -261,6 +262,75 @@ TEST_CASE("cuda: matmul through cuBLASLt (batched, a transposed view, a broadcas
     std::vector<unsigned char> cws(cbytes ? cbytes : 1);
     REQUIRE(ct_matmul(&desc, &ha, &hbv, variant == 0 ? &hc : nullptr, &hw, cws.data(), cbytes, nullptr) == CT_OK);
     for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-5).margin(1e-5));
+  }
+}
+
+TEST_CASE("cuda: conv2d and its backward ops through cuDNN (groups, stride, dilation, asymmetric padding, bias, "
+          "activation) agree with the CPU", "[cuda]") {
+  if (!have_cuda()) return;
+  if (ct_op_supported(CT_OP_CONV2D, kCU, CTDataType{CT_FLOAT, 32, 1}) != CT_OK) {
+    WARN("conv2d is not supported on cuda:0 here: " << ct_last_error());
+    return;
+  }
+  Stream st;
+  int64_t xsh[4] = {2, 4, 9, 9}, wsh[4] = {6, 2, 3, 3}, bsh[1] = {6}, ysh[4] = {2, 6, 4, 7};
+  CTConv2dDesc desc{sizeof(CTConv2dDesc), 2, {2, 1}, {1, 0}, {0, 2}, {1, 2}, CT_ACTIVATION_RELU, 0};
+  CTConv2dDesc bdesc = desc;
+  bdesc.activation = CT_ACTIVATION_NONE;
+  const std::vector<float> x = ramp(2 * 4 * 81, 21), w = ramp(6 * 2 * 9, 22), b = ramp(6, 23), dy = ramp(2 * 6 * 28, 24);
+  struct Dev {  // one device's tensors; host vectors where the results land
+    std::vector<Buf*> bufs;
+    CTensor t(const std::vector<float>& h, int64_t* shape, int nd, CTDevice dev, Stream& s) {
+      if (dev.device_type == CT_CPU) return f32(const_cast<float*>(h.data()), dev, shape, nd);
+      bufs.push_back(new Buf(h.size() * 4));
+      CTensor d = f32(bufs.back()->p, dev, shape, nd), hh = f32(const_cast<float*>(h.data()), kHost, shape, nd);
+      REQUIRE(ct_copy(&hh, &d, s.s) == CT_OK);
+      return d;
+    }
+    ~Dev() {
+      for (Buf* p : bufs) delete p;
+    }
+  };
+  std::vector<float> out[2][4];  // [device][y, dx, dw, dbias]
+  for (int di = 0; di < 2; ++di) {
+    const CTDevice dev = di ? kCU : kHost;
+    void* s = di ? static_cast<void*>(st.s) : nullptr;
+    Dev D;
+    out[di][0].assign(2 * 6 * 28, 0.0f);
+    out[di][1].assign(x.size(), 0.0f);
+    out[di][2].assign(w.size(), 0.0f);
+    out[di][3].assign(6, 0.0f);
+    CTensor tx = D.t(x, xsh, 4, dev, st), tw = D.t(w, wsh, 4, dev, st), tb = D.t(b, bsh, 1, dev, st);
+    CTensor tdy = D.t(dy, ysh, 4, dev, st);
+    CTensor ty = D.t(out[di][0], ysh, 4, dev, st), tdx = D.t(out[di][1], xsh, 4, dev, st);
+    CTensor tdw = D.t(out[di][2], wsh, 4, dev, st), tdb = D.t(out[di][3], bsh, 1, dev, st);
+    size_t n0 = 0, n1 = 0, n2 = 0;
+    REQUIRE(ct_conv2d_workspace_size(&desc, &tx, &tw, &tb, &ty, &n0) == CT_OK);
+    REQUIRE(ct_conv2d_backward_data_workspace_size(&bdesc, &tdy, &tw, &tdx, &n1) == CT_OK);
+    REQUIRE(ct_conv2d_backward_weight_workspace_size(&bdesc, &tx, &tdy, &tdw, &tdb, &n2) == CT_OK);
+    const size_t n = std::max(n0, std::max(n1, n2));
+    std::vector<unsigned char> hws(di ? 1 : n + 1);
+    Buf* dws = di ? new Buf(n ? n : 1) : nullptr;
+    void* ws = di ? dws->p : hws.data();
+    INFO((di ? "cuda:0" : "cpu"));
+    REQUIRE(ct_conv2d(&desc, &tx, &tw, &tb, &ty, ws, n, s) == CT_OK);
+    REQUIRE(ct_conv2d_backward_data(&bdesc, &tdy, &tw, &tdx, ws, n, s) == CT_OK);
+    REQUIRE(ct_conv2d_backward_weight(&bdesc, &tx, &tdy, &tdw, &tdb, ws, n, s) == CT_OK);
+    if (di) {
+      CTensor* devs[4] = {&ty, &tdx, &tdw, &tdb};
+      int64_t* shapes[4] = {ysh, xsh, wsh, bsh};
+      for (int k = 0; k < 4; ++k) {
+        CTensor h = f32(out[di][k].data(), kHost, shapes[k], k == 3 ? 1 : 4);
+        REQUIRE(ct_copy(devs[k], &h, s) == CT_OK);
+      }
+      REQUIRE(ct_synchronize(kCU, s) == CT_OK);
+      delete dws;
+    }
+  }
+  const char* names[4] = {"y", "dx", "dw", "dbias"};
+  for (int k = 0; k < 4; ++k) {
+    INFO(names[k]);
+    for (size_t i = 0; i < out[0][k].size(); ++i) CHECK(out[1][k][i] == Approx(out[0][k][i]).epsilon(1e-5).margin(1e-5));
   }
 }
 

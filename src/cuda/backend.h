@@ -28,7 +28,7 @@ const char* nn_why(int32_t op, int32_t dt, std::string* buf);
 CTStatus cu_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus cu_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
 void cu_nn_plan_destroy(void* plan);
-// Destroys the cuBLASLt handles (nn.cc); for ct_plugin_fini, before shutdown().
+// Destroys the cuBLASLt and cuDNN handles (nn.cc); for ct_plugin_fini, before shutdown().
 void nn_shutdown();
 
 // A strided copy within one device (the cast kernel with equal dtypes):

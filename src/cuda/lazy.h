@@ -1,10 +1,11 @@
-// lazy.h — NVRTC and cuBLASLt, loaded at their first use (dlopen) instead of
-// linked. Linked, the two libraries (hundreds of MB) were mapped into every
+// lazy.h — NVRTC, cuBLASLt and cuDNN, loaded at their first use (dlopen)
+// instead of linked. Linked, the two libraries (hundreds of MB) were mapped into every
 // process that used ctensor, GPU or not, at the library's first call (the
 // module loads before it can find that there is no device): 80 ms and
 // 240 MB of resident memory for nothing. Now the module links the static
 // CUDA runtime alone; NVRTC loads when the first kernel is compiled,
-// cuBLASLt at the first matmul plan.
+// cuBLASLt at the first matmul plan, cuDNN at the first conv2d plan or
+// support query.
 //
 // Each table holds one pointer per function the module calls, typed from
 // the library's own header (decltype), so a signature cannot drift. Calls
@@ -18,6 +19,10 @@
 
 #ifdef CT_HAVE_CUBLASLT
 #include <cublasLt.h>
+#endif
+
+#ifdef CT_HAVE_CUDNN
+#include <cudnn.h>
 #endif
 
 namespace ctcu {
@@ -52,6 +57,33 @@ struct LtApi {
 };
 // cuBLASLt's table, loaded once; nullptr when it cannot be, with the reason in *why.
 const LtApi* lt(std::string* why = nullptr);
+#endif
+
+#ifdef CT_HAVE_CUDNN
+// cuDNN 9's legacy convolution API (libcudnn.so.9, the dispatcher: it loads
+// its sub-libraries, libcudnn_cnn.so.9 ..., from its own folder). The
+// library loaded must report the major version of the headers
+// (cudnnGetVersion), else the next candidate path is tried.
+#define CT_DNN_FUNCS(X)                                                                                        \
+  X(cudnnGetVersion) X(cudnnGetErrorString) X(cudnnGetLastErrorString) X(cudnnCreate) X(cudnnDestroy)          \
+  X(cudnnSetStream) X(cudnnCreateTensorDescriptor) X(cudnnDestroyTensorDescriptor) X(cudnnSetTensorNdDescriptor) \
+  X(cudnnCreateFilterDescriptor) X(cudnnDestroyFilterDescriptor) X(cudnnSetFilterNdDescriptor)                \
+  X(cudnnCreateConvolutionDescriptor) X(cudnnDestroyConvolutionDescriptor) X(cudnnSetConvolutionNdDescriptor) \
+  X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                                            \
+  X(cudnnGetConvolutionForwardAlgorithmMaxCount) X(cudnnGetConvolutionForwardAlgorithm_v7)                   \
+  X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)                                      \
+  X(cudnnGetConvolutionBackwardDataAlgorithmMaxCount) X(cudnnGetConvolutionBackwardDataAlgorithm_v7)         \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize) X(cudnnConvolutionBackwardData)                            \
+  X(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount) X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)     \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize) X(cudnnConvolutionBackwardFilter)
+
+struct DnnApi {
+#define CT_LAZY_FN(f) decltype(&::f) f = nullptr;
+  CT_DNN_FUNCS(CT_LAZY_FN)
+#undef CT_LAZY_FN
+};
+// cuDNN's table, loaded once; nullptr when it cannot be, with the reason in *why.
+const DnnApi* dnn(std::string* why = nullptr);
 #endif
 
 }  // namespace ctcu

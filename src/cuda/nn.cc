@@ -1,6 +1,8 @@
-// nn.cc — NN ops on CUDA. matmul runs through cuBLASLt; conv, pooling and
-// norms (cuDNN) are not here yet and are refused with that reason, so
-// ct_op_supported says so and core never routes them here.
+// nn.cc — NN ops on CUDA: the NN slots (nn_why, the plans' dispatch by op,
+// nn_shutdown) and matmul. matmul runs through cuBLASLt; conv2d and its
+// backward ops through cuDNN (nn_conv.cc); pooling and norms are not here
+// yet and are refused with that reason, so ct_op_supported says so and core
+// never routes them here.
 //
 // matmul, out[.., M, N] = act(a[.., M, K] @ b[.., K, N] + bias), as the CPU
 // and OpenCL backends define it (core does K = 0 and empty outputs itself):
@@ -52,11 +54,13 @@
 
 #include "backend.h"
 #include "lazy.h"
+#include "nn_internal.h"
 
 namespace ctcu {
 
 const char* nn_why(int32_t op, int32_t dt, std::string* buf) {
-  if (op != CT_OP_MATMUL) return "conv, pooling and norms through cuDNN are not in the CUDA module yet";
+  if (is_conv(op)) return conv_why(op, dt, buf);
+  if (op != CT_OP_MATMUL) return "pooling and norms through cuDNN are not in the CUDA module yet";
 #ifdef CT_HAVE_CUBLASLT
   switch (dt) {
     case CT_DT_FLOAT32:
@@ -168,7 +172,7 @@ struct Variant {
 
 enum { kA = 0, kB = 1, kOut = 2 };
 
-struct MatmulPlan {
+struct MatmulPlan : NNPlan {
   int32_t device_id = 0;
   int32_t dt = 0;
   size_t is = 0;  // element size
@@ -362,7 +366,7 @@ CTStatus make_variant(const char* fn, const MatmulPlan& p, Variant* v, uint64_t 
 
 }  // namespace
 
-CTStatus cu_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
+static CTStatus matmul_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   const char* fn = call->fn;
   if (const char* why = nn_why(call->op, call->dt, nullptr))
     return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s", fn, why);
@@ -370,6 +374,7 @@ CTStatus cu_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_
   const CTMatmulDesc* desc = static_cast<const CTMatmulDesc*>(call->desc);
   auto p = std::make_unique<MatmulPlan>();
   MatmulPlan& P = *p;
+  P.op = CT_OP_MATMUL;
   P.device_id = out->device.device_id;
   P.dt = call->dt;
   P.is = itemsize_of(out);
@@ -517,38 +522,17 @@ CTStatus cu_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_
   P.ws_bytes = off ? off + (kWsAlign - 1) : 0;
   *workspace_bytes = P.ws_bytes;
   *primitives = 1;
-  *plan = p.release();
+  *plan = static_cast<NNPlan*>(p.release());
   return CT_OK;
 }
 
 namespace {
 
-CTStatus elementwise(const char* fn, int32_t op, const CTensor* x, int32_t xdt, const CTensor* y, int32_t ydt,
-                     const CTensor* out, int32_t odt, void* stream, bool dense) {
-  CTElementwiseCall c;
-  std::memset(&c, 0, sizeof c);
-  c.struct_size = sizeof c;
-  c.op = op;
-  c.fn = fn;
-  c.num_inputs = y ? 2 : 1;
-  c.out_dt = odt;
-  c.in[0] = x;
-  c.in[1] = y;
-  c.out = out;
-  c.in_dt[0] = xdt;
-  c.in_dt[1] = y ? ydt : -1;
-  c.in_dt[2] = -1;
-  c.stream = stream;
-  c.numel = numel_of(out);
-  c.flags = dense ? CT_CALL_DENSE : 0u;
-  return cu_elementwise(&c);
-}
-
 uintptr_t addr(const CTensor* t) { return reinterpret_cast<uintptr_t>(t->data) + (uintptr_t)t->byte_offset; }
 
 }  // namespace
 
-CTStatus cu_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes) {
+static CTStatus matmul_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes) {
   const MatmulPlan& P = *static_cast<const MatmulPlan*>(plan);
   const char* fn = call->fn;
   const CTensor *a = call->t[0], *b = call->t[1], *bias = call->t[2], *out = call->t[3];
@@ -637,17 +621,14 @@ CTStatus cu_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, s
                                  false))
       return s;
   }
-  static const int32_t act_op[] = {-1, CT_OP_RELU, CT_OP_GELU, CT_OP_GELU_TANH, CT_OP_SIGMOID, CT_OP_TANH};
-  if (P.act > 0 && P.act < (int32_t)(sizeof act_op / sizeof act_op[0]) && !v.relu_epi) {
+  if (activation_op(P.act) >= 0 && !v.relu_epi) {
     const bool dense = ct_is_compact(out) && addr(out) % P.is == 0;
-    return elementwise(fn, act_op[P.act], out, P.dt, nullptr, -1, out, P.dt, call->stream, dense);
+    return elementwise(fn, activation_op(P.act), out, P.dt, nullptr, -1, out, P.dt, call->stream, dense);
   }
   return CT_OK;
 }
 
-void cu_nn_plan_destroy(void* plan) { delete static_cast<MatmulPlan*>(plan); }
-
-void nn_shutdown() {
+static void lt_shutdown() {
   std::lock_guard<std::mutex> lock(g_lt_mu);
   if (!g_lt) return;
   for (size_t i = 0; i < g_lt->size(); ++i) {
@@ -660,20 +641,55 @@ void nn_shutdown() {
   g_lt = nullptr;
 }
 
-#else  // no cuBLASLt: nn_why refuses every NN op, so core routes none here
+#endif  // CT_HAVE_CUBLASLT (without it nn_why refuses matmul, so core routes none here)
 
-CTStatus cu_nn_plan_create(const CTNNCall* call, void**, size_t*, int64_t*) {
-  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s", call->fn, nn_why(call->op, call->dt, nullptr));
+// ---- the NN slots: by op --------------------------------------------------------
+
+CTStatus elementwise(const char* fn, int32_t op, const CTensor* x, int32_t xdt, const CTensor* y, int32_t ydt,
+                     const CTensor* out, int32_t odt, void* stream, bool dense) {
+  CTElementwiseCall c;
+  std::memset(&c, 0, sizeof c);
+  c.struct_size = sizeof c;
+  c.op = op;
+  c.fn = fn;
+  c.num_inputs = y ? 2 : 1;
+  c.out_dt = odt;
+  c.in[0] = x;
+  c.in[1] = y;
+  c.out = out;
+  c.in_dt[0] = xdt;
+  c.in_dt[1] = y ? ydt : -1;
+  c.in_dt[2] = -1;
+  c.stream = stream;
+  c.numel = numel_of(out);
+  c.flags = dense ? CT_CALL_DENSE : 0u;
+  return cu_elementwise(&c);
 }
 
-CTStatus cu_nn_plan_execute(void*, const CTNNCall* call, void*, size_t) {
-  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s", call->fn, nn_why(call->op, call->dt, nullptr));
-}
-
-void cu_nn_plan_destroy(void*) {}
-
-void nn_shutdown() {}
-
+CTStatus cu_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
+  if (is_conv(call->op)) return conv_plan_create(call, plan, workspace_bytes, primitives);
+#ifdef CT_HAVE_CUBLASLT
+  if (call->op == CT_OP_MATMUL) return matmul_plan_create(call, plan, workspace_bytes, primitives);
 #endif
+  return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s", call->fn, nn_why(call->op, call->dt, nullptr));
+}
+
+CTStatus cu_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes) {
+  const NNPlan* p = static_cast<const NNPlan*>(plan);
+  if (is_conv(p->op)) return conv_plan_execute(p, call, workspace, workspace_bytes);
+#ifdef CT_HAVE_CUBLASLT
+  if (p->op == CT_OP_MATMUL) return matmul_plan_execute(p, call, workspace, workspace_bytes);
+#endif
+  return g_host->set_error(CT_ERR_INTERNAL, "%s: the CUDA module has no plan of op %d", call->fn, (int)p->op);
+}
+
+void cu_nn_plan_destroy(void* plan) { delete static_cast<NNPlan*>(plan); }
+
+void nn_shutdown() {
+#ifdef CT_HAVE_CUBLASLT
+  lt_shutdown();
+#endif
+  conv_shutdown();
+}
 
 }  // namespace ctcu

@@ -5,6 +5,8 @@
 #ifndef CTENSOR_SRC_GPU_PLAN_H_
 #define CTENSOR_SRC_GPU_PLAN_H_
 
+#include <ctensor/ctensor_nn.h>
+
 #include <string>
 
 #include "source.h"
@@ -37,6 +39,20 @@ void host_pack(const CTensor* t, unsigned char* buf, bool to_buf);
 // reason it refuses, or nullptr.
 CTStatus supports(const Target* d, const CTSupportQuery* q, const char* device_name,
                   const char* (*nn_why)(int32_t op, int32_t dt, std::string* buf));
+
+// The unary op that applies a CTActivation (CT_OP_RELU, ...) after an NN
+// op's product, -1 for CT_ACTIVATION_NONE or an unknown value: the GPU
+// modules run the op's own kernel, not a second formula.
+inline int32_t activation_op(int32_t act) {
+  switch (act) {
+    case CT_ACTIVATION_RELU: return CT_OP_RELU;
+    case CT_ACTIVATION_GELU: return CT_OP_GELU;
+    case CT_ACTIVATION_GELU_TANH: return CT_OP_GELU_TANH;
+    case CT_ACTIVATION_SIGMOID: return CT_OP_SIGMOID;
+    case CT_ACTIVATION_TANH: return CT_OP_TANH;
+    default: return -1;
+  }
+}
 
 // A row-major walk over `ndim` dims shared by up to 4 tensors, with dims of
 // extent 1 dropped and neighbours merged where every tensor is contiguous

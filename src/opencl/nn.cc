@@ -156,9 +156,7 @@ size_t align_up(size_t v) { return (v + 255) & ~(size_t)255; }
 CTStatus bias_and_activation(const char* fn, const CTensor* out, const CTensor* bias_view, int32_t act, void* stream) {
   if (bias_view)
     if (CTStatus s = elementwise_on(fn, CT_OP_ADD, out, bias_view, out, stream)) return s;
-  static const int32_t act_op[] = {-1, CT_OP_RELU, CT_OP_GELU, CT_OP_GELU_TANH, CT_OP_SIGMOID, CT_OP_TANH};
-  if (act > 0 && act < (int32_t)(sizeof act_op / sizeof act_op[0]))
-    return elementwise_on(fn, act_op[act], out, nullptr, out, stream);
+  if (activation_op(act) >= 0) return elementwise_on(fn, activation_op(act), out, nullptr, out, stream);
   return CT_OK;
 }
 
