@@ -2,10 +2,13 @@
 // compiled by NVRTC as the module compiles it: needs no GPU and no driver,
 // so CI proves on every run that the generator's CUDA dialect (src/gpu)
 // compiles for every op, kind and dtype signature the rows and the registry
-// give. Usage: ct_cuda_codegen [arch ...] (default: sm_90, the H100/H200's,
+// give, and for the NN ops' programs shared with OpenCL (pooling and norms,
+// src/gpu/nn_kernels.cc), whose images must hold every kernel the modules
+// launch. Usage: ct_cuda_codegen [arch ...] (default: sm_90, the H100/H200's,
 // and sm_80). Exit 0 when every program compiled.
 #include <ctensor/plugin.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "cuda/runtime.h"
+#include "gpu/nn_kernels.h"
 
 namespace {
 
@@ -65,6 +69,7 @@ int main(int argc, char** argv) {
   }
   struct Job {
     std::string label, source, arch;
+    std::vector<std::string> kernels;  // names the image must hold (NN programs; the others' are checked by use)
   };
   std::vector<Job> jobs;
   for (const std::string& arch : archs)
@@ -76,6 +81,15 @@ int main(int argc, char** argv) {
       else j.source = ctgpu::elementwise_source(&target, s.family, s.in.data(), (int)s.in.size(), s.out, &j.label);
       jobs.push_back(j);
     }
+  // The NN ops' programs (the OpenCL module's kernels, nn_kernels.h), and
+  // the kernels nn_geometry.cc's pool_call and norm_call name.
+  const size_t nn_programs = 2;
+  for (const std::string& arch : archs) {
+    jobs.push_back({"pool2d float32", ctgpu::nn_program(&target, ctgpu::pool_kernels()), arch,
+                    {"pool_fwd", "pool_bwd", "pool_ind_check"}});
+    jobs.push_back({"norms float32", ctgpu::nn_program(&target, ctgpu::norm_kernels()), arch,
+                    {"bn_stats", "bn_apply", "bn_bwd_stats", "bn_bwd_dx", "ln_fwd", "ln_bwd_dx", "ln_bwd_params"}});
+  }
   std::atomic<size_t> next{0};
   std::atomic<int> failed{0};
   std::mutex out_mu;
@@ -86,6 +100,15 @@ int main(int argc, char** argv) {
         ++failed;
         std::lock_guard<std::mutex> lock(out_mu);
         std::fprintf(stderr, "FAILED %s for %s: %s\n", jobs[i].label.c_str(), jobs[i].arch.c_str(), ct_last_error());
+        continue;
+      }
+      for (const std::string& k : jobs[i].kernels) {  // the symbol's name, NUL-terminated, in the image
+        const std::string sym = k + '\0';
+        if (std::search(image.begin(), image.end(), sym.begin(), sym.end()) != image.end()) continue;
+        ++failed;
+        std::lock_guard<std::mutex> lock(out_mu);
+        std::fprintf(stderr, "FAILED %s for %s: no kernel %s in the image\n", jobs[i].label.c_str(),
+                     jobs[i].arch.c_str(), k.c_str());
       }
     }
   };
@@ -93,7 +116,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < nt; ++t) pool.emplace_back(work);
   for (std::thread& t : pool) t.join();
-  std::printf("ct_cuda_codegen: %zu programs (%zu signatures x %zu architectures), %d failed to compile\n", jobs.size(),
-              sigs.size(), archs.size(), failed.load());
+  std::printf("ct_cuda_codegen: %zu programs (%zu signatures and %zu NN programs x %zu architectures), %d failed\n",
+              jobs.size(), sigs.size(), nn_programs, archs.size(), failed.load());
   return failed ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 // memory.cc — the device table's memory slots: device memory (CTensor.data
 // is a device address), copies between host and device, within a device
-// and between devices (any strides), synchronize, streams (the caller's
+// and between devices (any strides), synchronize (which also reports what
+// the device's error flag holds: nn_internal.h), streams (the caller's
 // cudaStream_t; NULL is the legacy default stream), and the default
 // temporary allocator: the stream-ordered pool of cudaMallocAsync, so a
 // sequence of ops never calls cudaMalloc or synchronises and can be
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "nn_internal.h"
 
 namespace ctcu {
 
@@ -214,7 +216,15 @@ CTStatus cu_synchronize(int32_t id, void* stream) {
   DeviceGuard guard(id);
   if (guard.error() != cudaSuccess) return cuda_fail("ct_synchronize", "cudaSetDevice", guard.error());
   const cudaError_t e = cudaStreamSynchronize(stream_of(stream));
-  return e == cudaSuccess ? CT_OK : cuda_fail("ct_synchronize", "cudaStreamSynchronize", e);
+  if (e != cudaSuccess) return cuda_fail("ct_synchronize", "cudaStreamSynchronize", e);
+  // What a kernel found after its op returned (the device's error flag, nn_pool.cc), reported once.
+  if (take_error_flag(id) == kFlagPoolIndex)
+    return g_host->set_error(CT_ERR_INVALID_ARGUMENT,
+                             "ct_synchronize: a max_pool2d_backward on cuda:%d had indices outside their output's "
+                             "pooling window (found on the device after the call returned; the CPU refuses such a "
+                             "call): its dx lacks their gradients",
+                             (int)id);
+  return CT_OK;
 }
 
 CTStatus cu_copy(const CTCopyCall* call) {

@@ -1,8 +1,9 @@
 // nn.cc — NN ops on CUDA: the NN slots (nn_why, the plans' dispatch by op,
 // nn_shutdown) and matmul. matmul runs through cuBLASLt; conv2d and its
-// backward ops through cuDNN (nn_conv.cc); pooling and norms are not here
-// yet and are refused with that reason, so ct_op_supported says so and core
-// never routes them here.
+// backward ops through cuDNN (nn_conv.cc); max_pool2d, avg_pool2d, their
+// backward ops, batch_norm (inference, training, backward) and layer_norm
+// (forward, backward) through the OpenCL module's own kernels in the CUDA
+// dialect (nn_pool.cc, nn_norm.cc; src/gpu/nn_kernels.cc), float32.
 //
 // matmul, out[.., M, N] = act(a[.., M, K] @ b[.., K, N] + bias), as the CPU
 // and OpenCL backends define it (core does K = 0 and empty outputs itself):
@@ -60,7 +61,8 @@ namespace ctcu {
 
 const char* nn_why(int32_t op, int32_t dt, std::string* buf) {
   if (is_conv(op)) return conv_why(op, dt, buf);
-  if (op != CT_OP_MATMUL) return "pooling and norms through cuDNN are not in the CUDA module yet";
+  if (is_pool(op) || is_norm(op)) return pool_norm_why(dt);
+  if (op != CT_OP_MATMUL) return "the CUDA module has no kernel for this NN op (plugin ops included)";
 #ifdef CT_HAVE_CUBLASLT
   switch (dt) {
     case CT_DT_FLOAT32:
@@ -668,6 +670,8 @@ CTStatus elementwise(const char* fn, int32_t op, const CTensor* x, int32_t xdt, 
 
 CTStatus cu_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   if (is_conv(call->op)) return conv_plan_create(call, plan, workspace_bytes, primitives);
+  if (is_pool(call->op)) return pool_plan_create(call, plan, workspace_bytes, primitives);
+  if (is_norm(call->op)) return norm_plan_create(call, plan, workspace_bytes, primitives);
 #ifdef CT_HAVE_CUBLASLT
   if (call->op == CT_OP_MATMUL) return matmul_plan_create(call, plan, workspace_bytes, primitives);
 #endif
@@ -677,6 +681,8 @@ CTStatus cu_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_
 CTStatus cu_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes) {
   const NNPlan* p = static_cast<const NNPlan*>(plan);
   if (is_conv(p->op)) return conv_plan_execute(p, call, workspace, workspace_bytes);
+  if (is_pool(p->op)) return pool_plan_execute(p, call);
+  if (is_norm(p->op)) return norm_plan_execute(p, call, workspace, workspace_bytes);
 #ifdef CT_HAVE_CUBLASLT
   if (p->op == CT_OP_MATMUL) return matmul_plan_execute(p, call, workspace, workspace_bytes);
 #endif
@@ -690,6 +696,7 @@ void nn_shutdown() {
   lt_shutdown();
 #endif
   conv_shutdown();
+  pool_shutdown();
 }
 
 }  // namespace ctcu

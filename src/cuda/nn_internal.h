@@ -1,12 +1,15 @@
 // nn_internal.h — what the NN files of the CUDA module share: nn.cc (the
-// NN slots: nn_why and the plans' dispatch by op; matmul through cuBLASLt)
-// and nn_conv.cc (conv2d and its backward ops through cuDNN).
+// NN slots: nn_why and the plans' dispatch by op; matmul through cuBLASLt),
+// nn_conv.cc (conv2d and its backward ops through cuDNN), nn_pool.cc and
+// nn_norm.cc (pooling and norms through the kernels the OpenCL module runs,
+// src/gpu/nn_kernels.h), and memory.cc (ct_synchronize reads the error flag).
 #ifndef CTENSOR_SRC_CUDA_NN_INTERNAL_H_
 #define CTENSOR_SRC_CUDA_NN_INTERNAL_H_
 
 #include <string>
 
 #include "backend.h"
+#include "gpu/nn_geometry.h"
 
 namespace ctcu {
 
@@ -39,6 +42,35 @@ CTStatus conv_plan_create(const CTNNCall* call, void** plan, size_t* workspace_b
 CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
 // Destroys the cuDNN handles (from nn_shutdown).
 void conv_shutdown();
+
+// ---- pooling (nn_pool.cc) and norms (nn_norm.cc) --------------------------------
+// The OpenCL module's kernels (src/gpu/nn_kernels.cc) in the CUDA dialect,
+// with the host geometry both modules share (src/gpu/nn_geometry.h: is_pool,
+// is_norm, pool_call, norm_call).
+
+// nullptr when the module runs pooling and norms for data dtype dt (float32), else why not.
+const char* pool_norm_why(int32_t dt);
+CTStatus pool_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
+CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call);
+CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
+CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
+
+// The device's sticky error flag (nn_pool.cc): one int, 0 while no kernel has
+// found bad input it could not report when its op returned (the indices of
+// max_pool2d_backward live in device memory: checking them before returning
+// would synchronise). Mapped, page-locked host memory (cudaHostAlloc with
+// cudaHostAllocMapped): kernels write it through *device_ptr, and
+// ct_synchronize reads and clears it on the host after the stream has
+// finished (take_error_flag), with no copy and no device call, as OpenCL's
+// cl_synchronize does. Made at the first max_pool2d_backward plan of the
+// device (plan creation may allocate; execution never does), freed by
+// pool_shutdown.
+constexpr int kFlagPoolIndex = 1;  // max_pool2d_backward: an index outside its window
+CTStatus error_flag(const char* fn, int32_t device_id, int** device_ptr);
+// The flag's value of device id, cleared (0: none, or no flag yet).
+int take_error_flag(int32_t device_id);
+// Frees the error flags (from nn_shutdown).
+void pool_shutdown();
 
 }  // namespace ctcu
 

@@ -31,7 +31,9 @@ namespace {
 // gives 0: PTX's cvt.rzi does both), _rte rounds to nearest even (C++'s
 // integer-to-float conversion on the device), _rtz toward zero. half is
 // float16's storage (bits), converted by PTX's cvt. Plain char is unsigned
-// on some hosts NVRTC compiles for (aarch64): int8 is schar.
+// on some hosts NVRTC compiles for (aarch64): int8 is schar. atomic_xchg
+// (the NN kernels' error flag, nn_kernels.cc) is atomicExch: OpenCL's
+// relaxed, device-wide exchange.
 const char kCudaCompat[] = R"CU(
 #define CT_INL static __device__ __forceinline__
 #define __kernel extern "C" __global__
@@ -79,6 +81,8 @@ template <class X> CT_INL short convert_short_sat_rtz(X x) { return (short)max(-
 template <class X> CT_INL uchar convert_uchar_sat_rtz(X x) { return (uchar)min(255u, convert_uint_sat_rtz(x)); }
 template <class X> CT_INL ushort convert_ushort_sat_rtz(X x) { return (ushort)min(65535u, convert_uint_sat_rtz(x)); }
 CT_INL int clamp(int x, int lo, int hi) { return min(max(x, lo), hi); }
+CT_INL int atomic_xchg(volatile int* p, int v) { return atomicExch((int*)p, v); }
+CT_INL uint atomic_xchg(volatile uint* p, uint v) { return atomicExch((uint*)p, v); }
 CT_INL float vload_half(int, const half* p) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(*p)); return f; }
 CT_INL void vstore_half_rte(float v, int, half* p) { half h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v)); *p = h; }
 )CU";
@@ -505,6 +509,8 @@ CT_INL AF ct_var_fin(const St* s, long count, AF corr) {
   }
   return s.str();
 }
+
+std::string nn_program(const Target* d, const char* body) { return prelude(d) + body; }
 
 std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label) {
   const TypeInfo t = type_info(d, x_dt), o = type_info(d, out_dt);

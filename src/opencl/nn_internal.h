@@ -1,5 +1,6 @@
 // nn_internal.h — what the OpenCL NN plans share (nn.cc: matmul and the
-// dispatch; nn_conv.cc: conv2d and its backward ops).
+// dispatch; nn_conv.cc: conv2d and its backward ops; nn_pool.cc, nn_norm.cc:
+// pooling and norms through the kernels shared with CUDA, src/gpu/nn_kernels.h).
 #ifndef CTENSOR_SRC_OPENCL_NN_INTERNAL_H_
 #define CTENSOR_SRC_OPENCL_NN_INTERNAL_H_
 
@@ -7,6 +8,7 @@
 #include <clblast.h>
 
 #include "backend.h"
+#include "gpu/nn_geometry.h"
 
 namespace ctcl {
 
@@ -34,14 +36,7 @@ CTStatus conv_plan_create(const CTNNCall* call, void** plan, size_t* workspace_b
 CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace);
 CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call);
 CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call);
-inline bool is_norm(int32_t op) {
-  return op == CT_OP_BATCH_NORM || op == CT_OP_BATCH_NORM_TRAINING || op == CT_OP_BATCH_NORM_BACKWARD ||
-         op == CT_OP_LAYER_NORM || op == CT_OP_LAYER_NORM_BACKWARD;
-}
-inline bool is_pool(int32_t op) {
-  return op == CT_OP_MAX_POOL2D || op == CT_OP_MAX_POOL2D_BACKWARD || op == CT_OP_AVG_POOL2D ||
-         op == CT_OP_AVG_POOL2D_BACKWARD;
-}
+// (is_pool and is_norm: src/gpu/nn_geometry.h, with the shared host side of their kernels)
 
 }  // namespace ctcl
 

@@ -1,0 +1,200 @@
+// Pooling and norms (max/avg pool2d and their backward ops, batch_norm,
+// batch_norm_training, batch_norm_backward, layer_norm, layer_norm_backward)
+// on each GPU module's device against the CPU: NHWC and strided views, ties,
+// absent optional tensors, vector tensors that need a copy, empty
+// statistics; the bytes of every output's buffer outside its view must stay
+// as they were. The GPU modules share these kernels (src/gpu/nn_kernels.cc):
+// [opencl] runs them on PoCL here, [cuda] on a GPU when there is one.
+#include <catch2/catch.hpp>
+#include <ctensor/ctensor.h>
+#include <ctensor/ctensor_nn.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+typedef std::vector<int64_t> V;
+std::mt19937 rng(7);
+struct T {
+  V shape, st; int64_t off = 0; bool i64 = false; std::vector<unsigned char> buf; bool present = true;
+  int64_t numel() const { int64_t n = 1; for (auto e : shape) n *= e; return n; }
+  // elements the buffer holds: past the furthest one the view reaches (negative strides reach back from off)
+  int64_t span() const {
+    int64_t s = off + 1;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (st[d] > 0 && shape[d] > 0) s += (shape[d] - 1) * st[d];
+    return s;
+  }
+  size_t es() const { return i64 ? 8 : 4; }
+  int64_t pos(int64_t i) const { int64_t p = off; for (int d = (int)shape.size() - 1; d >= 0; --d) { p += (i % shape[d]) * st[d]; i /= shape[d]; } return p; }
+  double get(int64_t i) const { int64_t p = pos(i); if (i64) { int64_t v; memcpy(&v, &buf[p * 8], 8); return (double)v; } float v; memcpy(&v, &buf[p * 4], 4); return v; }
+  void set(int64_t i, double x) { int64_t p = pos(i); if (i64) { int64_t v = (int64_t)x; memcpy(&buf[p * 8], &v, 8); } else { float v = (float)x; memcpy(&buf[p * 4], &v, 4); } }
+  CTensor view(CTDevice dev, void* data) const {
+    CTensor t; memset(&t, 0, sizeof t); t.data = data; t.device = dev; t.ndim = (int32_t)shape.size();
+    t.dtype = i64 ? CTDataType{CT_INT, 64, 1} : CTDataType{CT_FLOAT, 32, 1};
+    t.shape = const_cast<int64_t*>(shape.data()); t.strides = const_cast<int64_t*>(st.data()); t.byte_offset = (uint64_t)(off * es()); return t;
+  }
+};
+T make(V shape, V st = {}, int64_t off = 0, bool i64 = false) {
+  T t; t.shape = shape; t.i64 = i64; t.off = off;
+  if (st.empty()) { st.resize(shape.size()); int64_t s = 1; for (int d = (int)shape.size() - 1; d >= 0; --d) { st[d] = s; s *= shape[d]; } }
+  t.st = st; t.buf.assign((size_t)t.span() * t.es(), 0xFF); return t;
+}
+T rnd(V shape, V st = {}, int64_t off = 0, double lo = -1, double hi = 1) {
+  T t = make(shape, st, off); std::uniform_real_distribution<double> u(lo, hi);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng)); return t;
+}
+T absent() { T t; t.present = false; return t; }
+CTStatus cpu_run(int32_t op, const void* desc, std::vector<T*> ts) {
+  std::vector<CTensor> v(ts.size()); std::vector<const CTensor*> p(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) { if (ts[i]) { v[i] = ts[i]->view({CT_CPU, 0}, ts[i]->buf.data()); p[i] = &v[i]; } else p[i] = nullptr; }
+  size_t ws = 0; ct_nn_workspace_size(op, desc, p.data(), (int32_t)p.size(), &ws);
+  std::vector<unsigned char> w(ws + 64);
+  CTStatus s = ct_nn(op, desc, p.data(), (int32_t)p.size(), ws ? w.data() : nullptr, ws, nullptr);
+  REQUIRE(s == CT_OK);
+  return s;
+}
+// runs op on the CPU and opencl:0; outputs are ts[nin..]
+void check(CTDevice cl, const char* name, int32_t op, const void* desc, std::vector<T> ts, int nin) {
+  INFO(name);
+  const CTDevice cpu{CT_CPU, 0};
+  std::vector<T> c = ts;  // CPU copy
+  std::vector<CTensor> hv(ts.size()); std::vector<const CTensor*> hp(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) { if (c[i].present) { hv[i] = c[i].view(cpu, c[i].buf.data()); hp[i] = &hv[i]; } else hp[i] = nullptr; }
+  size_t ws = 0;
+  REQUIRE(ct_nn_workspace_size(op, desc, hp.data(), (int32_t)hp.size(), &ws) == CT_OK);
+  std::vector<unsigned char> w(ws + 64);
+  REQUIRE(ct_nn(op, desc, hp.data(), (int32_t)hp.size(), ws ? w.data() : nullptr, ws, nullptr) == CT_OK);
+  std::vector<void*> mem(ts.size(), nullptr); std::vector<CTensor> dv(ts.size()); std::vector<const CTensor*> dp(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (!ts[i].present) { dp[i] = nullptr; continue; }
+    REQUIRE(ct_malloc(cl, ts[i].buf.size(), &mem[i]) == CT_OK);
+    int64_t n = (int64_t)ts[i].buf.size(); CTensor h; memset(&h, 0, sizeof h); h.data = ts[i].buf.data(); h.device = cpu; h.ndim = 1; h.dtype = {CT_UINT, 8, 1}; h.shape = &n;
+    CTensor d = h; d.data = mem[i]; d.device = cl; REQUIRE(ct_copy(&h, &d, nullptr) == CT_OK);
+    dv[i] = ts[i].view(cl, mem[i]); dp[i] = &dv[i];
+  }
+  ct_synchronize(cl, nullptr);
+  size_t dws = 0; void* dw = nullptr;
+  REQUIRE(ct_nn_workspace_size(op, desc, dp.data(), (int32_t)dp.size(), &dws) == CT_OK);
+  if (dws) REQUIRE(ct_malloc(cl, dws, &dw) == CT_OK);
+  CTStatus s = ct_nn(op, desc, dp.data(), (int32_t)dp.size(), dw, dws, nullptr);
+  if (s == CT_OK) s = ct_synchronize(cl, nullptr);
+  INFO("the device's call: " << (s == CT_OK ? "ok" : ct_last_error()));
+  CHECK(s == CT_OK);
+  double worst = 0; int bad = 0; bool pad_ok = true;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (!ts[i].present) continue;
+    T got = ts[i];
+    int64_t n = (int64_t)got.buf.size(); CTensor h; memset(&h, 0, sizeof h); h.data = got.buf.data(); h.device = cpu; h.ndim = 1; h.dtype = {CT_UINT, 8, 1}; h.shape = &n;
+    CTensor d = h; d.data = mem[i]; d.device = cl; REQUIRE(ct_copy(&d, &h, nullptr) == CT_OK);
+    REQUIRE(ct_synchronize(cl, nullptr) == CT_OK);
+    if ((int)i >= nin) {
+      for (int64_t k = 0; k < got.numel(); ++k) {
+        double a = got.get(k), b = c[i].get(k);
+        if (std::isnan(a) && std::isnan(b)) continue;
+        double e = std::fabs(a - b) / (1e-6 + std::fabs(b));
+        if (got.i64 ? a != b : !(e <= 2e-5)) {
+          if (bad++ < 5) FAIL_CHECK("tensor " << i << " element " << k << ": device " << a << ", CPU " << b);
+        }
+        if (e > worst && !got.i64) worst = e;
+      }
+      // bytes outside the view untouched (compare with the CPU's buffer, whose padding the CPU leaves)
+      std::vector<char> in(got.buf.size() / got.es(), 0); for (int64_t k = 0; k < got.numel(); ++k) in[got.pos(k)] = 1;
+      for (size_t p = 0; p < in.size(); ++p) if (!in[p] && memcmp(&got.buf[p * got.es()], &ts[i].buf[p * got.es()], got.es())) pad_ok = false;
+    }
+    ct_free(cl, mem[i]);
+  }
+  if (dw) ct_free(cl, dw);
+  (void)worst;
+  CHECK(bad == 0);
+  CHECK(pad_ok);  // bytes of the outputs' buffers outside their views untouched
+}
+
+bool has_device(CTDevice d) {
+  for (int32_t i = 0; i < ct_device_count(); ++i) {
+    CTDeviceInfo info{};
+    info.struct_size = sizeof info;
+    if (ct_device_info(i, &info) == CT_OK && info.device.device_type == d.device_type && info.device.device_id == d.device_id)
+      return true;
+  }
+  return false;
+}
+
+void pool_and_norm_cases(CTDevice dev) {
+  rng.seed(7);
+  // pooling: x (2,3,7,6) NHWC with a padded row, 3x2 window, stride (2,1), pad (1,0)/(1,1), dilation (1,2): y (2,3,4,5)
+  V xs = {2, 3, 7, 6}, ys = {2, 3, 4, 5};
+  V nhwc = {7 * 6 * 3 + 5, 1, 6 * 3, 3};
+  CTPool2dDesc pd; memset(&pd, 0, sizeof pd); pd.struct_size = sizeof pd;
+  pd.kernel[0] = 3, pd.kernel[1] = 2, pd.stride[0] = 2, pd.stride[1] = 1, pd.pad_begin[0] = 1, pd.pad_end[0] = 1, pd.pad_end[1] = 1, pd.dilation[1] = 2;
+  T x = rnd(xs, nhwc, 3);
+  for (int64_t i = 0; i < x.numel(); i += 7) x.set(i, 0.5);  // ties
+  T ind = make(ys, {}, 0, true);
+  check(dev, "max_pool2d (NHWC x, indices)", CT_OP_MAX_POOL2D, &pd, {x, make(ys, {1, 2, 30, 6}, 1), ind}, 1);
+  check(dev, "max_pool2d (no indices)", CT_OP_MAX_POOL2D, &pd, {x, make(ys), absent()}, 1);
+  for (int cip : {0, 1}) {
+    pd.count_include_pad = cip;
+    check(dev, cip ? "avg_pool2d (count_include_pad 1)" : "avg_pool2d (count_include_pad 0)", CT_OP_AVG_POOL2D, &pd, {x, make(ys, {1, 2, 30, 6}, 1)}, 1);
+    check(dev, "avg_pool2d_backward", CT_OP_AVG_POOL2D_BACKWARD, &pd, {rnd(ys), make(xs, nhwc, 2)}, 1);
+  }
+  pd.count_include_pad = 0;
+  {  // indices from the CPU's forward
+    T y = make(ys); T in = make(ys, {}, 0, true);
+    cpu_run(CT_OP_MAX_POOL2D, &pd, {&x, &y, &in});
+    check(dev, "max_pool2d_backward", CT_OP_MAX_POOL2D_BACKWARD, &pd, {rnd(ys), in, make(xs, nhwc, 2)}, 2);
+  }
+  // batch norm: x (2,3,4,5) NHWC
+  CTBatchNormDesc bd = {sizeof(CTBatchNormDesc), 0, 1e-3};
+  V bx = {2, 3, 4, 5}, bnhwc = {60, 1, 15, 3}, c3 = {3};
+  T bxx = rnd(bx, bnhwc, 0, -2, 3);
+  check(dev, "batch_norm (affine)", CT_OP_BATCH_NORM, &bd, {bxx, rnd(c3), rnd(c3, {}, 0, 0.5, 2), rnd(c3), rnd(c3), make(bx)}, 5);
+  check(dev, "batch_norm (no affine, strided stats)", CT_OP_BATCH_NORM, &bd, {bxx, rnd(c3, {2}, 1), rnd(c3, {-1}, 2, 0.5, 2), absent(), absent(), make(bx, bnhwc, 0)}, 5);
+  check(dev, "batch_norm 2-d", CT_OP_BATCH_NORM, &bd, {rnd({4, 3}), rnd(c3), rnd(c3, {}, 0, 0.5, 2), rnd(c3), absent(), make({4, 3})}, 5);
+  check(dev, "batch_norm_training", CT_OP_BATCH_NORM_TRAINING, &bd, {bxx, rnd(c3), rnd(c3), make(bx), make(c3, {2}, 1), make(c3)}, 3);
+  T mean = make(c3), inv = make(c3);
+  {
+    T y = make(bx); T sc = rnd(c3), sh = rnd(c3);
+    cpu_run(CT_OP_BATCH_NORM_TRAINING, &bd, {&bxx, &sc, &sh, &y, &mean, &inv});
+  }
+  check(dev, "batch_norm_backward (all)", CT_OP_BATCH_NORM_BACKWARD, &bd, {bxx, rnd(bx), mean, inv, rnd(c3), make(bx), make(c3, {2}, 0), make(c3)}, 5);
+  check(dev, "batch_norm_backward (no dscale/dshift/scale)", CT_OP_BATCH_NORM_BACKWARD, &bd, {bxx, rnd(bx, bnhwc), mean, inv, absent(), make(bx), absent(), absent()}, 5);
+  check(dev, "batch_norm_backward (dshift only)", CT_OP_BATCH_NORM_BACKWARD, &bd, {bxx, rnd(bx), mean, inv, rnd(c3), make(bx), absent(), make(c3)}, 5);
+  check(dev, "batch_norm_training (N*H*W = 0)", CT_OP_BATCH_NORM_TRAINING, &bd, {make({2, 3, 0}), rnd(c3), rnd(c3), make({2, 3, 0}), make(c3), make(c3)}, 3);
+  // layer norm over the last 2 of (3,4,5); scale (4,5) transposed (a copy), stats keep-dims (3,1,1)
+  CTLayerNormDesc ld = {sizeof(CTLayerNormDesc), 2, 1e-4};
+  V lx = {3, 4, 5}, l45 = {4, 5}, tr = {1, 4};
+  T lxx = rnd(lx, {1, 3 * 5 + 1, 3}, 0, -1, 2);  // odd strides
+  check(dev, "layer_norm (scale transposed, keep-dim stats)", CT_OP_LAYER_NORM, &ld, {lxx, rnd(l45, tr), rnd(l45), make(lx), make({3, 1, 1}), make({3, 1, 1})}, 3);
+  check(dev, "layer_norm (stats strided 2-d -> copy)", CT_OP_LAYER_NORM, &ld, {lxx, absent(), rnd(l45), make(lx), make({3, 1, 1}, {2, 1, 7}, 1), absent()}, 3);
+  check(dev, "layer_norm (no stats, no affine)", CT_OP_LAYER_NORM, &ld, {lxx, absent(), absent(), make(lx), absent(), absent()}, 3);
+  T lm = make({3}), lr = make({3});
+  {
+    T y = make(lx);
+    cpu_run(CT_OP_LAYER_NORM, &ld, {&lxx, nullptr, nullptr, &y, &lm, &lr});
+  }
+  check(dev, "layer_norm_backward (all, dscale transposed)", CT_OP_LAYER_NORM_BACKWARD, &ld, {lxx, rnd(lx), lm, lr, rnd(l45, tr), make(lx), make(l45, tr), make(l45)}, 5);
+  check(dev, "layer_norm_backward (dx only)", CT_OP_LAYER_NORM_BACKWARD, &ld, {lxx, rnd(lx), lm, lr, absent(), make(lx), absent(), absent()}, 5);
+  CTLayerNormDesc l1 = {sizeof(CTLayerNormDesc), 1, 1e-5};
+  check(dev, "layer_norm over 0 elements (D = 0)", CT_OP_LAYER_NORM, &l1, {make({2, 3, 0}), absent(), absent(), make({2, 3, 0}), make({2, 3}), make({2, 3})}, 3);
+  }
+
+}  // namespace
+
+TEST_CASE("opencl: pooling and norms agree with the CPU on every layout, outputs' other bytes untouched", "[opencl]") {
+  if (!has_device({CT_OPENCL, 0})) {
+    WARN("no OpenCL device: checked nothing");
+    return;
+  }
+  pool_and_norm_cases({CT_OPENCL, 0});
+}
+
+TEST_CASE("cuda: pooling and norms agree with the CPU on every layout, outputs' other bytes untouched", "[cuda]") {
+  if (!has_device({CT_CUDA, 0})) {
+    WARN("no CUDA device: checked nothing");
+    return;
+  }
+  pool_and_norm_cases({CT_CUDA, 0});
+}
