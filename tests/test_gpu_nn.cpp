@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -113,6 +114,68 @@ void check(CTDevice cl, const char* name, int32_t op, const void* desc, std::vec
   CHECK(pad_ok);  // bytes of the outputs' buffers outside their views untouched
 }
 
+struct DevBuf {
+  CTDevice dev;
+  void* p = nullptr;
+  DevBuf(CTDevice d, size_t bytes) : dev(d) { REQUIRE(ct_malloc(dev, bytes, &p) == CT_OK); }
+  ~DevBuf() { ct_free(dev, p); }
+};
+
+// max_pool2d_backward's indices live in device memory: an index outside its
+// output's window is found by a check kernel and reported by the next
+// ct_synchronize (once), since checking before the call returned would block.
+void bad_pool_index_case(CTDevice dev, const char* name) {
+  if (ct_op_supported(CT_OP_MAX_POOL2D_BACKWARD, dev, CTDataType{CT_FLOAT, 32, 1}) != CT_OK) {
+    WARN("max_pool2d_backward is not supported on " << name << " here (" << ct_last_error() << "): checked nothing");
+    return;
+  }
+  // x (1, 2, 4, 4), 2x2 windows, stride 2: y (1, 2, 2, 2); plane c's
+  // indices name positions inside their windows, then one that is not
+  int64_t xs[4] = {1, 2, 4, 4}, ys[4] = {1, 2, 2, 2};
+  const std::vector<float> dy_h = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<int64_t> good = {0, 3, 9, 15, 5, 2, 12, 10}, bad = good;
+  bad[5] = 8;  // output (0, 1, 0, 1)'s window is {2, 3, 6, 7}
+  DevBuf dy(dev, 8 * 4), ind(dev, 8 * 8), dx(dev, 32 * 4);
+  CTensor dyh = CTensor{const_cast<float*>(dy_h.data()), {CT_CPU, 0}, 4, {CT_FLOAT, 32, 1}, ys, nullptr, 0}, dyd = CTensor{dy.p, dev, 4, {CT_FLOAT, 32, 1}, ys, nullptr, 0};
+  CTensor dxd = CTensor{dx.p, dev, 4, {CT_FLOAT, 32, 1}, xs, nullptr, 0};
+  CTensor indd{ind.p, dev, 4, {CT_INT, 64, 1}, ys, nullptr, 0};
+  REQUIRE(ct_copy(&dyh, &dyd, nullptr) == CT_OK);
+  CTPool2dDesc desc{};
+  desc.struct_size = sizeof desc;
+  desc.kernel[0] = desc.kernel[1] = 2;
+  size_t ws = 0;
+  REQUIRE(ct_max_pool2d_backward_workspace_size(&desc, &dyd, &indd, &dxd, &ws) == CT_OK);
+  DevBuf w(dev, ws ? ws : 1);
+  std::vector<float> dx_h(32, -1.0f);
+  CTensor dxh = CTensor{dx_h.data(), {CT_CPU, 0}, 4, {CT_FLOAT, 32, 1}, xs, nullptr, 0};
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<int64_t>& v = round == 0 ? bad : good;
+    CTensor ih{const_cast<int64_t*>(v.data()), {CT_CPU, 0}, 4, {CT_INT, 64, 1}, ys, nullptr, 0};
+    REQUIRE(ct_copy(&ih, &indd, nullptr) == CT_OK);
+    REQUIRE(ct_max_pool2d_backward(&desc, &dyd, &indd, &dxd, w.p, ws, nullptr) == CT_OK);  // asynchronous
+    REQUIRE(ct_copy(&dxd, &dxh, nullptr) == CT_OK);
+    const CTStatus s = ct_synchronize(dev, nullptr);
+    if (round == 0) {
+      CHECK(s == CT_ERR_INVALID_ARGUMENT);
+      const std::string msg = ct_last_error();
+      INFO(msg);
+      CHECK(msg.find("ct_synchronize") == 0);
+      CHECK(msg.find("max_pool2d_backward") != std::string::npos);
+      CHECK(msg.find(name) != std::string::npos);
+      CHECK(ct_synchronize(dev, nullptr) == CT_OK);  // reported once, then cleared
+    } else {
+      REQUIRE(s == CT_OK);
+      for (int c = 0; c < 2; ++c)
+        for (int k = 0; k < 16; ++k) {
+          float want = 0;
+          for (int j = 0; j < 4; ++j)
+            if (good[(size_t)(c * 4 + j)] == k) want += dy_h[(size_t)(c * 4 + j)];
+          CHECK(dx_h[(size_t)(c * 16 + k)] == want);
+        }
+    }
+  }
+}
+
 bool has_device(CTDevice d) {
   for (int32_t i = 0; i < ct_device_count(); ++i) {
     CTDeviceInfo info{};
@@ -197,4 +260,20 @@ TEST_CASE("cuda: pooling and norms agree with the CPU on every layout, outputs' 
     return;
   }
   pool_and_norm_cases({CT_CUDA, 0});
+}
+
+TEST_CASE("opencl: max_pool2d_backward's bad indices are reported by the next ct_synchronize", "[opencl]") {
+  if (!has_device({CT_OPENCL, 0})) {
+    WARN("no OpenCL device: checked nothing");
+    return;
+  }
+  bad_pool_index_case({CT_OPENCL, 0}, "opencl:0");
+}
+
+TEST_CASE("cuda: max_pool2d_backward's bad indices are reported by the next ct_synchronize", "[cuda]") {
+  if (!has_device({CT_CUDA, 0})) {
+    WARN("no CUDA device: checked nothing");
+    return;
+  }
+  bad_pool_index_case({CT_CUDA, 0}, "cuda:0");
 }

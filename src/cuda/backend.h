@@ -42,6 +42,19 @@ void forget_programs();
 // device; args as cudaLaunchKernel takes them.
 CTStatus launch(const char* fn, cudaStream_t s, cudaKernel_t k, int64_t n, void** args, const std::string& name);
 
+// The device of a call (of tensor t), made current for the call's scope.
+struct CallDevice {
+  int32_t id;
+  Device* d;
+  DeviceGuard guard;
+  explicit CallDevice(const CTensor* t) : id(t->device.device_id), d(device(id)), guard(id) {}
+  CTStatus check(const char* fn) const {
+    if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no CUDA device %d", fn, (int)id);
+    if (guard.error() != cudaSuccess) return cuda_fail(fn, "cudaSetDevice", guard.error());
+    return CT_OK;
+  }
+};
+
 inline cudaStream_t stream_of(void* s) { return static_cast<cudaStream_t>(s); }
 // A compact row-major tensor with like's shape and dtype over `data` at byte offset off.
 inline CTensor compact_view(const CTensor* like, void* data, uint64_t off, CTDevice dev) {

@@ -34,19 +34,6 @@ CTStatus elementwise_program(const char* fn, Device* d, int kind, const int32_t*
                      [&](std::string* label) { return elementwise_source(d, family, in_dt, n, out_dt, label); }, prog);
 }
 
-// The device of a call, made current for the call's scope.
-struct CallDevice {
-  int32_t id;
-  Device* d;
-  DeviceGuard guard;
-  explicit CallDevice(const CTensor* t) : id(t->device.device_id), d(device(id)), guard(id) {}
-  CTStatus check(const char* fn) const {
-    if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no CUDA device %d", fn, (int)id);
-    if (guard.error() != cudaSuccess) return cuda_fail(fn, "cudaSetDevice", guard.error());
-    return CT_OK;
-  }
-};
-
 }  // namespace
 
 void forget_programs() { g_sig.clear(); }

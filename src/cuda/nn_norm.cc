@@ -49,11 +49,10 @@ CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_b
   if (const char* why = pool_norm_why(call->dt)) return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s", fn, why);
   auto p = std::make_unique<NormPlan>();
   p->op = call->op;
-  p->device_id = call->t[0]->device.device_id;
-  Device* d = device(p->device_id);
-  if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no CUDA device %d", fn, (int)p->device_id);
-  DeviceGuard guard(p->device_id);
-  if (guard.error() != cudaSuccess) return cuda_fail(fn, "cudaSetDevice", guard.error());
+  CallDevice cd(call->t[0]);
+  if (CTStatus s = cd.check(fn)) return s;
+  p->device_id = cd.id;
+  Device* d = cd.d;
   NormCall nc;
   norm_call(call, &nc);
   Program* prog = nullptr;
