@@ -285,12 +285,33 @@ void emit_elementwise(std::ostringstream& s, const std::string& name, const std:
     s << "  long i = get_global_id(0);  /* launch() runs exactly n work-items */\n";
     if (cuda) s << "  if (i >= n) return;  /* CUDA: whole blocks */\n";
     if (strided) {
-      s << "  long r = i, io = 0";
-      for (int k = 0; k < n; ++k) s << ", i" << k << " = 0";
-      s << ";\n  for (int d = g.nd - 1; d >= 0; --d) {\n    long e = g.shape[d], q = r / e, c = r - q * e;\n    r = q;\n"
-        << "    io += c * g.st[0][d];\n";
-      for (int k = 0; k < n; ++k) s << "    i" << k << " += c * g.st[" << (k + 1) << "][d];\n";
-      s << "  }\n";
+      // i's coordinates, dim by dim from the last; on CUDA in 32-bit
+      // arithmetic when n fits (every extent then does): a 64-bit division
+      // is a long software sequence on a GPU, a 32-bit one a few
+      // instructions (OpenCL keeps its text: PoCL's programs are cached by it)
+      const auto walk = [&](const char* ut, const char* indent) {
+        s << indent << ut << " r = (" << ut << ")i;\n" << indent << "for (int d = g.nd - 1; d >= 0; --d) {\n" << indent
+          << "  const " << ut << " e = (" << ut << ")g.shape[d], q = r / e, c = r - q * e;\n" << indent
+          << "  r = q;\n" << indent << "  io += (long)c * g.st[0][d];\n";
+        for (int k = 0; k < n; ++k) s << indent << "  i" << k << " += (long)c * g.st[" << (k + 1) << "][d];\n";
+        s << indent << "}\n";
+      };
+      if (cuda) {
+        s << "  long io = 0";
+        for (int k = 0; k < n; ++k) s << ", i" << k << " = 0";
+        s << ";\n  if (n <= 2147483647L) {\n";
+        walk("uint", "    ");
+        s << "  } else {\n";
+        walk("long", "    ");
+        s << "  }\n";
+      } else {
+        s << "  long r = i, io = 0";
+        for (int k = 0; k < n; ++k) s << ", i" << k << " = 0";
+        s << ";\n  for (int d = g.nd - 1; d >= 0; --d) {\n    long e = g.shape[d], q = r / e, c = r - q * e;\n    r = q;\n"
+          << "    io += c * g.st[0][d];\n";
+        for (int k = 0; k < n; ++k) s << "    i" << k << " += c * g.st[" << (k + 1) << "][d];\n";
+        s << "  }\n";
+      }
     }
     for (int k = 0; k < n; ++k)
       s << "  " << in[k].compute << " " << kInNames[n - 1][k] << " = ld" << k << "(q" << k << ", "
