@@ -47,7 +47,8 @@ struct CallDevice {
   int32_t id;
   Device* d;
   DeviceGuard guard;
-  explicit CallDevice(const CTensor* t) : id(t->device.device_id), d(device(id)), guard(id) {}
+  explicit CallDevice(int32_t device_id) : id(device_id), d(device(id)), guard(id) {}
+  explicit CallDevice(const CTensor* t) : CallDevice(t->device.device_id) {}
   CTStatus check(const char* fn) const {
     if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no CUDA device %d", fn, (int)id);
     if (guard.error() != cudaSuccess) return cuda_fail(fn, "cudaSetDevice", guard.error());

@@ -70,11 +70,8 @@ const char* nn_why(int32_t op, int32_t dt, std::string* buf) {
     case CT_DT_FLOAT16:
     case CT_DT_BFLOAT16: {
       std::string why;
-      if (lt(&why)) return nullptr;
-      static thread_local std::string msg;
-      msg = "cuBLASLt, which runs matmul on CUDA, cannot be used: " + why;
-      if (buf) *buf = msg;
-      return msg.c_str();
+      const bool loaded = lt(&why) != nullptr;
+      return unusable(loaded, "cuBLASLt, which runs matmul on CUDA,", why, buf);
     }
     default: return "matmul on CUDA (cuBLASLt) runs float32, float64, float16 and bfloat16";
   }
@@ -89,11 +86,9 @@ const char* nn_why(int32_t op, int32_t dt, std::string* buf) {
 namespace {
 
 constexpr size_t kLtWorkspaceMax = size_t(32) << 20;  // the most cuBLASLt workspace a plan asks for
-constexpr size_t kWsAlign = 256;                       // the workspace's pieces start at multiples of this
 constexpr uint64_t kVecAlign = 16;                     // the alignment of the fast algorithm
 constexpr bool kReluEpilogue = false;                  // see the top of the file
 
-size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 // (after a plan exists: cuBLASLt is loaded)
 CTStatus lt_fail(const char* fn, const char* what, cublasStatus_t s) {
@@ -538,17 +533,12 @@ static CTStatus matmul_plan_execute(const NNPlan* plan, const CTNNCall* call, vo
   const MatmulPlan& P = *static_cast<const MatmulPlan*>(plan);
   const char* fn = call->fn;
   const CTensor *a = call->t[0], *b = call->t[1], *bias = call->t[2], *out = call->t[3];
-  if (workspace_bytes < P.ws_bytes || (P.ws_bytes && !workspace))
-    return g_host->set_error(CT_ERR_WORKSPACE_TOO_SMALL,
-                             "%s: matmul on cuda:%d needs a workspace of %zu bytes, got %zu bytes at %p", fn,
-                             (int)P.device_id, P.ws_bytes, workspace ? workspace_bytes : (size_t)0, workspace);
+  const PlanRun run(P.device_id, workspace);
+  if (CTStatus s = run.check(fn, "matmul", P.ws_bytes, workspace, workspace_bytes)) return s;
   if (numel_of(out) == 0) return CT_OK;
-  Device* d = device(P.device_id);
-  if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no CUDA device %d", fn, (int)P.device_id);
-  DeviceGuard guard(P.device_id);
-  if (guard.error() != cudaSuccess) return cuda_fail(fn, "cudaSetDevice", guard.error());
+  Device* d = run.d;
   const cudaStream_t stream = stream_of(call->stream);
-  char* ws = workspace ? reinterpret_cast<char*>(align_up(reinterpret_cast<uintptr_t>(workspace), kWsAlign)) : nullptr;
+  char* ws = run.ws;
 
   // The tensors cuBLASLt reads and writes: the caller's, or packed copies.
   const CTensor* ts[3] = {a, b, out};

@@ -69,7 +69,7 @@
 #include <mutex>
 #include <vector>
 
-#include "lazy.h"
+#include "nn_conv.h"
 #include "nn_internal.h"
 
 namespace ctcu {
@@ -84,23 +84,12 @@ const char* conv_why(int32_t op, int32_t dt, std::string* buf) {
     case CT_DT_FLOAT16:
     case CT_DT_BFLOAT16: {
       std::string why;
-      if (dnn(&why)) return nullptr;
-      static thread_local std::string msg;
-      msg = "cuDNN, which runs conv2d on CUDA, cannot be used: " + why;
-      if (buf) *buf = msg;
-      return msg.c_str();
+      const bool loaded = dnn(&why) != nullptr;
+      return unusable(loaded, "cuDNN, which runs conv2d on CUDA,", why, buf);
     }
     default: return "conv2d on CUDA (cuDNN) runs float32, float64, float16 and bfloat16";
   }
 }
-
-namespace {
-
-constexpr size_t kAlgoWorkspaceMax = size_t(256) << 20;  // the cuDNN workspace an algorithm may take before the fallback
-constexpr size_t kWsAlign = 256;                         // the workspace's pieces start at multiples of this
-
-size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
-char* addr(const CTensor* t) { return static_cast<char*>(t->data) + t->byte_offset; }
 
 // A status that refuses the configuration (a parameter or layout cuDNN does
 // not take: CUDNN_STATUS_BAD_PARAM* and CUDNN_STATUS_NOT_SUPPORTED*), rather
@@ -119,12 +108,11 @@ CTStatus dnn_fail(const char* fn, const char* what, cudnnStatus_t s) {
                            a->cudnnGetErrorString(s), (int)s, detail[0] ? ": " : "", detail);
 }
 
-// ---- handles: one per device, made lazily, destroyed by conv_shutdown -----------
+namespace {
 
-struct DnnHandle {
-  cudnnHandle_t h = nullptr;
-  std::mutex mu;  // held from cudnnSetStream to the end of the call it is for
-};
+char* addr(const CTensor* t) { return static_cast<char*>(t->data) + t->byte_offset; }
+
+// ---- handles: one per device, made lazily, destroyed by conv_shutdown -----------
 
 std::mutex g_handles_mu;
 std::vector<DnnHandle*>* g_handles = nullptr;  // by device id; freed by conv_shutdown (no static destructor)
@@ -149,8 +137,6 @@ CTStatus dnn_handle(const char* fn, int32_t id, DnnHandle** out) {
 }
 
 // ---- layouts ----------------------------------------------------------------------
-
-enum Fmt { kNCHW = 0, kNHWC = 1 };
 
 // The packed strides of a 4-d shape e (N, C, H, W; a filter's K, C/g, R, S) in layout f.
 void packed(const int64_t* e, Fmt f, int64_t* st) {
@@ -232,51 +218,6 @@ bool few_elements(const int64_t* e) {
 
 enum { kX = 0, kW = 1, kY = 2 };  // the forward's roles: x (dx), w (dw), y (dy)
 const char* const kRoleName[3] = {"x", "w", "y"};
-
-// One of x, w, y as cuDNN sees it.
-struct Side {
-  bool buffered = false;                // cuDNN works on a buffer in the workspace, not on the caller's tensor
-  Fmt fmt = kNCHW;                      // the buffer's layout; for w, the filter's format
-  size_t off = 0, bytes = 0;            // the buffer: bytes from the aligned workspace base
-  int64_t shape[4] = {0, 0, 0, 0};      // what cuDNN sees (a padded x or dx is larger than the tensor)
-  int64_t st[4] = {0, 0, 0, 0};         // its strides (elements)
-  int64_t inner = 0;                    // element offset of the caller's tensor within the buffer (padded x or dx)
-};
-
-// How dbias (backward weight) is summed.
-enum DbMode { kDbNone, kDbDirect, kDbCastFirst, kDbCastAfter };
-
-struct ConvPlan : NNPlan {
-  int32_t device_id = 0;
-  int32_t dt = 0;
-  size_t is = 0;  // element size
-  int32_t act = CT_ACTIVATION_NONE;
-  bool run = false;                        // a convolution runs (false: an input is empty, the output is zeros)
-  int64_t pad[2] = {0, 0};                 // cuDNN's symmetric padding
-  int64_t extra_begin[2] = {0, 0}, extra_end[2] = {0, 0};  // the rest, in the x / dx buffer
-  const char* config = "";                 // which attempt the plan took (for messages)
-  Side side[3];
-  DnnHandle* handle = nullptr;             // the device's (lives until nn_shutdown)
-  cudnnTensorDescriptor_t xd = nullptr, yd = nullptr;
-  cudnnFilterDescriptor_t wd = nullptr;
-  cudnnConvolutionDescriptor_t cd = nullptr;
-  int algo = 0;
-  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
-  size_t algo_ws = 0;                      // cuDNN's workspace, at the aligned base
-  size_t zero_off = 0, zero_bytes = 0;     // zeros for a strided output of an empty call
-  DbMode db = kDbNone;
-  size_t db_off = 0, db_bytes = 0;         // the cast dy or the float64 sums
-  size_t ws_bytes = 0;
-
-  ~ConvPlan() override {
-    const DnnApi* a = dnn();
-    if (!a) return;
-    if (xd) a->cudnnDestroyTensorDescriptor(xd);
-    if (yd) a->cudnnDestroyTensorDescriptor(yd);
-    if (wd) a->cudnnDestroyFilterDescriptor(wd);
-    if (cd) a->cudnnDestroyConvolutionDescriptor(cd);
-  }
-};
 
 // The call's tensors by role.
 struct Roles {
@@ -417,161 +358,6 @@ CTStatus set_descriptors(const char* fn, ConvPlan* P, const CTConv2dDesc& d, cud
                                : P->dt == CT_DT_FLOAT64 ? CUDNN_DEFAULT_MATH
                                                         : CUDNN_TENSOR_OP_MATH;
   return check(a->cudnnSetConvolutionMathType(P->cd, math), "cudnnSetConvolutionMathType");
-}
-
-// One entry of cuDNN's heuristic list, whichever the op.
-struct Cand {
-  int algo;
-  cudnnStatus_t status;
-  size_t memory;
-  bool deterministic;
-  cudnnMathType_t math;
-};
-
-template <class Perf>
-void append(std::vector<Cand>* out, const std::vector<Perf>& r, int got) {
-  for (int i = 0; i < got && i < (int)r.size(); ++i)
-    out->push_back(Cand{(int)r[(size_t)i].algo, r[(size_t)i].status, r[(size_t)i].memory,
-                        r[(size_t)i].determinism == CUDNN_DETERMINISTIC, r[(size_t)i].mathType});
-}
-
-// cuDNN's heuristic list for the plan's op (best first); the name of the call in *what.
-cudnnStatus_t heuristics(const ConvPlan& P, std::vector<Cand>* out, const char** what) {
-  const DnnApi* a = dnn();
-  cudnnHandle_t h = P.handle->h;
-  int max = 0, got = 0;
-  cudnnStatus_t s;
-  switch (P.op) {
-    case CT_OP_CONV2D: {
-      *what = "cudnnGetConvolutionForwardAlgorithmMaxCount";
-      if ((s = a->cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max)) != CUDNN_STATUS_SUCCESS) return s;
-      std::vector<cudnnConvolutionFwdAlgoPerf_t> r((size_t)std::max(max, 1));
-      *what = "cudnnGetConvolutionForwardAlgorithm_v7";
-      s = a->cudnnGetConvolutionForwardAlgorithm_v7(h, P.xd, P.wd, P.cd, P.yd, (int)r.size(), &got, r.data());
-      if (s == CUDNN_STATUS_SUCCESS) append(out, r, got);
-      return s;
-    }
-    case CT_OP_CONV2D_BACKWARD_DATA: {
-      *what = "cudnnGetConvolutionBackwardDataAlgorithmMaxCount";
-      if ((s = a->cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max)) != CUDNN_STATUS_SUCCESS) return s;
-      std::vector<cudnnConvolutionBwdDataAlgoPerf_t> r((size_t)std::max(max, 1));
-      *what = "cudnnGetConvolutionBackwardDataAlgorithm_v7";
-      s = a->cudnnGetConvolutionBackwardDataAlgorithm_v7(h, P.wd, P.yd, P.cd, P.xd, (int)r.size(), &got, r.data());
-      if (s == CUDNN_STATUS_SUCCESS) append(out, r, got);
-      return s;
-    }
-    default: {
-      *what = "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount";
-      if ((s = a->cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max)) != CUDNN_STATUS_SUCCESS) return s;
-      std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> r((size_t)std::max(max, 1));
-      *what = "cudnnGetConvolutionBackwardFilterAlgorithm_v7";
-      s = a->cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, P.xd, P.yd, P.cd, P.wd, (int)r.size(), &got, r.data());
-      if (s == CUDNN_STATUS_SUCCESS) append(out, r, got);
-      return s;
-    }
-  }
-}
-
-// cuDNN's workspace for algorithm algo of the plan's op (descriptors as set).
-cudnnStatus_t algo_workspace(const ConvPlan& P, int algo, size_t* bytes, const char** what) {
-  const DnnApi* a = dnn();
-  cudnnHandle_t h = P.handle->h;
-  switch (P.op) {
-    case CT_OP_CONV2D:
-      *what = "cudnnGetConvolutionForwardWorkspaceSize";
-      return a->cudnnGetConvolutionForwardWorkspaceSize(h, P.xd, P.wd, P.cd, P.yd, (cudnnConvolutionFwdAlgo_t)algo, bytes);
-    case CT_OP_CONV2D_BACKWARD_DATA:
-      *what = "cudnnGetConvolutionBackwardDataWorkspaceSize";
-      return a->cudnnGetConvolutionBackwardDataWorkspaceSize(h, P.wd, P.yd, P.cd, P.xd,
-                                                             (cudnnConvolutionBwdDataAlgo_t)algo, bytes);
-    default:
-      *what = "cudnnGetConvolutionBackwardFilterWorkspaceSize";
-      return a->cudnnGetConvolutionBackwardFilterWorkspaceSize(h, P.xd, P.yd, P.cd, P.wd,
-                                                               (cudnnConvolutionBwdFilterAlgo_t)algo, bytes);
-  }
-}
-
-// Whether algo sums the products directly (implicit or explicit GEMM,
-// direct), rather than through an FFT or Winograd transform, whose rounding
-// differs from a dot product's.
-bool direct_sum(int32_t op, int algo) {
-  switch (op) {
-    case CT_OP_CONV2D:
-      return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
-             algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
-    case CT_OP_CONV2D_BACKWARD_DATA:
-      return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-    default:
-      return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0 || algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 ||
-             algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3;
-  }
-}
-
-// The order in which the plan tries cuDNN's candidates (indices into c):
-// those that succeed with an allowed math type, under the workspace limit,
-// deterministic direct-sum ones first, then direct-sum ones, then any, each
-// in cuDNN's order; then the rest by increasing workspace.
-std::vector<size_t> preference(const std::vector<Cand>& c, int32_t op, int32_t dt) {
-  auto allowed = [&](const Cand& k) {
-    return k.status == CUDNN_STATUS_SUCCESS && k.math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION &&
-           !(dt == CT_DT_FLOAT32 && k.math == CUDNN_TENSOR_OP_MATH);
-  };
-  std::vector<size_t> order, rest;
-  std::vector<bool> taken(c.size(), false);
-  for (int tier = 0; tier < 3; ++tier)
-    for (size_t i = 0; i < c.size(); ++i) {
-      const Cand& k = c[i];
-      if (taken[i] || !allowed(k) || k.memory > kAlgoWorkspaceMax) continue;
-      if (tier < 2 && !direct_sum(op, k.algo)) continue;
-      if (tier < 1 && !k.deterministic) continue;
-      taken[i] = true;
-      order.push_back(i);
-    }
-  for (size_t i = 0; i < c.size(); ++i)
-    if (!taken[i] && allowed(c[i])) rest.push_back(i);
-  std::stable_sort(rest.begin(), rest.end(), [&](size_t a, size_t b) { return c[a].memory < c[b].memory; });
-  order.insert(order.end(), rest.begin(), rest.end());
-  return order;
-}
-
-// The algorithm of the configured plan: *found, or why not in *why.
-CTStatus choose_algo(const char* fn, ConvPlan* P, bool* found, std::string* why) {
-  const DnnApi* a = dnn();
-  *found = false;
-  std::vector<Cand> c;
-  const char* what = "";
-  cudnnStatus_t s = heuristics(*P, &c, &what);
-  if (s != CUDNN_STATUS_SUCCESS) {
-    if (!refusal(s)) return dnn_fail(fn, what, s);
-    *why = std::string(what) + ": " + a->cudnnGetErrorString(s);
-    return CT_OK;
-  }
-  for (size_t i : preference(c, P->op, P->dt)) {
-    const Cand& k = c[i];
-    const cudnnMathType_t math = P->dt == CT_DT_FLOAT32 ? CUDNN_FMA_MATH : k.math;
-    s = a->cudnnSetConvolutionMathType(P->cd, math);
-    if (s != CUDNN_STATUS_SUCCESS) {
-      if (!refusal(s)) return dnn_fail(fn, "cudnnSetConvolutionMathType", s);
-      continue;
-    }
-    size_t ws = 0;
-    s = algo_workspace(*P, k.algo, &ws, &what);
-    if (s != CUDNN_STATUS_SUCCESS) {
-      if (!refusal(s)) return dnn_fail(fn, what, s);
-      continue;
-    }
-    P->algo = k.algo;
-    P->math = math;
-    P->algo_ws = std::max(ws, k.memory);
-    *found = true;
-    return CT_OK;
-  }
-  *why = "no algorithm of the " + std::to_string(c.size()) + " cuDNN lists";
-  for (size_t i = 0; i < c.size(); ++i) {
-    *why += (i ? ", " : " (") + std::to_string(c[i].algo) + ": " + a->cudnnGetErrorString(c[i].status);
-    if (i + 1 == c.size()) *why += ")";
-  }
-  return CT_OK;
 }
 
 }  // namespace
@@ -779,16 +565,11 @@ CTStatus run_dnn(const char* fn, const ConvPlan& P, cudaStream_t stream, char* c
 CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes) {
   const ConvPlan& P = *static_cast<const ConvPlan*>(plan);
   const char* fn = call->fn;
-  if (workspace_bytes < P.ws_bytes || (P.ws_bytes && !workspace))
-    return g_host->set_error(CT_ERR_WORKSPACE_TOO_SMALL,
-                             "%s: conv2d on cuda:%d needs a workspace of %zu bytes, got %zu bytes at %p", fn,
-                             (int)P.device_id, P.ws_bytes, workspace ? workspace_bytes : (size_t)0, workspace);
-  Device* d = device(P.device_id);
-  if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no CUDA device %d", fn, (int)P.device_id);
-  DeviceGuard guard(P.device_id);
-  if (guard.error() != cudaSuccess) return cuda_fail(fn, "cudaSetDevice", guard.error());
+  const PlanRun run(P.device_id, workspace);
+  if (CTStatus s = run.check(fn, "conv2d", P.ws_bytes, workspace, workspace_bytes)) return s;
+  Device* d = run.d;
   const cudaStream_t stream = stream_of(call->stream);
-  char* ws = workspace ? reinterpret_cast<char*>(align_up(reinterpret_cast<uintptr_t>(workspace), kWsAlign)) : nullptr;
+  char* ws = run.ws;
   const Roles r = roles(call);
   const CTensor* ts[3] = {r.x, r.w, r.y};
   const int out_role = P.op == CT_OP_CONV2D ? kY : P.op == CT_OP_CONV2D_BACKWARD_DATA ? kX : kW;

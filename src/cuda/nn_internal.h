@@ -21,6 +21,41 @@ struct NNPlan {
   virtual ~NNPlan() = default;
 };
 
+// nn_why's answer for an op a library loaded at first use runs (cuBLASLt,
+// cuDNN): nullptr when it loaded, else "<what> cannot be used: <why>" (kept
+// per thread; copied into *buf when buf is not null).
+inline const char* unusable(bool loaded, const char* what, const std::string& why, std::string* buf) {
+  if (loaded) return nullptr;
+  static thread_local std::string msg;
+  msg = std::string(what) + " cannot be used: " + why;
+  if (buf) *buf = msg;
+  return msg.c_str();
+}
+
+// The pieces of an NN plan's workspace start at multiples of this: a plan
+// asks for up to kWsAlign - 1 bytes more than its pieces, so that any
+// workspace pointer the caller passes serves.
+constexpr size_t kWsAlign = 256;
+inline size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+// The start of an NN plan's execution: the plan's device made current for
+// the scope, and the workspace's aligned base (nullptr without one). check()
+// refuses a workspace smaller than the plan asked for, naming `what` and the
+// sizes, and a device that is gone.
+struct PlanRun : CallDevice {
+  char* ws;
+  PlanRun(int32_t device_id, void* workspace)
+      : CallDevice(device_id),
+        ws(workspace ? reinterpret_cast<char*>(align_up(reinterpret_cast<uintptr_t>(workspace), kWsAlign)) : nullptr) {}
+  CTStatus check(const char* fn, const char* what, size_t need, const void* workspace, size_t bytes) const {
+    if (bytes < need || (need && !workspace))
+      return g_host->set_error(CT_ERR_WORKSPACE_TOO_SMALL,
+                               "%s: %s on cuda:%d needs a workspace of %zu bytes, got %zu bytes at %p", fn, what,
+                               (int)id, need, workspace ? bytes : (size_t)0, workspace);
+    return CallDevice::check(fn);
+  }
+};
+
 // One call of the module's elementwise kernels (cu_elementwise): op on x
 // (and y, for a binary op) into out, every tensor with out's shape (a
 // broadcast input as a view with stride 0), on the caller's stream; dense:

@@ -30,10 +30,6 @@ namespace ctcu {
 
 namespace {
 
-constexpr size_t kWsAlign = 256;  // the workspace's pieces start at multiples of this
-
-size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
-
 struct NormPlan : NNPlan {
   int32_t device_id = 0;
   cudaKernel_t k[2] = {nullptr, nullptr};  // norm_call's launches
@@ -80,17 +76,11 @@ CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_b
 CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes) {
   const NormPlan& P = *static_cast<const NormPlan*>(plan);
   const char* fn = call->fn;
-  if (workspace_bytes < P.ws_bytes || (P.ws_bytes && !workspace))
-    return g_host->set_error(CT_ERR_WORKSPACE_TOO_SMALL,
-                             "%s: %s on cuda:%d needs a workspace of %zu bytes, got %zu bytes at %p", fn,
-                             op_name(P.op).c_str(), (int)P.device_id, P.ws_bytes,
-                             workspace ? workspace_bytes : (size_t)0, workspace);
-  Device* d = device(P.device_id);
-  if (!d) return g_host->set_error(CT_ERR_NOT_FOUND, "%s: there is no CUDA device %d", fn, (int)P.device_id);
-  DeviceGuard guard(P.device_id);
-  if (guard.error() != cudaSuccess) return cuda_fail(fn, "cudaSetDevice", guard.error());
+  const PlanRun run(P.device_id, workspace);
+  if (CTStatus s = run.check(fn, op_name(P.op).c_str(), P.ws_bytes, workspace, workspace_bytes)) return s;
+  Device* d = run.d;
   const cudaStream_t stream = stream_of(call->stream);
-  char* ws = workspace ? reinterpret_cast<char*>(align_up(reinterpret_cast<uintptr_t>(workspace), kWsAlign)) : nullptr;
+  char* ws = run.ws;
   NormCall nc;
   norm_call(call, &nc);  // the plan's shapes and strides: the same slots, copies and launches
   const CTensor* x = call->t[0];
