@@ -3,7 +3,8 @@
 // (src/gpu/nn_kernels.cc: bn_stats, bn_apply, bn_bwd_stats, bn_bwd_dx,
 // ln_fwd, ln_bwd_dx, ln_bwd_params) in the generator's CUDA dialect, with the
 // host side both modules share (src/gpu/nn_geometry.cc: norm_call says which
-// kernels run over how many threads with which tensors). float32 data,
+// kernels run over how many threads with which tensors). float16, bfloat16
+// or float32 data (read as float, each result rounded once), float32
 // statistics and parameters; statistics accumulate in double (every CUDA
 // device has it), one thread per channel (batch norm) or row (layer norm)
 // in element order, the parameter gradients of layer_norm one thread per
@@ -52,7 +53,9 @@ CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_b
   NormCall nc;
   norm_call(call, &nc);
   Program* prog = nullptr;
-  if (CTStatus s = get_program(fn, d, nn_program(d, norm_kernels()), "norms float32", &prog)) return s;
+  std::string label;
+  const std::string src = nn_program(d, call->dt, norm_kernels(), "norms", &label);
+  if (CTStatus s = get_program(fn, d, src, label, &prog)) return s;
   for (int i = 0; i < nc.nlaunch; ++i)
     if (CTStatus s = prog->kernel(fn, nc.launch[i].name, &p->k[i])) return s;
   size_t off = 0;

@@ -1,7 +1,8 @@
 // nn_pool.cc — max_pool2d, avg_pool2d and their backward ops on CUDA: the
 // OpenCL module's kernels (src/gpu/nn_kernels.cc: pool_fwd, pool_bwd,
 // pool_ind_check) in the generator's CUDA dialect, with the host geometry
-// both modules share (src/gpu/nn_geometry.cc: pool_call), float32. Any
+// both modules share (src/gpu/nn_geometry.cc: pool_call), float16, bfloat16
+// and float32 (summed in float, each result rounded once). Any
 // strides (NCHW, NHWC, views), one thread per output element; the backward
 // ops gather in window order, without atomics, so every result is
 // deterministic and has the OpenCL module's bits.
@@ -25,8 +26,8 @@
 namespace ctcu {
 
 const char* pool_norm_why(int32_t dt) {
-  if (dt == CT_DT_FLOAT32) return nullptr;
-  return "pooling, batch_norm and layer_norm on CUDA run float32 (the kernels the OpenCL module runs)";
+  if (dt == CT_DT_FLOAT32 || dt == CT_DT_FLOAT16 || dt == CT_DT_BFLOAT16) return nullptr;
+  return "pooling, batch_norm and layer_norm on CUDA run float16, bfloat16 and float32";
 }
 
 // ---- the error flags: one per device, made at the first plan that needs one -----
@@ -119,7 +120,9 @@ CTStatus pool_plan_create(const CTNNCall* call, void** plan, size_t* workspace_b
   PoolCall pc;
   pool_call(call, &pc);
   Program* prog = nullptr;
-  if (CTStatus s = get_program(fn, d, nn_program(d, pool_kernels()), "pool2d float32", &prog)) return s;
+  std::string label;
+  const std::string src = nn_program(d, call->dt, pool_kernels(), "pool2d", &label);
+  if (CTStatus s = get_program(fn, d, src, label, &prog)) return s;
   if (CTStatus s = prog->kernel(fn, pc.kernel, &p->main)) return s;
   if (call->op == CT_OP_MAX_POOL2D_BACKWARD) {
     if (CTStatus s = prog->kernel(fn, "pool_ind_check", &p->check)) return s;

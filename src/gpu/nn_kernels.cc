@@ -11,7 +11,8 @@ namespace ctgpu {
 
 namespace {
 
-// max_pool2d, avg_pool2d and their backward ops: any strides (NCHW, NHWC,
+// max_pool2d, avg_pool2d and their backward ops, on DS data (float16,
+// bfloat16, float32) summed in float: any strides (NCHW, NHWC,
 // views), one work-item per output element. The backward ops gather: each
 // dx element sums, in window order, the outputs whose window holds it (max:
 // those whose index names it), so they need no atomics and are
@@ -41,13 +42,13 @@ CT_INL float ct_divisor(const PGeo* g, long p, long q) { return g->cip ? (float)
 CT_INL void ct_split(long i, long A, long B, long C, long* n, long* c, long* a, long* b) {
   *b = i % B; i /= B; *a = i % A; i /= A; *c = i % C; *n = i / C;
 }
-__kernel void pool_fwd(__global float* y, ulong yo, __global long* ind, ulong io, __global const float* x, ulong xo,
+__kernel void pool_fwd(__global DS* y, ulong yo, __global long* ind, ulong io, __global const DS* x, ulong xo,
                        int is_max, PGeo g) {
   const long i = get_global_id(0);
   if (i >= g.N * g.C * g.P * g.Q) return;
   long n, c, p, q;
   ct_split(i, g.P, g.Q, g.C, &n, &c, &p, &q);
-  __global const float* px = (__global const float*)((__global const char*)x + xo) + n * g.xs[0] + c * g.xs[1];
+  __global const DS* px = (__global const DS*)((__global const char*)x + xo) + n * g.xs[0] + c * g.xs[1];
   float best = -INFINITY, sum = 0.0f;
   long bi = -1;
   for (long r = 0; r < g.kh; ++r) {
@@ -56,14 +57,14 @@ __kernel void pool_fwd(__global float* y, ulong yo, __global long* ind, ulong io
     for (long s = 0; s < g.kw; ++s) {
       const long w = q * g.sw - g.pw + s * g.dw;
       if (w < 0 || w >= g.W) continue;
-      const float v = px[h * g.xs[2] + w * g.xs[3]];
+      const float v = ld(px, h * g.xs[2] + w * g.xs[3]);
       if (bi < 0 || v > best) { best = v; bi = h * g.W + w; }
       sum += v;
     }
   }
-  __global float* py = (__global float*)((__global char*)y + yo);
+  __global DS* py = (__global DS*)((__global char*)y + yo);
   const long oy = n * g.ys[0] + c * g.ys[1] + p * g.ys[2] + q * g.ys[3];
-  py[oy] = is_max ? best : sum / ct_divisor(&g, p, q);
+  st(py, oy, is_max ? best : sum / ct_divisor(&g, p, q));
   if (is_max && g.has_ind) {
     __global long* pi = (__global long*)((__global char*)ind + io);
     pi[n * g.is[0] + c * g.is[1] + p * g.is[2] + q * g.is[3]] = bi;
@@ -84,13 +85,13 @@ __kernel void pool_ind_check(__global const long* ind, ulong io, PGeo g, __globa
   }
   if (!ok) atomic_xchg(err, code);
 }
-__kernel void pool_bwd(__global float* dx, ulong xo, __global const float* dy, ulong yo, __global const long* ind,
+__kernel void pool_bwd(__global DS* dx, ulong xo, __global const DS* dy, ulong yo, __global const long* ind,
                        ulong io, int is_max, PGeo g) {
   const long i = get_global_id(0);
   if (i >= g.N * g.C * g.H * g.W) return;
   long n, c, h, w;
   ct_split(i, g.H, g.W, g.C, &n, &c, &h, &w);
-  __global const float* pdy = (__global const float*)((__global const char*)dy + yo) + n * g.ys[0] + c * g.ys[1];
+  __global const DS* pdy = (__global const DS*)((__global const char*)dy + yo) + n * g.ys[0] + c * g.ys[1];
   __global const long* pi = (__global const long*)((__global const char*)ind + io) + n * g.is[0] + c * g.is[1];
   float acc = 0.0f;
   for (long r = 0; r < g.kh; ++r) {
@@ -101,7 +102,7 @@ __kernel void pool_bwd(__global float* dx, ulong xo, __global const float* dy, u
       const long wq = w + g.pw - s * g.dw;
       if (wq < 0 || wq % g.sw != 0 || wq / g.sw >= g.Q) continue;
       const long q = wq / g.sw;
-      const float v = pdy[p * g.ys[2] + q * g.ys[3]];
+      const float v = ld(pdy, p * g.ys[2] + q * g.ys[3]);
       if (is_max) {
         if (pi[p * g.is[2] + q * g.is[3]] == h * g.W + w) acc += v;
       } else {
@@ -109,13 +110,14 @@ __kernel void pool_bwd(__global float* dx, ulong xo, __global const float* dy, u
       }
     }
   }
-  __global float* px = (__global float*)((__global char*)dx + xo);
-  px[n * g.xs[0] + c * g.xs[1] + h * g.xs[2] + w * g.xs[3]] = acc;
+  __global DS* px = (__global DS*)((__global char*)dx + xo);
+  st(px, n * g.xs[0] + c * g.xs[1] + h * g.xs[2] + w * g.xs[3], acc);
 }
 )CL";
 
 // batch_norm (inference, training, backward) and layer_norm (forward,
-// backward), float32 data, statistics and parameters. Statistics are one
+// backward): DS data (float16, bfloat16, float32; read as float, each
+// result rounded once), float32 statistics and parameters. Statistics are one
 // work-item per channel (batch norm) or row (layer norm), two passes in AF
 // (double where the device has it) in element order; the parameter gradients
 // of layer_norm are one work-item per column over the rows in order. So
@@ -137,25 +139,26 @@ CT_INL long ng_off(const NG* g, int t, long i) {
 /* the n extent of batch norm's (n, c, j) walk; 0 for an empty spatial dim (inner = 0) */
 CT_INL long ct_batches(const NG* g) { return g->inner ? g->M / g->inner : 0; }
 #define F(p, o) ((__global float*)((__global char*)(p) + (o)))
+#define DP(p, o) ((__global DS*)((__global char*)(p) + (o)))
 #define V(k, i) vp##k[(i) * g.vs[k]]
 /* batch norm statistics: per channel c, mean and 1/sqrt(biased var + eps) */
-__kernel void bn_stats(__global const float* x, ulong xo, __global float* v0, ulong o0, __global float* v1, ulong o1, NG g) {
+__kernel void bn_stats(__global const DS* x, ulong xo, __global float* v0, ulong o0, __global float* v1, ulong o1, NG g) {
   const long c = get_global_id(0);
   if (c >= g.C) return;
-  __global const float* px = F(x, xo);
+  __global const DS* px = DP(x, xo);
   __global float* vp0 = F(v0, o0); __global float* vp1 = F(v1, o1);
   AF s = 0;
   for (long n = 0; n < ct_batches(&g); ++n)
-    for (long j = 0; j < g.inner; ++j) s += px[ng_off(&g, 0, (n * g.C + c) * g.inner + j)];
+    for (long j = 0; j < g.inner; ++j) s += ld(px, ng_off(&g, 0, (n * g.C + c) * g.inner + j));
   const AF m = g.M ? s / (AF)g.M : (AF)0;  /* no data: mean 0, invstd NaN (0 / 0), as the CPU */
   AF v = 0;
   for (long n = 0; n < ct_batches(&g); ++n)
-    for (long j = 0; j < g.inner; ++j) { const AF t = px[ng_off(&g, 0, (n * g.C + c) * g.inner + j)] - m; v += t * t; }
+    for (long j = 0; j < g.inner; ++j) { const AF t = ld(px, ng_off(&g, 0, (n * g.C + c) * g.inner + j)) - m; v += t * t; }
   V(0, c) = (float)m;
   V(1, c) = (float)((AF)1 / sqrt(v / (AF)g.M + (AF)g.eps));
 }
 /* y = (x - mean) * invstd * scale + shift (flags & 16: v1 holds var, not invstd) */
-__kernel void bn_apply(__global const float* x, ulong xo, __global float* y, ulong yo, __global const float* v0, ulong o0,
+__kernel void bn_apply(__global const DS* x, ulong xo, __global DS* y, ulong yo, __global const float* v0, ulong o0,
                        __global const float* v1, ulong o1, __global const float* v2, ulong o2, __global const float* v3,
                        ulong o3, NG g) {
   const long i = get_global_id(0);
@@ -165,10 +168,10 @@ __kernel void bn_apply(__global const float* x, ulong xo, __global float* y, ulo
   __global const float* vp2 = F(v2, o2); __global const float* vp3 = F(v3, o3);
   const float is = (g.flags & 16) ? 1.0f / sqrt(V(1, c) + g.eps) : V(1, c);
   const float sc = (g.flags & 1) ? V(2, c) : 1.0f, sh = (g.flags & 2) ? V(3, c) : 0.0f;
-  F(y, yo)[ng_off(&g, 1, i)] = (F(x, xo)[ng_off(&g, 0, i)] - V(0, c)) * is * sc + sh;
+  st(DP(y, yo), ng_off(&g, 1, i), (ld(DP(x, xo), ng_off(&g, 0, i)) - V(0, c)) * is * sc + sh);
 }
 /* batch norm backward, per channel: sum dy -> v2 (dshift slot), sum dy * xhat -> v3 */
-__kernel void bn_bwd_stats(__global const float* x, ulong xo, __global const float* dy, ulong dyo,
+__kernel void bn_bwd_stats(__global const DS* x, ulong xo, __global const DS* dy, ulong dyo,
                            __global const float* v0, ulong o0, __global const float* v1, ulong o1,
                            __global float* v2, ulong o2, __global float* v3, ulong o3, NG g) {
   const long c = get_global_id(0);
@@ -180,15 +183,15 @@ __kernel void bn_bwd_stats(__global const float* x, ulong xo, __global const flo
   for (long n = 0; n < ct_batches(&g); ++n)
     for (long j = 0; j < g.inner; ++j) {
       const long i = (n * g.C + c) * g.inner + j;
-      const AF d = F(dy, dyo)[ng_off(&g, 1, i)];
+      const AF d = ld(DP(dy, dyo), ng_off(&g, 1, i));
       sdy += d;
-      sdyx += d * (((AF)F(x, xo)[ng_off(&g, 0, i)] - m) * is);
+      sdyx += d * (((AF)ld(DP(x, xo), ng_off(&g, 0, i)) - m) * is);
     }
   V(2, c) = (float)sdy;
   V(3, c) = (float)sdyx;
 }
 /* dx = scale * invstd * (dy - sdy / M - xhat * sdyx / M) */
-__kernel void bn_bwd_dx(__global const float* x, ulong xo, __global const float* dy, ulong dyo, __global float* dx,
+__kernel void bn_bwd_dx(__global const DS* x, ulong xo, __global const DS* dy, ulong dyo, __global DS* dx,
                         ulong dxo, __global const float* v0, ulong o0, __global const float* v1, ulong o1,
                         __global const float* v2, ulong o2, __global const float* v3, ulong o3,
                         __global const float* v4, ulong o4, NG g) {
@@ -197,33 +200,33 @@ __kernel void bn_bwd_dx(__global const float* x, ulong xo, __global const float*
   const long c = (i / g.inner) % g.C;
   __global const float* vp0 = F(v0, o0); __global const float* vp1 = F(v1, o1);
   __global const float* vp2 = F(v2, o2); __global const float* vp3 = F(v3, o3); __global const float* vp4 = F(v4, o4);
-  const float is = V(1, c), xh = (F(x, xo)[ng_off(&g, 0, i)] - V(0, c)) * is;
+  const float is = V(1, c), xh = (ld(DP(x, xo), ng_off(&g, 0, i)) - V(0, c)) * is;
   const float sc = (g.flags & 1) ? V(4, c) : 1.0f;
-  F(dx, dxo)[ng_off(&g, 2, i)] = sc * is * (F(dy, dyo)[ng_off(&g, 1, i)] - V(2, c) / (float)g.M - xh * V(3, c) / (float)g.M);
+  st(DP(dx, dxo), ng_off(&g, 2, i), sc * is * (ld(DP(dy, dyo), ng_off(&g, 1, i)) - V(2, c) / (float)g.M - xh * V(3, c) / (float)g.M));
 }
 /* layer norm, per row: mean, rstd (flags & 4, 8: write them), y */
-__kernel void ln_fwd(__global const float* x, ulong xo, __global float* y, ulong yo, __global const float* v0, ulong o0,
+__kernel void ln_fwd(__global const DS* x, ulong xo, __global DS* y, ulong yo, __global const float* v0, ulong o0,
                      __global const float* v1, ulong o1, __global float* v2, ulong o2, __global float* v3, ulong o3, NG g) {
   const long r = get_global_id(0);
   if (r >= g.R) return;
   __global const float* vp0 = F(v0, o0); __global const float* vp1 = F(v1, o1);
   __global float* vp2 = F(v2, o2); __global float* vp3 = F(v3, o3);
-  __global const float* px = F(x, xo);
+  __global const DS* px = DP(x, xo);
   AF s = 0;
-  for (long j = 0; j < g.D; ++j) s += px[ng_off(&g, 0, r * g.D + j)];
+  for (long j = 0; j < g.D; ++j) s += ld(px, ng_off(&g, 0, r * g.D + j));
   const AF m = g.D ? s / (AF)g.D : (AF)0;  /* no data: mean 0, rstd NaN (0 / 0), as the CPU */
   AF v = 0;
-  for (long j = 0; j < g.D; ++j) { const AF t = px[ng_off(&g, 0, r * g.D + j)] - m; v += t * t; }
+  for (long j = 0; j < g.D; ++j) { const AF t = ld(px, ng_off(&g, 0, r * g.D + j)) - m; v += t * t; }
   const AF rs = (AF)1 / sqrt(v / (AF)g.D + (AF)g.eps);
   for (long j = 0; j < g.D; ++j) {
     const float sc = (g.flags & 1) ? V(0, j) : 1.0f, sh = (g.flags & 2) ? V(1, j) : 0.0f;
-    F(y, yo)[ng_off(&g, 1, r * g.D + j)] = (float)(((AF)px[ng_off(&g, 0, r * g.D + j)] - m) * rs) * sc + sh;
+    st(DP(y, yo), ng_off(&g, 1, r * g.D + j), (float)(((AF)ld(px, ng_off(&g, 0, r * g.D + j)) - m) * rs) * sc + sh);
   }
   if (g.flags & 4) V(2, r) = (float)m;
   if (g.flags & 8) V(3, r) = (float)rs;
 }
 /* layer norm backward, per row: dx = rstd * (gj - mean(g) - xhat * mean(g * xhat)), g = dy * scale */
-__kernel void ln_bwd_dx(__global const float* x, ulong xo, __global const float* dy, ulong dyo, __global float* dx,
+__kernel void ln_bwd_dx(__global const DS* x, ulong xo, __global const DS* dy, ulong dyo, __global DS* dx,
                         ulong dxo, __global const float* v0, ulong o0, __global const float* v1, ulong o1,
                         __global const float* v2, ulong o2, NG g) {
   const long r = get_global_id(0);
@@ -233,8 +236,8 @@ __kernel void ln_bwd_dx(__global const float* x, ulong xo, __global const float*
   AF mg = 0, mgx = 0;
   for (long j = 0; j < g.D; ++j) {
     const long i = r * g.D + j;
-    const AF xh = ((AF)F(x, xo)[ng_off(&g, 0, i)] - m) * rs;
-    const AF gj = (AF)F(dy, dyo)[ng_off(&g, 1, i)] * ((g.flags & 1) ? (AF)V(2, j) : (AF)1);
+    const AF xh = ((AF)ld(DP(x, xo), ng_off(&g, 0, i)) - m) * rs;
+    const AF gj = (AF)ld(DP(dy, dyo), ng_off(&g, 1, i)) * ((g.flags & 1) ? (AF)V(2, j) : (AF)1);
     mg += gj;
     mgx += gj * xh;
   }
@@ -242,13 +245,13 @@ __kernel void ln_bwd_dx(__global const float* x, ulong xo, __global const float*
   mgx /= (AF)g.D;
   for (long j = 0; j < g.D; ++j) {
     const long i = r * g.D + j;
-    const AF xh = ((AF)F(x, xo)[ng_off(&g, 0, i)] - m) * rs;
-    const AF gj = (AF)F(dy, dyo)[ng_off(&g, 1, i)] * ((g.flags & 1) ? (AF)V(2, j) : (AF)1);
-    F(dx, dxo)[ng_off(&g, 2, i)] = (float)(rs * (gj - mg - xh * mgx));
+    const AF xh = ((AF)ld(DP(x, xo), ng_off(&g, 0, i)) - m) * rs;
+    const AF gj = (AF)ld(DP(dy, dyo), ng_off(&g, 1, i)) * ((g.flags & 1) ? (AF)V(2, j) : (AF)1);
+    st(DP(dx, dxo), ng_off(&g, 2, i), (float)(rs * (gj - mg - xh * mgx)));
   }
 }
 /* layer norm backward, per column j: dscale = sum over rows dy * xhat, dshift = sum dy (flags & 4, 8) */
-__kernel void ln_bwd_params(__global const float* x, ulong xo, __global const float* dy, ulong dyo,
+__kernel void ln_bwd_params(__global const DS* x, ulong xo, __global const DS* dy, ulong dyo,
                             __global const float* v0, ulong o0, __global const float* v1, ulong o1,
                             __global float* v3, ulong o3, __global float* v4, ulong o4, NG g) {
   const long j = get_global_id(0);
@@ -258,8 +261,8 @@ __kernel void ln_bwd_params(__global const float* x, ulong xo, __global const fl
   AF ds = 0, dsh = 0;
   for (long r = 0; r < g.R; ++r) {
     const long i = r * g.D + j;
-    const AF d = F(dy, dyo)[ng_off(&g, 1, i)];
-    ds += d * (((AF)F(x, xo)[ng_off(&g, 0, i)] - (AF)V(0, r)) * (AF)V(1, r));
+    const AF d = ld(DP(dy, dyo), ng_off(&g, 1, i));
+    ds += d * (((AF)ld(DP(x, xo), ng_off(&g, 0, i)) - (AF)V(0, r)) * (AF)V(1, r));
     dsh += d;
   }
   if (g.flags & 4) V(3, j) = (float)ds;

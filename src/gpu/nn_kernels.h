@@ -1,7 +1,9 @@
 // nn_kernels.h — the device code of the NN ops both GPU modules run with
 // their own kernels: max_pool2d, avg_pool2d and their backward ops
 // (pool_kernels), batch_norm (inference, training, backward) and layer_norm
-// (forward, backward) (norm_kernels), float32 data with float32 statistics.
+// (forward, backward) (norm_kernels): float16, bfloat16 or float32 data
+// (the program's DS, read by ld and written by st: nn_program) with float32
+// statistics and parameters.
 // Written once in the OpenCL C both dialects share (the text that follows
 // the generator's prelude: nn_program in source.h makes the program for a
 // Target), so the CUDA module runs the OpenCL module's kernels, not a second

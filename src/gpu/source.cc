@@ -531,7 +531,11 @@ CT_INL AF ct_var_fin(const St* s, long count, AF corr) {
   return s.str();
 }
 
-std::string nn_program(const Target* d, const char* body) { return prelude(d) + body; }
+std::string nn_program(const Target* d, int32_t dt, const char* body, const char* what, std::string* label) {
+  const TypeInfo t = type_info(d, dt);
+  *label = std::string(what) + " " + dt_name(dt);
+  return prelude(d) + "#define DS " + t.storage + "\n" + load_fn(t, "ld", t.storage) + store_fn(t, t.storage) + body;
+}
 
 std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label) {
   const TypeInfo t = type_info(d, x_dt), o = type_info(d, out_dt);

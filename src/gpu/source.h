@@ -115,9 +115,12 @@ std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, 
 std::string reduce_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label);
 std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label);
 // A program of hand-written kernels in the OpenCL C the dialects share (the
-// NN ops' pool_kernels() and norm_kernels(), nn_kernels.h): the dialect's
-// prelude (CT_INL, AF, the CUDA dialect's built-ins), then body.
-std::string nn_program(const Target* d, const char* body);
+// NN ops' pool_kernels() and norm_kernels(), nn_kernels.h) for data dtype dt
+// (float16, bfloat16, float32): the dialect's prelude (CT_INL, AF, the CUDA
+// dialect's built-ins), DS (dt's storage type), ld(p, i) (an element as
+// float) and st(p, i, v) (stored, rounded to nearest even), then body;
+// *label = "<what> <dtype>".
+std::string nn_program(const Target* d, int32_t dt, const char* body, const char* what, std::string* label);
 
 // The op's name from the registry ("exp"), and its row (name NULL: no such op).
 std::string op_name(int32_t op);

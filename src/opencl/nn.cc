@@ -36,8 +36,11 @@ bool nn_supported(int32_t op, int32_t dt, std::string* why) {
       *why = "the OpenCL backend has no kernel for this NN op (plugin ops included)";
       return false;
   }
-  if (dt != CT_DT_FLOAT32) {
-    *why = "NN ops on OpenCL run float32 (CLBlast's half GEMM needs cl_khr_fp16; bfloat16 has none)";
+  const bool own_kernels = ctgpu::is_pool(op) || ctgpu::is_norm(op);  // float16 and bfloat16 data too
+  if (dt != CT_DT_FLOAT32 && !(own_kernels && (dt == CT_DT_FLOAT16 || dt == CT_DT_BFLOAT16))) {
+    *why = own_kernels ? "pooling and norms on OpenCL run float16, bfloat16 and float32"
+                       : "matmul and conv2d on OpenCL run float32 (CLBlast's half GEMM needs cl_khr_fp16; "
+                         "bfloat16 has none)";
     return false;
   }
   return true;

@@ -1,6 +1,6 @@
 // nn_norm.cc — batch_norm (inference, training, backward) and layer_norm
-// (forward, backward) on OpenCL devices, float32 data with float32
-// statistics and parameters: the kernels and host geometry both GPU modules
+// (forward, backward) on OpenCL devices, float16, bfloat16 or float32 data
+// with float32 statistics and parameters: the kernels and host geometry both GPU modules
 // share (src/gpu/nn_kernels.cc, nn_geometry.cc). Statistics are one
 // work-item per channel (batch norm) or row (layer norm), two passes in
 // double where the device has it, in element order; the parameter gradients
@@ -122,7 +122,9 @@ CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call) {
   Queue q;
   if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
   Program* prog = nullptr;
-  if (CTStatus s = get_program(fn, d, q.ctx, nn_program(d, norm_kernels()), "norms float32", &prog)) return s;
+  std::string label;
+  const std::string src = nn_program(d, call->dt, norm_kernels(), "norms", &label);
+  if (CTStatus s = get_program(fn, d, q.ctx, src, label, &prog)) return s;
   NormCall nc;
   norm_call(call, &nc);
   const CTensor* x = call->t[0];

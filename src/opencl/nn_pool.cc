@@ -21,7 +21,9 @@ CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call) {
   Queue q;
   if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
   Program* prog = nullptr;
-  if (CTStatus s = get_program(fn, d, q.ctx, nn_program(d, pool_kernels()), "pool2d float32", &prog)) return s;
+  std::string label;
+  const std::string src = nn_program(d, call->dt, pool_kernels(), "pool2d", &label);
+  if (CTStatus s = get_program(fn, d, q.ctx, src, label, &prog)) return s;
   PoolCall pc;
   pool_call(call, &pc);
   const PGeo& g = pc.g;
