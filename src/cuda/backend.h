@@ -41,6 +41,9 @@ void forget_programs();
 // Launches k over n threads (blocks of 256) on stream s of the current
 // device; args as cudaLaunchKernel takes them.
 CTStatus launch(const char* fn, cudaStream_t s, cudaKernel_t k, int64_t n, void** args, const std::string& name);
+// `blocks` blocks of `block` threads (kernels that use their block: the "_b" along-axis ones).
+CTStatus launch_blocks(const char* fn, cudaStream_t s, cudaKernel_t k, int64_t blocks, int block, void** args,
+                       const std::string& name);
 
 // The device of a call (of tensor t), made current for the call's scope.
 struct CallDevice {

@@ -38,19 +38,25 @@ CTStatus elementwise_program(const char* fn, Device* d, int kind, const int32_t*
 
 void forget_programs() { g_sig.clear(); }
 
-CTStatus launch(const char* fn, cudaStream_t s, cudaKernel_t k, int64_t n, void** args, const std::string& name) {
-  if (n <= 0) return CT_OK;
-  const int64_t block = 256, grid = (n + block - 1) / block;
-  if (grid > INT_MAX)
-    return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s over %lld threads needs more than 2^31 - 1 blocks", fn,
-                             name.c_str(), (long long)n);
+CTStatus launch_blocks(const char* fn, cudaStream_t s, cudaKernel_t k, int64_t blocks, int block, void** args,
+                       const std::string& name) {
+  if (blocks <= 0) return CT_OK;
+  if (blocks > INT_MAX)
+    return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s over %lld blocks: more than 2^31 - 1", fn, name.c_str(),
+                             (long long)blocks);
   const cudaError_t e =
-      cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3((unsigned)grid), dim3((unsigned)block), args, 0, s);
+      cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3((unsigned)blocks), dim3((unsigned)block), args, 0, s);
   if (e != cudaSuccess) {
     cudaGetLastError();  // a launch error is not sticky: clear it for the caller's next call
-    return cuda_fail(fn, ("cudaLaunchKernel(" + name + ", " + std::to_string((long long)n) + " threads)").c_str(), e);
+    return cuda_fail(fn, ("cudaLaunchKernel(" + name + ", " + std::to_string((long long)blocks) + " blocks of " +
+                          std::to_string(block) + ")").c_str(), e);
   }
   return CT_OK;
+}
+
+CTStatus launch(const char* fn, cudaStream_t s, cudaKernel_t k, int64_t n, void** args, const std::string& name) {
+  const int block = 256;
+  return launch_blocks(fn, s, k, n <= 0 ? 0 : (n + block - 1) / block, block, args, name);
 }
 
 CTStatus cu_supports(const CTSupportQuery* q) { return supports(device(q->device_id), q, "cuda", nn_why); }
@@ -193,13 +199,16 @@ CTStatus cu_along_axis(const CTAlongAxisCall* call) {
   if (lines == 0) return CT_OK;
   Program* prog = nullptr;
   if (CTStatus s = one_input_program(fn, d, ":along", call->x_dt, call->out_dt, along_source, &prog)) return s;
-  const std::string name = op_name(call->op) + "_a";
+  // a long line of softmax or log_softmax: a block per line
+  const bool block = has_line_block(call->op) && g.len >= kLineBlockMinLen && lines <= INT_MAX;
+  const std::string name = op_name(call->op) + (block ? "_b" : "_a");
   cudaKernel_t k = nullptr;
   if (CTStatus s = prog->kernel(fn, name, &k)) return s;
   void* om = call->out->data;
   void* xm = call->x->data;
   unsigned long long oo = call->out->byte_offset, xo = call->x->byte_offset;
   void* args[] = {&om, &oo, &xm, &xo, &g};
+  if (block) return launch_blocks(fn, stream_of(call->stream), k, lines, kLineBlock, args, name);
   return launch(fn, stream_of(call->stream), k, lines, args, name);
 }
 

@@ -167,18 +167,16 @@ const ReduceRow kReduce[] = {
 // Along-axis ops: the body runs in a function that has x (element j at
 // LDX(j)), out (STO(j, v)), len; AF as above. One work-item per line, in
 // order along it: deterministic, and in place (out == x) reads each element
-// before it writes it.
+// before it writes it. softmax and log_softmax are a line reduction and a
+// map instead (AlongRow's m_init .. out), so a GPU can spread a long line
+// over a work-group.
 const AlongRow kAlong[] = {
-    {CT_OP_SOFTMAX,
-     {"AF m = -INFINITY; for (long j = 0; j < len; ++j) { AF v = (AF)LDX(j); if (isnan(v) || v > m) m = isnan(m) ? m : v; }\n"
-      "  AF s = 0; for (long j = 0; j < len; ++j) s += exp((AF)LDX(j) - m);\n"
-      "  for (long j = 0; j < len; ++j) STO(j, (O)(exp((AF)LDX(j) - m) / s));",
-      nullptr}},
-    {CT_OP_LOG_SOFTMAX,
-     {"AF m = -INFINITY; for (long j = 0; j < len; ++j) { AF v = (AF)LDX(j); if (isnan(v) || v > m) m = isnan(m) ? m : v; }\n"
-      "  AF s = 0; for (long j = 0; j < len; ++j) s += exp((AF)LDX(j) - m);\n"
-      "  AF ls = log(s); for (long j = 0; j < len; ++j) STO(j, (O)(((AF)LDX(j) - m) - ls));",
-      nullptr}},
+    // m: the line's max, NaN if it has one; the sum of exp(v - m) (NaN with
+    // an infinity: exp(inf - inf), as the CPU)
+    {CT_OP_SOFTMAX, {nullptr, nullptr}, "-INFINITY", "((isnan(b) || b > a) && !isnan(a)) ? b : a", "exp(v - m)", "s",
+     "exp(v - m) / f"},
+    {CT_OP_LOG_SOFTMAX, {nullptr, nullptr}, "-INFINITY", "((isnan(b) || b > a) && !isnan(a)) ? b : a", "exp(v - m)",
+     "log(s)", "(v - m) - f"},
     {CT_OP_CUMSUM,
      {"AF acc = 0; for (long j = 0; j < len; ++j) { acc += (AF)LDX(j); STO(j, (O)acc); }",
       "ulong acc = 0; for (long j = 0; j < len; ++j) { acc += (ulong)(long)LDX(j); STO(j, (O)acc); }"}},
@@ -303,6 +301,10 @@ const AlongRow* along_row(int32_t op) {
   for (const AlongRow& r : kAlong)
     if (r.op == op) return &r;
   return nullptr;
+}
+bool has_line_block(int32_t op) {
+  const AlongRow* r = along_row(op);
+  return r && r->out;
 }
 const char* helpers(int cls) {
   switch (cls) {

@@ -56,7 +56,7 @@ CTStatus supports(const Target* d, const CTSupportQuery* q, const char* device_n
     }
     case CT_KIND_ALONG_AXIS: {
       const AlongRow* row = along_row(q->op);
-      have = row && row->body[g];
+      have = row && (row->body[g] || (g == 0 && row->out));
       break;
     }
     case CT_KIND_NN: {

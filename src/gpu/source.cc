@@ -41,6 +41,10 @@ const char kCudaCompat[] = R"CU(
 #define CT_TABLE __device__ const
 #define CT_TABLE_PTR
 #define get_global_id(dim) ((long)blockIdx.x * (long)blockDim.x + (long)threadIdx.x)
+#define get_group_id(dim) ((long)blockIdx.x)
+#define get_local_id(dim) ((long)threadIdx.x)
+#define __local __shared__
+#define barrier(flags) __syncthreads()
 typedef unsigned char uchar;
 typedef signed char schar;
 typedef unsigned short ushort;
@@ -546,20 +550,59 @@ std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::str
   const int g = t.cls == kFloat ? 0 : 1;
   for (int32_t op = 0; op < CT_OP_END_; ++op) {
     const AlongRow* row = along_row(op);
-    if (!row || !row->body[g]) continue;
+    if (!row || !(row->body[g] || (g == 0 && row->out))) continue;
     const CTOpInfo info = op_info(op);
     if (!info.name || !((info.dtype_mask >> x_dt) & 1u)) continue;
     if (ct_output_dtype_index(info.output_dtype, x_dt) != out_dt) continue;
-    s << "__kernel void " << info.name << "_a(__global OS* out, ulong oo, __global const S0* in0, ulong o0, AGeo g) {\n"
-      << "  long l = get_global_id(0);\n  if (l >= g.lines) return;\n"
-      << "  long r = l, xb = 0, ob = 0;\n"
-      << "  for (int d = g.nl - 1; d >= 0; --d) { long e = g.ls[d], q = r / e, c = r - q * e; r = q; xb += c * g.lx[d]; "
-         "ob += c * g.lo[d]; }\n"
-      << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n"
-      << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
-      << "  const long len = g.len;\n"
-      << "#define LDX(j) ld0(q0, xb + (j) * g.xs)\n#define STO(j, v) st(po, ob + (j) * g.os, v)\n  " << row->body[g]
-      << "\n#undef LDX\n#undef STO\n}\n";
+    // line l's first elements of x and out: xb, ob (as LDX and STO take them)
+    const auto head = [&](const char* suffix, const char* line) {
+      s << "__kernel void " << info.name << suffix
+        << "(__global OS* out, ulong oo, __global const S0* in0, ulong o0, AGeo g) {\n"
+        << line << "  long r = l, xb = 0, ob = 0;\n"
+        << "  for (int d = g.nl - 1; d >= 0; --d) { long e = g.ls[d], q = r / e, c = r - q * e; r = q; xb += c * g.lx[d]; "
+           "ob += c * g.lo[d]; }\n"
+        << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n"
+        << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
+        << "  const long len = g.len;\n"
+        << "#define LDX(j) ld0(q0, xb + (j) * g.xs)\n#define STO(j, v) st(po, ob + (j) * g.os, v)\n";
+    };
+    const char* const tail = "#undef LDX\n#undef STO\n}\n";
+    if (row->body[g]) {
+      head("_a", "  long l = get_global_id(0);\n  if (l >= g.lines) return;\n");
+      s << "  " << row->body[g] << "\n" << tail;
+      continue;
+    }
+    // A line reduction and a map (AlongRow::m_init .. out): the same
+    // expressions in order in one work-item (_a), over a work-group (_b).
+    s << "#define CT_MM(a, b) (" << row->m_merge << ")\n#define CT_ST(v, m) (" << row->s_term
+      << ")\n#define CT_FIN(s) (" << row->fin << ")\n#define CT_OUT(v, m, f) (" << row->out << ")\n";
+    head("_a", "  long l = get_global_id(0);\n  if (l >= g.lines) return;\n");
+    s << "  AF m = " << row->m_init << ";\n"
+      << "  for (long j = 0; j < len; ++j) { const AF v = (AF)LDX(j); m = CT_MM(m, v); }\n"
+      << "  AF s = 0;\n  for (long j = 0; j < len; ++j) { const AF v = (AF)LDX(j); s += CT_ST(v, m); }\n"
+      << "  const AF f = CT_FIN(s);\n"
+      << "  for (long j = 0; j < len; ++j) { const AF v = (AF)LDX(j); STO(j, (O)(CT_OUT(v, m, f))); }\n" << tail;
+    // Work-item t folds elements t, t + B, ...; the B partial results merge
+    // in a fixed tree, so every run gives the same bits. One group per line
+    // (no early return: every work-item reaches every barrier). In place,
+    // each element is read and then written by the same work-item, after
+    // the barriers that end the line's reads by the others.
+    const std::string B = std::to_string(kLineBlock);
+    head("_b", ("  __local AF red[" + B + "];\n  const long l = get_group_id(0);\n  const int t = (int)get_local_id(0);\n").c_str());
+    s << "  AF m = " << row->m_init << ";\n"
+      << "  for (long j = t; j < len; j += " << B << ") { const AF v = (AF)LDX(j); m = CT_MM(m, v); }\n"
+      << "  red[t] = m;\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      << "  for (int w = " << kLineBlock / 2 << "; w > 0; w >>= 1) {\n"
+      << "    if (t < w) { const AF a = red[t], b = red[t + w]; red[t] = CT_MM(a, b); }\n"
+      << "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n"
+      << "  m = red[0];\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      << "  AF s = 0;\n  for (long j = t; j < len; j += " << B << ") { const AF v = (AF)LDX(j); s += CT_ST(v, m); }\n"
+      << "  red[t] = s;\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      << "  for (int w = " << kLineBlock / 2 << "; w > 0; w >>= 1) {\n"
+      << "    if (t < w) red[t] += red[t + w];\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n"
+      << "  const AF f = CT_FIN(red[0]);\n"
+      << "  for (long j = t; j < len; j += " << B << ") { const AF v = (AF)LDX(j); STO(j, (O)(CT_OUT(v, m, f))); }\n"
+      << tail << "#undef CT_MM\n#undef CT_ST\n#undef CT_FIN\n#undef CT_OUT\n";
   }
   return s.str();
 }

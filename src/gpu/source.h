@@ -94,7 +94,27 @@ struct ReduceRow {
 struct AlongRow {
   int32_t op;
   const char* body[2];  // [0] floats, [1] integers and bool: the loop over one line (see source.cc)
+  // Or, floats only (body NULL), a line reduction and a map: expressions of
+  // AF values, from which the kernels derive (along_source):
+  //   m = m_init merged with every v = (AF)LDX(j) by m_merge(a, b)
+  //       (associative and commutative: any grouping gives the same m)
+  //   s = the sum of s_term(v, m) over the line;  f = fin(s)
+  //   out(j) = out(v, m, f)
+  // "_a" folds each line in order in one work-item; "_b" (GPUs, long lines)
+  // takes a work-group of kLineBlock per line: each work-item folds a
+  // strided share, the shares merge in a fixed tree (deterministic), three
+  // sweeps of the line in one kernel.
+  const char* m_init = nullptr;
+  const char* m_merge = nullptr;
+  const char* s_term = nullptr;
+  const char* fin = nullptr;
+  const char* out = nullptr;
 };
+// The work-items of an "_b" kernel's work-group, and the shortest line it is used for.
+constexpr int kLineBlock = 256;
+constexpr int64_t kLineBlockMinLen = 128;
+// Whether op's along-axis kernels include "_b".
+bool has_line_block(int32_t op);
 const ElemRow* elem_row(int32_t op);
 const ReduceRow* reduce_row(int32_t op);
 const AlongRow* along_row(int32_t op);

@@ -238,8 +238,23 @@ CTStatus cl_along_axis(const CTAlongAxisCall* call) {
   AGeo g;
   const int64_t lines = along_geometry(call, &g);
   if (lines == 0) return CT_OK;
-  KernelLease lease{prog, op_name(call->op) + "_a"};
+  // A long line of softmax or log_softmax on a GPU layout (one element per
+  // work-item; CT_OPENCL_CHUNK=1 gives it to PoCL too, which the tests use):
+  // a work-group per line, if the kernel can have kLineBlock work-items.
+  bool block = d->chunk == 1 && has_line_block(call->op) && g.len >= kLineBlockMinLen;
+  KernelLease lease{prog, op_name(call->op) + (block ? "_b" : "_a")};
   if (CTStatus s = prog->take(fn, lease.name.c_str(), &lease.k)) return s;
+  if (block) {
+    size_t max_wg = 0;
+    clGetKernelWorkGroupInfo(lease.k, d->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, nullptr);
+    if (max_wg < (size_t)kLineBlock) {
+      prog->give(lease.name.c_str(), lease.k);
+      lease.k = nullptr;
+      lease.name = op_name(call->op) + "_a";
+      if (CTStatus s = prog->take(fn, lease.name.c_str(), &lease.k)) return s;
+      block = false;
+    }
+  }
   CTStatus st = CT_OK;
   cl_mem om = mem_of(out), xm = mem_of(x);
   cl_ulong oo = out->byte_offset, xo = x->byte_offset;
@@ -248,6 +263,7 @@ CTStatus cl_along_axis(const CTAlongAxisCall* call) {
       !set_arg(fn, k, 2, sizeof xm, &xm, &st) || !set_arg(fn, k, 3, sizeof xo, &xo, &st) ||
       !set_arg(fn, k, 4, sizeof g, &g, &st))
     return st;
+  if (block) return launch(fn, q, k, lines * kLineBlock, lease.name.c_str(), kLineBlock);
   return launch(fn, q, k, lines, lease.name.c_str());
 }
 
