@@ -166,6 +166,36 @@ int64_t reduce_geometry(const CTReduceCall* call, int64_t items, RGeo* g) {
     }
   }
   if (M == 0) return 0;
+  // Adjacent reduced dims that walk memory as one (the outer stride is the
+  // inner extent times its stride) become one dim, and so do kept dims
+  // whose x and out strides both allow it: the flat index of an element
+  // among the reduced ones (argmax's answer) and the order of the walk stay
+  // the same, and a contiguous tensor reduced over all its dims takes the
+  // kernels' one-dim paths (unit stride: unrolled states, CUDA's warps).
+  int32_t nr = 0;
+  for (int32_t i = 0; i < g->nr; ++i) {
+    if (nr > 0 && g->rx[nr - 1] == g->rx[i] * g->rs[i]) {
+      g->rs[nr - 1] *= g->rs[i];
+      g->rx[nr - 1] = g->rx[i];
+      continue;
+    }
+    g->rs[nr] = g->rs[i];
+    g->rx[nr++] = g->rx[i];
+  }
+  g->nr = nr;
+  int32_t nk = 0;
+  for (int32_t i = 0; i < g->nk; ++i) {
+    if (nk > 0 && g->kx[nk - 1] == g->kx[i] * g->ks[i] && g->ko[nk - 1] == g->ko[i] * g->ks[i]) {
+      g->ks[nk - 1] *= g->ks[i];
+      g->kx[nk - 1] = g->kx[i];
+      g->ko[nk - 1] = g->ko[i];
+      continue;
+    }
+    g->ks[nk] = g->ks[i];
+    g->kx[nk] = g->kx[i];
+    g->ko[nk++] = g->ko[i];
+  }
+  g->nk = nk;
   g->M = M;
   g->N = call->count;
   // Partials: as many as keep `items` work-items busy, at least 1024
