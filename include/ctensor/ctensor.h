@@ -335,6 +335,7 @@ enum {
 #define CT_DTS_FLOAT8 0x1e000u /**< float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz */
 #define CT_DTS_FLOAT 0x1e3c0u  /**< float16, bfloat16, float32, float64 and the float8 dtypes */
 #define CT_DTS_NN 0x1c0u       /**< float16, bfloat16, float32 */
+#define CT_DTS_F32_F64 0x300u  /**< float32, float64 */
 #define CT_DTS_INTEGRAL (CT_DTS_BOOL | CT_DTS_INT)
 #define CT_DTS_NUMERIC (CT_DTS_INT | CT_DTS_FLOAT)
 #define CT_DTS_ALL (CT_DTS_BOOL | CT_DTS_INT | CT_DTS_FLOAT)
@@ -398,6 +399,24 @@ typedef enum {
   R(X, LERP, 41, lerp, CT_KIND_TERNARY, 0, "", "a,b,c|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + w * (b - a)") \
   R(X, CAST, 42, cast, CT_KIND_CAST, 0, "", "x|out:a", CT_DTS_ALL, CT_OUTPUT_ANY, 0, CT_SHAPE_SAME, CT_DESC_NONE, "convert to the output's dtype") \
   R(X, HARDSWISH, 101, hardswish, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * relu6(x + 3) / 6 (PyTorch's hardswish)") \
+  R(X, LOG10, 102, log10, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "base-10 logarithm") \
+  R(X, SINH, 103, sinh, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "hyperbolic sine") \
+  R(X, COSH, 104, cosh, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "hyperbolic cosine") \
+  R(X, ASIN, 105, asin, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "arcsine, NaN outside [-1, 1]") \
+  R(X, ACOS, 106, acos, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "arccosine, NaN outside [-1, 1]") \
+  R(X, ATAN, 107, atan, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "arctangent") \
+  R(X, ASINH, 108, asinh, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "inverse hyperbolic sine") \
+  R(X, ACOSH, 109, acosh, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "inverse hyperbolic cosine, NaN below 1") \
+  R(X, ATANH, 110, atanh, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "inverse hyperbolic tangent, +-inf at +-1, NaN outside") \
+  R(X, ERFC, 111, erfc, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "1 - erf(x), without the cancellation") \
+  R(X, LOGIT, 112, logit, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "log(x / (1 - x)) (PyTorch's logit without eps)") \
+  R(X, FRAC, 113, frac, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x - trunc(x), the sign of x (PyTorch's frac)") \
+  R(X, HARDSIGMOID, 114, hardsigmoid, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "relu6(x + 3) / 6 (PyTorch's hardsigmoid)") \
+  R(X, MISH, 115, mish, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * tanh(softplus(x))") \
+  R(X, SELU, 116, selu, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "scale * (x > 0 ? x : alpha * (e^x - 1)), PyTorch's constants") \
+  R(X, SOFTSIGN, 117, softsign, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x / (1 + |x|)") \
+  R(X, LOGSIGMOID, 118, logsigmoid, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "log(sigmoid(x)) = -softplus(-x)") \
+  R(X, SIGNBIT, 119, signbit, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the sign bit is set (-0.0 and negative NaN included), as bool") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \
@@ -445,6 +464,14 @@ typedef enum {
   R(X, LOG_SOFTMAX, 85, log_softmax, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x - max - log(sum(e^(x - max))) along axis") \
   R(X, CUMSUM, 86, cumsum, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_ACCUM, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running sum along axis") \
   R(X, CUMPROD, 87, cumprod, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_ACCUM, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running product along axis") \
+  R(X, FMOD, 120, fmod, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "C's fmod: a - trunc(a / b) * b, the sign of a; integer x fmod 0 = 0") \
+  R(X, LOGADDEXP, 121, logaddexp, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "log(e^a + e^b) without overflow") \
+  R(X, LOGADDEXP2, 122, logaddexp2, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "log2(2^a + 2^b) without overflow") \
+  R(X, XLOGY, 123, xlogy, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * log(b), 0 where a == 0 unless b is NaN") \
+  R(X, NEXTAFTER, 124, nextafter, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_F32_F64, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "the next representable value after a toward b") \
+  R(X, GCD, 125, gcd, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_INT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "greatest common divisor, >= 0; gcd(0, 0) = 0") \
+  R(X, LCM, 126, lcm, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_INT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "least common multiple, >= 0; 0 if either is 0") \
+  R(X, HEAVISIDE, 127, heaviside, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "0 for a < 0, 1 for a > 0, b where a == 0; NaN a gives NaN") \
 
 #define CT_NN_OP_ROWS(R, X) \
   R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \

@@ -16,7 +16,7 @@
  * allocates is shaped and typed by ct_op_output_info, and every NN call
  * goes through ct_nn_workspace_size / ct_nn by op id. Ops that plugins add
  * (ct::Library, docs/writing-a-plugin.md) run through the same generic
- * functions by id: ct::unary(ct::op_id("softsign"), x).
+ * functions by id: ct::unary(ct::op_id("isru"), x).
  * Everything is inline; only ctensor.h and the standard library are included.
  *
  * This header only includes the pieces, one concern each, under ctensor/cpp/

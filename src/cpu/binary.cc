@@ -150,6 +150,77 @@ struct FMin { template <class T> static T f(T a, T b) { return (a <= b || b != b
 struct Atan2 { template <class T> static T f(T a, T b) { return std::atan2(a, b); } };
 struct Hypot { template <class T> static T f(T a, T b) { return std::hypot(a, b); } };
 struct CopySign { template <class T> static T f(T a, T b) { return std::copysign(a, b); } };
+// C's fmod (the sign of a); integers truncate, x fmod 0 = 0 (as mod), MIN fmod -1 = 0.
+struct Fmod {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kInt<T>) {
+      if (b == 0 || (std::is_signed<T>::value && b == T(-1))) return 0;
+      return (T)(a % b);
+    } else {
+      return std::fmod(a, b);
+    }
+  }
+};
+// NumPy's npy_logaddexp and npy_logaddexp2: equal inputs (infinities
+// included) give a + log 2 (a + 1); a NaN difference gives NaN.
+struct LogAddExp {
+  template <class T> static T f(T a, T b) {
+    if (a == b) return a + T(0.693147180559945309417232121458176568);
+    const T t = a - b;
+    if (t > 0) return a + std::log1p(std::exp(-t));
+    if (t <= 0) return b + std::log1p(std::exp(t));
+    return t;
+  }
+};
+struct LogAddExp2 {
+  template <class T> static T f(T a, T b) {
+    if (a == b) return a + T(1);
+    const T t = a - b;
+    if (t > 0) return a + T(1.442695040888963407359924681001892137) * std::log1p(std::exp2(-t));
+    if (t <= 0) return b + T(1.442695040888963407359924681001892137) * std::log1p(std::exp2(t));
+    return t;
+  }
+};
+// PyTorch's xlogy: NaN b gives NaN; a == 0 gives 0; else a * log(b).
+struct Xlogy {
+  template <class T> static T f(T a, T b) {
+    if (b != b) return b;
+    if (a == 0) return 0;
+    return a * std::log(b);
+  }
+};
+struct NextAfter { template <class T> static T f(T a, T b) { return std::nextafter(a, b); } };
+// NumPy's heaviside: 0 below 0, 1 above, b at +-0, NaN for NaN a.
+struct Heaviside {
+  template <class T> static T f(T a, T b) { return a < 0 ? T(0) : a > 0 ? T(1) : a == 0 ? b : a; }
+};
+// gcd and lcm of the magnitudes (unsigned: MIN's magnitude wraps back to MIN), >= 0.
+template <class T> using Mag = typename std::make_unsigned<T>::type;
+template <class T> inline Mag<T> magnitude(T a) { return is_neg(a) ? (Mag<T>)(0u - (Mag<T>)a) : (Mag<T>)a; }
+template <class U> inline U gcd_u(U a, U b) {
+  while (b != 0) {
+    const U r = (U)(a % b);
+    a = b;
+    b = r;
+  }
+  return a;
+}
+struct Gcd {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kInt<T>) return (T)gcd_u(magnitude(a), magnitude(b)); else return (void)b, a;
+  }
+};
+struct Lcm {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kInt<T>) {
+      const Mag<T> x = magnitude(a), y = magnitude(b);
+      if (x == 0 || y == 0) return 0;
+      return (T)(Mag<T>)(x / gcd_u(x, y) * y);  // wraps as the integer ops do
+    } else {
+      return (void)b, a;
+    }
+  }
+};
 struct BitAnd { template <class T> static T f(T a, T b) { return (T)(a & b); } };
 struct BitOr { template <class T> static T f(T a, T b) { return (T)(a | b); } };
 struct BitXor { template <class T> static T f(T a, T b) { return (T)(a ^ b); } };
@@ -434,6 +505,17 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloat<Atan2>(t, CT_OP_ATAN2);           RegFloatViaF64<Atan2ViaF64>(t, CT_OP_ATAN2);
   RegFloat<Hypot>(t, CT_OP_HYPOT);           RegFloatViaF64<HypotViaF64>(t, CT_OP_HYPOT);
   RegFloatVec<VCopySign>(t, CT_OP_COPYSIGN);
+  RegFloat<Fmod>(t, CT_OP_FMOD);             RegInt<Fmod>(t, CT_OP_FMOD);
+  RegFloat<LogAddExp>(t, CT_OP_LOGADDEXP);
+  RegFloat<LogAddExp2>(t, CT_OP_LOGADDEXP2);
+  RegFloat<Xlogy>(t, CT_OP_XLOGY);
+  RegFloat<NextAfter>(t, CT_OP_NEXTAFTER);
+  for (int dt : {CT_DT_FLOAT16, CT_DT_BFLOAT16, CT_DT_FLOAT8_E4M3FN, CT_DT_FLOAT8_E5M2, CT_DT_FLOAT8_E4M3FNUZ,
+                 CT_DT_FLOAT8_E5M2FNUZ})
+    t->op[CT_OP_NEXTAFTER][dt] = nullptr;  // a step of float32 is not one of theirs: float32 and float64 only
+  RegFloat<Heaviside>(t, CT_OP_HEAVISIDE);
+  RegInt<Gcd>(t, CT_OP_GCD);
+  RegInt<Lcm>(t, CT_OP_LCM);
   RegIntVec<VBitAnd>(t, CT_OP_BITWISE_AND); RegBool<BitAnd>(t, CT_OP_BITWISE_AND);
   RegIntVec<VBitOr>(t, CT_OP_BITWISE_OR);   RegBool<BitOr>(t, CT_OP_BITWISE_OR);
   RegIntVec<VBitXor>(t, CT_OP_BITWISE_XOR); RegBool<BitXor>(t, CT_OP_BITWISE_XOR);

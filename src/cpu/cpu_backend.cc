@@ -41,6 +41,7 @@ const KernelTable& kernel_table() {
   static const KernelTable table = [] {
     KernelTable t;
     fill_kernels(&t);
+    fill_more_kernels(&t);
     fill_binary_kernels(&t);
     return t;
   }();

@@ -15,6 +15,7 @@
 #include <hwy/contrib/math/math-inl.h>
 #include "cpu/simd-inl.h"
 #include "cpu/exp_math-inl.h"
+#include "cpu/unary-inl.h"
 
 #include <cmath>
 #include <cstring>
@@ -93,20 +94,7 @@ CT_FLOAT_OP(FGeluTanh, {
   return x * SigmoidAcc(d, u + u);
 })
 CT_FLOAT_OP(FSilu, return x * SigmoidAcc(d, x);)
-CT_FLOAT_OP(FSoftplus, {
-  // max(x, 0) + log1p(e), e = e^-|x| in (0, 1]: never overflows, exact for
-  // large |x|. float32: log1p(e) = e + e^2 R(e) (math::kSoftplusR), so no
-  // log and no divide.
-  using T = hn::TFromD<D>;
-  const V e = ExpInRange(d, hn::Max(hn::Neg(hn::Abs(x)), hn::Set(d, Limits<T>::kExpMin)));
-  V l;
-  if constexpr (std::is_same<T, float>::value) {
-    l = hn::MulAdd(e * e, Horner(d, e, math::kSoftplusR), e);
-  } else {
-    l = Log1pAny(d, e);
-  }
-  return KeepNaN(x, hn::Max(x, hn::Zero(d)) + l);
-})
+CT_FLOAT_OP(FSoftplus, return SoftplusAcc(d, x);)
 CT_FLOAT_OP(FHardswish, {
   // PyTorch's x * min(max(x + 3, 0), 6) / 6: NaN stays NaN, -inf gives NaN (-inf * 0) as there.
   using T = hn::TFromD<D>;
@@ -181,73 +169,7 @@ struct FPow {
 
 // ---- float kernels --------------------------------------------------------
 
-// Runs op on `count` (< one vector) elements at i: the same vector code.
-template <class Op, class D, class T, class V>
-HWY_INLINE void PartialVector(D d, const Op& op, const T* x, T* y, int64_t i, int64_t count, V p0, V p1) {
-#if CT_MASKED_TAIL
-  const auto m = hn::FirstN(d, (size_t)count);
-  hn::BlendedStore(op(d, hn::MaskedLoad(m, d, x + i), p0, p1), m, d, y + i);
-#else
-  HWY_ALIGN T buf[hn::MaxLanes(d)] = {};
-  std::memcpy(buf, x + i, (size_t)count * sizeof(T));
-  hn::Store(op(d, hn::Load(d, buf), p0, p1), d, buf);
-  std::memcpy(y + i, buf, (size_t)count * sizeof(T));
-#endif
-}
-
-template <class Op, class T>
-void UnaryF(char* const* p, int64_t n, const double* prm) {
-  const hn::ScalableTag<T> d;
-  const int64_t N = (int64_t)hn::Lanes(d);
-  T* HWY_RESTRICT y = reinterpret_cast<T*>(p[0]);
-  const T* HWY_RESTRICT x = reinterpret_cast<const T*>(p[1]);
-  const auto p0 = hn::Set(d, (T)prm[0]), p1 = hn::Set(d, (T)prm[1]);
-  const Op op;
-  int64_t i = 0;
-  if (n * (int64_t)sizeof(T) >= kStreamBytes) {
-    const int64_t head = StreamHead(y, sizeof(T) * (uintptr_t)N, sizeof(T));
-    if (head) PartialVector(d, op, x, y, 0, head, p0, p1);
-    const int64_t end = head + (n - head) / N * N;
-    // y up to 512 bytes past x modulo 4 KiB: going forward, each load of x
-    // (in cache: prefetched) has the low 12 address bits of a streaming
-    // store a few vectors back, still pending, and falsely waits for it (4K
-    // aliasing). exp of (4096, 4096) float32 took 4.6-4.9 ms at gaps of 48
-    // and 112 bytes, 2.5-2.6 at 0 and 496 up. Backward, the aliased store
-    // is a later one. (Outputs never partly overlap their input: core
-    // refuses that.)
-    const uintptr_t gap = (reinterpret_cast<uintptr_t>(y) - reinterpret_cast<uintptr_t>(x)) & 4095;
-    if (gap != 0 && gap < 512) {
-      for (int64_t j = end; j > head; j -= N) {
-        hwy::Prefetch(reinterpret_cast<const char*>(x + j - N) - kPrefetchBytes);
-        hn::Stream(op(d, hn::LoadU(d, x + j - N), p0, p1), d, y + j - N);
-      }
-    } else {
-      for (i = head; i < end; i += N) {
-        PrefetchAhead(x + i);
-        hn::Stream(op(d, hn::LoadU(d, x + i), p0, p1), d, y + i);
-      }
-    }
-    i = end;
-    if (i < n) PartialVector(d, op, x, y, i, n - i, p0, p1);
-    hwy::FlushStream();  // order the streaming stores before the caller (or the join) reads them
-    return;
-  }
-  for (; i + 2 * N <= n; i += 2 * N) {
-    const auto a = op(d, hn::LoadU(d, x + i), p0, p1);
-    const auto b = op(d, hn::LoadU(d, x + i + N), p0, p1);
-    hn::StoreU(a, d, y + i);
-    hn::StoreU(b, d, y + i + N);
-  }
-  for (; i + N <= n; i += N) hn::StoreU(op(d, hn::LoadU(d, x + i), p0, p1), d, y + i);
-  if (i < n) PartialVector(d, op, x, y, i, n - i, p0, p1);  // the tail runs the same vector code
-}
-
-template <class Op, class T>
-void UnaryScalarF(char* const* p, int64_t n, const double* prm) {
-  T* y = reinterpret_cast<T*>(p[0]);
-  const T* x = reinterpret_cast<const T*>(p[1]);
-  for (int64_t i = 0; i < n; ++i) y[i] = (T)Op::scalar((double)x[i], prm[0], prm[1]);
-}
+// (PartialVector, UnaryF, UnaryScalarF and RegFloat: cpu/unary-inl.h)
 
 template <class T>
 void PowF(char* const* p, int64_t n, const double* prm) {
@@ -475,11 +397,6 @@ using u16 = uint16_t;
 using u32 = uint32_t;
 using u64 = uint64_t;
 
-template <class Op> void RegFloat(KernelTable* t, int op) {
-  t->op[op][CT_DT_FLOAT32] = &UnaryF<Op, float>;
-  t->op[op][CT_DT_FLOAT64] = &UnaryF<Op, double>;
-  SetNarrow<&UnaryF<Op, float>, 1>(t->op[op]);
-}
 // Integer maps: plain loops the compiler vectorises, written out through
 // Staged (streaming stores) when the output is large.
 template <class Op> void RegInt(KernelTable* t, int op) {

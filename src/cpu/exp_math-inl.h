@@ -340,6 +340,21 @@ template <class D, class V> HWY_INLINE V ErfAcc(D d, V x) {
   return KeepNaN(x, hn::IfThenElse(a < hn::Set(d, kSmall), small, big));
 }
 
+// softplus: max(x, 0) + log1p(e), e = e^-|x| in (0, 1]: never overflows,
+// exact for large |x|. float32: log1p(e) = e + e^2 R(e) (math::kSoftplusR),
+// so no log and no divide. (softplus, mish, logsigmoid)
+template <class D, class V> HWY_INLINE V SoftplusAcc(D d, V x) {
+  using T = hn::TFromD<D>;
+  const V e = ExpInRange(d, hn::Max(hn::Neg(hn::Abs(x)), hn::Set(d, Limits<T>::kExpMin)));
+  V l;
+  if constexpr (std::is_same<T, float>::value) {
+    l = hn::MulAdd(e * e, Horner(d, e, math::kSoftplusR), e);
+  } else {
+    l = Log1pAny(d, e);
+  }
+  return KeepNaN(x, hn::Max(x, hn::Zero(d)) + l);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
 }  // namespace ct

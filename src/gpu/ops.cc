@@ -54,6 +54,24 @@ const ElemRow kElem[] = {
     {CT_OP_ISINF, {"0", "0", "0", "(isinf(x) ? 1 : 0)"}},
     {CT_OP_ISFINITE, {"1", "1", "1", "(isfinite(x) ? 1 : 0)"}},
     {CT_OP_HARDSWISH, {nullptr, nullptr, nullptr, "ct_hardswish(x)"}},
+    {CT_OP_LOG10, {nullptr, nullptr, nullptr, "log10(x)"}},
+    {CT_OP_SINH, {nullptr, nullptr, nullptr, "sinh(x)"}},
+    {CT_OP_COSH, {nullptr, nullptr, nullptr, "cosh(x)"}},
+    {CT_OP_ASIN, {nullptr, nullptr, nullptr, "asin(x)"}},
+    {CT_OP_ACOS, {nullptr, nullptr, nullptr, "acos(x)"}},
+    {CT_OP_ATAN, {nullptr, nullptr, nullptr, "atan(x)"}},
+    {CT_OP_ASINH, {nullptr, nullptr, nullptr, "asinh(x)"}},
+    {CT_OP_ACOSH, {nullptr, nullptr, nullptr, "acosh(x)"}},
+    {CT_OP_ATANH, {nullptr, nullptr, nullptr, "atanh(x)"}},
+    {CT_OP_ERFC, {nullptr, nullptr, nullptr, "erfc(x)"}},
+    {CT_OP_LOGIT, {nullptr, nullptr, nullptr, "ct_logit(x)"}},
+    {CT_OP_FRAC, {nullptr, nullptr, nullptr, "(x - trunc(x))"}},
+    {CT_OP_HARDSIGMOID, {nullptr, nullptr, nullptr, "ct_hardsigmoid(x)"}},
+    {CT_OP_MISH, {nullptr, nullptr, nullptr, "(x * CT_TANH(CT_SOFTPLUS(x)))"}},
+    {CT_OP_SELU, {nullptr, nullptr, nullptr, "(x >= 0 ? (T)1.0507009873554804934 * x : (T)1.7580993408473768599 * CT_EXPM1(x))"}},
+    {CT_OP_SOFTSIGN, {nullptr, nullptr, nullptr, "(x / ((T)1 + fabs(x)))"}},
+    {CT_OP_LOGSIGMOID, {nullptr, nullptr, nullptr, "(-CT_SOFTPLUS(-x))"}},
+    {CT_OP_SIGNBIT, {"0", "(x < 0 ? 1 : 0)", "0", "(signbit(x) ? 1 : 0)"}},
     {CT_OP_LEAKY_RELU, {nullptr, nullptr, nullptr, "(x >= 0 ? x : p0 * x)"}},
     {CT_OP_ELU, {nullptr, nullptr, nullptr, "(x > 0 ? x : p0 * CT_EXPM1(x))"}},
     {CT_OP_CLAMP, {nullptr, "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)"}},
@@ -80,6 +98,14 @@ const ElemRow kElem[] = {
     {CT_OP_ATAN2, {nullptr, nullptr, nullptr, "CT_ATAN2(a, b)"}},
     {CT_OP_HYPOT, {nullptr, nullptr, nullptr, "CT_HYPOT(a, b)"}},
     {CT_OP_COPYSIGN, {nullptr, nullptr, nullptr, "copysign(a, b)"}},
+    {CT_OP_FMOD, {nullptr, "((b == 0 || b == -1) ? (T)0 : (T)(a % b))", "(b == 0 ? (T)0 : (T)(a % b))", "fmod(a, b)"}},
+    {CT_OP_LOGADDEXP, {nullptr, nullptr, nullptr, "ct_logaddexp(a, b)"}},
+    {CT_OP_LOGADDEXP2, {nullptr, nullptr, nullptr, "ct_logaddexp2(a, b)"}},
+    {CT_OP_XLOGY, {nullptr, nullptr, nullptr, "(isnan(b) ? b : a == 0 ? (T)0 : a * log(b))"}},
+    {CT_OP_NEXTAFTER, {nullptr, nullptr, nullptr, "nextafter(a, b)"}},
+    {CT_OP_GCD, {nullptr, "ct_gcd(a, b)", "ct_gcd(a, b)", nullptr}},
+    {CT_OP_LCM, {nullptr, "ct_lcm(a, b)", "ct_lcm(a, b)", nullptr}},
+    {CT_OP_HEAVISIDE, {nullptr, nullptr, nullptr, "(isnan(a) ? a : a < 0 ? (T)0 : a > 0 ? (T)1 : b)"}},
     {CT_OP_BITWISE_AND, {"(a & b)", "(T)(a & b)", "(T)(a & b)", nullptr}},
     {CT_OP_BITWISE_OR, {"(a | b)", "(T)(a | b)", "(T)(a | b)", nullptr}},
     {CT_OP_BITWISE_XOR, {"(a ^ b)", "(T)(a ^ b)", "(T)(a ^ b)", nullptr}},
@@ -187,6 +213,21 @@ const AlongRow kAlong[] = {
 
 const char kFloatHelpers[] = R"CL(
 CT_INL T ct_hardswish(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r; return x * r / (T)6; }
+CT_INL T ct_hardsigmoid(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r; return r / (T)6; }
+/* log(x / (1 - x)); from 1/4 on 2 atanh(2x - 1) (2x - 1 exact there): no cancellation near 1/2 */
+CT_INL T ct_logit(T x) { return x >= (T)0.25 ? (T)2 * atanh((T)2 * x - (T)1) : log(x / ((T)1 - x)); }
+/* NumPy's npy_logaddexp and npy_logaddexp2: equal inputs (infinities included) give a + log 2 (a + 1) */
+CT_INL T ct_logaddexp(T a, T b) {
+  if (a == b) return a + (T)0.693147180559945309417232121458176568;
+  const T t = a - b;
+  return t > 0 ? a + log1p(exp(-t)) : t <= 0 ? b + log1p(exp(t)) : t;
+}
+CT_INL T ct_logaddexp2(T a, T b) {
+  if (a == b) return a + (T)1;
+  const T t = a - b;
+  const T l2e = (T)1.442695040888963407359924681001892137;
+  return t > 0 ? a + l2e * log1p(exp2(-t)) : t <= 0 ? b + l2e * log1p(exp2(t)) : t;
+}
 CT_INL T ct_clamp(T x, T lo, T hi) { T r = x < lo ? lo : x; return r > hi ? hi : r; }
 /* The floor of a / b for |t| < CT_ILIM, t = a / b rounded. Rounding is
    monotonic and every integer there is a T, so floor(t) is the floor of the
@@ -262,6 +303,13 @@ CT_INL T ct_mod(T a, T b) {
   if (m != 0 && ((m < 0) != (b < 0))) m += b;
   return m;
 }
+/* gcd and lcm of the magnitudes (MIN's wraps back to MIN), wrapping as the integer ops do */
+CT_INL UT ct_gcd_u(UT x, UT y) { while (y != 0) { const UT r = (UT)(x % y); x = y; y = r; } return x; }
+CT_INL T ct_gcd(T a, T b) { return (T)ct_gcd_u(a < 0 ? (UT)(0 - (UT)a) : (UT)a, b < 0 ? (UT)(0 - (UT)b) : (UT)b); }
+CT_INL T ct_lcm(T a, T b) {
+  const UT x = a < 0 ? (UT)(0 - (UT)a) : (UT)a, y = b < 0 ? (UT)(0 - (UT)b) : (UT)b;
+  return (x == 0 || y == 0) ? (T)0 : (T)(UT)(x / ct_gcd_u(x, y) * y);
+}
 CT_INL T ct_ipow(T a, T b) {
   if (b < 0) return (T)(a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0);
   UT r = 1, base = (UT)a;
@@ -275,6 +323,8 @@ CT_INL T ct_ipow(T a, T b) {
 
 const char kUnsignedHelpers[] = R"CL(
 CT_INL T ct_clamp(T x, ulong lo, ulong hi) { ulong r = x < lo ? lo : (ulong)x; return (T)(r > hi ? hi : r); }
+CT_INL T ct_gcd(T x, T y) { while (y != 0) { const T r = (T)(x % y); x = y; y = r; } return x; }
+CT_INL T ct_lcm(T a, T b) { return (a == 0 || b == 0) ? (T)0 : (T)(a / ct_gcd(a, b) * b); }
 CT_INL T ct_ipow(T a, T b) {
   T r = 1, base = a;
   for (T e = b; e; e >>= 1) {

@@ -36,6 +36,23 @@ bool binary(const Call& c, const Outs& o, std::string* why) {
   return true;
 }
 
+// nextafter steps in the dtype's own values: float32's nextafterf, float64's nextafter.
+bool ref_nextafter(const Call& c, const Outs& o, std::string* why) {
+  if (!need_inputs(c, 2, why) || !need_output(c, o, why)) return false;
+  const Array &a = *c.inputs[0], &b = *c.inputs[1];
+  Array& out = *o[0];
+  std::vector<int64_t> ia, ib;
+  if (!broadcast_index(a.shape, out.shape, &ia, why, "a") || !broadcast_index(b.shape, out.shape, &ib, why, "b"))
+    return false;
+  const bool f32 = a.dtype.code == CT_FLOAT && a.dtype.bits == 32, f64 = a.dtype.code == CT_FLOAT && a.dtype.bits == 64;
+  if (!f32 && !f64) return fail(why, name_of(c) + ": not defined for " + dtype_name(a.dtype));
+  for (int64_t k = 0; k < out.numel(); ++k) {
+    const double x = a.f[(size_t)ia[(size_t)k]], y = b.f[(size_t)ib[(size_t)k]];
+    store(out, k, vf(f32 ? (double)std::nextafter((float)x, (float)y) : std::nextafter(x, y)));
+  }
+  return true;
+}
+
 // ---- arithmetic ---------------------------------------------------------------
 
 double f_add(double a, double b) { return a + b; }
@@ -127,6 +144,49 @@ int64_t i_min(int64_t a, int64_t b, CTDataType d) { return exact(a, d) < exact(b
 double f_fmax(double a, double b) { return std::fmax(a, b); }
 double f_fmin(double a, double b) { return std::fmin(a, b); }
 double f_atan2(double a, double b) { return std::atan2(a, b); }
+double f_fmod(double a, double b) { return std::fmod(a, b); }
+// C's truncated remainder; x fmod 0 = 0 (as mod).
+int64_t i_fmod(int64_t a, int64_t b, CTDataType d) {
+  const Int128 x = exact(a, d), y = exact(b, d);
+  if (y == 0) return 0;
+  return (int64_t)(uint64_t)(x % y);
+}
+// log(e^a + e^b) and log2(2^a + 2^b) from the larger: NaN gives NaN,
+// equal infinities that infinity, a lone +inf inf, -inf the other.
+double f_logaddexp(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return kNaN;
+  if (a == b) return a + std::log(2.0);
+  const double m = std::fmax(a, b), n = std::fmin(a, b);
+  return m + std::log1p(std::exp(n - m));
+}
+double f_logaddexp2(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return kNaN;
+  if (a == b) return a + 1;
+  const double m = std::fmax(a, b), n = std::fmin(a, b);
+  return m + std::log1p(std::exp2(n - m)) / std::log(2.0);
+}
+double f_xlogy(double a, double b) {
+  if (std::isnan(b)) return b;
+  return a == 0 ? 0.0 : a * std::log(b);
+}
+double f_heaviside(double a, double b) { return std::isnan(a) ? a : a < 0 ? 0.0 : a > 0 ? 1.0 : b; }
+// gcd and lcm of the exact magnitudes (>= 0), wrapped as the dtype does when stored.
+uint64_t gcd_exact(Int128 a, Int128 b) {
+  uint64_t x = (uint64_t)(a < 0 ? -a : a), y = (uint64_t)(b < 0 ? -b : b);
+  while (y != 0) {
+    const uint64_t r = x % y;
+    x = y;
+    y = r;
+  }
+  return x;
+}
+int64_t i_gcd(int64_t a, int64_t b, CTDataType d) { return (int64_t)gcd_exact(exact(a, d), exact(b, d)); }
+int64_t i_lcm(int64_t a, int64_t b, CTDataType d) {
+  const Int128 x = exact(a, d), y = exact(b, d);
+  if (x == 0 || y == 0) return 0;
+  const uint64_t g = gcd_exact(x, y), mx = (uint64_t)(x < 0 ? -x : x), my = (uint64_t)(y < 0 ? -y : y);
+  return (int64_t)(mx / g * my);  // mod 2^64
+}
 double f_hypot(double a, double b) { return std::hypot(a, b); }
 double f_copysign(double a, double b) { return std::copysign(a, b); }
 int64_t i_and(int64_t a, int64_t b, CTDataType) { return a & b; }
@@ -182,6 +242,14 @@ const Entry kBinary[] = {
     {CT_OP_FMAX, binary<f_fmax, i_max>},
     {CT_OP_FMIN, binary<f_fmin, i_min>},
     {CT_OP_ATAN2, binary<f_atan2>},
+    {CT_OP_FMOD, binary<f_fmod, i_fmod>},
+    {CT_OP_LOGADDEXP, binary<f_logaddexp>},
+    {CT_OP_LOGADDEXP2, binary<f_logaddexp2>},
+    {CT_OP_XLOGY, binary<f_xlogy>},
+    {CT_OP_NEXTAFTER, ref_nextafter},
+    {CT_OP_HEAVISIDE, binary<f_heaviside>},
+    {CT_OP_GCD, binary<nullptr, i_gcd>},
+    {CT_OP_LCM, binary<nullptr, i_lcm>},
     {CT_OP_HYPOT, binary<f_hypot>},
     {CT_OP_COPYSIGN, binary<f_copysign>},
     {CT_OP_BITWISE_AND, binary<nullptr, i_and>},

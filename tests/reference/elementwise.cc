@@ -92,6 +92,36 @@ double f_hardswish(double x, const double*) {
   return x * r / 6;
 }
 
+double f_log10(double x, const double*) { return std::log10(x); }
+double f_sinh(double x, const double*) { return std::sinh(x); }
+double f_cosh(double x, const double*) { return std::cosh(x); }
+double f_asin(double x, const double*) { return std::asin(x); }
+double f_acos(double x, const double*) { return std::acos(x); }
+double f_atan(double x, const double*) { return std::atan(x); }
+double f_asinh(double x, const double*) { return std::asinh(x); }
+double f_acosh(double x, const double*) { return std::acosh(x); }
+double f_atanh(double x, const double*) { return std::atanh(x); }
+double f_erfc(double x, const double*) { return std::erfc(x); }
+// log(x / (1 - x)): from the definition with log1p for the denominator (no
+// rounding of 1 - x): log(x) - log1p(-x).
+double f_logit(double x, const double*) { return std::log(x) - std::log1p(-x); }
+double f_frac(double x, const double*) { return x - std::trunc(x); }
+// PyTorch's min(max(x + 3, 0), 6) / 6; NaN stays NaN.
+double f_hardsigmoid(double x, const double*) {
+  if (std::isnan(x)) return x;
+  const double r = x + 3 < 0 ? 0.0 : x + 3 > 6 ? 6.0 : x + 3;
+  return r / 6;
+}
+double f_mish(double x, const double*) { return x * std::tanh(softplus_ref(x)); }
+double f_selu(double x, const double*) {
+  const double scale = 1.0507009873554804934193349852946, alpha = 1.6732632423543772848170429916717;
+  return x > 0 ? scale * x : scale * alpha * std::expm1(x);
+}
+double f_softsign(double x, const double*) { return x / (1 + std::fabs(x)); }
+double f_logsigmoid(double x, const double*) { return -softplus_ref(-x); }
+double f_signbit(double x, const double*) { return std::signbit(x) ? 1 : 0; }
+int64_t i_signbit(int64_t x, const double*, CTDataType d) { return exact(x, d) < 0; }
+
 // unary_param: p[0] (and p[1]) as CTOpInfo.param_names says.
 double f_leaky_relu(double x, const double* p) { return x >= 0 ? x : p[0] * x; }
 double f_elu(double x, const double* p) { return x > 0 ? x : p[0] * std::expm1(x); }
@@ -283,6 +313,24 @@ const Entry kElementwise[] = {
     {CT_OP_LERP, ternary<f_lerp>},
     {CT_OP_CAST, ref_cast},
     {CT_OP_HARDSWISH, unary<f_hardswish>},
+    {CT_OP_LOG10, unary<f_log10>},
+    {CT_OP_SINH, unary<f_sinh>},
+    {CT_OP_COSH, unary<f_cosh>},
+    {CT_OP_ASIN, unary<f_asin>},
+    {CT_OP_ACOS, unary<f_acos>},
+    {CT_OP_ATAN, unary<f_atan>},
+    {CT_OP_ASINH, unary<f_asinh>},
+    {CT_OP_ACOSH, unary<f_acosh>},
+    {CT_OP_ATANH, unary<f_atanh>},
+    {CT_OP_ERFC, unary<f_erfc>},
+    {CT_OP_LOGIT, unary<f_logit>},
+    {CT_OP_FRAC, unary<f_frac>},
+    {CT_OP_HARDSIGMOID, unary<f_hardsigmoid>},
+    {CT_OP_MISH, unary<f_mish>},
+    {CT_OP_SELU, unary<f_selu>},
+    {CT_OP_SOFTSIGN, unary<f_softsign>},
+    {CT_OP_LOGSIGMOID, unary<f_logsigmoid>},
+    {CT_OP_SIGNBIT, unary<f_signbit, i_signbit>},
 };
 
 }  // namespace

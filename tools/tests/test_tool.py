@@ -556,35 +556,35 @@ def test_ops_marks_a_plugins_ops(env, tmp_path):
     assert ops["op_count"] == op_count() + 1 and len(ops["ops"]) == ops["op_count"]
     mine = [o for o in ops["ops"] if o["plugin"] is not None]
     assert [(o["name"], o["plugin"], o["kind"], o["category"]) for o in mine] == \
-        [("softsign", "softsign", "unary", "elementwise")]
+        [("isru", "isru", "unary", "elementwise")]
     assert mine[0]["id"] == op_count()  # the first id after the built-ins
     assert mine[0]["dtypes"]["cpu:0"] == ["float32", "float64"]
-    assert all(o["plugin"] is None for o in ops["ops"] if o["name"] != "softsign")
-    line = next(x for x in p.stdout.splitlines() if x.strip().startswith("softsign"))
-    assert "[plugin softsign]" in line and "x / (1 + |x|)" in line
+    assert all(o["plugin"] is None for o in ops["ops"] if o["name"] != "isru")
+    line = next(x for x in p.stdout.splitlines() if x.strip().startswith("isru"))
+    assert "[plugin isru]" in line and "x / sqrt(1 + x^2)" in line
     assert "1 from plugins" in p.stdout
     info = tmp_path / "info.json"
     run(["--plugin", DOC_PLUGIN, "info", "--json", str(info)], env, check_rc=0)
     (lib,) = json.loads(info.read_text())["plugins"]
-    assert (lib["name"], lib["num_ops"], lib["ops"], lib["num_kernel_tables"]) == ("softsign", 1, ["softsign"], 1)
+    assert (lib["name"], lib["num_ops"], lib["ops"], lib["num_kernel_tables"]) == ("isru", 1, ["isru"], 1)
 
 
 @needs_doc_plugin
 def test_check_compares_a_plugin_op_with_its_own_reference(env, tmp_path):
     out = tmp_path / "check.json"
-    p = run(["--plugin", DOC_PLUGIN, "check", "--op", "softsign", "--json", str(out)], env, check_rc=0)
+    p = run(["--plugin", DOC_PLUGIN, "check", "--op", "isru", "--json", str(out)], env, check_rc=0)
     res = json.loads(out.read_text())
     assert [(r["op"], r["dtype"], r["status"]) for r in res["results"]] == \
-        [("softsign", "float32", "PASS"), ("softsign", "float64", "PASS")]
+        [("isru", "float32", "PASS"), ("isru", "float64", "PASS")]
     assert all(r["cases"] >= 4 for r in res["results"]) and res["pairs_failed"] == 0
-    assert "softsign" in p.stdout
+    assert "isru" in p.stdout
     # and a wrong result is caught (core's fault injection works on a plugin op too)
     bad = tmp_path / "bad.json"
-    p = run(["--plugin", DOC_PLUGIN, "check", "--op", "softsign", "--json", str(bad)],
-            dict(env, CT_DEBUG_PERTURB="softsign"), check_rc=1)
+    p = run(["--plugin", DOC_PLUGIN, "check", "--op", "isru", "--json", str(bad)],
+            dict(env, CT_DEBUG_PERTURB="isru"), check_rc=1)
     assert json.loads(bad.read_text())["pairs_failed"] == 2 and "FAIL" in p.stdout
     # through CT_PLUGIN_PATH the same
-    run(["check", "--op", "softsign", "--quick"], dict(env, CT_PLUGIN_PATH=DOC_PLUGIN), check_rc=0)
+    run(["check", "--op", "isru", "--quick"], dict(env, CT_PLUGIN_PATH=DOC_PLUGIN), check_rc=0)
 
 
 @needs_doc_plugin
@@ -593,7 +593,7 @@ def test_the_whole_check_covers_a_plugins_op(env, tmp_path):
     run(["--plugin", DOC_PLUGIN, "check", "--quick", "--category", "elementwise", "--json", str(out)], env,
         check_rc=0)
     res = json.loads(out.read_text())
-    assert "softsign" in {r["op"] for r in res["results"]} and res["pairs_failed"] == 0
+    assert "isru" in {r["op"] for r in res["results"]} and res["pairs_failed"] == 0
 
 
 # ---- a plugin's NN op: gemm_relu of examples/plugin_custom_op ----------------

@@ -439,11 +439,9 @@ def _pow(n):
 
 @handles("Mod")
 def _mod(n):
-    if n.attr("fmod", 0):
-        raise Unsupported(
-            "Mod fmod=1 (C fmod, sign of the dividend): ctensor.mod is the floored "
-            "modulo (sign of the divisor) only")
-    return ct().mod(to_ct(n.inp(0)), to_ct(n.inp(1)))
+    # fmod=1: C's fmod (the sign of the dividend); else the floored modulo (the divisor's)
+    f = ct().fmod if n.attr("fmod", 0) else ct().mod
+    return f(to_ct(n.inp(0)), to_ct(n.inp(1)))
 
 
 @handles("BitShift")

@@ -2,7 +2,7 @@
 
 Two plugins, both built by ctest: the loopback test backend ($CT_LOOPBACK: a device type, no ops), which
 test_devices.py also uses and which stays loaded once loaded (a file loads once per process), and the
-plugin of docs/writing-a-plugin.md ($CT_DOC_PLUGIN: the op softsign with a CPU kernel and a reference),
+plugin of docs/writing-a-plugin.md ($CT_DOC_PLUGIN: the op isru with a CPU kernel and a reference),
 which these tests load and unload.
 """
 import gc
@@ -20,17 +20,17 @@ needs_loopback = pytest.mark.skipif(not os.path.exists(LOOPBACK), reason="CT_LOO
 needs_doc_plugin = pytest.mark.skipif(not os.path.exists(DOC_PLUGIN), reason="CT_DOC_PLUGIN names no built plugin")
 
 
-def softsign(x):
-    return x / (1 + np.abs(x))
+def isru(x):
+    return x / np.hypot(1, x)
 
 
 @pytest.fixture
-def softsign_lib():
+def isru_lib():
     """The documented plugin, loaded for one test and unloaded after it."""
-    assert "softsign" not in [lib.name for lib in ct.libraries()]
+    assert "isru" not in [lib.name for lib in ct.libraries()]
     with ct.load_library(DOC_PLUGIN) as lib:
         yield lib
-    assert not lib.loaded and not hasattr(ct, "softsign")
+    assert not lib.loaded and not hasattr(ct, "isru")
 
 
 @pytest.fixture(scope="module")
@@ -114,56 +114,56 @@ def test_a_library_already_in_the_process_is_refused():
 # ---- the documented plugin: an op --------------------------------------------------
 
 @needs_doc_plugin
-def test_a_plugin_op_becomes_a_function(softsign_lib, rng):
-    lib = softsign_lib
-    assert lib.name == "softsign" and lib.version == "1.0.0" and lib.ops == ("softsign",)
+def test_a_plugin_op_becomes_a_function(isru_lib, rng):
+    lib = isru_lib
+    assert lib.name == "isru" and lib.version == "1.0.0" and lib.ops == ("isru",)
     assert lib.abi_version == ct.PLUGIN_ABI_VERSION and lib.num_devices == 0 and lib.num_kernel_tables == 1
     assert lib in ct.libraries()
     (op,) = lib.op_ids
     assert op >= len([o for o in ct.ops() if o.library is None])  # ids after the built-ins
-    # ctensor.softsign and ctensor.ops.softsign: one function, made by the built-ins' generator
-    assert ct.softsign is ct.ops.softsign
-    assert "x / (1 + |x|)" in ct.softsign.__doc__ and "out" in ct.softsign.__doc__
-    assert "softsign" in dir(ct.ops)
-    info = [o for o in ct.ops() if o.name == "softsign"]
-    assert len(info) == 1 and info[0].library == "softsign" and info[0].id == op
-    assert info[0].kind == "unary" and info[0].category == "elementwise" and info[0].python_names == ("softsign",)
-    assert [o.name for o in ct.ops("elementwise")].count("softsign") == 1
-    assert ct.supported("softsign", "float32") and ct.supported("softsign", "float64")
-    assert not ct.supported("softsign", "int32") and not ct.supported("softsign", "float16")
+    # ctensor.isru and ctensor.ops.isru: one function, made by the built-ins' generator
+    assert ct.isru is ct.ops.isru
+    assert "x / sqrt(1 + x^2)" in ct.isru.__doc__ and "out" in ct.isru.__doc__
+    assert "isru" in dir(ct.ops)
+    info = [o for o in ct.ops() if o.name == "isru"]
+    assert len(info) == 1 and info[0].library == "isru" and info[0].id == op
+    assert info[0].kind == "unary" and info[0].category == "elementwise" and info[0].python_names == ("isru",)
+    assert [o.name for o in ct.ops("elementwise")].count("isru") == 1
+    assert ct.supported("isru", "float32") and ct.supported("isru", "float64")
+    assert not ct.supported("isru", "int32") and not ct.supported("isru", "float16")
     assert info[0].dtypes() == ["float32", "float64"]
     # values, strided views, out=, float64
     a = rng.uniform(-5, 5, (4, 7)).astype(np.float32)
-    np.testing.assert_allclose(np.asarray(ct.softsign(a)), softsign(a), rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(ct.softsign(a[::-1, ::2])), softsign(a[::-1, ::2]), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ct.isru(a)), isru(a), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ct.isru(a[::-1, ::2])), isru(a[::-1, ::2]), rtol=1e-6)
     out = np.empty((7, 4), np.float32)
-    assert ct.softsign(a.T, out=out) is out
-    np.testing.assert_allclose(out, softsign(a.T), rtol=1e-6)
+    assert ct.isru(a.T, out=out) is out
+    np.testing.assert_allclose(out, isru(a.T), rtol=1e-6)
     d = rng.uniform(-5, 5, 9)
-    np.testing.assert_allclose(np.asarray(ct.ops.softsign(d)), softsign(d), rtol=1e-15)
-    np.testing.assert_allclose(np.asarray(ct.softsign(np.float64(3.0))), 0.75)
+    np.testing.assert_allclose(np.asarray(ct.ops.isru(d)), isru(d), rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(ct.isru(np.float64(3.0))), 3 / np.sqrt(10))
     # its rule, in the library's words
-    with pytest.raises(NotImplementedError, match="softsign"):
-        ct.softsign(np.arange(3, dtype=np.int32))
+    with pytest.raises(NotImplementedError, match="isru"):
+        ct.isru(np.arange(3, dtype=np.int32))
     with pytest.raises(ValueError, match="ct_unary"):
-        ct.softsign(a, out=np.empty((3, 3), np.float32))
+        ct.isru(a, out=np.empty((3, 3), np.float32))
 
 
 @needs_doc_plugin
 def test_unload_takes_the_functions_away_and_a_reload_gives_the_same_id(rng):
     lib = ct.load_library(DOC_PLUGIN)
     (op,) = lib.op_ids
-    fn = ct.softsign
+    fn = ct.isru
     a = rng.uniform(-1, 1, 5).astype(np.float32)
-    np.testing.assert_allclose(np.asarray(fn(a)), softsign(a), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(fn(a)), isru(a), rtol=1e-6)
     lib.unload()
     assert not lib.loaded and lib not in ct.libraries()
-    assert not hasattr(ct, "softsign") and not hasattr(ct.ops, "softsign")
+    assert not hasattr(ct, "isru") and not hasattr(ct.ops, "isru")
     with pytest.raises(AttributeError):
-        ct.softsign
-    assert "softsign" not in [o.name for o in ct.ops()]
+        ct.isru
+    assert "isru" not in [o.name for o in ct.ops()]
     with pytest.raises(ValueError, match="no op named"):
-        ct.supported("softsign", "float32")
+        ct.supported("isru", "float32")
     # a function kept from before: the library's error, not a crash
     with pytest.raises(NotImplementedError, match="unloaded"):
         fn(a)
@@ -172,9 +172,9 @@ def test_unload_takes_the_functions_away_and_a_reload_gives_the_same_id(rng):
     # loaded again: the same id, a new function
     with ct.load_library(DOC_PLUGIN) as again:
         assert again.op_ids == (op,) and again != lib
-        np.testing.assert_allclose(np.asarray(ct.softsign(a)), softsign(a), rtol=1e-6)
-        assert ct.softsign is not fn
-    assert not again.loaded and not hasattr(ct, "softsign")
+        np.testing.assert_allclose(np.asarray(ct.isru(a)), isru(a), rtol=1e-6)
+        assert ct.isru is not fn
+    assert not again.loaded and not hasattr(ct, "isru")
     gc.collect()
 
 
@@ -191,15 +191,15 @@ def test_a_library_loaded_from_c_gets_its_functions_on_first_use(rng):
     assert lib.ct_library_load(DOC_PLUGIN.encode(), ctypes.byref(handle)) == 0
     try:
         a = rng.uniform(-1, 1, 4)
-        np.testing.assert_allclose(np.asarray(ct.softsign(a)), softsign(a))  # module __getattr__
-        assert [x.name for x in ct.libraries()].count("softsign") == 1
+        np.testing.assert_allclose(np.asarray(ct.isru(a)), isru(a))  # module __getattr__
+        assert [x.name for x in ct.libraries()].count("isru") == 1
     finally:
         assert lib.ct_library_unload(handle) == 0
     # unloaded behind the module's back too: the function says so, and goes at the module's next look
     with pytest.raises(NotImplementedError, match="unloaded"):
-        ct.softsign(np.ones(2))
-    assert "softsign" not in [x.name for x in ct.libraries()]
-    assert not hasattr(ct, "softsign")
+        ct.isru(np.ones(2))
+    assert "isru" not in [x.name for x in ct.libraries()]
+    assert not hasattr(ct, "isru")
 
 
 def test_plugin_op_names_never_shadow_the_module(monkeypatch):

@@ -2,7 +2,7 @@
 //
 // Part of the header-only C++11 wrapper; include <ctensor/ctensor.hpp> for all of it. How to write a plugin:
 // docs/writing-a-plugin.md. The ops a plugin adds run through the generic entry points by id, like the
-// built-ins: ct::unary(ct::op_id("softsign"), x), ct::binary(op, a, b), ct::reduce(op, x, axes), ...
+// built-ins: ct::unary(ct::op_id("isru"), x), ct::binary(op, a, b), ct::reduce(op, x, axes), ...
 #ifndef CTENSOR_CPP_LIBRARY_HPP_
 #define CTENSOR_CPP_LIBRARY_HPP_
 
@@ -19,7 +19,7 @@ namespace ct {
 /** What a loaded plugin library is and what it brought (ct_library_info,
  *  ct_library_op). */
 struct LibraryInfo {
-  std::string name;          ///< the plugin's name ("softsign")
+  std::string name;          ///< the plugin's name ("isru")
   std::string version;       ///< its own version string ("1.0.0")
   std::string path;          ///< the file it was loaded from (resolved)
   uint32_t abi_version = 0;  ///< the plugin ABI it was built against: major << 16 | minor
@@ -74,8 +74,8 @@ inline LibraryInfo library_info(const CTLibrary* lib) {
  *  loaded or registered.
  *
  *  @code
- *    ct::Library lib("./libsoftsign.so");
- *    ct::Tensor y = ct::unary(ct::op_id("softsign"), x);
+ *    ct::Library lib("./libisru.so");
+ *    ct::Tensor y = ct::unary(ct::op_id("isru"), x);
  *    std::printf("%s %s: %d op(s)\n", lib.name().c_str(), lib.version().c_str(), lib.info().num_ops);
  *  @endcode */
 class Library {

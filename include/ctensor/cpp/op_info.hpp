@@ -28,7 +28,7 @@ inline CTOpInfo op_info(int32_t op) {
 }
 
 /** The id of the op named @p name (ct_op_find): a built-in ("exp") or one a
- *  plugin added ("softsign"), for the generic entry points (ct::unary,
+ *  plugin added ("isru"), for the generic entry points (ct::unary,
  *  ct::binary, ct::reduce, ...). Throws CT_ERR_NOT_FOUND for no such op. */
 inline int32_t op_id(const std::string& name) {
   int32_t op = -1;
