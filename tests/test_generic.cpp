@@ -99,6 +99,24 @@ const OpRef kRefs[] = {
     {"isnan", B | I | F, EXACT, -5, 5, false},
     {"isinf", B | I | F, EXACT, -5, 5, false},
     {"isfinite", B | I | F, EXACT, -5, 5, false},
+    {"log10", F, TRANS, 1e-3, 100, false},
+    {"sinh", F, TRANS, -10, 10, false},
+    {"cosh", F, TRANS, -10, 10, false},
+    {"asin", F, TRANS, -1, 1, false},
+    {"acos", F, TRANS, -1, 1, false},
+    {"atan", F, TRANS, -20, 20, false},
+    {"asinh", F, TRANS, -20, 20, false},
+    {"acosh", F, TRANS, 1, 20, false},
+    {"atanh", F, TRANS, -0.999, 0.999, false},
+    {"erfc", F, TRANS, -4, 10, false},
+    {"logit", F, TRANS, 1e-3, 0.999, false},
+    {"frac", F, EXACT, -5, 5, false},
+    {"hardsigmoid", F, APPROX, -5, 5, false},
+    {"mish", F, TRANS, -8, 8, true},
+    {"selu", F, TRANS, -8, 8, false},
+    {"softsign", F, APPROX, -5, 5, false},
+    {"logsigmoid", F, TRANS, -20, 20, false},
+    {"signbit", B | I | F, EXACT, -5, 5, false},
     {"leaky_relu", F, APPROX, -5, 5, false},
     {"elu", F, TRANS, -5, 5, false},
     {"clamp", I | F, EXACT, -5, 5, false},
@@ -168,7 +186,7 @@ bool is_category2_kind(int kind) {
 int expected_output(const std::string& n) {
   static const char* const kBool[] = {"isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
                                       "logical_xor", "equal", "not_equal", "less", "less_equal", "greater",
-                                      "greater_equal", "any", "all"};
+                                      "greater_equal", "any", "all", "signbit"};
   static const char* const kAccum[] = {"sum", "prod", "cumsum", "cumprod"};
   static const char* const kFloat[] = {"div", "mean", "norm2", "var", "std"};
   static const char* const kInt64[] = {"argmax", "argmin"};
@@ -217,7 +235,7 @@ const HeaderRow* header_row(int op) {
 }
 
 bool is_predicate(const std::string& n) {
-  return n == "isnan" || n == "isinf" || n == "isfinite" || n == "logical_not";
+  return n == "isnan" || n == "isinf" || n == "isfinite" || n == "logical_not" || n == "signbit";
 }
 
 // Parameter sets to run, per op and dtype (integral and representable for
