@@ -472,6 +472,8 @@ typedef enum {
   R(X, GCD, 125, gcd, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_INT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "greatest common divisor, >= 0; gcd(0, 0) = 0") \
   R(X, LCM, 126, lcm, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_INT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "least common multiple, >= 0; 0 if either is 0") \
   R(X, HEAVISIDE, 127, heaviside, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "0 for a < 0, 1 for a > 0, b where a == 0; NaN a gives NaN") \
+  R(X, PRELU, 128, prelu, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a >= 0 ? a : b * a (b: the weight, broadcast as NumPy: (C, 1, 1) for channels of NCHW)") \
+  R(X, LDEXP, 129, ldexp, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * 2^b (PyTorch's ldexp; b need not be an integer)") \
 
 #define CT_NN_OP_ROWS(R, X) \
   R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \

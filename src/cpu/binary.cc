@@ -189,6 +189,10 @@ struct Xlogy {
     return a * std::log(b);
   }
 };
+// PyTorch's prelu with the weight b (NaN a stays NaN, -0 stays -0).
+struct Prelu { template <class T> static T f(T a, T b) { return a >= 0 ? a : (a != a ? a : b * a); } };
+// a * 2^b: exact for integral b while the result is finite and normal.
+struct Ldexp { template <class T> static T f(T a, T b) { return a * std::exp2(b); } };
 struct NextAfter { template <class T> static T f(T a, T b) { return std::nextafter(a, b); } };
 // NumPy's heaviside: 0 below 0, 1 above, b at +-0, NaN for NaN a.
 struct Heaviside {
@@ -514,6 +518,8 @@ void FillBinaryKernels(KernelTable* t) {
                  CT_DT_FLOAT8_E5M2FNUZ})
     t->op[CT_OP_NEXTAFTER][dt] = nullptr;  // a step of float32 is not one of theirs: float32 and float64 only
   RegFloat<Heaviside>(t, CT_OP_HEAVISIDE);
+  RegFloat<Prelu>(t, CT_OP_PRELU);
+  RegFloat<Ldexp>(t, CT_OP_LDEXP);
   RegInt<Gcd>(t, CT_OP_GCD);
   RegInt<Lcm>(t, CT_OP_LCM);
   RegIntVec<VBitAnd>(t, CT_OP_BITWISE_AND); RegBool<BitAnd>(t, CT_OP_BITWISE_AND);

@@ -169,6 +169,8 @@ double f_xlogy(double a, double b) {
   if (std::isnan(b)) return b;
   return a == 0 ? 0.0 : a * std::log(b);
 }
+double f_prelu(double a, double b) { return a >= 0 || std::isnan(a) ? a : b * a; }
+double f_ldexp(double a, double b) { return a * std::exp2(b); }
 double f_heaviside(double a, double b) { return std::isnan(a) ? a : a < 0 ? 0.0 : a > 0 ? 1.0 : b; }
 // gcd and lcm of the exact magnitudes (>= 0), wrapped as the dtype does when stored.
 uint64_t gcd_exact(Int128 a, Int128 b) {
@@ -248,6 +250,8 @@ const Entry kBinary[] = {
     {CT_OP_XLOGY, binary<f_xlogy>},
     {CT_OP_NEXTAFTER, ref_nextafter},
     {CT_OP_HEAVISIDE, binary<f_heaviside>},
+    {CT_OP_PRELU, binary<f_prelu>},
+    {CT_OP_LDEXP, binary<f_ldexp>},
     {CT_OP_GCD, binary<nullptr, i_gcd>},
     {CT_OP_LCM, binary<nullptr, i_lcm>},
     {CT_OP_HYPOT, binary<f_hypot>},

@@ -138,6 +138,8 @@ BINARY = {
     "gcd": Bin(I, np.gcd, int_fn=_gcd_i),
     "lcm": Bin(I, np.lcm, int_fn=_lcm_i),
     "heaviside": Bin(F, np.heaviside, tol="trans"),
+    "prelu": Bin(F, lambda a, b: np.where((a >= 0) | np.isnan(a), a, b * a), tol="trans"),
+    "ldexp": Bin(F, lambda a, b: a * np.exp2(b), tol="trans"),
     "bitwise_and": Bin(BI, np.bitwise_and),
     "bitwise_or": Bin(BI, np.bitwise_or),
     "bitwise_xor": Bin(BI, np.bitwise_xor),
