@@ -32,15 +32,7 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 
-// ---- float functors: V operator()(D, V x, V p0, V p1) ---------------------
-#define CT_FLOAT_OP(NAME, ...)                                            \
-  struct NAME {                                                           \
-    template <class D, class V>                                           \
-    HWY_INLINE V operator()(D d, V x, V p0, V p1) const {                 \
-      (void)d; (void)p0; (void)p1;                                        \
-      __VA_ARGS__                                                         \
-    }                                                                     \
-  };
+// ---- float functors: V operator()(D, V x, V p0, V p1) (CT_FLOAT_OP: unary-inl.h)
 CT_FLOAT_OP(FIdentity, return x;)
 CT_FLOAT_OP(FNeg, return hn::Neg(x);)
 CT_FLOAT_OP(FAbs, return hn::Abs(x);)
@@ -114,7 +106,6 @@ CT_FLOAT_OP(FClamp, {
 })
 CT_FLOAT_OP(FAddScalar, return x + p0;)
 CT_FLOAT_OP(FMulScalar, return x * p0;)
-#undef CT_FLOAT_OP
 
 // Float32-only vector ops (the half types use them too); double uses libm.
 struct FErf {

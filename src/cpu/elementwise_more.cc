@@ -29,14 +29,7 @@ namespace cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-#define CT_FLOAT_OP(NAME, ...)                            \
-  struct NAME {                                           \
-    template <class D, class V>                           \
-    HWY_INLINE V operator()(D d, V x, V p0, V p1) const { \
-      (void)d; (void)p0; (void)p1;                        \
-      __VA_ARGS__                                         \
-    }                                                     \
-  };
+// (CT_FLOAT_OP: unary-inl.h)
 CT_FLOAT_OP(FLog10, return LogSpecials(d, x, hn::Log10(d, hn::IfThenElse(x > hn::Zero(d), x, hn::Set(d, 1))));)
 // x - trunc(x): +-inf give NaN (inf - inf), as PyTorch; -0.5 stays negative.
 CT_FLOAT_OP(FFrac, return x - hn::Trunc(x);)
@@ -60,7 +53,6 @@ CT_FLOAT_OP(FSelu, {
 CT_FLOAT_OP(FSoftsign, return x / (hn::Set(d, 1) + hn::Abs(x));)
 // log(sigmoid(x)) = -softplus(-x): no overflow, exact for large |x|.
 CT_FLOAT_OP(FLogsigmoid, return hn::Neg(SoftplusAcc(d, hn::Neg(x)));)
-#undef CT_FLOAT_OP
 
 // Per element in double (RegScalar).
 #define CT_SCALAR_OP(NAME, EXPR) \

@@ -18,6 +18,18 @@
 #include "cpu/kernels.h"
 #include "cpu/simd-inl.h"
 
+// A float functor UnaryF runs: NAME{}(d, x, p0, p1) -> V, the body given.
+#ifndef CT_FLOAT_OP
+#define CT_FLOAT_OP(NAME, ...)                            \
+  struct NAME {                                           \
+    template <class D, class V>                           \
+    HWY_INLINE V operator()(D d, V x, V p0, V p1) const { \
+      (void)d; (void)p0; (void)p1;                        \
+      __VA_ARGS__                                         \
+    }                                                     \
+  };
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace ct {
 namespace cpu {
