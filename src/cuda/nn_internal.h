@@ -85,6 +85,12 @@ void conv_shutdown();
 
 // nullptr when the module runs pooling and norms for data dtype dt (float32), else why not.
 const char* pool_norm_why(int32_t dt);
+// The start of a pooling or norm plan: the dtype refused as pool_norm_why
+// says, the call's device (*device_id), and the program of the shared NN
+// kernels `body` (pool_kernels() or norm_kernels(); label "<what> <dtype>")
+// for the call's dtype, compiled or found.
+CTStatus pool_norm_program(const CTNNCall* call, const char* body, const char* what, int32_t* device_id,
+                           Program** prog);
 CTStatus pool_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call);
 CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);

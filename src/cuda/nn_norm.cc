@@ -43,19 +43,12 @@ struct NormPlan : NNPlan {
 
 CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   const char* fn = call->fn;
-  if (const char* why = pool_norm_why(call->dt)) return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s", fn, why);
   auto p = std::make_unique<NormPlan>();
   p->op = call->op;
-  CallDevice cd(call->t[0]);
-  if (CTStatus s = cd.check(fn)) return s;
-  p->device_id = cd.id;
-  Device* d = cd.d;
+  Program* prog = nullptr;
+  if (CTStatus s = pool_norm_program(call, norm_kernels(), "norms", &p->device_id, &prog)) return s;
   NormCall nc;
   norm_call(call, &nc);
-  Program* prog = nullptr;
-  std::string label;
-  const std::string src = nn_program(d, call->dt, norm_kernels(), "norms", &label);
-  if (CTStatus s = get_program(fn, d, src, label, &prog)) return s;
   for (int i = 0; i < nc.nlaunch; ++i)
     if (CTStatus s = prog->kernel(fn, nc.launch[i].name, &p->k[i])) return s;
   size_t off = 0;

@@ -30,6 +30,18 @@ const char* pool_norm_why(int32_t dt) {
   return "pooling, batch_norm and layer_norm on CUDA run float16, bfloat16 and float32";
 }
 
+CTStatus pool_norm_program(const CTNNCall* call, const char* body, const char* what, int32_t* device_id,
+                           Program** prog) {
+  const char* fn = call->fn;
+  if (const char* why = pool_norm_why(call->dt)) return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s", fn, why);
+  CallDevice cd(call->t[0]);
+  if (CTStatus s = cd.check(fn)) return s;
+  *device_id = cd.id;
+  std::string label;
+  const std::string src = nn_program(cd.d, call->dt, body, what, &label);
+  return get_program(fn, cd.d, src, label, prog);
+}
+
 // ---- the error flags: one per device, made at the first plan that needs one -----
 
 namespace {
@@ -110,19 +122,12 @@ struct PoolPlan : NNPlan {
 
 CTStatus pool_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   const char* fn = call->fn;
-  if (const char* why = pool_norm_why(call->dt)) return g_host->set_error(CT_ERR_UNSUPPORTED, "%s: %s", fn, why);
   auto p = std::make_unique<PoolPlan>();
   p->op = call->op;
-  CallDevice cd(call->t[0]);
-  if (CTStatus s = cd.check(fn)) return s;
-  p->device_id = cd.id;
-  Device* d = cd.d;
+  Program* prog = nullptr;
+  if (CTStatus s = pool_norm_program(call, pool_kernels(), "pool2d", &p->device_id, &prog)) return s;
   PoolCall pc;
   pool_call(call, &pc);
-  Program* prog = nullptr;
-  std::string label;
-  const std::string src = nn_program(d, call->dt, pool_kernels(), "pool2d", &label);
-  if (CTStatus s = get_program(fn, d, src, label, &prog)) return s;
   if (CTStatus s = prog->kernel(fn, pc.kernel, &p->main)) return s;
   if (call->op == CT_OP_MAX_POOL2D_BACKWARD) {
     if (CTStatus s = prog->kernel(fn, "pool_ind_check", &p->check)) return s;

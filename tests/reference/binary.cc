@@ -16,41 +16,44 @@ namespace {
 typedef double (*F2)(double a, double b);
 typedef int64_t (*I2)(int64_t a, int64_t b, CTDataType d);
 
-template <F2 F, I2 I = nullptr>
-bool binary(const Call& c, const Outs& o, std::string* why) {
+// The broadcast walk of a binary op: each(a, b, out, k, x, y) stores
+// out[k] from a's element x and b's element y.
+template <class Each>
+bool binary_walk(const Call& c, const Outs& o, std::string* why, Each each) {
   if (!need_inputs(c, 2, why) || !need_output(c, o, why)) return false;
   const Array &a = *c.inputs[0], &b = *c.inputs[1];
   Array& out = *o[0];
   std::vector<int64_t> ia, ib;
   if (!broadcast_index(a.shape, out.shape, &ia, why, "a") || !broadcast_index(b.shape, out.shape, &ib, why, "b"))
     return false;
+  for (int64_t k = 0; k < out.numel(); ++k) each(a, b, out, k, (size_t)ia[(size_t)k], (size_t)ib[(size_t)k]);
+  return true;
+}
+
+template <F2 F, I2 I = nullptr>
+bool binary(const Call& c, const Outs& o, std::string* why) {
+  if (!need_inputs(c, 2, why) || !need_output(c, o, why)) return false;
+  const Array &a = *c.inputs[0];
+  const Array& out = *o[0];
   const bool as_double = !a.is_float() && !has_form(I) && has_form(F) && out.is_float();
   if (a.is_float() ? !has_form(F) : (!has_form(I) && !as_double))
     return fail(why, name_of(c) + ": not defined for " + dtype_name(a.dtype));
-  for (int64_t k = 0; k < out.numel(); ++k) {
-    const size_t x = (size_t)ia[(size_t)k], y = (size_t)ib[(size_t)k];
+  return binary_walk(c, o, why, [as_double](const Array& a, const Array& b, Array& out, int64_t k, size_t x, size_t y) {
     if (a.is_float()) store(out, k, vf(F(a.f[x], b.f[y])));
     else if (as_double) store(out, k, vf(F(to_double(a.i[x], a.dtype), to_double(b.i[y], b.dtype))));
     else store(out, k, vi(I(a.i[x], b.i[y], a.dtype)));
-  }
-  return true;
+  });
 }
 
 // nextafter steps in the dtype's own values: float32's nextafterf, float64's nextafter.
 bool ref_nextafter(const Call& c, const Outs& o, std::string* why) {
-  if (!need_inputs(c, 2, why) || !need_output(c, o, why)) return false;
-  const Array &a = *c.inputs[0], &b = *c.inputs[1];
-  Array& out = *o[0];
-  std::vector<int64_t> ia, ib;
-  if (!broadcast_index(a.shape, out.shape, &ia, why, "a") || !broadcast_index(b.shape, out.shape, &ib, why, "b"))
-    return false;
-  const bool f32 = a.dtype.code == CT_FLOAT && a.dtype.bits == 32, f64 = a.dtype.code == CT_FLOAT && a.dtype.bits == 64;
-  if (!f32 && !f64) return fail(why, name_of(c) + ": not defined for " + dtype_name(a.dtype));
-  for (int64_t k = 0; k < out.numel(); ++k) {
-    const double x = a.f[(size_t)ia[(size_t)k]], y = b.f[(size_t)ib[(size_t)k]];
-    store(out, k, vf(f32 ? (double)std::nextafter((float)x, (float)y) : std::nextafter(x, y)));
-  }
-  return true;
+  if (!need_inputs(c, 2, why)) return false;
+  const CTDataType dt = c.inputs[0]->dtype;
+  const bool f32 = dt.code == CT_FLOAT && dt.bits == 32, f64 = dt.code == CT_FLOAT && dt.bits == 64;
+  if (!f32 && !f64) return fail(why, name_of(c) + ": not defined for " + dtype_name(dt));
+  return binary_walk(c, o, why, [f32](const Array& a, const Array& b, Array& out, int64_t k, size_t x, size_t y) {
+    store(out, k, vf(f32 ? (double)std::nextafter((float)a.f[x], (float)b.f[y]) : std::nextafter(a.f[x], b.f[y])));
+  });
 }
 
 // ---- arithmetic ---------------------------------------------------------------
