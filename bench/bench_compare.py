@@ -18,12 +18,14 @@ stdout: {"numpy_version": "2.x", "times": {key: median seconds per call},
          "min_times": {key: best batch}, "skipped": {key: why},
          "torch_version": "2.x", "torch_times": {...}, "torch_min_times": {...},
          "torch_skipped": {...}, "torch_note": why torch was not timed}
-Ops NumPy has no function for (gelu, erf, leaky_relu, bfloat16, ...) are
-left out of "times". Timing follows the tool: 2 warm-up calls, k calls per
-batch so that a batch takes about target_s / 5, 5 batches, the median.
+Ops NumPy has no function for (gelu, erf, erfc, leaky_relu, selu, xlogy,
+prelu, bfloat16, ...) are left out of "times". Timing follows the tool: 2
+warm-up calls, k calls per batch so that a batch takes about target_s / 5,
+5 batches, the median.
 NumPy runs as it does by default: ufuncs on one thread, out= where it takes
 one; a few ops are the usual NumPy idiom of several calls (rsqrt, sigmoid,
-silu, fma, lerp, logsumexp, softmax, log_softmax).
+silu, logit, frac, hardsigmoid, mish, softsign, logsigmoid, ldexp, fma, lerp,
+logsumexp, softmax, log_softmax).
 
 PyTorch (when it is installed; CT_BENCH_TORCH=0 leaves it out) runs its CPU
 op on `threads` threads (torch.set_num_threads, as many as ctensor uses),
@@ -52,7 +54,9 @@ UNARY = {"neg": np.negative, "abs": np.absolute, "sign": np.sign, "exp": np.exp,
          "reciprocal": np.reciprocal, "square": np.square, "sin": np.sin, "cos": np.cos, "tan": np.tan,
          "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc,
          "logical_not": np.logical_not, "bitwise_not": np.invert, "isnan": np.isnan, "isinf": np.isinf,
-         "isfinite": np.isfinite}
+         "isfinite": np.isfinite, "log10": np.log10, "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin,
+         "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+         "signbit": np.signbit}
 
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
           "floor_div": np.floor_divide, "mod": np.remainder, "pow": np.power, "maximum": np.maximum,
@@ -61,7 +65,9 @@ BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_
           "bitwise_xor": np.bitwise_xor, "left_shift": np.left_shift, "right_shift": np.right_shift,
           "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
           "equal": np.equal, "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
-          "greater": np.greater, "greater_equal": np.greater_equal}
+          "greater": np.greater, "greater_equal": np.greater_equal, "fmod": np.fmod,
+          "logaddexp": np.logaddexp, "logaddexp2": np.logaddexp2, "nextafter": np.nextafter, "gcd": np.gcd,
+          "lcm": np.lcm, "heaviside": np.heaviside}
 
 REDUCE = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
           "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
@@ -109,7 +115,19 @@ def make_call(c):
             return lambda: (np.negative(x, out=o), np.exp(o, out=o), np.add(o, 1, out=o), np.divide(x, o, out=o))
         if op == "softplus":
             return lambda: np.logaddexp(0, x, out=o)
-        return None  # gelu, gelu_tanh, erf: not in NumPy
+        if op == "logit":
+            return lambda: (np.subtract(1, x, out=o), np.divide(x, o, out=o), np.log(o, out=o))
+        if op == "frac":
+            return lambda: (np.trunc(x, out=o), np.subtract(x, o, out=o))
+        if op == "hardsigmoid":
+            return lambda: (np.add(x, 3, out=o), np.clip(o, 0, 6, out=o), np.divide(o, 6, out=o))
+        if op == "mish":
+            return lambda: (np.logaddexp(0, x, out=o), np.tanh(o, out=o), np.multiply(x, o, out=o))
+        if op == "softsign":
+            return lambda: (np.absolute(x, out=o), np.add(o, 1, out=o), np.divide(x, o, out=o))
+        if op == "logsigmoid":
+            return lambda: (np.negative(x, out=o), np.logaddexp(0, o, out=o), np.negative(o, out=o))
+        return None  # gelu, gelu_tanh, erf, erfc: not in NumPy; selu: a select (np.where), as elu
     if kind == "unary_param":
         o = np.empty(shape, odt)
         if op == "clamp":
@@ -136,10 +154,12 @@ def make_call(c):
         return lambda: np.copyto(o, x, casting="unsafe")
     if kind == "binary":
         f = BINARY.get(op)
-        if f is None:
-            return None
+        if f is None and op != "ldexp":
+            return None  # xlogy, prelu: a select (np.where), as leaky_relu
         b = values(shape, dt, 2)
         o = np.empty(shape, odt)
+        if op == "ldexp":  # a * 2^b with a float b (PyTorch's); np.ldexp takes only integer exponents
+            return lambda: (np.exp2(b, out=o), np.multiply(x, o, out=o))
         return lambda: f(x, b, out=o)
     if kind == "reduce":
         if op in REDUCE:

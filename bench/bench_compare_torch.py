@@ -5,11 +5,13 @@ own op: out= where the op takes one (as ctensor writes into the caller's
 output), the values bench_compare.values() makes for NumPy, under
 torch.inference_mode (no autograd bookkeeping, as a framework's inference
 would run). A few ops are torch's usual idiom where it has no single op
-(fma, cast into an existing tensor). NN cases use the aten op that computes
-the same outputs (conv2d's backward through aten.convolution_backward with
-one output mask, pooling backward through the aten backward ops, norms
-returning their statistics through aten.native_*). Importing this module
-raises ImportError when torch is not installed.
+(fma, softsign, cast into an existing tensor); selu is the elu kernel torch's
+selu calls (it takes no out=), prelu torch's own prelu kernel
+(aten._prelu_kernel, which broadcasts the weight as ctensor does). NN cases
+use the aten op that computes the same outputs (conv2d's backward through
+aten.convolution_backward with one output mask, pooling backward through the
+aten backward ops, norms returning their statistics through aten.native_*).
+Importing this module raises ImportError when torch is not installed.
 """
 import numpy as np
 import torch
@@ -32,7 +34,16 @@ UNARY = {"neg": torch.neg, "abs": torch.abs, "sign": torch.sign, "exp": torch.ex
          "silu": torch._C._nn.silu, "softplus": torch._C._nn.softplus, "hardswish": torch._C._nn.hardswish,
          "relu": lambda x, out: torch.clamp_min(x, 0, out=out),
          "gelu": lambda x, out: torch._C._nn.gelu(x, out=out),
-         "gelu_tanh": lambda x, out: torch._C._nn.gelu(x, approximate="tanh", out=out)}
+         "gelu_tanh": lambda x, out: torch._C._nn.gelu(x, approximate="tanh", out=out),
+         "log10": torch.log10, "sinh": torch.sinh, "cosh": torch.cosh, "asin": torch.asin, "acos": torch.acos,
+         "atan": torch.atan, "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh, "erfc": torch.erfc,
+         "logit": torch.logit, "frac": torch.frac, "signbit": torch.signbit,
+         "hardsigmoid": torch._C._nn.hardsigmoid, "mish": torch._C._nn.mish, "logsigmoid": torch._C._nn.log_sigmoid,
+         # torch's selu is elu with these constants, and takes no out=
+         "selu": lambda x, out: torch._C._nn.elu(x, 1.6732632423543772848170429916717,
+                                                 1.0507009873554804934193349852946, 1.0, out=out),
+         # F.softsign's own formula, x / (|x| + 1), into out=
+         "softsign": lambda x, out: (torch.abs(x, out=out), torch.add(out, 1, out=out), torch.div(x, out, out=out))}
 PREDICATE = {"isnan": torch.isnan, "isinf": torch.isinf, "isfinite": torch.isfinite}  # no out=
 
 BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
@@ -43,7 +54,11 @@ BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div
           "left_shift": torch.bitwise_left_shift, "right_shift": torch.bitwise_right_shift,
           "logical_and": torch.logical_and, "logical_or": torch.logical_or, "logical_xor": torch.logical_xor,
           "equal": torch.eq, "not_equal": torch.ne, "less": torch.lt, "less_equal": torch.le,
-          "greater": torch.gt, "greater_equal": torch.ge}
+          "greater": torch.gt, "greater_equal": torch.ge, "fmod": torch.fmod, "logaddexp": torch.logaddexp,
+          "logaddexp2": torch.logaddexp2, "xlogy": torch.xlogy, "nextafter": torch.nextafter, "gcd": torch.gcd,
+          "lcm": torch.lcm, "heaviside": torch.heaviside, "ldexp": torch.ldexp,
+          # torch's prelu kernel (no out=): F.prelu wants one weight per channel, the bench's is a's shape
+          "prelu": lambda a, b, out: aten._prelu_kernel(a, b)}
 
 REDUCE = {"sum": torch.sum, "mean": torch.mean, "prod": torch.prod, "max": torch.max, "min": torch.min,
           "argmax": torch.argmax, "argmin": torch.argmin, "any": torch.any, "all": torch.all,
