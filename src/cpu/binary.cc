@@ -412,6 +412,63 @@ struct ModViaF64 {
   static float s(float a, double b) { return Mod::f<float>(a, (float)b); }
 };
 
+// fmod, logaddexp(2), xlogy and ldexp of float32 in float64 lanes, as pow
+// and atan2: the float64 formula rounds to float32 within half an ulp and
+// a hair. A vector with a lane outside ok (specials, zeros) takes the
+// scalar code in double, rounded once: the same rule, so a result never
+// depends on its neighbours. (ldexp is then a 2^b rounded once, as NumPy
+// and C's ldexpf, where PyTorch's float32 a * 2^b overflows or flushes
+// 2^b first: notes/SEMANTICS.md.)
+// fmod: a - trunc(a / b) b is exact for |a / b| < 2^28 (DivmodOk, as mod).
+struct FmodViaF64 {
+  template <class D, class V> static HWY_INLINE auto ok(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
+    return DivmodOk(d, a, b);
+  }
+  template <class D, class V> static HWY_INLINE V v(D d, V a, V b) {
+    (void)d;
+    return hn::CopySign(hn::NegMulAdd(hn::Trunc(hn::Div(a, b)), b, a), a);  // a's sign, zeros included
+  }
+  static float s(float a, double b) { return (float)Fmod::f<double>(a, b); }
+};
+// max(a, b) + log1p(e^-|a - b| k) / k (k = 1, or ln 2 for base 2): finite lanes.
+template <bool kBase2> struct LogAddExpViaF64 {
+  template <class D, class V> static HWY_INLINE auto ok(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
+    (void)d;
+    return hn::And(hn::IsFinite(a), hn::IsFinite(b));
+  }
+  template <class D, class V> static HWY_INLINE V v(D d, V a, V b) {
+    constexpr double kLn2 = 0.693147180559945309417232121458176568;
+    V t = hn::Neg(hn::Abs(hn::Sub(a, b)));
+    if (kBase2) t = hn::Mul(t, hn::Set(d, kLn2));
+    V l = hn::Log1p(d, hn::Exp(d, t));
+    if (kBase2) l = hn::Mul(l, hn::Set(d, 1 / kLn2));
+    return hn::Add(hn::Max(a, b), l);
+  }
+  static float s(float a, double b) {
+    return (float)(kBase2 ? LogAddExp2::f<double>(a, b) : LogAddExp::f<double>(a, b));
+  }
+};
+// a log(b) for finite a != 0 and finite b > 0.
+struct XlogyViaF64 {
+  template <class D, class V> static HWY_INLINE auto ok(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
+    return hn::And(hn::And(hn::IsFinite(a), a != hn::Zero(d)), hn::And(b > hn::Zero(d), hn::IsFinite(b)));
+  }
+  template <class D, class V> static HWY_INLINE V v(D d, V a, V b) { return hn::Mul(a, hn::Log(d, b)); }
+  static float s(float a, double b) { return (float)Xlogy::f<double>(a, b); }
+};
+// a 2^b = a e^(b ln 2) for finite a and |b| <= 300 (beyond float32's range
+// either way); for integral b the float64 result is within a few float64
+// ulp of the exact float32 value a 2^b, so it rounds to it.
+struct LdexpViaF64 {
+  template <class D, class V> static HWY_INLINE auto ok(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
+    return hn::And(hn::IsFinite(a), hn::Abs(b) <= hn::Set(d, 300.0));
+  }
+  template <class D, class V> static HWY_INLINE V v(D d, V a, V b) {
+    return hn::Mul(a, hn::Exp(d, hn::Mul(b, hn::Set(d, 0.693147180559945309417232121458176568))));
+  }
+  static float s(float a, double b) { return (float)Ldexp::f<double>(a, b); }
+};
+
 template <class Op> constexpr bool kBoolOut =
     std::is_same<decltype(Op::template f<float>(0.f, 0.f)), uint8_t>::value;
 
@@ -509,17 +566,17 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloat<Atan2>(t, CT_OP_ATAN2);           RegFloatViaF64<Atan2ViaF64>(t, CT_OP_ATAN2);
   RegFloat<Hypot>(t, CT_OP_HYPOT);           RegFloatViaF64<HypotViaF64>(t, CT_OP_HYPOT);
   RegFloatVec<VCopySign>(t, CT_OP_COPYSIGN);
-  RegFloat<Fmod>(t, CT_OP_FMOD);             RegInt<Fmod>(t, CT_OP_FMOD);
-  RegFloat<LogAddExp>(t, CT_OP_LOGADDEXP);
-  RegFloat<LogAddExp2>(t, CT_OP_LOGADDEXP2);
-  RegFloat<Xlogy>(t, CT_OP_XLOGY);
+  RegFloat<Fmod>(t, CT_OP_FMOD);             RegInt<Fmod>(t, CT_OP_FMOD); RegFloatViaF64<FmodViaF64>(t, CT_OP_FMOD);
+  RegFloat<LogAddExp>(t, CT_OP_LOGADDEXP);   RegFloatViaF64<LogAddExpViaF64<false>>(t, CT_OP_LOGADDEXP);
+  RegFloat<LogAddExp2>(t, CT_OP_LOGADDEXP2); RegFloatViaF64<LogAddExpViaF64<true>>(t, CT_OP_LOGADDEXP2);
+  RegFloat<Xlogy>(t, CT_OP_XLOGY);           RegFloatViaF64<XlogyViaF64>(t, CT_OP_XLOGY);
   RegFloat<NextAfter>(t, CT_OP_NEXTAFTER);
   for (int dt : {CT_DT_FLOAT16, CT_DT_BFLOAT16, CT_DT_FLOAT8_E4M3FN, CT_DT_FLOAT8_E5M2, CT_DT_FLOAT8_E4M3FNUZ,
                  CT_DT_FLOAT8_E5M2FNUZ})
     t->op[CT_OP_NEXTAFTER][dt] = nullptr;  // a step of float32 is not one of theirs: float32 and float64 only
   RegFloat<Heaviside>(t, CT_OP_HEAVISIDE);
   RegFloat<Prelu>(t, CT_OP_PRELU);
-  RegFloat<Ldexp>(t, CT_OP_LDEXP);
+  RegFloat<Ldexp>(t, CT_OP_LDEXP);           RegFloatViaF64<LdexpViaF64>(t, CT_OP_LDEXP);
   RegInt<Gcd>(t, CT_OP_GCD);
   RegInt<Lcm>(t, CT_OP_LCM);
   RegIntVec<VBitAnd>(t, CT_OP_BITWISE_AND); RegBool<BitAnd>(t, CT_OP_BITWISE_AND);

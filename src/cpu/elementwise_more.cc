@@ -4,11 +4,13 @@
 // logsigmoid, and signbit): functors registered into the same kernel table
 // as elementwise.cc's, per SIMD target (Highway's foreach_target).
 //
-// Ops with a vector form here use the library's accurate float32 math
-// (exp_math-inl.h). The libm-like functions without one yet (sinh, cosh,
-// asin, acos, atan, asinh, acosh, atanh, erfc, logit) are computed per
-// element in double by libm and rounded once (RegScalar): within an ulp of
-// float32, libm-accurate in float64, at scalar speed.
+// The activations and log10 use the library's float32 math
+// (exp_math-inl.h). The hyperbolic and inverse trigonometric functions and
+// logit use Highway's functions on masked lanes (unary-inl.h's
+// UnaryMasked): float32 in float32 lanes within Highway's 2-4 ulp (as
+// NumPy's SIMD float32 functions; float64 lanes gave half an ulp at 2-3x
+// the time, behind NumPy), float64 within 4 ulp; float32 erfc in float64
+// lanes within one ulp. Libm per element only for the rare specials.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/elementwise_more.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -22,6 +24,7 @@
 #include <cstdint>
 
 #include "cpu/kernels.h"
+#include "math/coefficients.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ct {
@@ -54,22 +57,75 @@ CT_FLOAT_OP(FSoftsign, return x / (hn::Set(d, 1) + hn::Abs(x));)
 // log(sigmoid(x)) = -softplus(-x): no overflow, exact for large |x|.
 CT_FLOAT_OP(FLogsigmoid, return hn::Neg(SoftplusAcc(d, hn::Neg(x)));)
 
-// Per element in double (RegScalar).
-#define CT_SCALAR_OP(NAME, EXPR) \
-  struct NAME { static double scalar(double x, double, double) { return EXPR; } };
-CT_SCALAR_OP(SSinh, std::sinh(x))
-CT_SCALAR_OP(SCosh, std::cosh(x))
-CT_SCALAR_OP(SAsin, std::asin(x))
-CT_SCALAR_OP(SAcos, std::acos(x))
-CT_SCALAR_OP(SAtan, std::atan(x))
-CT_SCALAR_OP(SAsinh, std::asinh(x))
-CT_SCALAR_OP(SAcosh, std::acosh(x))
-CT_SCALAR_OP(SAtanh, std::atanh(x))
-CT_SCALAR_OP(SErfc, std::erfc(x))
+// cosh(x) = (e^|x| + e^-|x|) / 2 where e^|x| is finite.
+template <class D, class V> HWY_INLINE V CoshAny(D d, V x) {
+  using T = hn::TFromD<D>;
+  const V e = hn::Exp(d, hn::Abs(x));
+  return hn::Mul(hn::Set(d, T(0.5)), hn::Add(e, hn::Div(hn::Set(d, T(1)), e)));
+}
+// logit for x in (0, 1).
+template <class D, class V> HWY_INLINE V LogitAny(D d, V x) {
+  using T = hn::TFromD<D>;
+  const V one = hn::Set(d, T(1));
+  const V hi = hn::Mul(hn::Set(d, T(2)), hn::Atanh(d, hn::MulSub(hn::Set(d, T(2)), x, one)));
+  const V lo = hn::Log(d, hn::Div(x, hn::Sub(one, x)));
+  return hn::IfThenElse(x >= hn::Set(d, T(0.25)), hi, lo);
+}
+
+// erfc of float32 in float64 lanes: erfc(|x|) = e^-x^2 2 t Q(t), t = 1 /
+// (1 + |x|/2), the erfcx fit the float32 cores and the GPU share
+// (math::kErfcQ, 3e-8 relative; x^2 exact in float64), and 2 - erfc(|x|)
+// below 0: within 0.9 float32 ulp, where the float32 core (erf, gelu)
+// reaches 5.5. float64 by libm per element (RegScalar; NumPy has no erfc).
+template <class D, class V> HWY_INLINE V ErfcF64(D d, V x) {
+  const V z = hn::Abs(x);
+  const V t = hn::Div(hn::Set(d, 1.0), hn::MulAdd(z, hn::Set(d, 0.5), hn::Set(d, 1.0)));
+  V q = hn::Set(d, (double)math::kErfcQ[9]);
+  for (int k = 8; k >= 0; --k) q = hn::MulAdd(q, t, hn::Set(d, (double)math::kErfcQ[k]));
+  const V e = hn::Mul(hn::Mul(hn::Add(t, t), q), hn::Exp(d, hn::Neg(hn::Mul(z, z))));
+  return hn::IfThenElse(x < hn::Zero(d), hn::Sub(hn::Set(d, 2.0), e), e);
+}
+
+// Masked-lane ops (unary-inl.h's RegMasked, UnaryMasked): OK the mask of
+// lanes the vector formula V takes (Highway's functions inside their valid
+// ranges, out-of-domain inputs given NaN in the vector), S the libm call for
+// the rest (NaN inputs, infinities, range ends), in double. V is generic in
+// the lane type: registered with float64 lanes for float32 (half-ulp
+// results) or float32 lanes (twice the lanes, Highway's float32 bounds),
+// as measured per op below.
+#define CT_MASKED_OP(NAME, OK, V, S)                                        \
+  struct NAME {                                                              \
+    template <class D, class W> static HWY_INLINE auto ok(D d, W x) {       \
+      using T = hn::TFromD<D>; (void)d; (void)sizeof(T); return OK;          \
+    }                                                                        \
+    template <class D, class W> static HWY_INLINE W v(D d, W x) {           \
+      using T = hn::TFromD<D>; (void)sizeof(T); return V;                    \
+    }                                                                        \
+    static double s(double x) { return S; }                                  \
+  };
+// e^|x| (so sinh and cosh) is finite and inside Highway's Exp range.
+#define CT_EXP_OK hn::Abs(x) <= hn::Set(d, T(sizeof(T) == 4 ? 88.72 : 709.0))
+#define CT_NAN_IF(C, R) hn::IfThenElse(C, QNaN(d), R)
+CT_MASKED_OP(SSinh, CT_EXP_OK, hn::Sinh(d, x), std::sinh(x))
+CT_MASKED_OP(SCosh, CT_EXP_OK, CoshAny(d, x), std::cosh(x))
+CT_MASKED_OP(SAsin, hn::Not(hn::IsNaN(x)), CT_NAN_IF(hn::Abs(x) > hn::Set(d, T(1)), hn::Asin(d, x)), std::asin(x))
+CT_MASKED_OP(SAcos, hn::Not(hn::IsNaN(x)), CT_NAN_IF(hn::Abs(x) > hn::Set(d, T(1)), hn::Acos(d, x)), std::acos(x))
+CT_MASKED_OP(SAtan, hn::IsFinite(x), hn::Atan(d, x), std::atan(x))
+CT_MASKED_OP(SAsinh, hn::IsFinite(x), hn::Asinh(d, x), std::asinh(x))
+CT_MASKED_OP(SAcosh, hn::And(hn::Not(hn::IsNaN(x)), x != PosInf(d)), CT_NAN_IF(x < hn::Set(d, T(1)), hn::Acosh(d, x)),
+             std::acosh(x))
+CT_MASKED_OP(SAtanh, hn::And(hn::Not(hn::IsNaN(x)), hn::Abs(x) != hn::Set(d, T(1))),
+             CT_NAN_IF(hn::Abs(x) > hn::Set(d, T(1)), hn::Atanh(d, x)), std::atanh(x))
 // log(x / (1 - x)); from 1/4 on 2 atanh(2x - 1) (2x - 1 exact there), so no
 // cancellation near 1/2.
-CT_SCALAR_OP(SLogit, x >= 0.25 ? 2 * std::atanh(2 * x - 1) : std::log(x / (1 - x)))
-#undef CT_SCALAR_OP
+CT_MASKED_OP(SLogit, hn::And(hn::Not(hn::IsNaN(x)), hn::And(x != hn::Zero(d), x != hn::Set(d, T(1)))),
+             CT_NAN_IF(hn::Or(x < hn::Zero(d), x > hn::Set(d, T(1))), LogitAny(d, x)),
+             x >= 0.25 ? 2 * std::atanh(2 * x - 1) : std::log(x / (1 - x)))
+CT_MASKED_OP(SErfcF32, hn::IsFinite(x), ErfcF64(d, x), std::erfc(x))
+#undef CT_NAN_IF
+#undef CT_EXP_OK
+#undef CT_MASKED_OP
+struct SErfc { static double scalar(double x, double, double) { return std::erfc(x); } };
 
 // signbit: the sign bit of floats (-0 and negative NaN included), x < 0 of integers.
 template <class T>
@@ -85,16 +141,18 @@ void SignbitK(char* const* p, int64_t n, const double*) {
 
 void FillMoreKernels(KernelTable* t) {
   RegFloat<FLog10>(t, CT_OP_LOG10);
-  RegScalar<SSinh>(t, CT_OP_SINH);
-  RegScalar<SCosh>(t, CT_OP_COSH);
-  RegScalar<SAsin>(t, CT_OP_ASIN);
-  RegScalar<SAcos>(t, CT_OP_ACOS);
-  RegScalar<SAtan>(t, CT_OP_ATAN);
-  RegScalar<SAsinh>(t, CT_OP_ASINH);
-  RegScalar<SAcosh>(t, CT_OP_ACOSH);
-  RegScalar<SAtanh>(t, CT_OP_ATANH);
+  RegMasked<SSinh, float>(t, CT_OP_SINH);
+  RegMasked<SCosh, float>(t, CT_OP_COSH);
+  RegMasked<SAsin, float>(t, CT_OP_ASIN);
+  RegMasked<SAcos, float>(t, CT_OP_ACOS);
+  RegMasked<SAtan, float>(t, CT_OP_ATAN);
+  RegMasked<SAsinh, float>(t, CT_OP_ASINH);
+  RegMasked<SAcosh, float>(t, CT_OP_ACOSH);
+  RegMasked<SAtanh, float>(t, CT_OP_ATANH);
   RegScalar<SErfc>(t, CT_OP_ERFC);
-  RegScalar<SLogit>(t, CT_OP_LOGIT);
+  t->op[CT_OP_ERFC][CT_DT_FLOAT32] = &UnaryMasked<SErfcF32, double, float>;
+  SetNarrow<&UnaryMasked<SErfcF32, double, float>, 1>(t->op[CT_OP_ERFC]);
+  RegMasked<SLogit, float>(t, CT_OP_LOGIT);
   RegFloat<FFrac>(t, CT_OP_FRAC);
   RegFloat<FHardsigmoid>(t, CT_OP_HARDSIGMOID);
   RegFloat<FMish>(t, CT_OP_MISH);

@@ -14,6 +14,7 @@
 #include <hwy/highway.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/kernels.h"
 #include "cpu/simd-inl.h"
@@ -104,6 +105,56 @@ void UnaryScalarF(char* const* p, int64_t n, const double* prm) {
   for (int64_t i = 0; i < n; ++i) y[i] = (T)Op::scalar((double)x[i], prm[0], prm[1]);
 }
 
+// Op on lanes of TC (float or double): Op::v(d, x) where Op::ok(d, x),
+// Op::s(x) (libm, in double) per element in the other lanes (NaN inputs,
+// infinities: the rare specials), rounded once to T. With TC = double,
+// float32 inputs are exact in the lanes, so a float64 formula within a few
+// float64 ulp gives float32 results within half a float32 ulp and a hair
+// (pow and atan2 take the same path: simd-inl.h's F32ViaF64).
+template <class Op, class D, class T>
+HWY_INLINE void MaskedLanes(D d, hn::Vec<D> x, T* y) {
+  using TC = hn::TFromD<D>;
+  const hn::Rebind<T, D> dt;
+  const auto ok = Op::ok(d, x);
+  const auto r = Op::v(d, x);
+  if (HWY_LIKELY(hn::AllTrue(d, ok))) {
+    if constexpr (!std::is_same<T, TC>::value) hn::StoreU(hn::DemoteTo(dt, r), dt, y);
+    else hn::StoreU(r, d, y);
+    return;
+  }
+  constexpr size_t kN = hn::MaxLanes(D());
+  HWY_ALIGN TC xs[kN], rs[kN];
+  uint8_t bits[(kN + 7) / 8 + 8] = {};
+  hn::Store(x, d, xs);
+  hn::Store(r, d, rs);
+  hn::StoreMaskBits(d, ok, bits);
+  for (size_t j = 0; j < hn::Lanes(d); ++j)
+    y[j] = (T)(((bits[j / 8] >> (j % 8)) & 1) ? (double)rs[j] : Op::s((double)xs[j]));
+}
+template <class Op, class TC, class T>
+void UnaryMasked(char* const* p, int64_t n, const double*) {
+  const hn::ScalableTag<TC> d;
+  const hn::Rebind<T, decltype(d)> dt;
+  const int64_t N = (int64_t)hn::Lanes(d);
+  T* y = reinterpret_cast<T*>(p[0]);
+  const T* x = reinterpret_cast<const T*>(p[1]);
+  const auto load = [&](const T* s) {
+    if constexpr (!std::is_same<T, TC>::value) return hn::PromoteTo(d, hn::LoadU(dt, s));
+    else return hn::LoadU(d, s);
+  };
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    PrefetchAhead(x + i);
+    MaskedLanes<Op>(d, load(x + i), y + i);
+  }
+  if (i < n) {  // the tail runs the same code on a padded copy
+    HWY_ALIGN T buf[hn::MaxLanes(d)] = {};
+    std::memcpy(buf, x + i, (size_t)(n - i) * sizeof(T));
+    MaskedLanes<Op>(d, load(buf), buf);
+    std::memcpy(y + i, buf, (size_t)(n - i) * sizeof(T));
+  }
+}
+
 template <class Op> void RegFloat(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT32] = &UnaryF<Op, float>;
   t->op[op][CT_DT_FLOAT64] = &UnaryF<Op, double>;
@@ -115,6 +166,15 @@ template <class Op> void RegScalar(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT32] = &UnaryScalarF<Op, float>;
   t->op[op][CT_DT_FLOAT64] = &UnaryScalarF<Op, double>;
   SetNarrow<&UnaryScalarF<Op, float>, 1>(t->op[op]);
+}
+
+// A float op on masked lanes (UnaryMasked): float32 and the narrow types
+// in lanes of TC32 (double: half-ulp float32 results; float: twice the
+// lanes, the formula's float32 accuracy), float64 in float64 lanes.
+template <class Op, class TC32 = double> void RegMasked(KernelTable* t, int op) {
+  t->op[op][CT_DT_FLOAT32] = &UnaryMasked<Op, TC32, float>;
+  t->op[op][CT_DT_FLOAT64] = &UnaryMasked<Op, double, double>;
+  SetNarrow<&UnaryMasked<Op, TC32, float>, 1>(t->op[op]);
 }
 
 }  // namespace HWY_NAMESPACE
