@@ -119,6 +119,10 @@ const OpRef kRefs[] = {
     {"signbit", B | I | F, EXACT, -5, 5, false},
     {"leaky_relu", F, APPROX, -5, 5, false},
     {"elu", F, TRANS, -5, 5, false},
+    {"celu", F, TRANS, -5, 5, false},
+    {"hardshrink", F, EXACT, -5, 5, false},
+    {"softshrink", F, APPROX, -5, 5, false},
+    {"threshold", F, EXACT, -5, 5, false},
     {"clamp", I | F, EXACT, -5, 5, false},
     {"pow_scalar", F, TRANS, -5, 5, false},
     {"add_scalar", I | F, EXACT, -5, 5, false},
@@ -248,6 +252,9 @@ std::vector<std::vector<double>> params_for(const std::string& n, int d, int num
   const double top = d == DT_U64 ? 18446744073709549568.0 : (double)int_max(d);
   if (n == "leaky_relu") return {{0.1}};
   if (n == "elu") return {{0.5}};
+  if (n == "celu") return {{0.5}, {2.0}};
+  if (n == "hardshrink" || n == "softshrink") return {{0.5}, {1.25}};
+  if (n == "threshold") return {{0.5, -2.0}, {-1.0, 3.0}};
   if (n == "clamp") return isint ? (u ? std::vector<std::vector<double>>{{3, 200}, {2, top}, {top, top}}
                                       : std::vector<std::vector<double>>{{-100, 100}, {-1, 2}})
                                  : std::vector<std::vector<double>>{{-1, 2}};
@@ -597,7 +604,10 @@ int header_nparams(int op) {
 // SEMANTICS.md's parameter names of the ops kRefs lists; the row's for any other.
 std::string expected_param_names(const std::string& n, int op) {
   if (!find_ref(n)) return header_row(op) ? header_row(op)->param_names : "?";
-  if (n == "leaky_relu" || n == "elu") return "alpha";
+  if (n == "leaky_relu") return "negative_slope=0.01";
+  if (n == "elu" || n == "celu") return "alpha=1";
+  if (n == "hardshrink" || n == "softshrink") return "lambd=0.5";
+  if (n == "threshold") return "threshold,value";
   if (n == "clamp") return "lo,hi";
   if (n == "pow_scalar") return "p";
   if (n == "add_scalar" || n == "mul_scalar") return "s";

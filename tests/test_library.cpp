@@ -680,6 +680,17 @@ TEST_CASE("library: register_op refuses an example on an op that is not of the N
   require_same(before, Registry::now());
 }
 
+TEST_CASE("library: register_op refuses param_names that are not name or name=default", "[library]") {
+  const Registry before = Registry::now();
+  CTLibrary* lib = reinterpret_cast<CTLibrary*>(0x1);
+  expect_status(ct_library_load(CT_TPLUG_BAD_PARAM_NAMES, &lib), CT_ERR_INVALID_ARGUMENT,
+                {"ct_library_load", "register_op: op \"tplug_bad_param_names\"", "param_names=\"alpha=0.5,beta=oops\"",
+                 "name=default"});
+  CHECK(lib == reinterpret_cast<CTLibrary*>(0x1));
+  CHECK_FALSE(op_exists("tplug_bad_param_names"));
+  require_same(before, Registry::now());
+}
+
 TEST_CASE("library: an op name freed by an unload can be taken by another plugin", "[library]") {
   // The dup plugin's "bias_gelu" loads while the example is not loaded; the
   // example then cannot load until it is gone.

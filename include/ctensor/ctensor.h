@@ -388,8 +388,8 @@ typedef enum {
   R(X, ISNAN, 30, isnan, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x is NaN, as bool") \
   R(X, ISINF, 31, isinf, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x is +-inf, as bool") \
   R(X, ISFINITE, 32, isfinite, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x is neither inf nor NaN, as bool") \
-  R(X, LEAKY_RELU, 33, leaky_relu, CT_KIND_UNARY_PARAM, 1, "alpha", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x >= 0 ? x : alpha * x") \
-  R(X, ELU, 34, elu, CT_KIND_UNARY_PARAM, 1, "alpha", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x > 0 ? x : alpha * (e^x - 1)") \
+  R(X, LEAKY_RELU, 33, leaky_relu, CT_KIND_UNARY_PARAM, 1, "negative_slope=0.01", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x >= 0 ? x : negative_slope * x") \
+  R(X, ELU, 34, elu, CT_KIND_UNARY_PARAM, 1, "alpha=1", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x > 0 ? x : alpha * (e^x - 1)") \
   R(X, CLAMP, 35, clamp, CT_KIND_UNARY_PARAM, 2, "lo,hi", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "min(max(x, lo), hi)") \
   R(X, POW_SCALAR, 36, pow_scalar, CT_KIND_UNARY_PARAM, 1, "p", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x ^ p") \
   R(X, ADD_SCALAR, 37, add_scalar, CT_KIND_UNARY_PARAM, 1, "s", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x + s") \
@@ -417,6 +417,10 @@ typedef enum {
   R(X, SOFTSIGN, 117, softsign, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x / (1 + |x|)") \
   R(X, LOGSIGMOID, 118, logsigmoid, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "log(sigmoid(x)) = -softplus(-x)") \
   R(X, SIGNBIT, 119, signbit, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the sign bit is set (-0.0 and negative NaN included), as bool") \
+  R(X, CELU, 130, celu, CT_KIND_UNARY_PARAM, 1, "alpha=1", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x >= 0 ? x : alpha * (e^(x / alpha) - 1)") \
+  R(X, HARDSHRINK, 131, hardshrink, CT_KIND_UNARY_PARAM, 1, "lambd=0.5", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "-lambd <= x <= lambd ? 0 : x") \
+  R(X, SOFTSHRINK, 132, softshrink, CT_KIND_UNARY_PARAM, 1, "lambd=0.5", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x > lambd ? x - lambd : x < -lambd ? x + lambd : 0 * x") \
+  R(X, THRESHOLD, 133, threshold, CT_KIND_UNARY_PARAM, 2, "threshold,value", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x <= threshold ? value : x") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \
@@ -528,7 +532,8 @@ typedef struct {
   int32_t kind;                /**< out: CT_KIND_* (selects the entry point) */
   int32_t num_inputs;          /**< out: tensor inputs (1, 2 or 3; NN ops: the inputs among the tensor arguments) */
   int32_t num_params;          /**< out: scalar double parameters */
-  const char* param_names;     /**< out: comma-separated, e.g. "lo,hi"; "" if none */
+  const char* param_names;     /**< out: comma-separated "name" or "name=default" (a decimal number, the value
+                                     frameworks use when the caller gives none), e.g. "lo,hi", "negative_slope=0.01"; "" if none */
   int32_t output_dtype;        /**< out: CT_OUTPUT_* */
   int32_t inplace;             /**< out: 1 if out may be exactly an input */
   int32_t num_tensors;         /**< out: tensor arguments of the entry point, outputs included (NN ops: the plan's num_tensors) */

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -54,6 +56,25 @@ bool valid_name(const char* s) {
   for (; s[n]; ++n)
     if (!((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9') || s[n] == '_')) return false;
   return n >= 1 && n <= 63;
+}
+
+// param_names: "" or comma-separated items "name" or "name=default", a name
+// of [a-z0-9_] and a default a finite decimal number (CTOpInfo.param_names).
+bool valid_param_names(const char* s) {
+  if (!*s) return true;
+  for (;;) {
+    const char* n = s;
+    while ((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_') ++s;
+    if (s == n) return false;
+    if (*s == '=') {
+      char* end = nullptr;
+      const double v = std::strtod(s + 1, &end);
+      if (end == s + 1 || !std::isfinite(v)) return false;
+      s = end;
+    }
+    if (*s == '\0') return true;
+    if (*s++ != ',') return false;
+  }
 }
 
 int32_t count_names(const char* s) {
@@ -172,6 +193,10 @@ CTStatus register_op(const CTOpDesc* d, int32_t* op) {
   if (count_names(d->param_names) != d->num_params)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": num_params=%d but param_names=\"%s\"", fn, d->name,
                 d->num_params, d->param_names);
+  if (!valid_param_names(d->param_names))
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: op \"%s\": param_names=\"%s\" is not comma-separated name or name=default (a finite number)", fn,
+                d->name, d->param_names);
   const uint32_t all = (1u << CT_DT_COUNT) - 1u;
   if (d->dtype_mask == 0 || (d->dtype_mask & ~all))
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": dtype_mask=0x%x names no dtype, or one this library lacks", fn,

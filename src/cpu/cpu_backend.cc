@@ -370,7 +370,10 @@ int64_t cost_of(int32_t op, int32_t dt) {
     case CT_OP_SIN: case CT_OP_COS: case CT_OP_TAN: case CT_OP_TANH: case CT_OP_SIGMOID: case CT_OP_GELU:
     case CT_OP_GELU_TANH: case CT_OP_SILU: case CT_OP_SOFTPLUS: case CT_OP_ERF: case CT_OP_ELU:
     case CT_OP_POW_SCALAR: case CT_OP_POW: case CT_OP_ATAN2: case CT_OP_HYPOT: case CT_OP_FLOOR_DIV:
-    case CT_OP_MOD:
+    case CT_OP_MOD: case CT_OP_LOG10: case CT_OP_SINH: case CT_OP_COSH: case CT_OP_ASIN: case CT_OP_ACOS:
+    case CT_OP_ATAN: case CT_OP_ASINH: case CT_OP_ACOSH: case CT_OP_ATANH: case CT_OP_ERFC: case CT_OP_LOGIT:
+    case CT_OP_MISH: case CT_OP_SELU: case CT_OP_LOGSIGMOID: case CT_OP_CELU: case CT_OP_FMOD: case CT_OP_LOGADDEXP:
+    case CT_OP_LOGADDEXP2: case CT_OP_XLOGY: case CT_OP_LDEXP:
       c = 8;
       break;
     default:

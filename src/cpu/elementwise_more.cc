@@ -127,6 +127,17 @@ CT_MASKED_OP(SErfcF32, hn::IsFinite(x), ErfcF64(d, x), std::erfc(x))
 #undef CT_MASKED_OP
 struct SErfc { static double scalar(double x, double, double) { return std::erfc(x); } };
 
+// The parametrised activations (p0, p1: the row's parameters).
+// celu: x >= 0 keeps x (so -0 stays -0, as elu); alpha (e^(x/alpha) - 1) below.
+CT_FLOAT_OP(FCelu, return KeepNaN(x, hn::IfThenElse(x >= hn::Zero(d), x, p0 * SafeExpm1(d, x / p0)));)
+// PyTorch's: 0 for -lambd <= x <= lambd, x elsewhere (NaN stays NaN).
+CT_FLOAT_OP(FHardshrink, return hn::IfThenElse(hn::And(x >= hn::Neg(p0), x <= p0), hn::Zero(d), x);)
+// PyTorch's: x -+ lambd outside [-lambd, lambd], x * 0 inside (NaN stays NaN, -0 stays -0).
+CT_FLOAT_OP(FSoftshrink,
+            return hn::IfThenElse(x > p0, x - p0, hn::IfThenElse(x < hn::Neg(p0), x + p0, x * hn::Zero(d)));)
+// PyTorch's threshold: value where x <= threshold (NaN stays NaN).
+CT_FLOAT_OP(FThreshold, return hn::IfThenElse(x <= p0, p1, x);)
+
 // signbit: the sign bit of floats (-0 and negative NaN included), x < 0 of integers.
 template <class T>
 void SignbitK(char* const* p, int64_t n, const double*) {
@@ -159,6 +170,10 @@ void FillMoreKernels(KernelTable* t) {
   RegFloat<FSelu>(t, CT_OP_SELU);
   RegFloat<FSoftsign>(t, CT_OP_SOFTSIGN);
   RegFloat<FLogsigmoid>(t, CT_OP_LOGSIGMOID);
+  RegFloat<FCelu>(t, CT_OP_CELU);
+  RegFloat<FHardshrink>(t, CT_OP_HARDSHRINK);
+  RegFloat<FSoftshrink>(t, CT_OP_SOFTSHRINK);
+  RegFloat<FThreshold>(t, CT_OP_THRESHOLD);
 
   ContigKernel* sb = t->op[CT_OP_SIGNBIT];
   sb[CT_DT_FLOAT32] = &Staged<&SignbitK<float>, 1, 4>;

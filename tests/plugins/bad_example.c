@@ -91,7 +91,14 @@ CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_versi
   g_host = host;
   info->abi_version = CT_PLUGIN_ABI_VERSION;
   info->version = "1.0.0";
-#ifdef TPLUG_EXAMPLE_ON_UNARY
+#if defined(TPLUG_BAD_PARAM_NAMES)
+  info->name = "tplug_bad_param_names";
+  tplug_op_desc(&d, "tplug_bad_param_names", CT_KIND_UNARY_PARAM);
+  d.num_params = 2;
+  d.param_names = "alpha=0.5,beta=oops";
+  (void)&example;
+  (void)&output_shape;
+#elif defined(TPLUG_EXAMPLE_ON_UNARY)
   info->name = "tplug_example_on_unary";
   tplug_op_desc(&d, "tplug_example_on_unary", CT_KIND_UNARY);
   d.example = &example;

@@ -125,6 +125,10 @@ int64_t i_signbit(int64_t x, const double*, CTDataType d) { return exact(x, d) <
 // unary_param: p[0] (and p[1]) as CTOpInfo.param_names says.
 double f_leaky_relu(double x, const double* p) { return x >= 0 ? x : p[0] * x; }
 double f_elu(double x, const double* p) { return x > 0 ? x : p[0] * std::expm1(x); }
+double f_celu(double x, const double* p) { return x >= 0 ? x : p[0] * std::expm1(x / p[0]); }
+double f_hardshrink(double x, const double* p) { return x >= -p[0] && x <= p[0] ? 0.0 : x; }
+double f_softshrink(double x, const double* p) { return x > p[0] ? x - p[0] : x < -p[0] ? x + p[0] : x * 0.0; }
+double f_threshold(double x, const double* p) { return x <= p[0] ? p[1] : x; }
 double f_clamp(double x, const double* p) {  // NaN x stays NaN; lo > hi gives hi
   const double r = x < p[0] ? p[0] : x;
   return r > p[1] ? p[1] : r;
@@ -304,6 +308,10 @@ const Entry kElementwise[] = {
     {CT_OP_ISFINITE, unary<f_isfinite, i_true>},
     {CT_OP_LEAKY_RELU, unary<f_leaky_relu>},
     {CT_OP_ELU, unary<f_elu>},
+    {CT_OP_CELU, unary<f_celu>},
+    {CT_OP_HARDSHRINK, unary<f_hardshrink>},
+    {CT_OP_SOFTSHRINK, unary<f_softshrink>},
+    {CT_OP_THRESHOLD, unary<f_threshold>},
     {CT_OP_CLAMP, unary<f_clamp, i_clamp>},
     {CT_OP_POW_SCALAR, unary<f_pow_scalar>},
     {CT_OP_ADD_SCALAR, unary<f_add_scalar, i_add_scalar>},

@@ -117,7 +117,7 @@ class OpInfo:
     """One op of the registry (``ctensor.ops()``); ``library`` is the name of the plugin that added it (None for
     the built-ins)."""
 
-    __slots__ = ("id", "name", "summary", "category", "kind", "num_inputs", "params", "tensor_names",
+    __slots__ = ("id", "name", "summary", "category", "kind", "num_inputs", "params", "param_defaults", "tensor_names",
                  "output_dtype", "inplace", "python_names", "library")
 
     def __init__(self, d: dict, python_names: tuple[str, ...], library: str | None = None):
@@ -127,7 +127,10 @@ class OpInfo:
         self.category = _CATEGORIES.get(d["category"], str(d["category"]))
         self.kind = d["kind"]
         self.num_inputs = d["num_inputs"]
-        self.params = tuple(p for p in d["param_names"].split(",") if p)
+        # param_names: "name" or "name=default" each (the default the Python function takes)
+        items = [p.partition("=") for p in d["param_names"].split(",") if p]
+        self.params = tuple(n for n, _, _ in items)
+        self.param_defaults = tuple(float(v) if eq else None for _, eq, v in items)
         self.tensor_names = tuple(t for t in d["tensor_names"].split(",") if t)
         self.output_dtype = _OUTPUT_RULES.get(d["output_dtype"], str(d["output_dtype"]))
         self.inplace = d["inplace"]

@@ -8,6 +8,8 @@
 // 0-d operands, is the library's.
 #include "common.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <deque>
 #include <unordered_map>
 
@@ -251,6 +253,26 @@ const char* kind_name(int32_t k) {
   }
 }
 
+// One parameter of a row's param_names ("name" or "name=default").
+struct RowParam {
+  std::string name;
+  bool has_default;
+  double dflt;
+};
+std::vector<RowParam> row_params(const char* names) {
+  std::vector<RowParam> ps;
+  std::string all = names ? names : "";
+  for (size_t at = 0; !all.empty() && at <= all.size();) {
+    const size_t end = std::min(all.find(',', at), all.size());
+    const std::string item = all.substr(at, end - at);
+    const size_t eq = item.find('=');
+    ps.push_back({item.substr(0, eq), eq != std::string::npos,
+                  eq != std::string::npos ? std::strtod(item.c_str() + eq + 1, nullptr) : 0.0});
+    at = end + 1;
+  }
+  return ps;
+}
+
 std::string output_doc(int32_t rule) {
   switch (rule) {
     case CT_OUTPUT_BOOL: return "The result is bool.";
@@ -322,35 +344,40 @@ void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
                            "None) -> object")),
               keep(head + "min, max: the bounds (numbers); None is no bound. NaN stays NaN." + tail));
           } else {
-            // leaky_relu(x, negative_slope=0.01), elu(x, alpha=1.0), pow_scalar(x, p), ...
-            std::string pname = info.param_names;
-            bool has_default = false;
-            double dflt = 0;
-            if (n == "leaky_relu") pname = "negative_slope", has_default = true, dflt = 0.01;
-            if (n == "elu") has_default = true, dflt = 1.0;
-            if (info.num_params == 2) {  // f(x, p0, p1): a plugin's two-parameter op, its own parameter names
-              const std::string p0 = pname.substr(0, pname.find(',')), p1 = pname.substr(pname.find(',') + 1);
-              m.def(nm, [c](nb::handle x, double a, double b, nb::handle out) {
-                  const double p[2] = {a, b};
-                  return call_unary(c, x, p, 2, out);
-                }, nb::arg("x"), nb::arg(keep(p0)), nb::arg(keep(p1)), nb::kw_only(), nb::arg("out") = nb::none(),
-                nb::sig(keep(std::string("def ") + nm + "(x: object, " + p0 + ": float, " + p1 +
-                             ": float, *, out: object | None = None) -> object")),
-                keep(head + p0 + ", " + p1 + ": the op's parameters." + tail));
-              break;
+            // leaky_relu(x, negative_slope=0.01), elu(x, alpha=1.0), pow_scalar(x, p), threshold(x,
+            // threshold, value), a plugin's op: names and defaults from the row ("name=default").
+            const std::vector<RowParam> ps = row_params(info.param_names);
+            if (ps.empty() || ps.size() > 2) break;  // not a parameter count a unary_param op can have
+            std::string sig = std::string("def ") + nm + "(x: object";
+            std::string pdoc;
+            for (const RowParam& rp : ps) {
+              sig += ", " + rp.name + ": float";
+              if (rp.has_default) sig += " = " + nb::cast<std::string>(nb::repr(nb::float_(rp.dflt)));
+              pdoc += (pdoc.empty() ? "" : ", ") + rp.name;
             }
-            if (info.num_params != 1) break;  // not a parameter count a unary_param op can have
-            auto fn = [c](nb::handle x, double p, nb::handle out) { return call_unary(c, x, &p, 1, out); };
-            const char* sig = keep(std::string("def ") + nm + "(x: object, " + pname + ": float" +
-                                   (has_default ? " = " + nb::cast<std::string>(nb::repr(nb::float_(dflt))) : "") +
-                                   ", *, out: object | None = None) -> object");
-            const char* doc = keep(head + pname + ": the op's parameter (" + info.param_names + ")." + tail);
-            if (has_default)
-              m.def(nm, fn, nb::arg("x"), nb::arg(keep(pname)) = dflt, nb::kw_only(), nb::arg("out") = nb::none(),
-                    nb::sig(sig), doc);
+            sig += ", *, out: object | None = None) -> object";
+            pdoc += ps.size() == 1 ? ": the op's parameter" : ": the op's parameters";
+            pdoc += std::string(" (") + info.param_names + ").";
+            // Each parameter arrives as an object, None when not given: the row's default then, or the
+            // TypeError Python gives for a missing argument.
+            auto fn = [c, ps, nm](nb::handle x, nb::handle a, nb::handle b, nb::handle out) {
+              double p[2] = {0, 0};
+              const nb::handle given[2] = {a, b};
+              for (size_t k = 0; k < ps.size(); ++k) {
+                if (!given[k].is_none()) p[k] = nb::cast<double>(given[k]);
+                else if (ps[k].has_default) p[k] = ps[k].dflt;
+                else throw nb::type_error((std::string(nm) + "() missing required argument: '" + ps[k].name + "'").c_str());
+              }
+              return call_unary(c, x, p, (int)ps.size(), out);
+            };
+            if (ps.size() == 1)
+              m.def(nm, [fn](nb::handle x, nb::handle a, nb::handle out) { return fn(x, a, nb::none(), out); },
+                    nb::arg("x"), nb::arg(keep(ps[0].name)) = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
+                    nb::sig(keep(sig)), keep(head + pdoc + tail));
             else
-              m.def(nm, fn, nb::arg("x"), nb::arg(keep(pname)), nb::kw_only(), nb::arg("out") = nb::none(),
-                    nb::sig(sig), doc);
+              m.def(nm, fn, nb::arg("x"), nb::arg(keep(ps[0].name)) = nb::none(),
+                    nb::arg(keep(ps[1].name)) = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
+                    nb::sig(keep(sig)), keep(head + pdoc + tail));
           }
           break;
         }

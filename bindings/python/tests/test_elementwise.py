@@ -124,6 +124,14 @@ REFS = {
                       params=_p([(0.1,), (0.01,)])),
     "elu": Ref("unary_param", F, f=lambda x, a: np.where(x > 0, x, a * np.expm1(x)), tol="trans",
                params=_p([(0.5,), (1.0,)])),
+    "celu": Ref("unary_param", F, f=lambda x, a: np.where(x >= 0, x, a * np.expm1(x / a)), tol="trans",
+                params=_p([(0.5,), (2.0,)])),
+    "hardshrink": Ref("unary_param", F, f=lambda x, l: np.where((x >= -l) & (x <= l), 0.0, x),
+                      params=_p([(0.5,), (1.25,)])),
+    "softshrink": Ref("unary_param", F, f=lambda x, l: np.where(x > l, x - l, np.where(x < -l, x + l, x * 0)),
+                      tol="approx", params=_p([(0.5,), (1.25,)])),
+    "threshold": Ref("unary_param", F, f=lambda x, t, v: np.where(x <= t, v, x),
+                     params=_p([(0.5, -2.0), (-1.0, 3.0)])),
     "clamp": Ref("unary_param", IF, f=_clamp_f, i=lambda x, lo, hi: _clamp_f(x, lo, hi),
                  params=_p([(-1.0, 2.0)], [(-100, 100), (-1, 2)], [(3, 200)]), lo=-120, hi=220),
     "pow_scalar": Ref("unary_param", F, f=lambda x, p: np.power(x, p), tol="trans",
@@ -955,3 +963,27 @@ def test_large_casts(rng):
         r = ct.cast(x, dst)
         want = _cast_ref(x, "float64", dst)
         assert_same(to_numpy(r), want, err_msg=dst)
+
+
+def test_parameter_defaults_come_from_the_row():
+    """A row's "name=default" gives the Python keyword and its default (PyTorch's names and values); a
+    parameter without one is required."""
+    info = {o.name: o for o in ct.ops(category="elementwise")}
+    assert info["leaky_relu"].params == ("negative_slope",) and info["leaky_relu"].param_defaults == (0.01,)
+    assert info["celu"].param_defaults == (1.0,) and info["hardshrink"].param_defaults == (0.5,)
+    assert info["threshold"].params == ("threshold", "value") and info["threshold"].param_defaults == (None, None)
+    assert info["clamp"].param_defaults == (None, None)
+    x = np.array([-2.0, -0.25, 0.0, 0.4, 3.0], np.float32)
+    np.testing.assert_array_equal(np.asarray(ct.leaky_relu(x)), np.asarray(ct.leaky_relu(x, 0.01)))
+    np.testing.assert_array_equal(np.asarray(ct.leaky_relu(x, negative_slope=0.5)), np.where(x >= 0, x, 0.5 * x))
+    np.testing.assert_array_equal(np.asarray(ct.hardshrink(x)), np.where(np.abs(x) <= 0.5, 0, x))
+    np.testing.assert_array_equal(np.asarray(ct.softshrink(x, lambd=0.25)),
+                                  np.float32([-1.75, 0, 0, 0.15, 2.75]))
+    np.testing.assert_allclose(np.asarray(ct.celu(x)), np.where(x >= 0, x, np.expm1(x)), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(ct.threshold(x, 0.0, -9.0)), np.where(x <= 0, -9, x))
+    np.testing.assert_array_equal(np.asarray(ct.threshold(x, value=1.0, threshold=0.4)), np.where(x <= 0.4, 1, x))
+    with pytest.raises(TypeError, match="threshold.*missing required argument: 'value'"):
+        ct.threshold(x, 0.0)
+    with pytest.raises(TypeError, match="pow_scalar.*missing required argument: 'p'"):
+        ct.pow_scalar(x)
+    assert "negative_slope: float = 0.01" in ct.leaky_relu.__doc__ or "negative_slope" in str(ct.leaky_relu.__doc__)
