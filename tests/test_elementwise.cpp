@@ -969,6 +969,49 @@ TEST_CASE("masked-lane ops: float32 within Highway's bounds (erfc 1 ulp), float6
   }
 }
 
+// lgamma, digamma and erfinv at known values, their poles and edges, and
+// erfinv against erf / erfc both ways down to the far tail (float64).
+TEST_CASE("lgamma digamma erfinv: known values, poles, edges, erfinv's tails", "[elementwise]") {
+  const double g = 0.57721566490153286061, ln2 = 0.69314718055994530942, sqrtpi = 1.7724538509055160273;
+  struct K { int op; double x, want; };
+  const K ks[] = {{CT_OP_LGAMMA, 0.5, std::log(sqrtpi)}, {CT_OP_LGAMMA, -0.5, std::log(2 * sqrtpi)},
+                  {CT_OP_LGAMMA, 1, 0}, {CT_OP_LGAMMA, 3, std::log(2.0)}, {CT_OP_LGAMMA, 0, kInf},
+                  {CT_OP_LGAMMA, -1, kInf}, {CT_OP_LGAMMA, -kInf, kInf}, {CT_OP_LGAMMA, kNaN, kNaN},
+                  {CT_OP_DIGAMMA, 1, -g}, {CT_OP_DIGAMMA, 0.5, -g - 2 * ln2}, {CT_OP_DIGAMMA, -0.5, -g - 2 * ln2 + 2},
+                  {CT_OP_DIGAMMA, 11, -g + 7381.0 / 2520}, {CT_OP_DIGAMMA, 0.0, -kInf}, {CT_OP_DIGAMMA, -0.0, kInf},
+                  {CT_OP_DIGAMMA, -2, kNaN}, {CT_OP_DIGAMMA, kInf, kInf}, {CT_OP_DIGAMMA, -kInf, kNaN},
+                  {CT_OP_ERFINV, 0.5, 0.47693627620446987338}, {CT_OP_ERFINV, -0.5, -0.47693627620446987338},
+                  {CT_OP_ERFINV, 0.0, 0.0}, {CT_OP_ERFINV, -0.0, -0.0}, {CT_OP_ERFINV, 1, kInf},
+                  {CT_OP_ERFINV, -1, -kInf}, {CT_OP_ERFINV, 1.5, kNaN}, {CT_OP_ERFINV, kNaN, kNaN}};
+  for (const K& k : ks) {
+    double x = k.x, y = -7;
+    int64_t shape[1] = {1};
+    CTensor xv{&x, {CT_CPU, 0}, 1, {CT_FLOAT, 64, 1}, shape, nullptr, 0}, yv = xv;
+    yv.data = &y;
+    REQUIRE(ct_unary(k.op, &xv, &yv, nullptr) == CT_OK);
+    INFO(op_name(k.op) << "(" << k.x << ") = " << y << ", want " << k.want);
+    if (std::isnan(k.want)) CHECK(std::isnan(y));
+    else if (std::isinf(k.want) || k.want == 0) CHECK((y == k.want && std::signbit(y) == std::signbit(k.want)));
+    else CHECK(std::fabs(y - k.want) <= 4e-15 * std::max(1.0, std::fabs(k.want)));
+  }
+  // erfinv(erf(x)) = x near 0, erfc(erfinv(1 - t)) = t out to t = 2^-52.
+  std::vector<double> ys, want;
+  for (double x = -3; x <= 3; x += 0.0625) ys.push_back(std::erf(x)), want.push_back(x);
+  for (int e = 2; e <= 52; ++e) ys.push_back(1 - std::ldexp(1.0, -e)), want.push_back(std::ldexp(1.0, -e));
+  std::vector<double> r(ys.size());
+  int64_t shape[1] = {(int64_t)ys.size()};
+  CTensor xv{ys.data(), {CT_CPU, 0}, 1, {CT_FLOAT, 64, 1}, shape, nullptr, 0}, yv = xv;
+  yv.data = r.data();
+  REQUIRE(ct_unary(CT_OP_ERFINV, &xv, &yv, nullptr) == CT_OK);
+  for (size_t i = 0; i < ys.size(); ++i) {
+    const bool tail = ys[i] > 0.5 && want[i] < 0.5;  // the second list: want is 1 - y
+    const double back = tail ? std::erfc(r[i]) : std::erf(r[i]);
+    INFO("erfinv(" << ys[i] << ") = " << r[i] << ", back " << back << ", want " << want[i]);
+    if (tail) CHECK(std::fabs(back - want[i]) <= 1e-14 * want[i]);
+    else CHECK(std::fabs(r[i] - want[i]) <= 1e-14 * std::max(1.0, std::fabs(want[i])) + (std::fabs(want[i]) > 2.5 ? 1e-11 : 0));
+  }
+}
+
 // Large outputs stream their stores; one whose address is up to 512 bytes
 // past its input's modulo 4 KiB is written back to front (4K aliasing).
 // Every placement gives the bits of a compact, separately placed output.

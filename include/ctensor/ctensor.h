@@ -421,6 +421,9 @@ typedef enum {
   R(X, HARDSHRINK, 131, hardshrink, CT_KIND_UNARY_PARAM, 1, "lambd=0.5", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "-lambd <= x <= lambd ? 0 : x") \
   R(X, SOFTSHRINK, 132, softshrink, CT_KIND_UNARY_PARAM, 1, "lambd=0.5", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x > lambd ? x - lambd : x < -lambd ? x + lambd : 0 * x") \
   R(X, THRESHOLD, 133, threshold, CT_KIND_UNARY_PARAM, 2, "threshold,value", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x <= threshold ? value : x") \
+  R(X, LGAMMA, 134, lgamma, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "log |Gamma(x)|") \
+  R(X, DIGAMMA, 135, digamma, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "Gamma'(x) / Gamma(x)") \
+  R(X, ERFINV, 136, erfinv, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the inverse of erf on (-1, 1)") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \

@@ -127,6 +127,78 @@ CT_MASKED_OP(SErfcF32, hn::IsFinite(x), ErfcF64(d, x), std::erfc(x))
 #undef CT_MASKED_OP
 struct SErfc { static double scalar(double x, double, double) { return std::erfc(x); } };
 
+// lgamma, digamma and erfinv per element in double (RegScalar), rounded once:
+// NumPy has none of them (SciPy does), PyTorch's CPU kernels are scalar too.
+// lgamma_r: std::lgamma writes the global signgam, a race between threads.
+struct SLgamma {
+  static double scalar(double x, double, double) {
+    int sign;
+    return lgamma_r(x, &sign);
+  }
+};
+// digamma: PyTorch's (and Cephes') conventions: psi(+-0) = -+inf, NaN at the
+// negative integers; x < 0 by reflection psi(1 - x) - pi / tan(pi x); the
+// recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic
+// series log x - 1/(2x) - sum B_2k / (2k x^2k) (to k = 7: 1e-17 relative at 10).
+struct SDigamma {
+  static double scalar(double x, double, double) {
+    constexpr double kPi = 3.14159265358979323846;
+    if (x == 0) return std::copysign(HUGE_VAL, -x);
+    if (std::isnan(x) || x == HUGE_VAL) return x;
+    if (x == -HUGE_VAL) return std::nan("");
+    double r = 0;
+    if (x < 0) {
+      if (x == std::trunc(x)) return std::nan("");
+      // tan(pi x) = tan(pi f), f = x - rint(x) exact in [-1/2, 1/2]: pi f keeps its relative accuracy
+      // next to the poles (pi (x - trunc(x)) near -pi would lose it)
+      r = -kPi / std::tan(kPi * (x - std::rint(x)));
+      x = 1 - x;
+    }
+    for (; x < 10; x += 1) r -= 1 / x;
+    const double z = 1 / (x * x);
+    constexpr double kB[] = {1.0 / 12, -1.0 / 120, 1.0 / 252, -1.0 / 240, 1.0 / 132, -691.0 / 32760, 1.0 / 12};
+    double s = 0;
+    for (int k = 6; k >= 0; --k) s = s * z + kB[k];
+    return r + std::log(x) - 0.5 / x - z * s;
+  }
+};
+// erfinv: Giles' single-precision approximation ("Approximating the erfinv
+// function", GPU Computing Gems, 2011) as the start, then Newton steps on
+// erf (|y| < 1/2) or on erfc(|x|) = 1 - |y| (1 - |y| exact there) until
+// the step is below an ulp (two near 0, up to ~8 in the far tails). erfinv(+-1) =
+// +-inf, NaN outside [-1, 1].
+struct SErfinv {
+  static double scalar(double y, double, double) {
+    const double a = std::fabs(y);
+    if (!(a <= 1)) return std::nan("");
+    if (a == 1) return std::copysign(HUGE_VAL, y);
+    if (y == 0) return y;
+    double w = -std::log((1 - a) * (1 + a)), p;
+    if (w < 5) {
+      w -= 2.5;
+      p = 2.81022636e-08;
+      for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                       -0.00417768164, 0.246640727, 1.50140941})
+        p = p * w + c;
+    } else {
+      w = std::sqrt(w) - 3;
+      p = -0.000200214257;
+      for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                       0.00943887047, 1.00167406, 2.83297682})
+        p = p * w + c;
+    }
+    double x = p * a;
+    constexpr double k2SqrtPi = 1.1283791670955125739;  // 2 / sqrt(pi)
+    for (int it = 0; it < 12; ++it) {  // 2 near 0; up to ~8 in the far tails, where the start is further off
+      const double d = k2SqrtPi * std::exp(-x * x);
+      const double step = a < 0.5 ? (std::erf(x) - a) / d : ((1 - a) - std::erfc(x)) / d;
+      x -= step;
+      if (!(std::fabs(step) > 1e-17 * x)) break;
+    }
+    return std::copysign(x, y);
+  }
+};
+
 // The parametrised activations (p0, p1: the row's parameters).
 // celu: x >= 0 keeps x (so -0 stays -0, as elu); alpha (e^(x/alpha) - 1) below.
 CT_FLOAT_OP(FCelu, return KeepNaN(x, hn::IfThenElse(x >= hn::Zero(d), x, p0 * SafeExpm1(d, x / p0)));)
@@ -170,6 +242,9 @@ void FillMoreKernels(KernelTable* t) {
   RegFloat<FSelu>(t, CT_OP_SELU);
   RegFloat<FSoftsign>(t, CT_OP_SOFTSIGN);
   RegFloat<FLogsigmoid>(t, CT_OP_LOGSIGMOID);
+  RegScalar<SLgamma>(t, CT_OP_LGAMMA);
+  RegScalar<SDigamma>(t, CT_OP_DIGAMMA);
+  RegScalar<SErfinv>(t, CT_OP_ERFINV);
   RegFloat<FCelu>(t, CT_OP_CELU);
   RegFloat<FHardshrink>(t, CT_OP_HARDSHRINK);
   RegFloat<FSoftshrink>(t, CT_OP_SOFTSHRINK);

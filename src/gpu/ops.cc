@@ -65,6 +65,9 @@ const ElemRow kElem[] = {
     {CT_OP_ATANH, {nullptr, nullptr, nullptr, "atanh(x)"}},
     {CT_OP_ERFC, {nullptr, nullptr, nullptr, "erfc(x)"}},
     {CT_OP_LOGIT, {nullptr, nullptr, nullptr, "ct_logit(x)"}},
+    {CT_OP_LGAMMA, {nullptr, nullptr, nullptr, "lgamma(x)"}},
+    {CT_OP_DIGAMMA, {nullptr, nullptr, nullptr, "ct_digamma(x)"}},
+    {CT_OP_ERFINV, {nullptr, nullptr, nullptr, "ct_erfinv(x)"}},
     {CT_OP_FRAC, {nullptr, nullptr, nullptr, "(x - trunc(x))"}},
     {CT_OP_HARDSIGMOID, {nullptr, nullptr, nullptr, "ct_hardsigmoid(x)"}},
     {CT_OP_MISH, {nullptr, nullptr, nullptr, "(x * CT_TANH(CT_SOFTPLUS(x)))"}},
@@ -222,6 +225,54 @@ CT_INL T ct_hardswish(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r
 CT_INL T ct_hardsigmoid(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r; return r / (T)6; }
 /* log(x / (1 - x)); from 1/4 on 2 atanh(2x - 1) (2x - 1 exact there): no cancellation near 1/2 */
 CT_INL T ct_logit(T x) { return x >= (T)0.25 ? (T)2 * atanh((T)2 * x - (T)1) : log(x / ((T)1 - x)); }
+/* digamma as the CPU's: psi(+-0) = -+inf, NaN at the negative integers, reflection below 0, the recurrence up
+   to 10, then the asymptotic series */
+CT_INL T ct_digamma(T x) {
+  const T pi = (T)3.14159265358979323846;
+  if (x == (T)0) return copysign((T)INFINITY, -x);
+  if (isnan(x) || x == (T)INFINITY) return x;
+  if (x == -(T)INFINITY) return (T)NAN;
+  T r = (T)0;
+  if (x < (T)0) {
+    if (x == trunc(x)) return (T)NAN;
+    r = -pi / tan(pi * (x - rint(x)));
+    x = (T)1 - x;
+  }
+  for (; x < (T)10; x += (T)1) r -= (T)1 / x;
+  const T z = (T)1 / (x * x);
+  T s = (T)(1.0 / 12);
+  s = s * z + (T)(-691.0 / 32760); s = s * z + (T)(1.0 / 132); s = s * z + (T)(-1.0 / 240);
+  s = s * z + (T)(1.0 / 252); s = s * z + (T)(-1.0 / 120); s = s * z + (T)(1.0 / 12);
+  return r + log(x) - (T)0.5 / x - z * s;
+}
+/* erfinv as the CPU's: Giles' single-precision start, then Newton steps on erf (|y| < 1/2) or on
+   erfc(|x|) = 1 - |y| */
+CT_INL T ct_erfinv(T y) {
+  const T a = fabs(y);
+  if (!(a <= (T)1)) return (T)NAN;
+  if (a == (T)1) return copysign((T)INFINITY, y);
+  if (y == (T)0) return y;
+  T w = -log(((T)1 - a) * ((T)1 + a)), p;
+  if (w < (T)5) {
+    w -= (T)2.5;
+    p = (T)2.81022636e-08; p = p * w + (T)3.43273939e-07; p = p * w + (T)-3.5233877e-06;
+    p = p * w + (T)-4.39150654e-06; p = p * w + (T)0.00021858087; p = p * w + (T)-0.00125372503;
+    p = p * w + (T)-0.00417768164; p = p * w + (T)0.246640727; p = p * w + (T)1.50140941;
+  } else {
+    w = sqrt(w) - (T)3;
+    p = (T)-0.000200214257; p = p * w + (T)0.000100950558; p = p * w + (T)0.00134934322;
+    p = p * w + (T)-0.00367342844; p = p * w + (T)0.00573950773; p = p * w + (T)-0.0076224613;
+    p = p * w + (T)0.00943887047; p = p * w + (T)1.00167406; p = p * w + (T)2.83297682;
+  }
+  T x = p * a;
+  for (int it = 0; it < 12; ++it) {
+    const T d = (T)1.1283791670955125739 * exp(-x * x);
+    const T step = a < (T)0.5 ? (erf(x) - a) / d : (((T)1 - a) - erfc(x)) / d;
+    x -= step;
+    if (!(fabs(step) > (sizeof(T) == 4 ? (T)1e-7 : (T)1e-17) * x)) break;
+  }
+  return copysign(x, y);
+}
 /* NumPy's npy_logaddexp and npy_logaddexp2: equal inputs (infinities included) give a + log 2 (a + 1) */
 CT_INL T ct_logaddexp(T a, T b) {
   if (a == b) return a + (T)0.693147180559945309417232121458176568;

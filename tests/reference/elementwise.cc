@@ -102,6 +102,44 @@ double f_asinh(double x, const double*) { return std::asinh(x); }
 double f_acosh(double x, const double*) { return std::acosh(x); }
 double f_atanh(double x, const double*) { return std::atanh(x); }
 double f_erfc(double x, const double*) { return std::erfc(x); }
+double f_lgamma(double x, const double*) {
+  int sign;
+  return (double)lgammal_r((long double)x, &sign);
+}
+// digamma in long double, independently of the kernels' recurrence: the
+// recurrence up to 40, the asymptotic series to B_20; reflection below 0.
+double f_digamma(double x, const double*) {
+  if (x == 0) return std::copysign(HUGE_VAL, -x);
+  if (std::isnan(x) || x == HUGE_VAL) return x;
+  if (x == -HUGE_VAL || (x < 0 && x == std::trunc(x))) return std::nan("");
+  long double v = x, r = 0;
+  const long double pi = 3.141592653589793238462643383279502884L;
+  if (v < 0) {
+    r = -pi / tanl(pi * (v - rintl(v)));
+    v = 1 - v;
+  }
+  for (; v < 40; v += 1) r -= 1 / v;
+  const long double z = 1 / (v * v);
+  static const long double kB[] = {1.0L / 12, -1.0L / 120, 1.0L / 252, -1.0L / 240, 1.0L / 132, -691.0L / 32760,
+                                   1.0L / 12, -3617.0L / 8160, 43867.0L / 14364, -174611.0L / 6600};
+  long double s = 0;
+  for (int k = 9; k >= 0; --k) s = s * z + kB[k];
+  return (double)(r + logl(v) - 0.5L / v - z * s);
+}
+// erfinv by bisection on erfl/erfcl in long double (no starting guess shared with the kernels).
+double f_erfinv(double y, const double*) {
+  const double a = std::fabs(y);
+  if (!(a <= 1)) return std::nan("");
+  if (a == 1) return std::copysign(HUGE_VAL, y);
+  long double lo = 0, hi = 7;  // erf(7) rounds to 1 in double
+  for (int i = 0; i < 200 && lo < hi; ++i) {
+    const long double mid = (lo + hi) / 2;
+    if (mid == lo || mid == hi) break;
+    const bool below = a < 0.5 ? erfl(mid) < (long double)a : erfcl(mid) > 1 - (long double)a;
+    (below ? lo : hi) = mid;
+  }
+  return std::copysign((double)((lo + hi) / 2), y);
+}
 // log(x / (1 - x)): from the definition with log1p for the denominator (no
 // rounding of 1 - x): log(x) - log1p(-x).
 double f_logit(double x, const double*) { return std::log(x) - std::log1p(-x); }
@@ -331,6 +369,9 @@ const Entry kElementwise[] = {
     {CT_OP_ACOSH, unary<f_acosh>},
     {CT_OP_ATANH, unary<f_atanh>},
     {CT_OP_ERFC, unary<f_erfc>},
+    {CT_OP_LGAMMA, unary<f_lgamma>},
+    {CT_OP_DIGAMMA, unary<f_digamma>},
+    {CT_OP_ERFINV, unary<f_erfinv>},
     {CT_OP_LOGIT, unary<f_logit>},
     {CT_OP_FRAC, unary<f_frac>},
     {CT_OP_HARDSIGMOID, unary<f_hardsigmoid>},
