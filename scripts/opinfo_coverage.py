@@ -5,7 +5,8 @@ PyTorch's operator test database (``torch.testing._internal.common_methods_invoc
 torch operator with sample inputs. This script takes the operators in ctensor's families (elementwise maps,
 binary ops, reductions, casts, conv / pool / norm / matmul / attention, indexing and data movement), says which
 have a ctensor counterpart (by name: ctensor's functions and their array-API aliases, plus the renames below),
-and, with ``--compare``, runs every CPU sample of the elementwise and binary ones that ctensor's signature
+and, with ``--compare``, runs every CPU sample of the elementwise and binary ones (the NN activations among
+them) that ctensor's signature
 takes (tensor inputs of one dtype, no extra keywords) through both libraries in every real dtype both have and
 compares them (torch.testing.assert_close's tolerances, NaN equal to NaN, the result dtype included).
 
@@ -196,7 +197,7 @@ def main():
         fams[f]["ops"] += 1
         if c:
             fams[f]["covered"] += 1
-            if a.compare and f == "elementwise":
+            if a.compare and (f == "elementwise" or type(op).__name__ in ("UnaryUfuncInfo", "BinaryUfuncInfo")):
                 compare(op, c, stats, bad)
         else:
             fams[f]["missing"].append(op.name)
