@@ -1,8 +1,9 @@
 // elementwise_more.cc — the elementwise maps added for PyTorch's operator
 // set (log10, the hyperbolic and inverse trigonometric functions, erfc,
-// logit, frac, the activations hardsigmoid, mish, selu, softsign,
-// logsigmoid, and signbit): functors registered into the same kernel table
-// as elementwise.cc's, per SIMD target (Highway's foreach_target).
+// logit, frac, lgamma, digamma, erfinv, the activations hardsigmoid, mish,
+// selu, softsign, logsigmoid, celu, hardshrink, softshrink, threshold, and
+// signbit): functors registered into the same kernel table as
+// elementwise.cc's, per SIMD target (Highway's foreach_target).
 //
 // The activations and log10 use the library's float32 math
 // (exp_math-inl.h). The hyperbolic and inverse trigonometric functions and
