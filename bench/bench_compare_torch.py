@@ -38,6 +38,7 @@ UNARY = {"neg": torch.neg, "abs": torch.abs, "sign": torch.sign, "exp": torch.ex
          "log10": torch.log10, "sinh": torch.sinh, "cosh": torch.cosh, "asin": torch.asin, "acos": torch.acos,
          "atan": torch.atan, "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh, "erfc": torch.erfc,
          "logit": torch.logit, "frac": torch.frac, "signbit": torch.signbit,
+         "lgamma": torch.lgamma, "digamma": torch.digamma, "erfinv": torch.erfinv,
          "hardsigmoid": torch._C._nn.hardsigmoid, "mish": torch._C._nn.mish, "logsigmoid": torch._C._nn.log_sigmoid,
          # torch's selu is elu with these constants, and takes no out=
          "selu": lambda x, out: torch._C._nn.elu(x, 1.6732632423543772848170429916717,
@@ -202,6 +203,14 @@ def _make_call(c, values):
             return lambda: torch._C._nn.leaky_relu(x, p[0], out=o)
         if op == "elu":
             return lambda: torch._C._nn.elu(x, p[0], 1.0, 1.0, out=o)
+        if op == "celu":  # torch's celu is elu with input scale 1 / alpha, and takes no out=
+            return lambda: torch._C._nn.elu(x, p[0], 1.0, 1.0 / p[0], out=o)
+        if op == "hardshrink":
+            return lambda: torch.hardshrink(x, p[0], out=o)
+        if op == "softshrink":
+            return lambda: torch._C._nn.softshrink(x, p[0], out=o)
+        if op == "threshold":
+            return lambda: torch.threshold(x, p[0], p[1], out=o)
         f = {"pow_scalar": torch.pow, "add_scalar": torch.add, "mul_scalar": torch.mul}.get(op)
         if f is None:
             return None
