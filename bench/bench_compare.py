@@ -71,7 +71,8 @@ BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_
 
 REDUCE = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
           "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
-          "norm2": np.linalg.norm}
+          "norm2": np.linalg.norm, "nansum": np.nansum, "nanmean": np.nanmean,
+          "count_nonzero": np.count_nonzero}
 
 
 def values(shape, dtype, salt, near_one=False, domain=None):
@@ -184,9 +185,18 @@ def make_call(c):
             return lambda: np.cumsum(x, axis=axis, out=o)
         if op == "cumprod":
             return lambda: np.cumprod(x, axis=axis, out=o)
-        if op == "softmax":
+        if op == "logcumsumexp":
+            return lambda: np.logaddexp.accumulate(x, axis=axis, out=o)
+        if op == "sort":  # into o as ctensor (np.sort would allocate)
+            return lambda: (np.copyto(o, x), o.sort(axis=axis))
+        if op == "argsort":  # the stable order, as ctensor's (NumPy's argsort takes no out=)
+            return lambda: np.argsort(x, axis=axis, kind="stable")
+        if op in ("softmax", "softmin"):
+            sign = -1 if op == "softmin" else 1
+
             def softmax():
-                np.subtract(x, np.max(x, axis=axis, keepdims=True), out=o)
+                src = np.negative(x, out=o) if sign < 0 else x  # softmin: softmax of -x
+                np.subtract(src, np.max(src, axis=axis, keepdims=True), out=o)
                 np.exp(o, out=o)
                 np.divide(o, np.sum(o, axis=axis, keepdims=True), out=o)
             return softmax

@@ -63,7 +63,8 @@ BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div
 
 REDUCE = {"sum": torch.sum, "mean": torch.mean, "prod": torch.prod, "max": torch.max, "min": torch.min,
           "argmax": torch.argmax, "argmin": torch.argmin, "any": torch.any, "all": torch.all,
-          "norm2": torch.linalg.vector_norm, "logsumexp": lambda x: torch.logsumexp(x, dim=(0, 1))}
+          "norm2": torch.linalg.vector_norm, "logsumexp": lambda x: torch.logsumexp(x, dim=(0, 1)),
+          "nansum": torch.nansum, "nanmean": torch.nanmean, "count_nonzero": torch.count_nonzero}
 
 
 def setup(threads):
@@ -252,8 +253,15 @@ def _make_call(c, values):
         f = {"softmax": aten._softmax.out, "log_softmax": aten._log_softmax.out}.get(op)
         if f is not None:
             return lambda: f(x, axis, False, out=o)
-        if op in ("cumsum", "cumprod"):
-            g = torch.cumsum if op == "cumsum" else torch.cumprod
+        if op in ("cumsum", "cumprod", "logcumsumexp"):
+            g = {"cumsum": torch.cumsum, "cumprod": torch.cumprod, "logcumsumexp": torch.logcumsumexp}[op]
             return lambda: g(x, axis, out=o)
+        if op == "softmin":
+            return lambda: torch.nn.functional.softmin(x, axis)
+        if op == "sort":
+            idx = torch.empty(shape, dtype=torch.int64)
+            return lambda: torch.sort(x, dim=axis, stable=True, out=(o, idx))
+        if op == "argsort":
+            return lambda: torch.argsort(x, dim=axis, stable=True)
         return None
     return None

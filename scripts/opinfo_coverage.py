@@ -129,10 +129,97 @@ def deliberate(op, args, got, want):
     return None
 
 
+def _axis_args(op, info, s):
+    """The keywords of ctensor's reduce / along-axis call for sample s, or None when the sample asks for something
+    ctensor's signature lacks (a dtype=, descending order, torch's dims of a 0-d tensor as a list, ...)."""
+    kw = dict(s.kwargs)
+    pos = list(s.args)
+    names = ("dim", "keepdim") if info.kind == "reduce" else ("dim",)
+    for n in names:
+        if pos:
+            if n in kw:
+                return None
+            kw[n] = pos.pop(0)
+    if pos:
+        return None
+    if kw.pop("descending", False):
+        return None
+    kw.pop("stable", None)  # argsort: checked as an order, below
+    out = {}
+    if op.name in ("var", "std"):  # torch's default is the unbiased estimate; ctensor's (NumPy's) correction=0
+        unbiased = kw.pop("unbiased", None)
+        corr = kw.pop("correction", None)
+        out["correction"] = float(corr if corr is not None else 1 if unbiased is None else int(bool(unbiased)))
+    if "dim" in kw:
+        dim = kw.pop("dim")
+        if isinstance(dim, (list, tuple)):
+            if info.kind != "reduce":
+                return None
+            dim = tuple(dim) if len(dim) else None  # torch: an empty dim list reduces every dim
+        if dim is not None:
+            out["axis"] = dim
+    elif info.kind == "along_axis":
+        return None
+    if "keepdim" in kw:
+        out["keepdims"] = bool(kw.pop("keepdim"))
+    return None if kw else out
+
+
+def compare_axis_op(op, name, info, stats, bad):
+    """Runs op's CPU samples of a reduction or an along-axis op that ctensor's signature takes: one tensor, a dim
+    (or dims) and keepdim. A sort compares its values; an argsort without stable=True compares the order it gives
+    (the values it picks), since any order of ties is torch's answer then."""
+    fn = getattr(ct, name)
+    for dtype in DTYPES:
+        try:
+            samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))
+        except Exception:
+            continue
+        for s in samples:
+            kw = _axis_args(op, info, s) if isinstance(s.input, torch.Tensor) and s.input.dtype == dtype else None
+            if kw is None:
+                stats["not_taken"] += 1
+                continue
+            try:
+                want = op(s.input, *s.args, **s.kwargs)
+            except Exception:
+                stats["not_taken"] += 1
+                continue
+            if isinstance(want, tuple):  # (values, indices): sort, max/min along a dim
+                want = want[0]
+            try:
+                got = torch.from_dlpack(fn(s.input, **kw))
+            except (TypeError, ValueError, NotImplementedError) as e:
+                stats["refused"] += 1
+                bad.append((op.name, str(dtype), [tuple(s.input.shape)], "refused: " + str(e)[:160]))
+                continue
+            stats["compared"] += 1
+            try:
+                if name == "argsort" and not s.kwargs.get("stable", False) and got.dtype == want.dtype:
+                    ax = kw["axis"]
+                    x = s.input if s.input.dim() else s.input.reshape(1)
+                    g, w = (got, want) if s.input.dim() else (got.reshape(1), want.reshape(1))
+                    torch.testing.assert_close(x.gather(ax, g), x.gather(ax, w), equal_nan=True)
+                else:
+                    torch.testing.assert_close(got, want, equal_nan=True, check_dtype=True, check_stride=False)
+            except AssertionError as e:
+                def ref(*a, s=s):
+                    r = op(*a, *s.args, **s.kwargs)
+                    return r[0] if isinstance(r, tuple) else r
+                why = deliberate(ref, [s.input], got, want) if name != "argsort" else None
+                if why:
+                    stats[why] += 1
+                    continue
+                stats["wrong"] += 1
+                bad.append((op.name, str(dtype), [tuple(s.input.shape)], str(kw) + " " + str(e).splitlines()[0][:200]))
+
+
 def compare(op, name, stats, bad):
     """Runs op's CPU samples that ctensor's signature takes: 1 or 2 tensor inputs, nothing else."""
     fn = getattr(ct, name, None)
     info = next((o for o in ct.ops() if o.name == name), None)
+    if fn is not None and info is not None and info.kind in ("reduce", "along_axis"):
+        return compare_axis_op(op, name, info, stats, bad)
     if fn is None or info is None or info.kind not in ("unary", "binary"):
         return
     for dtype in DTYPES:
@@ -197,7 +284,9 @@ def main():
         fams[f]["ops"] += 1
         if c:
             fams[f]["covered"] += 1
-            if a.compare and (f == "elementwise" or type(op).__name__ in ("UnaryUfuncInfo", "BinaryUfuncInfo")):
+            if a.compare and (f in ("elementwise", "reduction") or
+                              type(op).__name__ in ("UnaryUfuncInfo", "BinaryUfuncInfo") or
+                              op.name in ("softmax", "log_softmax", "nn.functional.softmin")):
                 compare(op, c, stats, bad)
         else:
             fams[f]["missing"].append(op.name)
@@ -210,7 +299,8 @@ def main():
             print("     missing: " + " ".join(sorted(v["missing"])))
     print(f"  {'all':12s} {covered:4d} of {total:4d} ({100.0 * covered / total:.0f}%)")
     if a.compare:
-        print(f"samples compared (elementwise and binary, CPU, every real dtype): {stats['compared']}: "
+        print(f"samples compared (elementwise, binary, reductions, along-axis; CPU, every real dtype): "
+              f"{stats['compared']}: "
               f"{stats['compared'] - stats['wrong'] - stats['dtype_rule'] - stats['more_accurate']} agree, "
               f"{stats['dtype_rule']} agree in value with NumPy's result dtype where torch's differs, "
               f"{stats['more_accurate']} differ where ctensor is the closer to float64, {stats['wrong']} wrong; "

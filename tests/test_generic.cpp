@@ -182,6 +182,13 @@ const OpRef kRefs[] = {
     {"log_softmax", F, EXACT, 0, 0, false},
     {"cumsum", ALL, EXACT, 0, 0, false},
     {"cumprod", ALL, EXACT, 0, 0, false},
+    {"nansum", ALL, EXACT, 0, 0, false},
+    {"nanmean", ALL, EXACT, 0, 0, false},
+    {"count_nonzero", ALL, EXACT, 0, 0, false},
+    {"logcumsumexp", F, EXACT, 0, 0, false},
+    {"softmin", F, EXACT, 0, 0, false},
+    {"sort", ALL, EXACT, 0, 0, false},
+    {"argsort", ALL, EXACT, 0, 0, false},
 };
 
 // Kinds of category 2 (their own test files check the values).
@@ -194,9 +201,9 @@ int expected_output(const std::string& n) {
   static const char* const kBool[] = {"isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
                                       "logical_xor", "equal", "not_equal", "less", "less_equal", "greater",
                                       "greater_equal", "any", "all", "signbit"};
-  static const char* const kAccum[] = {"sum", "prod", "cumsum", "cumprod"};
-  static const char* const kFloat[] = {"div", "mean", "norm2", "var", "std"};
-  static const char* const kInt64[] = {"argmax", "argmin"};
+  static const char* const kAccum[] = {"sum", "prod", "cumsum", "cumprod", "nansum"};
+  static const char* const kFloat[] = {"div", "mean", "norm2", "var", "std", "nanmean"};
+  static const char* const kInt64[] = {"argmax", "argmin", "count_nonzero", "argsort"};
   if (n == "cast") return CT_OUTPUT_ANY;
   for (const char* b : kBool)
     if (n == b) return CT_OUTPUT_BOOL;
@@ -671,8 +678,9 @@ TEST_CASE("registry lists every header op with its facts", "[generic]") {
       CHECK(want_out == (name == "cast" ? CT_OUTPUT_ANY : is_predicate(name) ? CT_OUTPUT_BOOL : CT_OUTPUT_SAME));
     CHECK(info.output_dtype == want_out);
     // out may be exactly an input: every SAME elementwise op, every binary and
-    // along-axis op; never a reduction (SEMANTICS.md, ctensor.h category 2).
-    if (info.kind == CT_KIND_REDUCE) CHECK(info.inplace == 0);
+    // along-axis op but argsort (its indices would overwrite the values they
+    // order); never a reduction (SEMANTICS.md, ctensor.h category 2).
+    if (info.kind == CT_KIND_REDUCE || name == "argsort") CHECK(info.inplace == 0);
     else if (want_out == CT_OUTPUT_SAME || is_category2_kind(info.kind)) CHECK(info.inplace == 1);
   }
 }

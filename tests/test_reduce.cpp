@@ -56,6 +56,8 @@ const RedOp kRed[] = {
     {"all", CT_OP_ALL, ALL, CT_OUTPUT_BOOL, 0},         {"norm2", CT_OP_NORM2, I | F, CT_OUTPUT_FLOAT, 0},
     {"logsumexp", CT_OP_LOGSUMEXP, F, CT_OUTPUT_SAME, 0}, {"var", CT_OP_VAR, I | F, CT_OUTPUT_FLOAT, 1},
     {"std", CT_OP_STD, I | F, CT_OUTPUT_FLOAT, 1},
+    {"nansum", CT_OP_NANSUM, ALL, CT_OUTPUT_ACCUM, 0}, {"nanmean", CT_OP_NANMEAN, ALL, CT_OUTPUT_FLOAT, 0},
+    {"count_nonzero", CT_OP_COUNT_NONZERO, ALL, CT_OUTPUT_INT64, 0},
 };
 
 struct AlongOp {
@@ -69,6 +71,10 @@ const AlongOp kAlong[] = {
     {"log_softmax", CT_OP_LOG_SOFTMAX, F, CT_OUTPUT_SAME},
     {"cumsum", CT_OP_CUMSUM, ALL, CT_OUTPUT_ACCUM},
     {"cumprod", CT_OP_CUMPROD, ALL, CT_OUTPUT_ACCUM},
+    {"logcumsumexp", CT_OP_LOGCUMSUMEXP, F, CT_OUTPUT_SAME},
+    {"softmin", CT_OP_SOFTMIN, F, CT_OUTPUT_SAME},
+    {"sort", CT_OP_SORT, ALL, CT_OUTPUT_SAME},
+    {"argsort", CT_OP_ARGSORT, ALL, CT_OUTPUT_INT64},
 };
 
 const RedOp& red_op(int op) {
@@ -174,14 +180,23 @@ Expect expect_of(int op, int d, int dout, const std::vector<double>& v, double c
   const int64_t n = (int64_t)v.size();
   if (!dtype(d).is_float()) {  // integer and bool inputs: float64 results
     switch (op) {
-      case CT_OP_MEAN: e.tol = -2; break;  // the test's values keep the float64 sum exact
+      case CT_OP_MEAN: case CT_OP_NANMEAN: e.tol = -2; break;  // the test's values keep the float64 sum exact
       case CT_OP_NORM2: e.tol = 4 * ulp_of(e.v, DT_F64); break;
       default: e.tol = 1e-13 * std::fabs(e.v) + 4 * ulp_of(e.v, DT_F64); break;  // var, std
     }
     return e;
   }
+  std::vector<double> kept;  // nansum / nanmean: the elements that are not NaN
+  for (double x : v)
+    if (!std::isnan(x)) kept.push_back(x);
+  const int64_t nk = (int64_t)kept.size();
   switch (op) {
     case CT_OP_SUM: e.tol = ulp_of(e.v, dout) + (log2n(n) + 2) * eps_acc(d) * sum_abs(v); break;
+    case CT_OP_NANSUM: e.tol = ulp_of(e.v, dout) + (log2n(nk) + 2) * eps_acc(d) * sum_abs(kept); break;
+    case CT_OP_NANMEAN:
+      e.tol = ulp_of(e.v, dout) + (nk ? (log2n(nk) + 2) * eps_acc(d) * sum_abs(kept) / (double)nk : 0) +
+              eps_calc(d) * std::fabs(e.v);
+      break;
     case CT_OP_MEAN:
       e.tol = ulp_of(e.v, dout) + (n ? (log2n(n) + 2) * eps_acc(d) * sum_abs(v) / (double)n : 0) +
               eps_calc(d) * std::fabs(e.v);
@@ -318,7 +333,10 @@ void fill_for(int op, HostTensor& x, Rng& rng) {
         case CT_OP_MAX: case CT_OP_MIN: case CT_OP_ARGMAX: case CT_OP_ARGMIN:
           v = std::round(rng.uniform(-3, 3) * 2) / 2;  // ties
           break;
-        case CT_OP_ANY: case CT_OP_ALL: v = rng.uniform() < 0.2 ? 0.0 : rng.uniform(-1, 1); break;
+        case CT_OP_ANY: case CT_OP_ALL: case CT_OP_COUNT_NONZERO:
+          v = rng.uniform() < 0.2 ? 0.0 : rng.uniform() < 0.1 ? kNaN : rng.uniform(-1, 1);
+          break;
+        case CT_OP_NANSUM: case CT_OP_NANMEAN: v = rng.uniform() < 0.25 ? kNaN : rng.uniform(-10, 10); break;
         case CT_OP_LOGSUMEXP: v = rng.uniform(-20, 20); break;
         default: v = rng.uniform(-10, 10); break;
       }
@@ -341,7 +359,7 @@ void fill_for(int op, HostTensor& x, Rng& rng) {
         // ties near 0, and for uint64 near its top (-3..-1 are its max - 2 .. max)
         v = (i % 5 == 0) ? rng.int_in(lo, hi) : rng.int_in(std::max<int64_t>(lo, -3), 3);
         break;
-      case CT_OP_ANY: case CT_OP_ALL: v = rng.uniform() < 0.2 ? 0 : rng.int_in(lo, hi); break;
+      case CT_OP_ANY: case CT_OP_ALL: case CT_OP_COUNT_NONZERO: v = rng.uniform() < 0.2 ? 0 : rng.int_in(lo, hi); break;
       default: v = rng.int_in(small_lo, std::min<int64_t>(hi, 1000)); break;
     }
     x.set_i(i, v);
@@ -1296,17 +1314,27 @@ void along_expect(int op, int d, int dout, const std::vector<double>& fv, const 
     }
     return;
   }
-  // softmax / log_softmax
+  if (op == CT_OP_SORT) {  // the values themselves (either zero where -0 and 0 tie)
+    for (size_t k = 0; k < n; ++k) out[k].tol = -1;
+    return;
+  }
+  if (op == CT_OP_LOGCUMSUMEXP) {  // each step rounds once in the accumulator, once when stored
+    for (size_t k = 0; k < n; ++k)
+      out[k].tol = ulp_of(out[k].v, dout) + (double)(k + 2) * eps_cum(d) * (std::fabs(out[k].v) + 1.0);
+    return;
+  }
+  // softmax / log_softmax; softmin is softmax of -x
+  const bool neg = op == CT_OP_SOFTMIN;
   double m = -kInf;
   for (double x : fv)
-    if (x > m) m = x;
+    if ((neg ? -x : x) > m) m = neg ? -x : x;
   double rt = (double)(8 + n) * eps_calc(d) + 2 * (d == DT_F64 ? std::ldexp(1.0, -53) : ulp_of(1.0, dout));
   double at_ = ulp_of(0.0, dout) * 4 + (dout == DT_F32 || dout == DT_BF16 ? std::ldexp(1.0, -126) : 0.0);
   for (size_t k = 0; k < n; ++k) {
     const double v = out[k].v;
-    if (op == CT_OP_SOFTMAX) {
+    if (op != CT_OP_LOG_SOFTMAX) {
       // (exp of x - m, itself rounded: relative error ~ eps * |x - m|)
-      const double xm = fv[k] - m;
+      const double xm = (neg ? -fv[k] : fv[k]) - m;
       double exm = std::isfinite(xm) ? eps_calc(d) * std::fabs(xm) : 0.0;
       out[k].tol = (rt + exm) * std::fabs(v) + at_;
     } else {
@@ -1385,9 +1413,15 @@ void run_along(int op, HostTensor& x, int axis, int out_variant, void* stream = 
 void fill_along(int op, HostTensor& x, Rng& rng, bool specials) {
   int d = x.d;
   int64_t n = x.numel();
+  const bool sort = op == CT_OP_SORT || op == CT_OP_ARGSORT;
   if (dtype(d).is_float()) {
     for (int64_t i = 0; i < n; ++i) {
       double v = op == CT_OP_CUMPROD ? rng.uniform(0.7, 1.4) * ((rng.next() & 1) ? 1 : -1) : rng.uniform(-5, 5);
+      if (sort) {  // ties, -0 and 0, infinities, NaN
+        const double u = rng.uniform();
+        v = u < 0.05 ? kNaN : u < 0.1 ? -0.0 : u < 0.15 ? 0.0 : u < 0.18 ? kInf : u < 0.21 ? -kInf
+                                                                      : std::round(v * 2) / 2;
+      }
       x.set(i, v);
     }
     if (specials && n > 10) {  // softmax: large magnitudes and -inf entries here and there
@@ -1404,7 +1438,7 @@ void fill_along(int op, HostTensor& x, Rng& rng, bool specials) {
   }
   int64_t lo = int_min(d), hi = int_max(d);
   for (int64_t i = 0; i < n; ++i)
-    x.set_i(i, op == CT_OP_CUMPROD ? rng.int_in(std::max<int64_t>(lo, -3), 3) : rng.int_in(lo, hi));
+    x.set_i(i, op == CT_OP_CUMPROD || (sort && i % 3) ? rng.int_in(std::max<int64_t>(lo, -3), 3) : rng.int_in(lo, hi));
 }
 
 }  // namespace
@@ -1563,6 +1597,65 @@ TEST_CASE("along-axis: softmax / log_softmax into a large (streamed) output equa
       }
     }
   }
+}
+
+TEST_CASE("along-axis: sort and argsort of long lines, every dtype, in place and into strided outputs", "[reduce]") {
+  // Lines longer than any vector block and than 2^15 (their own task); the
+  // argsort of 8-byte keys (uint128 pairs), of narrow keys written straight
+  // into a contiguous int64 output and through scratch into a strided one;
+  // sort of the dtypes vqsort takes, in place and not, and of the gathered
+  // ones (bool, 8-bit, half and float8 types). Ties everywhere, NaN, +-0, +-inf.
+  for (int op : {CT_OP_SORT, CT_OP_ARGSORT}) {
+    for (int d = 0; d < DT_COUNT; ++d) {
+      Rng rng((uint64_t)op * 7919 + (uint64_t)d);
+      for (const std::vector<int64_t>& shape : {std::vector<int64_t>{3, 40000}, {5000, 3}}) {
+        const int axis = shape[0] == 3 ? 1 : 0;
+        HostTensor x = make_layout(d, shape, 0);
+        fill_along(op, x, rng, false);
+        run_along(op, x, axis, 0);
+        run_along(op, x, axis, 3);  // a strided output
+      }
+      if (op == CT_OP_SORT) {  // in place
+        HostTensor x = make_layout(d, {2, 9000}, 0);
+        fill_along(op, x, rng, false);
+        HostTensor x0 = x;
+        std::vector<unsigned char> before = x.bytes();
+        CTensor xv = x.view();
+        INFO("sort in place " << dtype(d).name);
+        REQUIRE(ct_along_axis(op, &xv, -1, &xv, nullptr) == CT_OK);
+        Mismatch mm;
+        check_along(op, x0, -1, x, before, mm);
+        INFO(mm.first);
+        CHECK(mm.count == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("along-axis: sort and argsort order NaN last, keep -0/0 and ties stable, and handle payloads", "[reduce]") {
+  HostTensor x = HostTensor::compact(DT_F32, {10});
+  const double v[] = {kNaN, 1.0, -0.0, kInf, 0.0, -kInf, 1.0, -kNaN, -0.0, 2.0};
+  for (int i = 0; i < 10; ++i) x.set(i, v[i]);
+  HostTensor idx = HostTensor::compact(DT_I64, {10}), srt = HostTensor::compact(DT_F32, {10});
+  CTensor xv = x.view(), iv = idx.view(), sv = srt.view();
+  REQUIRE(ct_along_axis(CT_OP_ARGSORT, &xv, 0, &iv, nullptr) == CT_OK);
+  const int64_t want[] = {5, 2, 4, 8, 1, 6, 9, 3, 0, 7};  // -inf, the zeros in order, 1s in order, 2, inf, NaNs
+  for (int i = 0; i < 10; ++i) CHECK(idx.get_i(i) == want[i]);
+  REQUIRE(ct_along_axis(CT_OP_SORT, &xv, 0, &sv, nullptr) == CT_OK);
+  CHECK(srt.get(0) == -kInf);
+  for (int i = 1; i < 4; ++i) CHECK(srt.get(i) == 0.0);
+  CHECK(srt.get(4) == 1.0);
+  CHECK(srt.get(6) == 2.0);
+  CHECK(srt.get(7) == kInf);
+  CHECK((std::isnan(srt.get(8)) && std::isnan(srt.get(9))));
+  HostTensor u = HostTensor::compact(DT_U64, {4});  // unsigned keys: 2^63 and above sort last
+  const int64_t uv[] = {-1, 5, INT64_MIN, 0};
+  for (int i = 0; i < 4; ++i) u.set_i(i, uv[i]);
+  HostTensor ui = HostTensor::compact(DT_I64, {4});
+  CTensor uvv = u.view(), uiv = ui.view();
+  REQUIRE(ct_along_axis(CT_OP_ARGSORT, &uvv, 0, &uiv, nullptr) == CT_OK);
+  const int64_t uw[] = {3, 1, 2, 0};
+  for (int i = 0; i < 4; ++i) CHECK(ui.get_i(i) == uw[i]);
 }
 
 TEST_CASE("along-axis: 0-d input, in place, int64 accumulation", "[reduce]") {

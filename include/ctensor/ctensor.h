@@ -481,6 +481,13 @@ typedef enum {
   R(X, HEAVISIDE, 127, heaviside, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "0 for a < 0, 1 for a > 0, b where a == 0; NaN a gives NaN") \
   R(X, PRELU, 128, prelu, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a >= 0 ? a : b * a (b: the weight, broadcast as NumPy: (C, 1, 1) for channels of NCHW)") \
   R(X, LDEXP, 129, ldexp, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * 2^b (PyTorch's ldexp; b need not be an integer)") \
+  R(X, NANSUM, 137, nansum, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_ACCUM, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "sum with NaN taken as 0; of nothing is 0") \
+  R(X, NANMEAN, 138, nanmean, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "mean of the elements that are not NaN; NaN if there are none") \
+  R(X, COUNT_NONZERO, 139, count_nonzero, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_INT64, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "how many x != 0 (NaN counts), as int64") \
+  R(X, LOGCUMSUMEXP, 140, logcumsumexp, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running log(sum(e^x)) along axis, without overflow") \
+  R(X, SOFTMIN, 141, softmin, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "softmax of -x along axis: e^(min - x) / sum(e^(min - x))") \
+  R(X, SORT, 142, sort, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "ascending along axis; NaN last") \
+  R(X, ARGSORT, 143, argsort, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_INT64, 0, CT_SHAPE_SAME, CT_DESC_NONE, "int64 indices that sort along axis, stable: equal elements (-0 and 0 too) keep their order, NaN last") \
 
 #define CT_NN_OP_ROWS(R, X) \
   R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \

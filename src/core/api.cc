@@ -541,7 +541,13 @@ CTStatus run_along_axis(int32_t op, const CTensor* x, int32_t axis, const CTenso
   const CTKernelInterface* kern = nullptr;
   if (CTStatus s = find_op_kernels(fn, d, op, backend, out->device.device_id, xf.dt, of.dt, &kern)) return s;
   if (CTStatus s = check_output_layout(fn, "out", out)) return s;
-  if (CTStatus s = check_overlap(fn, "out", out, of, "x", x, xf)) return s;
+  // out may be exactly x when the row says so (argsort's indices cannot overwrite the values they order)
+  if (d->inplace) {
+    if (CTStatus s = check_overlap(fn, "out", out, of, "x", x, xf)) return s;
+  } else if (CTStatus s = check_no_shared_bytes(fn, "out", out, of, "x", x, xf,
+                                                "this op's output must not share memory with its input (not even in place)")) {
+    return s;
+  }
   if (CTStatus s = check_stream(backend, fn, out->device.device_id, stream)) return s;
   if (of.numel == 0) return CT_OK;
   // A 0-d tensor runs as a 1-d view of one element.

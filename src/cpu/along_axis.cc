@@ -1,6 +1,7 @@
 // along_axis.cc — along-axis ops (category 2) on the CPU: softmax,
-// log_softmax, cumsum and cumprod walk lines along the axis, or blocks of
-// lines side by side when the axis is not contiguous.
+// log_softmax, softmin, cumsum, cumprod and logcumsumexp walk lines along
+// the axis, or blocks of lines side by side when the axis is not
+// contiguous; sort and argsort are in sort.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "cpu/half.h"
 #include "cpu/kernels.h"
 #include "cpu/reduce_internal.h"
+#include "math/scalar.h"
 
 namespace ct {
 namespace cpu {
@@ -55,26 +57,30 @@ template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log, bool
 // (running max and rescaled sum, then the output) instead of in cache.
 constexpr int64_t kCachedLine = int64_t(1) << 15;
 
-// Reads/writes chunk [i, i+m) of a line of T with stride st into an A buffer.
-template <class T, class A> void load_chunk(const T* x, int64_t st, int64_t i, int64_t m, A* buf) {
+// Reads/writes chunk [i, i+m) of a line of T with stride st into an A buffer
+// (negated when neg: softmin is softmax of -x).
+template <class T, class A> void load_chunk(const T* x, int64_t st, int64_t i, int64_t m, A* buf, bool neg = false) {
   for (int64_t k = 0; k < m; ++k) buf[k] = ld<A>(load_u(x + (i + k) * st));  // x may be unaligned
+  if (neg)
+    for (int64_t k = 0; k < m; ++k) buf[k] = -buf[k];
 }
 template <class T, class A> void store_chunk(T* y, int64_t st, int64_t i, int64_t m, const A* buf) {
   for (int64_t k = 0; k < m; ++k) store_u(y + (i + k) * st, Convert<T>::from(buf[k]));
 }
 
-template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool log, bool stream) {
+template <class T>
+void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool log, bool stream, bool neg = false) {
   using A = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
   const KernelTable& kt = kernel_table();
   const int which = std::is_same<A, float>::value ? 0 : 1;
   if constexpr (std::is_same<T, A>::value) {
-    if (xs == 1 && ys == 1 && n <= kCachedLine && is_aligned<T>(x) && is_aligned<T>(y))
+    if (!neg && xs == 1 && ys == 1 && n <= kCachedLine && is_aligned<T>(x) && is_aligned<T>(y))
       return softmax_line<A>(x, y, n, log, stream);
   }
   constexpr int64_t kChunk = 2048;
   A buf[kChunk];
   if (n <= kChunk) {
-    load_chunk(x, xs, 0, n, buf);
+    load_chunk(x, xs, 0, n, buf, neg);
     softmax_line<A>(buf, buf, n, log);
     store_chunk(y, ys, 0, n, buf);
     return;
@@ -85,7 +91,7 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
   bool nan = false;
   for (int64_t i = 0; i < n && !nan; i += kChunk) {
     const int64_t k = std::min(kChunk, n - i);
-    load_chunk(x, xs, i, k, buf);
+    load_chunk(x, xs, i, k, buf, neg);
     const A cm = std::is_same<A, float>::value ? (A)rk().max_f32((const float*)(const void*)buf, k)
                                                : (A)rk().max_f64((const double*)(const void*)buf, k);
     if (cm != cm) { nan = true; break; }
@@ -107,7 +113,7 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
       store_chunk(y, ys, i, k, buf);
       continue;
     }
-    load_chunk(x, xs, i, k, buf);
+    load_chunk(x, xs, i, k, buf, neg);
     if (log) {
       kt.softmax_finish[which](buf, buf, k, -(double)m, -std::log(s), 1, 0);  // as in softmax_line
     } else {
@@ -118,20 +124,31 @@ template <class T> void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys
   }
 }
 
-// cumsum / cumprod of K lines of the same length side by side, accumulating
-// in A: K independent chains of adds (or multiplies), so the latency of one
-// does not bound the loop; each line's sums are those of a lone line (K = 1).
-template <class T, class O, class A, bool kProd, int K>
+// The running folds: cumsum, cumprod, logcumsumexp (log(e^acc + e^x) in A).
+enum Scan { kScanSum, kScanProd, kScanLogAddExp };
+
+// A scan of K lines of the same length side by side, accumulating in A: K
+// independent chains of adds (or multiplies), so the latency of one does not
+// bound the loop; each line's results are those of a lone line (K = 1).
+template <class T, class O, class A, Scan kOp, int K>
 void scan_lines(const T* const* x, int64_t xs, O* const* y, int64_t ys, int64_t n) {
   A acc[K];
-  for (int k = 0; k < K; ++k) acc[k] = kProd ? A(1) : A(0);
+  const A init = kOp == kScanProd ? A(1) : kOp == kScanSum ? A(0) : -std::numeric_limits<A>::infinity();
+  for (int k = 0; k < K; ++k) acc[k] = init;
   for (int64_t i = 0; i < n; ++i)
     for (int k = 0; k < K; ++k) {
       const A v = ld<A>(load_u(x[k] + i * xs));
-      if constexpr (std::is_integral<A>::value) acc[k] = kProd ? wmul(acc[k], v) : wadd(acc[k], v);
-      else acc[k] = kProd ? acc[k] * v : acc[k] + v;
+      if constexpr (std::is_integral<A>::value) acc[k] = kOp == kScanProd ? wmul(acc[k], v) : wadd(acc[k], v);
+      else if constexpr (kOp == kScanLogAddExp) acc[k] = math::logaddexp(acc[k], v);
+      else acc[k] = kOp == kScanProd ? acc[k] * v : acc[k] + v;
       store_u(y[k] + i * ys, Convert<O>::from(acc[k]));
     }
+}
+template <class T, class O, int K> void scan_by_op(int32_t op, const T* const* x, int64_t xs, O* const* y, int64_t ys, int64_t n) {
+  using A = typename std::conditional<kFloat<T>, double, int64_t>::type;
+  if (op == CT_OP_CUMPROD) scan_lines<T, O, A, kScanProd, K>(x, xs, y, ys, n);
+  else if (op == CT_OP_CUMSUM) scan_lines<T, O, A, kScanSum, K>(x, xs, y, ys, n);
+  else if constexpr (kFloat<T>) scan_lines<T, O, A, kScanLogAddExp, K>(x, xs, y, ys, n);
 }
 
 struct LineCtx {
@@ -148,8 +165,8 @@ template <class T, class O> void lines_body(void* ctx, int64_t b, int64_t e) {
   const T* xb = reinterpret_cast<const T*>(static_cast<const char*>(x->data) + x->byte_offset);
   O* yb = reinterpret_cast<O*>(static_cast<char*>(out->data) + out->byte_offset);
   const int32_t op = c->call->op;
-  if (op == CT_OP_CUMSUM || op == CT_OP_CUMPROD) {
-    using A = typename std::conditional<kFloat<T>, double, int64_t>::type;
+  const bool softmax = op == CT_OP_SOFTMAX || op == CT_OP_LOG_SOFTMAX || op == CT_OP_SOFTMIN;
+  if (!softmax) {
     constexpr int K = 4;
     for (; b + K <= e; b += K) {
       const T* xl[K];
@@ -158,19 +175,17 @@ template <class T, class O> void lines_body(void* ctx, int64_t b, int64_t e) {
         xl[k] = xb + offset_of(c->lines, b + k);
         yl[k] = yb + out_offset_of(c->lines, b + k);
       }
-      if (op == CT_OP_CUMPROD) scan_lines<T, O, A, true, K>(xl, c->xs, yl, c->ys, c->n);
-      else scan_lines<T, O, A, false, K>(xl, c->xs, yl, c->ys, c->n);
+      scan_by_op<T, O, K>(op, xl, c->xs, yl, c->ys, c->n);
     }
   }
   for (int64_t i = b; i < e; ++i) {
     const T* xl = xb + offset_of(c->lines, i);
     O* yl = yb + out_offset_of(c->lines, i);
-    if (op == CT_OP_SOFTMAX || op == CT_OP_LOG_SOFTMAX) {
-      if constexpr (kFloat<T> && std::is_same<T, O>::value) softmax_strided<T>(xl, c->xs, yl, c->ys, c->n, op == CT_OP_LOG_SOFTMAX, c->stream);
+    if (softmax) {
+      if constexpr (kFloat<T> && std::is_same<T, O>::value)
+        softmax_strided<T>(xl, c->xs, yl, c->ys, c->n, op == CT_OP_LOG_SOFTMAX, c->stream, op == CT_OP_SOFTMIN);
     } else {
-      using A = typename std::conditional<kFloat<T>, double, int64_t>::type;
-      if (op == CT_OP_CUMPROD) scan_lines<T, O, A, true, 1>(&xl, c->xs, &yl, c->ys, c->n);
-      else scan_lines<T, O, A, false, 1>(&xl, c->xs, &yl, c->ys, c->n);
+      scan_by_op<T, O, 1>(op, &xl, c->xs, &yl, c->ys, c->n);
     }
   }
 }
@@ -195,7 +210,8 @@ template <class T, class O> CTStatus along_typed(const CTAlongAxisCall* c, const
   int64_t numel = 1;
   for (int32_t d = 0; d < c->out->ndim; ++d) numel *= c->out->shape[d];
   ctx.stream = numel * int64_t(sizeof(O)) >= (int64_t(8) << 20);  // as binary ops decide
-  const int64_t cost = c->op == CT_OP_SOFTMAX || c->op == CT_OP_LOG_SOFTMAX ? 8 : 1;
+  const int64_t cost = c->op == CT_OP_SOFTMAX || c->op == CT_OP_LOG_SOFTMAX || c->op == CT_OP_SOFTMIN ? 8
+                       : c->op == CT_OP_LOGCUMSUMEXP ? 16 : 1;
   parallel_for(s, lines, std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(ctx.n * cost, 1)),
                &lines_body<T, O>, &ctx);
   return CT_OK;
@@ -216,7 +232,10 @@ template <class T> struct AlongF {
 
 }  // namespace
 
-CTStatus cpu_along_axis(const CTAlongAxisCall* call) { return run_by_dtype<AlongF>(call); }
+CTStatus cpu_along_axis(const CTAlongAxisCall* call) {
+  if (call->op == CT_OP_SORT || call->op == CT_OP_ARGSORT) return cpu_sort(call);
+  return run_by_dtype<AlongF>(call);
+}
 
 }  // namespace cpu
 }  // namespace ct

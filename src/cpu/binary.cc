@@ -23,6 +23,7 @@
 #include "cpu/half.h"
 #include "cpu/kernels.h"
 #include "cpu/simd-inl.h"
+#include "math/scalar.h"
 
 #ifndef CTENSOR_SRC_CPU_BINARY_ONCE_
 #define CTENSOR_SRC_CPU_BINARY_ONCE_
@@ -161,25 +162,12 @@ struct Fmod {
     }
   }
 };
-// NumPy's npy_logaddexp and npy_logaddexp2: equal inputs (infinities
-// included) give a + log 2 (a + 1); a NaN difference gives NaN.
+// NumPy's npy_logaddexp and npy_logaddexp2 (src/math/scalar.h: the scans share them).
 struct LogAddExp {
-  template <class T> static T f(T a, T b) {
-    if (a == b) return a + T(0.693147180559945309417232121458176568);
-    const T t = a - b;
-    if (t > 0) return a + std::log1p(std::exp(-t));
-    if (t <= 0) return b + std::log1p(std::exp(t));
-    return t;
-  }
+  template <class T> static T f(T a, T b) { return math::logaddexp(a, b); }
 };
 struct LogAddExp2 {
-  template <class T> static T f(T a, T b) {
-    if (a == b) return a + T(1);
-    const T t = a - b;
-    if (t > 0) return a + T(1.442695040888963407359924681001892137) * std::log1p(std::exp2(-t));
-    if (t <= 0) return b + T(1.442695040888963407359924681001892137) * std::log1p(std::exp2(t));
-    return t;
-  }
+  template <class T> static T f(T a, T b) { return math::logaddexp2(a, b); }
 };
 // PyTorch's xlogy: NaN b gives NaN; a == 0 gives 0; else a * log(b).
 struct Xlogy {

@@ -31,6 +31,8 @@ CTStatus copy_tensor(const char* fn, const CTensor* src, const CTensor* dst, int
 // reduce.cc (cpu_reduce, has_reduce_kernel) and along_axis.cc (cpu_along_axis)
 CTStatus cpu_reduce(const CTReduceCall* call);
 CTStatus cpu_along_axis(const CTAlongAxisCall* call);
+// sort.cc: sort and argsort (cpu_along_axis passes them on)
+CTStatus cpu_sort(const CTAlongAxisCall* call);
 bool has_reduce_kernel(int32_t op, int32_t dt);  // reductions and along-axis ops with a kernel here
 
 // nn_onednn.cc: the NN slots of the kernel table. nn_supports knows the ops

@@ -445,6 +445,9 @@ template <class T> CTStatus reduce_typed(const CTReduceCall* c, const CTCpuStrea
     case CT_OP_ANY: run(RAny<T, false>{}); break;
     case CT_OP_ALL: run(RAny<T, true>{}); break;
     case CT_OP_NORM2: run(RNorm2<T>{}); break;
+    case CT_OP_NANSUM: run(RNanSum<T, SumA<T>>{}); break;
+    case CT_OP_NANMEAN: run(RNanMean<T>{}); break;
+    case CT_OP_COUNT_NONZERO: run(RCount<T>{}); break;
     case CT_OP_LOGSUMEXP:
       if constexpr (kFloat<T>) run(RLogSumExp<T, ExtA<T>>{});
       break;
@@ -478,10 +481,11 @@ bool has_reduce_kernel(int32_t op, int32_t dt) {
   switch (op) {
     case CT_OP_SUM: case CT_OP_MEAN: case CT_OP_PROD: case CT_OP_MAX: case CT_OP_MIN: case CT_OP_ARGMAX:
     case CT_OP_ARGMIN: case CT_OP_ANY: case CT_OP_ALL: case CT_OP_CUMSUM: case CT_OP_CUMPROD:
+    case CT_OP_NANSUM: case CT_OP_NANMEAN: case CT_OP_COUNT_NONZERO: case CT_OP_SORT: case CT_OP_ARGSORT:
       return dt >= 0 && dt < CT_DT_COUNT;
     case CT_OP_NORM2: case CT_OP_VAR: case CT_OP_STD:
       return (CT_DTS_NUMERIC >> dt) & 1u;
-    case CT_OP_LOGSUMEXP: case CT_OP_SOFTMAX: case CT_OP_LOG_SOFTMAX:
+    case CT_OP_LOGSUMEXP: case CT_OP_SOFTMAX: case CT_OP_LOG_SOFTMAX: case CT_OP_SOFTMIN: case CT_OP_LOGCUMSUMEXP:
       return (CT_DTS_FLOAT >> dt) & 1u;
     default:
       return false;

@@ -71,7 +71,8 @@ template <class A> inline void put(char* p, int32_t dt, A v) {
 // combine(a, b) joins an earlier state a with a later b; col(acc, row, w, r,
 // c) folds row r (w elements side by side) into w states.
 
-// Sum of map(x): 0 x, 1 x^2, 2 (x - c)^2, 3 e^(x - c). A: int64 (wrapping) or double.
+// Sum of map(x): 0 x, 1 x^2, 2 (x - c)^2, 3 e^(x - c), 4 x with NaN as 0 (nansum).
+// A: int64 (wrapping) or double.
 template <class T, class A> struct SumPass {
   using S = A;
   // Rows fold into a block accumulator first only for float64 inputs: float32
@@ -85,7 +86,8 @@ template <class T, class A> struct SumPass {
   }
   static A f(int map, A v, A c) {
     if constexpr (std::is_integral<A>::value) return (void)map, (void)c, v;
-    else return map == 0 ? v : map == 1 ? v * v : map == 2 ? (v - c) * (v - c) : std::exp(v - c);
+    else return map == 0 ? v : map == 1 ? v * v : map == 2 ? (v - c) * (v - c) : map == 3 ? std::exp(v - c)
+                : (v != v ? A(0) : v);
   }
   S contig(const T* p, int64_t n, int64_t) const {
     if constexpr (std::is_integral<A>::value) {
@@ -267,6 +269,62 @@ template <class T, bool kAll> struct AnyPass {
   }
 };
 
+// How many elements are nonzero (NaN counts, as NumPy's count_nonzero).
+template <class T> struct CountPass {
+  using S = int64_t;
+  static constexpr bool kAdditive = false;
+  S init() const { return 0; }
+  S combine(S a, S b) const { return a + b; }
+  S contig(const T* p, int64_t n, int64_t) const {
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; ++i) c += nonzero(p[i]) ? 1 : 0;
+    return c;
+  }
+  void col(S* acc, const T* row, int64_t w, int64_t, const double*) const {
+    for (int64_t j = 0; j < w; ++j) acc[j] += nonzero(row[j]) ? 1 : 0;
+  }
+};
+
+// The sum and the count of the elements that are not NaN (nanmean), the sum
+// pairwise in double as SumPass's.
+struct NanSumCount {
+  double s;
+  int64_t n;
+};
+template <class T> struct NanMeanPass {
+  using S = NanSumCount;
+  static constexpr bool kAdditive = false;
+  S init() const { return {0.0, 0}; }
+  S combine(S a, S b) const { return {a.s + b.s, a.n + b.n}; }
+  S contig(const T* p, int64_t n, int64_t) const {
+    if (n > 1024) {
+      const int64_t h = n / 2;
+      return combine(contig(p, h, 0), contig(p + h, n - h, 0));
+    }
+    double acc[4] = {0, 0, 0, 0};
+    int64_t cnt = 0, i = 0;
+    for (; i + 4 <= n; i += 4)
+      for (int k = 0; k < 4; ++k) {
+        const double v = ld<double>(p[i + k]);
+        const bool ok = v == v;
+        acc[k] += ok ? v : 0.0;
+        cnt += ok;
+      }
+    for (; i < n; ++i) {
+      const double v = ld<double>(p[i]);
+      acc[0] += v == v ? v : 0.0;
+      cnt += v == v;
+    }
+    return {(acc[0] + acc[1]) + (acc[2] + acc[3]), cnt};
+  }
+  void col(S* acc, const T* row, int64_t w, int64_t, const double*) const {
+    for (int64_t j = 0; j < w; ++j) {
+      const double v = ld<double>(row[j]);
+      if (v == v) acc[j] = {acc[j].s + v, acc[j].n + 1};
+    }
+  }
+};
+
 // ---- fused passes: a two-pass recipe in one sweep over memory -------------------
 // A long contiguous run is taken in blocks that stay in L1: both of the
 // recipe's passes run on a block (its second read hits the cache), and the
@@ -370,6 +428,20 @@ template <class T> struct RMean : OnePass<SumPass<T, double>> {
   int64_t count;
   SumPass<T, double> p1() const { return {}; }
   void finish(char* o, int32_t dt, double s, int) const { put_f(o, dt, s / (double)count); }
+};
+template <class T, class SA> struct RNanSum : OnePass<SumPass<T, SA>> {
+  SumPass<T, SA> p1() const { SumPass<T, SA> p; p.map = 4; return p; }
+  void finish(char* o, int32_t dt, SA s, int) const { put(o, dt, s); }
+};
+template <class T> struct RNanMean : OnePass<NanMeanPass<T>> {
+  NanMeanPass<T> p1() const { return {}; }
+  void finish(char* o, int32_t dt, NanSumCount s, int) const {
+    put_f(o, dt, s.n ? s.s / (double)s.n : std::numeric_limits<double>::quiet_NaN());
+  }
+};
+template <class T> struct RCount : OnePass<CountPass<T>> {
+  CountPass<T> p1() const { return {}; }
+  void finish(char* o, int32_t, int64_t s, int) const { std::memcpy(o, &s, 8); }
 };
 template <class T> struct RNorm2 : OnePass<SumPass<T, double>> {
   SumPass<T, double> p1() const { SumPass<T, double> p; p.map = 1; return p; }

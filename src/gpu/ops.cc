@@ -197,6 +197,16 @@ const ReduceRow kReduce[] = {
        "return (O)sqrt(ct_var_fin(s, count, p0));"},
       {"s->f0 = 0; s->f1 = 0; s->f2 = 0;", "ct_welford(s, (AF)x);", "ct_chan(s, o);",
        "return (O)sqrt(ct_var_fin(s, count, p0));"}}},
+    {CT_OP_NANSUM,
+     {{"s->f0 = 0;", "if (!isnan((AF)x)) s->f0 += (AF)x;", "s->f0 += o->f0;", "return (O)s->f0;"},
+      {"s->u0 = 0;", "s->u0 += (ulong)(long)x;", "s->u0 += o->u0;", "return (O)s->u0;"}}},
+    {CT_OP_NANMEAN,  // f1 counts the elements that are not NaN: 0 / 0 is NaN
+     {{"s->f0 = 0; s->f1 = 0;", "if (!isnan((AF)x)) { s->f0 += (AF)x; s->f1 += 1; }",
+       "s->f0 += o->f0; s->f1 += o->f1;", "return (O)(s->f0 / s->f1);"},
+      {"s->f0 = 0;", "s->f0 += (AF)x;", "s->f0 += o->f0;", "return (O)(s->f0 / (AF)count);"}}},
+    {CT_OP_COUNT_NONZERO,
+     {{"s->u0 = 0;", "s->u0 += (x != 0);", "s->u0 += o->u0;", "return (O)s->u0;"},
+      {"s->u0 = 0;", "s->u0 += (x != 0);", "s->u0 += o->u0;", "return (O)s->u0;"}}},
 };
 
 // Along-axis ops: the body runs in a function that has x (element j at
@@ -205,6 +215,28 @@ const ReduceRow kReduce[] = {
 // before it writes it. softmax and log_softmax are a line reduction and a
 // map instead (AlongRow's m_init .. out), so a GPU can spread a long line
 // over a work-group.
+// sort and argsort: a heapsort of the line in out (LDO reads it back), one
+// work-item per line, no scratch. CT_LT is the order (floats: NaN last, -0
+// equal to 0); argsort compares (x[a], a), a total order, so its result is
+// the stable order whatever the heap does.
+#define CT_HEAPSORT_                                                                                   \
+  "for (long k = len / 2; k > 0;) { --k; long i = k; for (;;) { long c = 2 * i + 1; if (c >= len) break; " \
+  "if (c + 1 < len && CT_LTP(c, c + 1)) ++c; if (!CT_LTP(i, c)) break; CT_SWP(i, c); i = c; } }\n"        \
+  "for (long m = len - 1; m > 0; --m) { CT_SWP(0, m); long i = 0; for (;;) { long c = 2 * i + 1; "         \
+  "if (c >= m) break; if (c + 1 < m && CT_LTP(c, c + 1)) ++c; if (!CT_LTP(i, c)) break; CT_SWP(i, c); i = c; } }\n"
+#define CT_SORT_(LT)                                                                              \
+  "\n#define CT_LT(a, b) " LT "\n#define CT_LTP(i, j) CT_LT(LDO(i), LDO(j))\n"                   \
+  "#define CT_SWP(i, j) { const O t_ = LDO(i); STO(i, LDO(j)); STO(j, t_); }\n"                   \
+  "for (long j = 0; j < len; ++j) STO(j, LDX(j));\n" CT_HEAPSORT_                                  \
+  "#undef CT_LT\n#undef CT_LTP\n#undef CT_SWP\n"
+#define CT_ARGSORT_(LT)                                                                                  \
+  "\n#define CT_LT(a, b) " LT "\n"                                                                         \
+  "#define CT_LTP(i, j) (CT_LT(LDX(LDO(i)), LDX(LDO(j))) || (!CT_LT(LDX(LDO(j)), LDX(LDO(i))) && LDO(i) < LDO(j)))\n" \
+  "#define CT_SWP(i, j) { const long t_ = LDO(i); STO(i, LDO(j)); STO(j, t_); }\n"                        \
+  "for (long j = 0; j < len; ++j) STO(j, j);\n" CT_HEAPSORT_                                              \
+  "#undef CT_LT\n#undef CT_LTP\n#undef CT_SWP\n"
+#define CT_FLT_ "(!isnan(a) && (isnan(b) || (a) < (b)))"
+
 const AlongRow kAlong[] = {
     // m: the line's max, NaN if it has one; the sum of exp(v - m) (NaN with
     // an infinity: exp(inf - inf), as the CPU)
@@ -218,7 +250,23 @@ const AlongRow kAlong[] = {
     {CT_OP_CUMPROD,
      {"AF acc = 1; for (long j = 0; j < len; ++j) { acc *= (AF)LDX(j); STO(j, (O)acc); }",
       "ulong acc = 1; for (long j = 0; j < len; ++j) { acc *= (ulong)(long)LDX(j); STO(j, (O)acc); }"}},
+    // acc = logaddexp(acc, v) as NumPy's npy_logaddexp (equal inputs, infinities included: a + log 2)
+    {CT_OP_LOGCUMSUMEXP,
+     {"AF acc = -INFINITY; for (long j = 0; j < len; ++j) { const AF v = (AF)LDX(j); "
+      "if (acc == v) acc = acc + (AF)0.693147180559945309417232121458176568; "
+      "else { const AF t = acc - v; acc = t > 0 ? acc + log1p(exp(-t)) : t <= 0 ? v + log1p(exp(t)) : t; } "
+      "STO(j, (O)acc); }",
+      nullptr}},
+    // softmax of -x: m the line's min (NaN if it has one), terms e^(m - v)
+    {CT_OP_SOFTMIN, {nullptr, nullptr}, "INFINITY", "((isnan(b) || b < a) && !isnan(a)) ? b : a", "exp(m - v)", "s",
+     "exp(m - v) / f"},
+    {CT_OP_SORT, {CT_SORT_(CT_FLT_), CT_SORT_("((a) < (b))")}},
+    {CT_OP_ARGSORT, {CT_ARGSORT_(CT_FLT_), CT_ARGSORT_("((a) < (b))")}},
 };
+#undef CT_HEAPSORT_
+#undef CT_SORT_
+#undef CT_ARGSORT_
+#undef CT_FLT_
 
 const char kFloatHelpers[] = R"CL(
 CT_INL T ct_hardswish(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r; return x * r / (T)6; }

@@ -545,7 +545,7 @@ std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::str
   const TypeInfo t = type_info(d, x_dt), o = type_info(d, out_dt);
   std::ostringstream s;
   s << prelude(d) << type_macros(t, o) << "#define S0 " << t.storage << "\n"
-    << load_fn(t, "ld0", t.storage) << store_fn(o, o.storage);
+    << load_fn(t, "ld0", t.storage) << load_fn(o, "ldo", o.storage) << store_fn(o, o.storage);
   *label = "along_axis " + dt_name(x_dt) + "->" + dt_name(out_dt);
   const int g = t.cls == kFloat ? 0 : 1;
   for (int32_t op = 0; op < CT_OP_END_; ++op) {
@@ -564,9 +564,10 @@ std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::str
         << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n"
         << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
         << "  const long len = g.len;\n"
-        << "#define LDX(j) ld0(q0, xb + (j) * g.xs)\n#define STO(j, v) st(po, ob + (j) * g.os, v)\n";
+        << "#define LDX(j) ld0(q0, xb + (j) * g.xs)\n#define STO(j, v) st(po, ob + (j) * g.os, v)\n"
+        << "#define LDO(j) ldo(po, ob + (j) * g.os)\n";
     };
-    const char* const tail = "#undef LDX\n#undef STO\n}\n";
+    const char* const tail = "#undef LDX\n#undef STO\n#undef LDO\n}\n";
     if (row->body[g]) {
       head("_a", "  long l = get_global_id(0);\n  if (l >= g.lines) return;\n");
       s << "  " << row->body[g] << "\n" << tail;

@@ -192,6 +192,27 @@ bool r_logsumexp(const Values& v, const Call& c, V* r, std::string* why) {
   return true;
 }
 
+// nansum / nanmean: the elements that are not NaN (integers have none).
+Values without_nan(const Values& v) {
+  if (!v.fl) return v;
+  Values r = v;
+  r.f.clear();
+  for (double x : v.f)
+    if (!std::isnan(x)) r.f.push_back(x);
+  return r;
+}
+bool r_nansum(const Values& v, const Call& c, V* r, std::string* why) { return r_sum(without_nan(v), c, r, why); }
+bool r_nanmean(const Values& v, const Call&, V* r, std::string*) {
+  *r = vf((double)mean_of(without_nan(v)));  // none: NaN
+  return true;
+}
+bool r_count_nonzero(const Values& v, const Call&, V* r, std::string*) {  // NaN is nonzero
+  int64_t n = 0;
+  for (int64_t j = 0; j < v.size(); ++j) n += v.get(j) != 0;
+  *r = vi(n);
+  return true;
+}
+
 // Two-pass: sum((x - mean)^2) / max(count - correction, 0) (x / 0 is inf or
 // NaN, as NumPy); nothing: NaN. params[0] = correction.
 long double variance(const Values& v, double correction) {
@@ -298,6 +319,56 @@ bool l_log_softmax(const Values& line, const Call& c, std::vector<V>* out, std::
   return softmax_line(line, c, true, out, why);
 }
 
+// softmax of -x.
+bool l_softmin(const Values& line, const Call& c, std::vector<V>* out, std::string* why) {
+  Values neg = line;
+  for (double& x : neg.f) x = -x;
+  return softmax_line(neg, c, false, out, why);
+}
+
+// Running log(sum(e^x)) in long double: log(e^a + e^b) = max + log1p(e^-|a - b|);
+// equal infinities stay; -inf adds nothing; a NaN stays from where it is.
+bool l_logcumsumexp(const Values& line, const Call& c, std::vector<V>* out, std::string* why) {
+  if (!line.fl) return fail(why, name_of(c) + ": float dtypes only");
+  out->clear();
+  long double acc = -kInf;
+  for (double x : line.f) {
+    if (std::isnan(acc) || std::isnan(x)) acc = kNaN;
+    else if (std::isinf(acc) && acc == x) acc = x;
+    else if (x == -kInf) {
+    } else if (acc == -kInf) acc = x;
+    else {
+      const long double m = std::max<long double>(acc, x), d = -std::fabs(acc - (long double)x);
+      acc = m + std::log1p(std::exp(d));
+    }
+    out->push_back(vf((double)acc));
+  }
+  return true;
+}
+
+// The stable ascending order of a line: NaN after everything (in its
+// order), -0 equal to 0, integers by their exact value.
+std::vector<int64_t> stable_order(const Values& line) {
+  std::vector<int64_t> idx((size_t)line.size());
+  for (size_t j = 0; j < idx.size(); ++j) idx[j] = (int64_t)j;
+  std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) {
+    if (!line.fl) return line.exact(a) < line.exact(b);
+    const double x = line.f[(size_t)a], y = line.f[(size_t)b];
+    return !std::isnan(x) && (std::isnan(y) || x < y);
+  });
+  return idx;
+}
+bool l_sort(const Values& line, const Call&, std::vector<V>* out, std::string*) {
+  out->clear();
+  for (int64_t j : stable_order(line)) out->push_back(line.fl ? vf(line.f[(size_t)j]) : vi(line.i[(size_t)j]));
+  return true;
+}
+bool l_argsort(const Values& line, const Call&, std::vector<V>* out, std::string*) {
+  out->clear();
+  for (int64_t j : stable_order(line)) out->push_back(vi(j));
+  return true;
+}
+
 // ---------------------------------------------------------------------------
 // The table: one entry per op
 // ---------------------------------------------------------------------------
@@ -320,6 +391,13 @@ const Entry kReduce[] = {
     {CT_OP_LOG_SOFTMAX, along<l_log_softmax>},
     {CT_OP_CUMSUM, along<l_cumsum>},
     {CT_OP_CUMPROD, along<l_cumprod>},
+    {CT_OP_NANSUM, reduce<r_nansum>},
+    {CT_OP_NANMEAN, reduce<r_nanmean>},
+    {CT_OP_COUNT_NONZERO, reduce<r_count_nonzero>},
+    {CT_OP_LOGCUMSUMEXP, along<l_logcumsumexp>},
+    {CT_OP_SOFTMIN, along<l_softmin>},
+    {CT_OP_SORT, along<l_sort>},
+    {CT_OP_ARGSORT, along<l_argsort>},
 };
 
 }  // namespace

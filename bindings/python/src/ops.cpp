@@ -8,6 +8,7 @@
 // 0-d operands, is the library's.
 #include "common.h"
 
+#include <cstring>
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
@@ -436,10 +437,13 @@ void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
           break;
         }
         case CT_KIND_ALONG_AXIS: {
-          const bool cum = op == CT_OP_CUMSUM || op == CT_OP_CUMPROD;
+          // the running ops (cumsum, cumprod, logcumsumexp: "cum" in the name) take
+          // axis=None for x.ndim <= 1, as the array API's cumulative_sum; the
+          // others default to the last axis, as NumPy's sort and softmax
+          const bool cum = std::strstr(nm, "cum") != nullptr;
           auto fn = [c](nb::handle x, nb::handle axis, nb::handle out) { return call_along_axis(c, x, axis, out); };
           const char* doc = keep(head + (cum ? "axis: the axis to run along; None only for x.ndim <= 1."
-                                             : "axis: the axis to normalise along (default: the last).") + tail);
+                                             : "axis: the axis to work along (default: the last).") + tail);
           if (cum)
             m.def(nm, fn, nb::arg("x"), nb::arg("axis") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
                   nb::sig(keep(std::string("def ") + nm +

@@ -162,10 +162,12 @@ REDUCE = {
     "max": (BIF, "same"), "min": (BIF, "same"), "argmax": (BIF, "int64"), "argmin": (BIF, "int64"),
     "any": (BIF, "bool"), "all": (BIF, "bool"), "norm2": (IF, "float"), "logsumexp": (F, "same"),
     "var": (IF, "float"), "std": (IF, "float"),
+    "nansum": (BIF, "accum"), "nanmean": (BIF, "float"), "count_nonzero": (BIF, "int64"),
 }
 
 ALONG = {"softmax": (F, "same"), "log_softmax": (F, "same"), "cumsum": (BIF, "accum"),
-         "cumprod": (BIF, "accum")}
+         "cumprod": (BIF, "accum"), "logcumsumexp": (F, "same"), "softmin": (F, "same"),
+         "sort": (BIF, "same"), "argsort": (BIF, "int64")}
 
 ALIASES = {"subtract": "sub", "multiply": "mul", "divide": "div", "floor_divide": "floor_div",
            "remainder": "mod", "bitwise_left_shift": "left_shift",
@@ -618,6 +620,14 @@ def _reduce_ref(name, x64, axis, keepdims, correction=0.0):
             return np.var(x64.astype(np.float64), axis=ax, keepdims=keepdims, ddof=correction)
         if name == "std":
             return np.std(x64.astype(np.float64), axis=ax, keepdims=keepdims, ddof=correction)
+        if name == "nansum":
+            return np.nansum(x64, axis=ax, keepdims=keepdims)
+        if name == "nanmean":
+            return np.nanmean(x64.astype(np.float64), axis=ax, keepdims=keepdims)
+        if name == "count_nonzero":
+            # NumPy's count_nonzero takes no keepdims for axis=None and gives intp: as int64, kept dims by hand
+            r = np.sum(x64 != 0, axis=ax, keepdims=keepdims, dtype=np.int64)
+            return r
     raise KeyError(name)
 
 
@@ -630,9 +640,9 @@ def _reduce_tol(name, dtype, x64, axis, keepdims):
         return 0.0, 0.0  # exact
     eps = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8, "float32": 2.0 ** -24,
            "float64": 2.0 ** -53}[out_dtype]
-    if name in ("sum", "mean"):
+    if name in ("sum", "mean", "nansum", "nanmean"):
         # float64 accumulation error relative to the sum of magnitudes (cancellation)
-        mag = np.sum(np.abs(x64.astype(np.float64)), axis=axis, keepdims=keepdims)
+        mag = np.nansum(np.abs(x64.astype(np.float64)), axis=axis, keepdims=keepdims)
         return 2 * eps, float(np.max(mag, initial=0.0)) * 1e-14
     if name == "norm2":
         return 2 * eps, 0.0
@@ -678,6 +688,9 @@ def _reduce_data(name, dtype, rng, shape):
     x = _stored(rng.uniform(lo, hi, shape), dtype)
     if name in ("argmax", "argmin", "max", "min"):
         x.flat[::5] = x.flat[0]  # ties
+    if name in ("nansum", "nanmean", "count_nonzero"):
+        x.flat[::4] = np.nan
+        x.flat[1::7] = 0.0
     return x
 
 
@@ -754,7 +767,8 @@ def test_reduce_empty(name):
         assert tuple(r.shape) == (0,)
         return
     want = {"sum": 0.0, "mean": np.nan, "prod": 1.0, "any": False, "all": True, "norm2": 0.0,
-            "logsumexp": -np.inf, "var": np.nan, "std": np.nan}[name]
+            "logsumexp": -np.inf, "var": np.nan, "std": np.nan, "nansum": 0.0, "nanmean": np.nan,
+            "count_nonzero": 0}[name]
     r = getattr(ct, name)(x, axis=1)
     assert tuple(r.shape) == (3,)
     assert_same(_np(r), np.full(3, want, _out_dtype(rule, dtype)), check_zero_sign=False)
@@ -947,7 +961,18 @@ def test_along_axis_dtypes(name, dtype, rng):
         assert r.dtype == out_dtype
         assert tuple(r.shape) == (3, 4, 5)
         got = _np(r)
-        if name in ("cumsum", "cumprod"):
+        if name in ("sort", "argsort"):
+            xs = np.asarray(x, np.float64) if dtype in F else np.asarray(x)
+            if name == "sort":
+                assert_same(np.asarray(got, np.float64) if dtype in F else got,
+                            np.sort(xs, axis=axis), check_zero_sign=False)
+            else:
+                np.testing.assert_array_equal(got, np.argsort(xs, axis=axis, kind="stable"))
+        elif name == "logcumsumexp":
+            want = round_to_dtype(np.logaddexp.accumulate(np.asarray(x, np.float64), axis=axis), dtype)
+            rtol = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 4e-7, "float64": 1e-14}[dtype]
+            np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=rtol, atol=rtol)
+        elif name in ("cumsum", "cumprod"):
             f = np.cumsum if name == "cumsum" else np.cumprod
             if dtype in F:
                 want = round_to_dtype(f(np.asarray(x, np.float64), axis=axis), dtype)
@@ -957,8 +982,9 @@ def test_along_axis_dtypes(name, dtype, rng):
             else:
                 np.testing.assert_array_equal(got, f(np.asarray(x, np.int64), axis=axis))
         else:
-            ref = _softmax_ref if name == "softmax" else _log_softmax_ref
-            want = round_to_dtype(ref(np.asarray(x, np.float64), axis), dtype)
+            ref = _log_softmax_ref if name == "log_softmax" else _softmax_ref
+            sign = -1.0 if name == "softmin" else 1.0
+            want = round_to_dtype(ref(sign * np.asarray(x, np.float64), axis), dtype)
             np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=RTOL[dtype] * 4,
                                        atol=ATOL[dtype] * 4 if dtype != "bfloat16" else 4e-3)
 
