@@ -56,7 +56,8 @@ UNARY = {"neg": np.negative, "abs": np.absolute, "sign": np.sign, "exp": np.exp,
          "logical_not": np.logical_not, "bitwise_not": np.invert, "isnan": np.isnan, "isinf": np.isinf,
          "isfinite": np.isfinite, "log10": np.log10, "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin,
          "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
-         "signbit": np.signbit}
+         "signbit": np.signbit, "deg2rad": np.deg2rad, "rad2deg": np.rad2deg, "isposinf": np.isposinf,
+         "isneginf": np.isneginf, "relu6": lambda x, out: np.clip(x, 0, 6, out=out)}
 
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
           "floor_div": np.floor_divide, "mod": np.remainder, "pow": np.power, "maximum": np.maximum,

@@ -39,13 +39,18 @@ UNARY = {"neg": torch.neg, "abs": torch.abs, "sign": torch.sign, "exp": torch.ex
          "atan": torch.atan, "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh, "erfc": torch.erfc,
          "logit": torch.logit, "frac": torch.frac, "signbit": torch.signbit,
          "lgamma": torch.lgamma, "digamma": torch.digamma, "erfinv": torch.erfinv,
+         "relu6": lambda x, out: torch._C._nn.hardtanh(x, 0.0, 6.0, out=out),
+         "tanhshrink": lambda x, out: (torch.tanh(x, out=out), torch.sub(x, out, out=out)),
+         "deg2rad": torch.deg2rad, "rad2deg": torch.rad2deg, "sinc": torch.sinc, "ndtr": torch.special.ndtr,
+         "ndtri": torch.special.ndtri, "entr": torch.special.entr,
          "hardsigmoid": torch._C._nn.hardsigmoid, "mish": torch._C._nn.mish, "logsigmoid": torch._C._nn.log_sigmoid,
          # torch's selu is elu with these constants, and takes no out=
          "selu": lambda x, out: torch._C._nn.elu(x, 1.6732632423543772848170429916717,
                                                  1.0507009873554804934193349852946, 1.0, out=out),
          # F.softsign's own formula, x / (|x| + 1), into out=
          "softsign": lambda x, out: (torch.abs(x, out=out), torch.add(out, 1, out=out), torch.div(x, out, out=out))}
-PREDICATE = {"isnan": torch.isnan, "isinf": torch.isinf, "isfinite": torch.isfinite}  # no out=
+PREDICATE = {"isnan": torch.isnan, "isinf": torch.isinf, "isfinite": torch.isfinite,  # no out=
+             "isposinf": torch.isposinf, "isneginf": torch.isneginf}
 
 BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
           "floor_div": torch.floor_divide, "mod": torch.remainder, "pow": torch.pow,
@@ -57,7 +62,7 @@ BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div
           "equal": torch.eq, "not_equal": torch.ne, "less": torch.lt, "less_equal": torch.le,
           "greater": torch.gt, "greater_equal": torch.ge, "fmod": torch.fmod, "logaddexp": torch.logaddexp,
           "logaddexp2": torch.logaddexp2, "xlogy": torch.xlogy, "nextafter": torch.nextafter, "gcd": torch.gcd,
-          "lcm": torch.lcm, "heaviside": torch.heaviside, "ldexp": torch.ldexp,
+          "lcm": torch.lcm, "heaviside": torch.heaviside, "ldexp": torch.ldexp, "xlog1py": torch.special.xlog1py,
           # torch's prelu kernel (no out=): F.prelu wants one weight per channel, the bench's is a's shape
           "prelu": lambda a, b, out: aten._prelu_kernel(a, b)}
 
@@ -212,6 +217,8 @@ def _make_call(c, values):
             return lambda: torch._C._nn.softshrink(x, p[0], out=o)
         if op == "threshold":
             return lambda: torch.threshold(x, p[0], p[1], out=o)
+        if op == "hardtanh":
+            return lambda: torch._C._nn.hardtanh(x, p[0], p[1], out=o)
         f = {"pow_scalar": torch.pow, "add_scalar": torch.add, "mul_scalar": torch.mul}.get(op)
         if f is None:
             return None

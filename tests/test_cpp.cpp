@@ -671,7 +671,9 @@ TEST_CASE("every category 2 op's result dtype, for int32 and float32 inputs", "[
       {CT_OP_SOFTMAX, 'S'}, {CT_OP_LOG_SOFTMAX, 'S'}, {CT_OP_CUMSUM, 'A'}, {CT_OP_CUMPROD, 'A'},
       {CT_OP_FMOD, 'S'}, {CT_OP_LOGADDEXP, 'S'}, {CT_OP_LOGADDEXP2, 'S'}, {CT_OP_XLOGY, 'S'},
       {CT_OP_NEXTAFTER, 'S'}, {CT_OP_GCD, 'S'}, {CT_OP_LCM, 'S'}, {CT_OP_HEAVISIDE, 'S'},
-      {CT_OP_PRELU, 'S'}, {CT_OP_LDEXP, 'S'}};
+      {CT_OP_PRELU, 'S'}, {CT_OP_LDEXP, 'S'}, {CT_OP_NANSUM, 'A'}, {CT_OP_NANMEAN, 'F'},
+      {CT_OP_COUNT_NONZERO, 'I'}, {CT_OP_LOGCUMSUMEXP, 'S'}, {CT_OP_SOFTMIN, 'S'}, {CT_OP_SORT, 'S'},
+      {CT_OP_ARGSORT, 'I'}, {CT_OP_XLOG1PY, 'S'}};
   size_t category2 = 0;  // every built-in op of category 2 has a row here
   for (int32_t op = 0; op < (int32_t)CT_OP_END_; ++op)
     if (ct::op_info(op).category == CT_CATEGORY_BROADCAST_REDUCE) ++category2;

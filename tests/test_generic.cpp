@@ -126,6 +126,17 @@ const OpRef kRefs[] = {
     {"hardshrink", F, EXACT, -5, 5, false},
     {"softshrink", F, APPROX, -5, 5, false},
     {"threshold", F, EXACT, -5, 5, false},
+    {"hardtanh", F, EXACT, -5, 5, false},
+    {"relu6", I | F, EXACT, -9, 9, false},
+    {"tanhshrink", F, TRANS, -5, 5, false},
+    {"isposinf", B | I | F, EXACT, -5, 5, false},
+    {"isneginf", B | I | F, EXACT, -5, 5, false},
+    {"deg2rad", F, APPROX, -400, 400, false},
+    {"rad2deg", F, APPROX, -7, 7, false},
+    {"sinc", F, TRANS, -5, 5, false},
+    {"ndtr", F, TRANS, -8, 8, false},
+    {"ndtri", F, TRANS, 1e-4, 0.9999, false},
+    {"entr", F, TRANS, 0, 10, false},
     {"clamp", I | F, EXACT, -5, 5, false},
     {"pow_scalar", F, TRANS, -5, 5, false},
     {"add_scalar", I | F, EXACT, -5, 5, false},
@@ -182,6 +193,7 @@ const OpRef kRefs[] = {
     {"log_softmax", F, EXACT, 0, 0, false},
     {"cumsum", ALL, EXACT, 0, 0, false},
     {"cumprod", ALL, EXACT, 0, 0, false},
+    {"xlog1py", F, EXACT, 0, 0, false},
     {"nansum", ALL, EXACT, 0, 0, false},
     {"nanmean", ALL, EXACT, 0, 0, false},
     {"count_nonzero", ALL, EXACT, 0, 0, false},
@@ -200,7 +212,7 @@ bool is_category2_kind(int kind) {
 int expected_output(const std::string& n) {
   static const char* const kBool[] = {"isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
                                       "logical_xor", "equal", "not_equal", "less", "less_equal", "greater",
-                                      "greater_equal", "any", "all", "signbit"};
+                                      "greater_equal", "any", "all", "signbit", "isposinf", "isneginf"};
   static const char* const kAccum[] = {"sum", "prod", "cumsum", "cumprod", "nansum"};
   static const char* const kFloat[] = {"div", "mean", "norm2", "var", "std", "nanmean"};
   static const char* const kInt64[] = {"argmax", "argmin", "count_nonzero", "argsort"};
@@ -249,7 +261,8 @@ const HeaderRow* header_row(int op) {
 }
 
 bool is_predicate(const std::string& n) {
-  return n == "isnan" || n == "isinf" || n == "isfinite" || n == "logical_not" || n == "signbit";
+  return n == "isnan" || n == "isinf" || n == "isfinite" || n == "logical_not" || n == "signbit" || n == "isposinf" ||
+         n == "isneginf";
 }
 
 // Parameter sets to run, per op and dtype (integral and representable for
@@ -618,6 +631,7 @@ std::string expected_param_names(const std::string& n, int op) {
   if (n == "elu" || n == "celu") return "alpha=1";
   if (n == "hardshrink" || n == "softshrink") return "lambd=0.5";
   if (n == "threshold") return "threshold,value";
+  if (n == "hardtanh") return "min_val=-1,max_val=1";
   if (n == "clamp") return "lo,hi";
   if (n == "pow_scalar") return "p";
   if (n == "add_scalar" || n == "mul_scalar") return "s";
@@ -943,7 +957,8 @@ TEST_CASE("category 2 ops on every other device agree with the CPU", "[generic]"
         // computes within a few ulp.
         const std::string nm = info.name;
         const bool exact = info.kind == CT_KIND_BINARY && nm != "pow" && nm != "atan2" && nm != "hypot" &&
-                           nm != "logaddexp" && nm != "logaddexp2" && nm != "xlogy" && nm != "ldexp";
+                           nm != "logaddexp" && nm != "logaddexp2" && nm != "xlogy" && nm != "ldexp" &&
+                           nm != "xlog1py";
         Rng rng((uint64_t)op * 977 + (uint64_t)d);
         for (const Cat2Case& c : cat2_cases(info.kind)) {
           if (c.inplace && dout != d) continue;  // in place needs out's dtype to be x's

@@ -424,6 +424,17 @@ typedef enum {
   R(X, LGAMMA, 134, lgamma, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "log |Gamma(x)|") \
   R(X, DIGAMMA, 135, digamma, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "Gamma'(x) / Gamma(x)") \
   R(X, ERFINV, 136, erfinv, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the inverse of erf on (-1, 1)") \
+  R(X, HARDTANH, 144, hardtanh, CT_KIND_UNARY_PARAM, 2, "min_val=-1,max_val=1", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "min(max(x, min_val), max_val); NaN stays NaN") \
+  R(X, RELU6, 145, relu6, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "min(max(x, 0), 6); NaN stays NaN") \
+  R(X, TANHSHRINK, 146, tanhshrink, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x - tanh(x)") \
+  R(X, ISPOSINF, 147, isposinf, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x is +inf, as bool") \
+  R(X, ISNEGINF, 148, isneginf, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_BOOL, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x is -inf, as bool") \
+  R(X, DEG2RAD, 149, deg2rad, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * (pi / 180)") \
+  R(X, RAD2DEG, 150, rad2deg, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x * (180 / pi)") \
+  R(X, SINC, 151, sinc, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "sin(pi x) / (pi x); 1 at 0") \
+  R(X, NDTR, 152, ndtr, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the standard normal CDF, erfc(-x / sqrt(2)) / 2") \
+  R(X, NDTRI, 153, ndtri, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the inverse of ndtr: -inf at 0, +inf at 1, NaN outside [0, 1]") \
+  R(X, ENTR, 154, entr, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "-x log(x) for x > 0; 0 at 0; -inf below 0") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \
@@ -488,6 +499,7 @@ typedef enum {
   R(X, SOFTMIN, 141, softmin, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "softmax of -x along axis: e^(min - x) / sum(e^(min - x))") \
   R(X, SORT, 142, sort, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "ascending along axis; NaN last") \
   R(X, ARGSORT, 143, argsort, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_INT64, 0, CT_SHAPE_SAME, CT_DESC_NONE, "int64 indices that sort along axis, stable: equal elements (-0 and 0 too) keep their order, NaN last") \
+  R(X, XLOG1PY, 155, xlog1py, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * log1p(b), 0 where a == 0 unless b is NaN") \
 
 #define CT_NN_OP_ROWS(R, X) \
   R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \

@@ -177,6 +177,14 @@ struct Xlogy {
     return a * std::log(b);
   }
 };
+// PyTorch's special.xlog1py: NaN b gives NaN; a == 0 gives 0; else a * log1p(b).
+struct Xlog1py {
+  template <class T> static T f(T a, T b) {
+    if (b != b) return b;
+    if (a == 0) return 0;
+    return a * std::log1p(b);
+  }
+};
 // PyTorch's prelu with the weight b (NaN a stays NaN, -0 stays -0).
 struct Prelu { template <class T> static T f(T a, T b) { return a >= 0 ? a : (a != a ? a : b * a); } };
 // a * 2^b: exact for integral b while the result is finite and normal.
@@ -558,6 +566,7 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloat<LogAddExp>(t, CT_OP_LOGADDEXP);   RegFloatViaF64<LogAddExpViaF64<false>>(t, CT_OP_LOGADDEXP);
   RegFloat<LogAddExp2>(t, CT_OP_LOGADDEXP2); RegFloatViaF64<LogAddExpViaF64<true>>(t, CT_OP_LOGADDEXP2);
   RegFloat<Xlogy>(t, CT_OP_XLOGY);           RegFloatViaF64<XlogyViaF64>(t, CT_OP_XLOGY);
+  RegFloat<Xlog1py>(t, CT_OP_XLOG1PY);
   RegFloat<NextAfter>(t, CT_OP_NEXTAFTER);
   for (int dt : {CT_DT_FLOAT16, CT_DT_BFLOAT16, CT_DT_FLOAT8_E4M3FN, CT_DT_FLOAT8_E5M2, CT_DT_FLOAT8_E4M3FNUZ,
                  CT_DT_FLOAT8_E5M2FNUZ})

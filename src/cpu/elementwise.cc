@@ -104,6 +104,12 @@ CT_FLOAT_OP(FClamp, {
   const V r = hn::IfThenElse(x < p0, p0, x);
   return hn::IfThenElse(r > p1, p1, r);
 })
+// min(max(x, 0), 6) as PyTorch's hardtanh(0, 6): -0 stays -0, NaN stays NaN.
+CT_FLOAT_OP(FRelu6, {
+  using T = hn::TFromD<D>;
+  const V r = hn::IfThenElse(x < hn::Zero(d), hn::Zero(d), x);
+  return hn::IfThenElse(r > hn::Set(d, T(6)), hn::Set(d, T(6)), r);
+})
 CT_FLOAT_OP(FAddScalar, return x + p0;)
 CT_FLOAT_OP(FMulScalar, return x * p0;)
 
@@ -256,6 +262,18 @@ struct PIsInf {
     else return (void)v, false;
   }
 };
+struct PIsPosInf {
+  template <class T> static bool test(T v) {
+    if constexpr (std::is_floating_point<T>::value) return v == std::numeric_limits<T>::infinity();
+    else return (void)v, false;
+  }
+};
+struct PIsNegInf {
+  template <class T> static bool test(T v) {
+    if constexpr (std::is_floating_point<T>::value) return v == -std::numeric_limits<T>::infinity();
+    else return (void)v, false;
+  }
+};
 struct PIsFinite {
   template <class T> static bool test(T v) {
     if constexpr (std::is_floating_point<T>::value) return std::fabs(v) < std::numeric_limits<T>::infinity();
@@ -289,6 +307,7 @@ CT_INT_OP(IRelu, IsNeg(x) ? (T)0 : x)
 CT_INT_OP(IIdentity, x)
 CT_INT_OP(IBitwiseNot, (T)~x)
 CT_INT_OP(IClamp, (x < p0 ? p0 : x) > p1 ? p1 : (x < p0 ? p0 : x))
+CT_INT_OP(IRelu6, IsNeg(x) ? (T)0 : x > (T)6 ? (T)6 : x)
 CT_INT_OP(IAddScalar, (T)(W)((W)x + (W)p0))
 CT_INT_OP(IMulScalar, (T)(W)((W)x * (W)p0))
 #undef CT_INT_OP
@@ -550,10 +569,16 @@ void FillKernels(KernelTable* t) {
   t->op[CT_OP_ISNAN][CT_DT_BOOL] = &BoolConst<0>;
   t->op[CT_OP_ISINF][CT_DT_BOOL] = &BoolConst<0>;
   t->op[CT_OP_ISFINITE][CT_DT_BOOL] = &BoolConst<1>;
+  RegPredicate<PIsPosInf>(t, CT_OP_ISPOSINF);
+  RegPredicate<PIsNegInf>(t, CT_OP_ISNEGINF);
+  t->op[CT_OP_ISPOSINF][CT_DT_BOOL] = &BoolConst<0>;
+  t->op[CT_OP_ISNEGINF][CT_DT_BOOL] = &BoolConst<0>;
 
   RegFloat<FLeakyRelu>(t, CT_OP_LEAKY_RELU);
   RegFloat<FElu>(t, CT_OP_ELU);
   RegFloat<FClamp>(t, CT_OP_CLAMP);            RegInt<IClamp>(t, CT_OP_CLAMP);
+  RegFloat<FClamp>(t, CT_OP_HARDTANH);  // clamp with PyTorch's defaults -1, 1
+  RegFloat<FRelu6>(t, CT_OP_RELU6);            RegInt<IRelu6>(t, CT_OP_RELU6);
   t->op[CT_OP_POW_SCALAR][CT_DT_FLOAT32] = &PowF<float>;
   t->op[CT_OP_POW_SCALAR][CT_DT_FLOAT64] = &PowF<double>;
   SetNarrow<&PowF<float>, 1>(t->op[CT_OP_POW_SCALAR]);

@@ -200,6 +200,74 @@ struct SErfinv {
   }
 };
 
+// x - tanh(x) (PyTorch's tanhshrink: the same cancellation near 0).
+CT_FLOAT_OP(FTanhshrink, return x - TanhAcc(d, x);)
+// Degrees and radians: one multiplication by the constant rounded to T, as NumPy and PyTorch.
+CT_FLOAT_OP(FDeg2Rad, using T = hn::TFromD<D>; return x * hn::Set(d, T(0.017453292519943295769236907684886127));)
+CT_FLOAT_OP(FRad2Deg, using T = hn::TFromD<D>; return x * hn::Set(d, T(57.295779513082320876798154814105170));)
+
+// sinc, ndtr, ndtri, entr in double per element (float inputs rounded once).
+constexpr double kPiSinc = 3.14159265358979323846264338327950288;
+struct SSinc {
+  static double scalar(double x, double, double) {
+    if (x == 0) return 1.0;
+    const double px = kPiSinc * x;
+    return std::sin(px) / px;
+  }
+};
+struct SNdtr {
+  static double scalar(double x, double, double) { return 0.5 * std::erfc(-x * 0.70710678118654752440084436210484904); }
+};
+// The inverse of ndtr: Acklam's rational start (1.2e-9 relative), then
+// Newton steps on ndtr itself through erfc of the tail that keeps its
+// digits (lower tail erfc(-x/sqrt2), upper tail by symmetry): full double
+// precision from p = 1e-300 to 1 - 2^-53.
+struct SNdtri {
+  static double start(double p) {
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                               1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                               6.680131188771972e+01,  -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                               -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+    static const double e[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                               3.754408661907416e+00};
+    if (p < 0.02425) {
+      const double q = std::sqrt(-2 * std::log(p));
+      return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+             ((((e[0] * q + e[1]) * q + e[2]) * q + e[3]) * q + 1);
+    }
+    const double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  static double scalar(double p, double, double) {
+    if (!(p >= 0 && p <= 1)) return std::numeric_limits<double>::quiet_NaN();
+    if (p == 0) return -std::numeric_limits<double>::infinity();
+    if (p == 1) return std::numeric_limits<double>::infinity();
+    // the lower half as is; the upper half as -ndtri(1 - p) where 1 - p is exact (p >= 1/2)
+    const bool upper = p > 0.5;
+    const double t = upper ? 1 - p : p;
+    double x = start(t);
+    for (int it = 0; it < 3; ++it) {  // x <= 0: ndtr(x) = erfc(-x / sqrt 2) / 2 keeps its digits
+      const double f = 0.5 * std::erfc(-x * 0.70710678118654752440084436210484904) - t;
+      const double dens = 0.39894228040143267793994605993438187 * std::exp(-0.5 * x * x);
+      if (!(dens > 0)) break;
+      const double step = f / dens;
+      x -= step / (1 + 0.5 * x * step);  // Halley
+    }
+    return upper ? -x : x;
+  }
+};
+// Shannon's entropy term: -x log x; 0 at 0 (the limit); -inf below 0 (PyTorch's entr).
+struct SEntr {
+  static double scalar(double x, double, double) {
+    if (x != x) return x;
+    if (x > 0) return -x * std::log(x);
+    return x == 0 ? 0.0 : -std::numeric_limits<double>::infinity();
+  }
+};
+
 // The parametrised activations (p0, p1: the row's parameters).
 // celu: x >= 0 keeps x (so -0 stays -0, as elu); alpha (e^(x/alpha) - 1) below.
 CT_FLOAT_OP(FCelu, return KeepNaN(x, hn::IfThenElse(x >= hn::Zero(d), x, p0 * SafeExpm1(d, x / p0)));)
@@ -250,6 +318,13 @@ void FillMoreKernels(KernelTable* t) {
   RegFloat<FHardshrink>(t, CT_OP_HARDSHRINK);
   RegFloat<FSoftshrink>(t, CT_OP_SOFTSHRINK);
   RegFloat<FThreshold>(t, CT_OP_THRESHOLD);
+  RegFloat<FTanhshrink>(t, CT_OP_TANHSHRINK);
+  RegFloat<FDeg2Rad>(t, CT_OP_DEG2RAD);
+  RegFloat<FRad2Deg>(t, CT_OP_RAD2DEG);
+  RegScalar<SSinc>(t, CT_OP_SINC);
+  RegScalar<SNdtr>(t, CT_OP_NDTR);
+  RegScalar<SNdtri>(t, CT_OP_NDTRI);
+  RegScalar<SEntr>(t, CT_OP_ENTR);
 
   ContigKernel* sb = t->op[CT_OP_SIGNBIT];
   sb[CT_DT_FLOAT32] = &Staged<&SignbitK<float>, 1, 4>;

@@ -74,23 +74,29 @@ template <class T> constexpr bool kVqValues =
 
 // ---- the allocation-free fallback: heapsort in the output ---------------------
 
-// Sorts n items in place at p[i * st] by less(a, b), a strict weak order;
-// with a total order (argsort's (key, index)) the result is unique.
+// Sorts n items in place at p[i * st] (any alignment) by less(a, b), a
+// strict weak order; with a total order (argsort's (key, index)) the result
+// is unique.
 template <class V, class Less> void heap_sort(V* p, int64_t st, int64_t n, Less less) {
-  auto at = [&](int64_t i) -> V& { return p[i * st]; };
+  auto get = [&](int64_t i) { return load_u(p + i * st); };
+  auto swap = [&](int64_t i, int64_t j) {
+    const V a = get(i), b = get(j);
+    store_u(p + i * st, b);
+    store_u(p + j * st, a);
+  };
   auto sift = [&](int64_t i, int64_t m) {
     for (;;) {
       int64_t c = 2 * i + 1;
       if (c >= m) return;
-      if (c + 1 < m && less(at(c), at(c + 1))) ++c;
-      if (!less(at(i), at(c))) return;
-      std::swap(at(i), at(c));
+      if (c + 1 < m && less(get(c), get(c + 1))) ++c;
+      if (!less(get(i), get(c))) return;
+      swap(i, c);
       i = c;
     }
   };
   for (int64_t i = n / 2 - 1; i >= 0; --i) sift(i, n);
   for (int64_t m = n - 1; m > 0; --m) {
-    std::swap(at(0), at(m));
+    swap(0, m);
     sift(0, m);
   }
 }
@@ -126,12 +132,13 @@ hwy::Sorter& sorter() {
 template <class T> void argsort_line(const T* x, int64_t xs, int64_t* idx, int64_t is, int64_t n, Scratch& sc) {
   using KT = Key<T>;
   if (!KT::kWide && n <= int64_t(0xffffffff)) {
-    // (key << 32 | index) as uint64: in the output itself when it is contiguous
-    uint64_t* c = is == 1 ? reinterpret_cast<uint64_t*>(idx) : static_cast<uint64_t*>(sc.get(size_t(n) * 8));
+    // (key << 32 | index) as uint64: in the output itself when it is contiguous and aligned
+    uint64_t* c = is == 1 && is_aligned<int64_t>(idx) ? reinterpret_cast<uint64_t*>(idx)
+                                                       : static_cast<uint64_t*>(sc.get(size_t(n) * 8));
     if (c) {
       for (int64_t i = 0; i < n; ++i) c[i] = (uint64_t(KT::key(load_u(x + i * xs))) << 32) | uint64_t(i);
       sorter()(c, size_t(n), hwy::SortAscending());
-      for (int64_t i = 0; i < n; ++i) idx[i * is] = int64_t(c[i] & 0xffffffffu);
+      for (int64_t i = 0; i < n; ++i) store_u(idx + i * is, int64_t(c[i] & 0xffffffffu));
       return;
     }
   } else if (auto* c = static_cast<hwy::uint128_t*>(sc.get(size_t(n) * sizeof(hwy::uint128_t)))) {
@@ -140,11 +147,11 @@ template <class T> void argsort_line(const T* x, int64_t xs, int64_t* idx, int64
       c[i].lo = uint64_t(i);
     }
     sorter()(c, size_t(n), hwy::SortAscending());
-    for (int64_t i = 0; i < n; ++i) idx[i * is] = int64_t(c[i].lo);
+    for (int64_t i = 0; i < n; ++i) store_u(idx + i * is, int64_t(c[i].lo));
     return;
   }
   // no scratch: heapsort the indices by (key, index)
-  for (int64_t i = 0; i < n; ++i) idx[i * is] = i;
+  for (int64_t i = 0; i < n; ++i) store_u(idx + i * is, i);
   heap_sort(idx, is, n, [&](int64_t a, int64_t b) {
     const auto ka = KT::key(load_u(x + a * xs)), kb = KT::key(load_u(x + b * xs));
     return ka < kb || (ka == kb && a < b);

@@ -81,6 +81,18 @@ const ElemRow kElem[] = {
     {CT_OP_HARDSHRINK, {nullptr, nullptr, nullptr, "(x >= -p0 && x <= p0 ? (T)0 : x)"}},
     {CT_OP_SOFTSHRINK, {nullptr, nullptr, nullptr, "(x > p0 ? x - p0 : x < -p0 ? x + p0 : x * (T)0)"}},
     {CT_OP_THRESHOLD, {nullptr, nullptr, nullptr, "(x <= p0 ? p1 : x)"}},
+    {CT_OP_HARDTANH, {nullptr, nullptr, nullptr, "ct_clamp(x, p0, p1)"}},
+    {CT_OP_RELU6, {nullptr, "(x < 0 ? (T)0 : x > 6 ? (T)6 : x)", "(x > 6 ? (T)6 : x)", "(x < 0 ? (T)0 : x > (T)6 ? (T)6 : x)"}},
+    {CT_OP_TANHSHRINK, {nullptr, nullptr, nullptr, "(x - tanh(x))"}},
+    {CT_OP_ISPOSINF, {"0", "0", "0", "(isinf(x) && x > 0 ? 1 : 0)"}},
+    {CT_OP_ISNEGINF, {"0", "0", "0", "(isinf(x) && x < 0 ? 1 : 0)"}},
+    {CT_OP_DEG2RAD, {nullptr, nullptr, nullptr, "(x * (T)0.017453292519943295769236907684886127)"}},
+    {CT_OP_RAD2DEG, {nullptr, nullptr, nullptr, "(x * (T)57.295779513082320876798154814105170)"}},
+    {CT_OP_SINC, {nullptr, nullptr, nullptr,
+                  "(x == 0 ? (T)1 : sin((T)3.14159265358979323846 * x) / ((T)3.14159265358979323846 * x))"}},
+    {CT_OP_NDTR, {nullptr, nullptr, nullptr, "((T)0.5 * erfc(-x * (T)0.70710678118654752440))"}},
+    {CT_OP_NDTRI, {nullptr, nullptr, nullptr, "ct_ndtri(x)"}},
+    {CT_OP_ENTR, {nullptr, nullptr, nullptr, "(isnan(x) ? x : x > 0 ? -x * log(x) : x == 0 ? (T)0 : -(T)INFINITY)"}},
     {CT_OP_CLAMP, {nullptr, "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)"}},
     {CT_OP_POW_SCALAR, {nullptr, nullptr, nullptr, "CT_POWS(x, p0)"}, {"CT_POW_RARE(x, p0)", "CT_POW_FAST(x, p0)"},
      {{"ct_pow_small_kind(p0) == 0", "ct_pow_small(x, p0, 0, 0)"}, {"ct_pow_small_kind(p0) == 1", "ct_pow_small(x, p0, 1, 0)"},
@@ -109,6 +121,7 @@ const ElemRow kElem[] = {
     {CT_OP_LOGADDEXP, {nullptr, nullptr, nullptr, "ct_logaddexp(a, b)"}},
     {CT_OP_LOGADDEXP2, {nullptr, nullptr, nullptr, "ct_logaddexp2(a, b)"}},
     {CT_OP_XLOGY, {nullptr, nullptr, nullptr, "(isnan(b) ? b : a == 0 ? (T)0 : a * log(b))"}},
+    {CT_OP_XLOG1PY, {nullptr, nullptr, nullptr, "(isnan(b) ? b : a == 0 ? (T)0 : a * log1p(b))"}},
     {CT_OP_NEXTAFTER, {nullptr, nullptr, nullptr, "nextafter(a, b)"}},
     {CT_OP_GCD, {nullptr, "ct_gcd(a, b)", "ct_gcd(a, b)", nullptr}},
     {CT_OP_LCM, {nullptr, "ct_lcm(a, b)", "ct_lcm(a, b)", nullptr}},
@@ -320,6 +333,36 @@ CT_INL T ct_erfinv(T y) {
     if (!(fabs(step) > (sizeof(T) == 4 ? (T)1e-7 : (T)1e-17) * x)) break;
   }
   return copysign(x, y);
+}
+/* ndtri as the CPU's: Acklam's rational start, then Halley steps on erfc of the lower tail */
+CT_INL T ct_ndtri(T p) {
+  if (!(p >= (T)0 && p <= (T)1)) return (T)NAN;
+  if (p == (T)0) return -(T)INFINITY;
+  if (p == (T)1) return (T)INFINITY;
+  const int upper = p > (T)0.5;
+  const T t = upper ? (T)1 - p : p;
+  T x;
+  if (t < (T)0.02425) {
+    const T q = sqrt((T)-2 * log(t));
+    x = (((((((T)-7.784894002430293e-03 * q + (T)-3.223964580411365e-01) * q + (T)-2.400758277161838e+00) * q +
+            (T)-2.549732539343734e+00) * q + (T)4.374664141464968e+00) * q + (T)2.938163982698783e+00) /
+        (((((T)7.784695709041462e-03 * q + (T)3.224671290700398e-01) * q + (T)2.445134137142996e+00) * q +
+          (T)3.754408661907416e+00) * q + (T)1));
+  } else {
+    const T q = t - (T)0.5, r = q * q;
+    x = (((((((T)-3.969683028665376e+01 * r + (T)2.209460984245205e+02) * r + (T)-2.759285104469687e+02) * r +
+            (T)1.383577518672690e+02) * r + (T)-3.066479806614716e+01) * r + (T)2.506628277459239e+00) * q /
+        (((((((T)-5.447609879822406e+01 * r + (T)1.615858368580409e+02) * r + (T)-1.556989798598866e+02) * r +
+            (T)6.680131188771972e+01) * r + (T)-1.328068155288572e+01) * r + (T)1)));
+  }
+  for (int it = 0; it < 3; ++it) {
+    const T f = (T)0.5 * erfc(-x * (T)0.70710678118654752440) - t;
+    const T dens = (T)0.39894228040143267794 * exp((T)-0.5 * x * x);
+    if (!(dens > (T)0)) break;
+    const T step = f / dens;
+    x -= step / ((T)1 + (T)0.5 * x * step);
+  }
+  return upper ? -x : x;
 }
 /* NumPy's npy_logaddexp and npy_logaddexp2: equal inputs (infinities included) give a + log 2 (a + 1) */
 CT_INL T ct_logaddexp(T a, T b) {

@@ -172,6 +172,10 @@ double f_xlogy(double a, double b) {
   if (std::isnan(b)) return b;
   return a == 0 ? 0.0 : a * std::log(b);
 }
+double f_xlog1py(double a, double b) {
+  if (std::isnan(b)) return b;
+  return a == 0 ? 0.0 : (double)((long double)a * log1pl(b));
+}
 double f_prelu(double a, double b) { return a >= 0 || std::isnan(a) ? a : b * a; }
 double f_ldexp(double a, double b) { return a * std::exp2(b); }
 double f_heaviside(double a, double b) { return std::isnan(a) ? a : a < 0 ? 0.0 : a > 0 ? 1.0 : b; }
@@ -251,6 +255,7 @@ const Entry kBinary[] = {
     {CT_OP_LOGADDEXP, binary<f_logaddexp>},
     {CT_OP_LOGADDEXP2, binary<f_logaddexp2>},
     {CT_OP_XLOGY, binary<f_xlogy>},
+    {CT_OP_XLOG1PY, binary<f_xlog1py>},
     {CT_OP_NEXTAFTER, ref_nextafter},
     {CT_OP_HEAVISIDE, binary<f_heaviside>},
     {CT_OP_PRELU, binary<f_prelu>},

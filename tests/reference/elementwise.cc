@@ -176,6 +176,39 @@ int64_t i_clamp(int64_t x, const double* p, CTDataType d) {  // p: integers of d
   const Int128 v = exact(x, d), r = v < lo ? lo : v;
   return (int64_t)(uint64_t)(r > hi ? hi : r);
 }
+double f_relu6(double x, const double*) { return std::isnan(x) ? x : x < 0 ? 0.0 : x > 6 ? 6.0 : x; }
+int64_t i_relu6(int64_t x, const double*, CTDataType d) { return exact(x, d) < 0 ? 0 : exact(x, d) > 6 ? 6 : x; }
+double f_tanhshrink(double x, const double*) { return (double)((long double)x - tanhl(x)); }
+double f_isposinf(double x, const double*) { return x == HUGE_VAL; }
+double f_isneginf(double x, const double*) { return x == -HUGE_VAL; }
+double f_deg2rad(double x, const double*) { return (double)((long double)x * (3.141592653589793238462643383279502884L / 180)); }
+double f_rad2deg(double x, const double*) { return (double)((long double)x * (180 / 3.141592653589793238462643383279502884L)); }
+double f_sinc(double x, const double*) {
+  if (x == 0) return 1.0;
+  const long double px = 3.141592653589793238462643383279502884L * x;
+  return (double)(sinl(px) / px);
+}
+double f_ndtr(double x, const double*) { return (double)(0.5L * erfcl(-(long double)x / sqrtl(2.0L))); }
+// ndtri by bisection on erfcl of the lower tail (no starting guess shared with the kernels).
+double f_ndtri(double p, const double*) {
+  if (!(p >= 0 && p <= 1)) return std::nan("");
+  if (p == 0) return -HUGE_VAL;
+  if (p == 1) return HUGE_VAL;
+  const bool upper = p > 0.5;
+  const long double t = upper ? 1.0L - p : (long double)p;
+  long double lo = -40, hi = 0;  // ndtr(-40) < 1e-300
+  for (int i = 0; i < 200; ++i) {
+    const long double mid = (lo + hi) / 2;
+    if (mid == lo || mid == hi) break;
+    (0.5L * erfcl(-mid / sqrtl(2.0L)) < t ? lo : hi) = mid;
+  }
+  const double x = (double)((lo + hi) / 2);
+  return upper ? -x : x;
+}
+double f_entr(double x, const double*) {
+  if (std::isnan(x)) return x;
+  return x > 0 ? (double)(-(long double)x * logl(x)) : x == 0 ? 0.0 : -HUGE_VAL;
+}
 double f_pow_scalar(double x, const double* p) { return std::pow(x, p[0]); }
 double f_add_scalar(double x, const double* p) { return x + p[0]; }
 int64_t i_add_scalar(int64_t x, const double* p, CTDataType) {  // wraps; p[0] up to 2^64 - 1 (uint64)
@@ -380,6 +413,17 @@ const Entry kElementwise[] = {
     {CT_OP_SOFTSIGN, unary<f_softsign>},
     {CT_OP_LOGSIGMOID, unary<f_logsigmoid>},
     {CT_OP_SIGNBIT, unary<f_signbit, i_signbit>},
+    {CT_OP_HARDTANH, unary<f_clamp>},
+    {CT_OP_RELU6, unary<f_relu6, i_relu6>},
+    {CT_OP_TANHSHRINK, unary<f_tanhshrink>},
+    {CT_OP_ISPOSINF, unary<f_isposinf, i_false>},
+    {CT_OP_ISNEGINF, unary<f_isneginf, i_false>},
+    {CT_OP_DEG2RAD, unary<f_deg2rad>},
+    {CT_OP_RAD2DEG, unary<f_rad2deg>},
+    {CT_OP_SINC, unary<f_sinc>},
+    {CT_OP_NDTR, unary<f_ndtr>},
+    {CT_OP_NDTRI, unary<f_ndtri>},
+    {CT_OP_ENTR, unary<f_entr>},
 };
 
 }  // namespace

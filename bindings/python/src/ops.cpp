@@ -227,6 +227,7 @@ const char* keep(std::string s) {
 // Array-API (and torch) names for ops whose C name differs.
 const std::unordered_map<std::string, std::vector<std::string>> kAliases = {
     {"neg", {"negative"}},
+    {"sign", {"sgn"}},
     {"bitwise_not", {"bitwise_invert"}},
     {"clamp", {"clip"}},
     {"sub", {"subtract"}},

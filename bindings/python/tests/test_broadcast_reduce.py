@@ -95,6 +95,10 @@ def _xlogy(a, b):  # PyTorch's: NaN b gives NaN, a == 0 gives 0
     return np.where(np.isnan(b), b, np.where(a == 0, 0.0, a * np.log(b)))
 
 
+def _xlog1py(a, b):  # torch.special.xlog1py: NaN b gives NaN, a == 0 gives 0
+    return np.where(np.isnan(b), b, np.where(a == 0, 0.0, a * np.log1p(b)))
+
+
 def _lshift_i(a, b, bits, signed):
     return 0 if b < 0 or b >= bits else a << b
 
@@ -134,6 +138,7 @@ BINARY = {
     "logaddexp": Bin(F, np.logaddexp, tol="trans"),
     "logaddexp2": Bin(F, np.logaddexp2, tol="trans"),
     "xlogy": Bin(F, _xlogy, tol="trans"),
+    "xlog1py": Bin(F, _xlog1py, tol="trans"),
     "nextafter": Bin({"float32", "float64"}, np.nextafter),
     "gcd": Bin(I, np.gcd, int_fn=_gcd_i),
     "lcm": Bin(I, np.lcm, int_fn=_lcm_i),
