@@ -197,16 +197,7 @@ template <class T, class O> CTStatus along_typed(const CTAlongAxisCall* c, const
   ctx.n = x->shape[c->axis];
   ctx.xs = ct_stride_of(x, c->axis);
   ctx.ys = ct_stride_of(c->out, c->axis);
-  ctx.lines.n = 0;
-  int64_t lines = 1;
-  for (int32_t d = 0; d < x->ndim; ++d) {
-    if (d == c->axis || x->shape[d] == 1) continue;
-    const int k = ctx.lines.n++;
-    ctx.lines.ext[k] = x->shape[d];
-    ctx.lines.xs[k] = ct_stride_of(x, d);
-    ctx.lines.os[k] = ct_stride_of(c->out, d);
-    lines *= x->shape[d];
-  }
+  const int64_t lines = along_lines(c, &ctx.lines);
   int64_t numel = 1;
   for (int32_t d = 0; d < c->out->ndim; ++d) numel *= c->out->shape[d];
   ctx.stream = numel * int64_t(sizeof(O)) >= (int64_t(8) << 20);  // as binary ops decide

@@ -107,6 +107,23 @@ inline int64_t out_offset_of(const Dims& d, int64_t r) {
   return off;
 }
 
+// The lines of an along-axis call: every dim of x but the axis (extents of 1
+// left out), with x's and out's strides; returns how many lines there are.
+inline int64_t along_lines(const CTAlongAxisCall* c, Dims* lines) {
+  const CTensor* x = c->x;
+  lines->n = 0;
+  int64_t count = 1;
+  for (int32_t d = 0; d < x->ndim; ++d) {
+    if (d == c->axis || x->shape[d] == 1) continue;
+    const int k = lines->n++;
+    lines->ext[k] = x->shape[d];
+    lines->xs[k] = ct_stride_of(x, d);
+    lines->os[k] = ct_stride_of(c->out, d);
+    count *= x->shape[d];
+  }
+  return count;
+}
+
 // ---- dispatch on x's dtype ----------------------------------------------------------
 
 template <template <class> class F, class... Args> CTStatus by_dtype(int32_t dt, Args... args) {

@@ -244,16 +244,7 @@ template <class T> struct SortF {
     ctx.n = x->shape[call->axis];
     ctx.xs = ct_stride_of(x, call->axis);
     ctx.os = ct_stride_of(call->out, call->axis);
-    ctx.lines.n = 0;
-    int64_t lines = 1;
-    for (int32_t d = 0; d < x->ndim; ++d) {
-      if (d == call->axis || x->shape[d] == 1) continue;
-      const int k = ctx.lines.n++;
-      ctx.lines.ext[k] = x->shape[d];
-      ctx.lines.xs[k] = ct_stride_of(x, d);
-      ctx.lines.os[k] = ct_stride_of(call->out, d);
-      lines *= x->shape[d];
-    }
+    const int64_t lines = along_lines(call, &ctx.lines);
     // ~ n log n: a line of 2^15 is worth a task of its own
     const int64_t per_line = std::max<int64_t>(1, ctx.n * (64 - __builtin_clzll(uint64_t(ctx.n) | 1)));
     parallel_for(s, lines, std::max<int64_t>(1, (int64_t(1) << 19) / per_line), &sort_body<T>, &ctx);
