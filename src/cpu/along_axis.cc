@@ -191,13 +191,9 @@ template <class T, class O> void lines_body(void* ctx, int64_t b, int64_t e) {
 }
 
 template <class T, class O> CTStatus along_typed(const CTAlongAxisCall* c, const CTCpuStream* s) {
-  const CTensor* x = c->x;
   LineCtx ctx;
   ctx.call = c;
-  ctx.n = x->shape[c->axis];
-  ctx.xs = ct_stride_of(x, c->axis);
-  ctx.ys = ct_stride_of(c->out, c->axis);
-  const int64_t lines = along_lines(c, &ctx.lines);
+  const int64_t lines = along_lines(c, &ctx.lines, &ctx.n, &ctx.xs, &ctx.ys);
   int64_t numel = 1;
   for (int32_t d = 0; d < c->out->ndim; ++d) numel *= c->out->shape[d];
   ctx.stream = numel * int64_t(sizeof(O)) >= (int64_t(8) << 20);  // as binary ops decide

@@ -108,9 +108,13 @@ inline int64_t out_offset_of(const Dims& d, int64_t r) {
 }
 
 // The lines of an along-axis call: every dim of x but the axis (extents of 1
-// left out), with x's and out's strides; returns how many lines there are.
-inline int64_t along_lines(const CTAlongAxisCall* c, Dims* lines) {
+// left out), with x's and out's strides; *n, *xs, *os: the length of a line
+// and x's and out's strides along it. Returns how many lines there are.
+inline int64_t along_lines(const CTAlongAxisCall* c, Dims* lines, int64_t* n, int64_t* xs, int64_t* os) {
   const CTensor* x = c->x;
+  *n = x->shape[c->axis];
+  *xs = ct_stride_of(x, c->axis);
+  *os = ct_stride_of(c->out, c->axis);
   lines->n = 0;
   int64_t count = 1;
   for (int32_t d = 0; d < x->ndim; ++d) {

@@ -238,13 +238,9 @@ template <class T> void sort_body(void* vctx, int64_t b, int64_t e) {
 
 template <class T> struct SortF {
   static CTStatus run(const CTAlongAxisCall* call, const CTCpuStream* s) {
-    const CTensor* x = call->x;
     SortCtx ctx;
     ctx.call = call;
-    ctx.n = x->shape[call->axis];
-    ctx.xs = ct_stride_of(x, call->axis);
-    ctx.os = ct_stride_of(call->out, call->axis);
-    const int64_t lines = along_lines(call, &ctx.lines);
+    const int64_t lines = along_lines(call, &ctx.lines, &ctx.n, &ctx.xs, &ctx.os);
     // ~ n log n: a line of 2^15 is worth a task of its own
     const int64_t per_line = std::max<int64_t>(1, ctx.n * (64 - __builtin_clzll(uint64_t(ctx.n) | 1)));
     parallel_for(s, lines, std::max<int64_t>(1, (int64_t(1) << 19) / per_line), &sort_body<T>, &ctx);
