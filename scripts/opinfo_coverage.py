@@ -57,6 +57,8 @@ CAST_FAMILY = set("float double half bfloat16 int long bool byte char short to".
 # torch's JIT), the masked-tensor API (masked.*) and hash_tensor.
 EXCLUDED = set("angle conj conj_physical real imag polar complex cdouble cfloat chalf isreal view_as_real "
                "view_as_complex hash_tensor".split())
+# Elementwise ops torch describes with a plain OpInfo (not a ufunc class): the ternary maps.
+ELEMENTWISE_EXTRA = set("addcmul addcdiv clamp lerp where".split())
 REDUCTION_EXTRA = set("cumsum cumprod cummax cummin logcumsumexp argmax argmin argsort sort topk kthvalue median "
                       "nanmedian mode quantile nanquantile logsumexp count_nonzero".split())
 
@@ -71,7 +73,7 @@ def family(op):
         return "nn"
     if op.name in INDEXING_FAMILY:
         return "indexing"
-    if isinstance(op, UnaryUfuncInfo) or isinstance(op, BinaryUfuncInfo):
+    if isinstance(op, UnaryUfuncInfo) or isinstance(op, BinaryUfuncInfo) or op.name in ELEMENTWISE_EXTRA:
         return "elementwise"
     if isinstance(op, ReductionOpInfo) or op.name in REDUCTION_EXTRA:
         return "reduction"
@@ -233,12 +235,79 @@ def compare_axis_op(op, name, info, stats, bad):
                 bad.append((op.name, str(dtype), [tuple(s.input.shape)], str(kw) + " " + str(e).splitlines()[0][:200]))
 
 
+def _check_sample(op, args, got, want, stats, bad, dtype, what):
+    stats["compared"] += 1
+    try:
+        torch.testing.assert_close(got.to(want.dtype) if got.dtype != want.dtype and want.dtype == torch.bool
+                                   else got, want, equal_nan=True, check_dtype=True, check_stride=False)
+    except AssertionError as e:
+        try:
+            why = deliberate(op, args, got, want)
+        except Exception:  # where's condition has no float64 form: no deliberate difference to find
+            why = None
+        if why:
+            stats[why] += 1
+            return
+        stats["wrong"] += 1
+        bad.append((op.name, str(dtype), what, str(e).splitlines()[0][:200]))
+
+
+def compare_ternary(op, name, stats, bad):
+    """Runs op's CPU samples of a ternary map (addcmul, addcdiv, clamp with tensor bounds, lerp, where): three
+    operands, tensors of the sample's dtype (where's condition bool) or Python numbers after the first, and
+    PyTorch's value= keyword."""
+    fn = getattr(ct, name)
+    for dtype in DTYPES:
+        try:
+            samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))
+        except Exception:
+            continue
+        for s in samples:
+            args = [s.input] + list(s.args)
+            if op.name == "where" and len(args) == 3:  # OpInfo's where is (self, condition, other)
+                args = [args[1], args[0], args[2]]
+            kw = dict(s.kwargs)
+            data = args[1:] if op.name == "where" else args
+            ok = len(args) == 3 and not set(kw) - {"value"} and isinstance(data[0], torch.Tensor) and all(
+                (isinstance(a, torch.Tensor) and a.dtype == dtype) or (isinstance(a, (int, float)) and k > 0)
+                for k, a in enumerate(data))
+            if op.name == "where":
+                ok = ok and isinstance(args[0], torch.Tensor) and args[0].dtype == torch.bool
+            if not ok:
+                stats["not_taken"] += 1
+                continue
+            try:
+                want = op(s.input, *s.args, **s.kwargs)
+            except Exception:
+                stats["not_taken"] += 1
+                continue
+            try:
+                got = torch.from_dlpack(fn(*args, **kw))
+            except (TypeError, ValueError, NotImplementedError) as e:
+                stats["refused"] += 1
+                bad.append((op.name, str(dtype), [tuple(getattr(a, "shape", ())) for a in args],
+                            "refused: " + str(e)[:160]))
+                continue
+            orig = [s.input] + list(s.args)
+            tpos = [k for k, a in enumerate(orig) if isinstance(a, torch.Tensor)]
+
+            def ref(*ts, orig=orig, tpos=tpos, s=s):  # op with its tensor operands replaced (deliberate's float64)
+                full = list(orig)
+                for k, t in zip(tpos, ts):
+                    full[k] = t
+                return op(*full, **s.kwargs)
+            _check_sample(ref, [orig[k] for k in tpos], got, want, stats, bad, dtype,
+                          [tuple(getattr(a, "shape", ())) for a in args])
+
+
 def compare(op, name, stats, bad):
     """Runs op's CPU samples that ctensor's signature takes: 1 or 2 tensor inputs, nothing else."""
     fn = getattr(ct, name, None)
     info = next((o for o in ct.ops() if o.name == name), None)
     if fn is not None and info is not None and info.kind in ("reduce", "along_axis"):
         return compare_axis_op(op, name, info, stats, bad)
+    if fn is not None and op.name in ELEMENTWISE_EXTRA:
+        return compare_ternary(op, name, stats, bad)
     if fn is None or info is None or info.kind not in ("unary", "binary"):
         return
     for dtype in DTYPES:

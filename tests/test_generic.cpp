@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -144,6 +146,9 @@ const OpRef kRefs[] = {
     {"where", ALL, EXACT, -5, 5, false},
     {"fma", I | F, APPROX, -5, 5, false},
     {"lerp", F, APPROX, -5, 5, true},
+    {"addcmul", I | F, APPROX, -5, 5, false},
+    {"addcdiv", F, APPROX, -5, 5, false},
+    {"clamp_tensor", I | F, EXACT, -5, 5, false},
     {"cast", ALL, EXACT, 0, 0, false},  // handled by its own test case
     // Category 2 (broadcast / reduce, issue 3): only the dtype masks of
     // SEMANTICS.md are used here; the values are checked in test_binary.cpp
@@ -282,6 +287,10 @@ std::vector<std::vector<double>> params_for(const std::string& n, int d, int num
                                       : std::vector<std::vector<double>>{{-100, 100}, {-1, 2}})
                                  : std::vector<std::vector<double>>{{-1, 2}};
   if (n == "pow_scalar") return {{2.5}, {3.0}};
+  // {} runs ct_ternary: the row's default (value=1)
+  if (n == "addcmul") return isint ? std::vector<std::vector<double>>{{}, {u ? 3.0 : -3.0}}
+                                   : std::vector<std::vector<double>>{{}, {-0.75}};
+  if (n == "addcdiv") return {{}, {0.5}};
   if (n == "add_scalar") return isint ? (u ? std::vector<std::vector<double>>{{3}, {top}}
                                            : std::vector<std::vector<double>>{{3}, {-7}})
                                       : std::vector<std::vector<double>>{{1.5}};
@@ -408,7 +417,9 @@ CTStatus run_views(int op, int kind, std::vector<CTensor>& v, CTensor& o, const 
     case CT_KIND_UNARY_PARAM:
       return ct_unary_param(op, &v[0], params.empty() ? nullptr : params.data(), (int32_t)params.size(), &o,
                             stream);
-    case CT_KIND_TERNARY: return ct_ternary(op, &v[0], &v[1], &v[2], &o, stream);
+    case CT_KIND_TERNARY:
+      if (params.empty()) return ct_ternary(op, &v[0], &v[1], &v[2], &o, stream);  // the row's defaults
+      return ct_ternary_param(op, &v[0], &v[1], &v[2], params.data(), (int32_t)params.size(), &o, stream);
     case CT_KIND_CAST: return ct_cast(&v[0], &o, stream);
     case CT_KIND_BINARY: return ct_binary(op, &v[0], &v[1], &o, stream);
     case CT_KIND_REDUCE:  // over every axis
@@ -476,6 +487,19 @@ void check_result(int op, const OpRef& ref, int d, int dout, std::vector<HostTen
   const std::string opname = ref.name;
   ctref::Call call = ref_call(op);
   call.params = params;
+  if (params.empty()) {  // ct_ternary ran with the row's defaults ("value=1")
+    CTOpInfo info{};
+    info.struct_size = sizeof info;
+    REQUIRE(ct_op_info(op, &info) == CT_OK);
+    for (const char* q = info.param_names; q && *q;) {
+      const char* eq = std::strchr(q, '=');
+      if (!eq) break;
+      call.params.push_back(std::strtod(eq + 1, nullptr));
+      q = std::strchr(eq, ',');
+      if (q) ++q;
+      else break;
+    }
+  }
   std::vector<const HostTensor*> in_ptrs;
   for (const HostTensor& t : ins) in_ptrs.push_back(&t);
   const ctref::Array want = reference(call, in_ptrs, {{dout, out.shape}})[0];
@@ -635,6 +659,7 @@ std::string expected_param_names(const std::string& n, int op) {
   if (n == "clamp") return "lo,hi";
   if (n == "pow_scalar") return "p";
   if (n == "add_scalar" || n == "mul_scalar") return "s";
+  if (n == "addcmul" || n == "addcdiv") return "value=1";
   if (n == "var" || n == "std") return "correction";
   return "";
 }

@@ -487,7 +487,10 @@ class Checker {
         s = ct_unary_param(info_.op, &in[0].t, params.data(), (int32_t)params.size(), &out.t, nullptr);
         break;
       case CT_KIND_CAST: s = ct_cast(&in[0].t, &out.t, nullptr); break;
-      case CT_KIND_TERNARY: s = ct_ternary(info_.op, &in[0].t, &in[1].t, &in[2].t, &out.t, nullptr); break;
+      case CT_KIND_TERNARY:
+        s = ct_ternary_param(info_.op, &in[0].t, &in[1].t, &in[2].t, params.data(), (int32_t)params.size(), &out.t,
+                             nullptr);
+        break;
       case CT_KIND_BINARY: s = ct_binary(info_.op, &in[0].t, &in[1].t, &out.t, nullptr); break;
     }
     std::string what = describe(shapes, l) + (info_.kind == CT_KIND_CAST ? " -> " + dtype_name(out.t.dtype) : "");

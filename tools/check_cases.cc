@@ -513,7 +513,14 @@ Domain domain(const std::string& n, int input, CTDataType dt) {
       d.ilo = -200;
       d.ihi = 200;
     }
-  } else if (in(n, {"neg", "abs", "square", "add", "sub", "mul", "fma", "add_scalar", "mul_scalar",
+  } else if (n == "addcdiv") {
+    if (input == 2) d.nonzero = true;  // divisors away from 0
+  } else if (n == "clamp_tensor") {
+    d.ilo = -3;  // bounds crossing each other (lo > hi gives hi) and ties
+    d.ihi = 3;
+    d.lo = -3;
+    d.hi = 3;
+  } else if (in(n, {"neg", "abs", "square", "add", "sub", "mul", "fma", "addcmul", "add_scalar", "mul_scalar",
                     "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"})) {
     d.ilo = -200;  // wraps int8/uint8 (and int16 for products): exact
     d.ihi = 200;

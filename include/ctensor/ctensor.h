@@ -435,6 +435,9 @@ typedef enum {
   R(X, NDTR, 152, ndtr, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the standard normal CDF, erfc(-x / sqrt(2)) / 2") \
   R(X, NDTRI, 153, ndtri, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the inverse of ndtr: -inf at 0, +inf at 1, NaN outside [0, 1]") \
   R(X, ENTR, 154, entr, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "-x log(x) for x > 0; 0 at 0; -inf below 0") \
+  R(X, ADDCMUL, 156, addcmul, CT_KIND_TERNARY, 1, "value=1", "input,tensor1,tensor2|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "input + value * tensor1 * tensor2") \
+  R(X, ADDCDIV, 157, addcdiv, CT_KIND_TERNARY, 1, "value=1", "input,tensor1,tensor2|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "input + value * tensor1 / tensor2") \
+  R(X, CLAMP_TENSOR, 158, clamp_tensor, CT_KIND_TERNARY, 0, "", "x,min,max|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "min(max(x, min), max) with tensor bounds; NaN in any operand gives NaN") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \
@@ -839,9 +842,22 @@ CT_API CTStatus ct_unary_param(int32_t op, const CTensor* x, const double* param
                                int32_t num_params, CTensor* out, void* stream);
 
 /** out = op(a, b, c) for a CT_KIND_TERNARY op: where(cond, a, b) with cond
- *  bool, fma(a, b, c) = a * b + c, lerp(a, b, w) = a + w * (b - a). */
+ *  bool, fma(a, b, c) = a * b + c, lerp(a, b, w) = a + w * (b - a),
+ *  clamp_tensor(x, min, max), addcmul and addcdiv. The three operands
+ *  broadcast as in NumPy. An op with scalar parameters (addcmul, addcdiv:
+ *  value) runs with the defaults of its CTOpInfo.param_names here; give
+ *  other values through ct_ternary_param. */
 CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const CTensor* c,
                            CTensor* out, void* stream);
+
+/** out = op(a, b, c; params) for a CT_KIND_TERNARY op: addcmul(input,
+ *  tensor1, tensor2; value) = input + value * tensor1 * tensor2, addcdiv
+ *  likewise with tensor1 / tensor2. num_params must equal the op's
+ *  CTOpInfo.num_params (0 for the ops without parameters, params may then be
+ *  NULL); for integer dtypes a parameter must be an integer representable
+ *  in the dtype (else CT_ERR_INVALID_ARGUMENT). */
+CT_API CTStatus ct_ternary_param(int32_t op, const CTensor* a, const CTensor* b, const CTensor* c,
+                                 const double* params, int32_t num_params, CTensor* out, void* stream);
 
 /** out = x converted to out's dtype, for every pair of supported dtypes.
  *  Float to integer truncates toward zero and saturates (NaN gives 0);

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/api_internal.h"
@@ -623,16 +624,56 @@ CT_API CTStatus ct_unary_param(int32_t op, const CTensor* x, const double* param
   CT_API_END()
 }
 
-CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const CTensor* c, CTensor* out,
-                           void* stream) {
-  CT_API_BEGIN("ct_ternary")
-  const ct::OpDef* d = nullptr;
-  if (CTStatus s = ct::check_op_kind("ct_ternary", op, CT_KIND_TERNARY, "ternary", &d)) return s;
+namespace ct {
+namespace {
+// The defaults of a row's "name=default,..." parameters; -1 when one has
+// none.
+int32_t row_defaults(const OpDef* d, double* p) {
+  int32_t n = 0;
+  for (const char* s = d->param_names; *s && n < 2;) {
+    const char* eq = std::strchr(s, '=');
+    const char* comma = std::strchr(s, ',');
+    if (!eq || (comma && comma < eq)) return -1;  // no default
+    p[n] = std::strtod(eq + 1, nullptr);
+    ++n;
+    if (!comma) break;
+    s = comma + 1;
+  }
+  return n;
+}
+
+CTStatus run_ternary(const char* fn, int32_t op, const CTensor* a, const CTensor* b, const CTensor* c,
+                     const double* params, int32_t num_params, bool defaults, CTensor* out, void* stream) {
+  const OpDef* d = nullptr;
+  if (CTStatus s = check_op_kind(fn, op, CT_KIND_TERNARY, "ternary", &d)) return s;
   static const char* const where_names[] = {"cond", "a", "b"};
   static const char* const names[] = {"a", "b", "c"};
   const CTensor* in[3] = {a, b, c};
-  return ct::debug_perturb(op, out, ct::run_elementwise("ct_ternary", op, in, op == CT_OP_WHERE ? where_names : names, 3, nullptr, 0, out,
-                             "out", stream, CT_CAST_DEFAULT, d));
+  double dflt[2] = {0.0, 0.0};
+  if (defaults) {
+    num_params = row_defaults(d, dflt);
+    params = dflt;
+    if (num_params < 0)
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s has parameters without defaults (%s): call ct_ternary_param", fn,
+                  d->name, d->param_names);
+  }
+  return debug_perturb(op, out, run_elementwise(fn, op, in, op == CT_OP_WHERE ? where_names : names, 3, params,
+                                                num_params, out, "out", stream, CT_CAST_DEFAULT, d));
+}
+}  // namespace
+}  // namespace ct
+
+CT_API CTStatus ct_ternary(int32_t op, const CTensor* a, const CTensor* b, const CTensor* c, CTensor* out,
+                           void* stream) {
+  CT_API_BEGIN("ct_ternary")
+  return ct::run_ternary("ct_ternary", op, a, b, c, nullptr, 0, true, out, stream);
+  CT_API_END()
+}
+
+CT_API CTStatus ct_ternary_param(int32_t op, const CTensor* a, const CTensor* b, const CTensor* c,
+                                 const double* params, int32_t num_params, CTensor* out, void* stream) {
+  CT_API_BEGIN("ct_ternary_param")
+  return ct::run_ternary("ct_ternary_param", op, a, b, c, params, num_params, false, out, stream);
   CT_API_END()
 }
 

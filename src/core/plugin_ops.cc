@@ -119,7 +119,7 @@ CTStatus check_kind(const CTOpDesc* d, const OpDef& def) {
   switch (d->kind) {
     case CT_KIND_UNARY: break;
     case CT_KIND_UNARY_PARAM: max_params = 2; break;
-    case CT_KIND_TERNARY: inputs = 3; shape = CT_SHAPE_BROADCAST; break;
+    case CT_KIND_TERNARY: inputs = 3; max_params = 2; shape = CT_SHAPE_BROADCAST; break;
     case CT_KIND_BINARY: inputs = 2; shape = CT_SHAPE_BROADCAST; break;
     case CT_KIND_REDUCE: max_params = 1; shape = CT_SHAPE_REDUCE; break;
     case CT_KIND_ALONG_AXIS: break;

@@ -182,15 +182,21 @@ void PowF(char* const* p, int64_t n, const double* prm) {
   UnaryScalarF<FPow, T>(p, n, prm);
 }
 
+// A ternary functor, given the call's parameters when it takes them.
+template <class Op> Op MakeTernary(const double* prm) {
+  if constexpr (std::is_constructible<Op, const double*>::value) return Op(prm);
+  else return (void)prm, Op();
+}
+
 template <class Op, class T>
-void TernaryF(char* const* p, int64_t n, const double*) {
+void TernaryF(char* const* p, int64_t n, const double* prm) {
   const hn::ScalableTag<T> d;
   const int64_t N = (int64_t)hn::Lanes(d);
   T* HWY_RESTRICT y = reinterpret_cast<T*>(p[0]);
   const T* a = reinterpret_cast<const T*>(p[1]);
   const T* b = reinterpret_cast<const T*>(p[2]);
   const T* c = reinterpret_cast<const T*>(p[3]);
-  const Op op;
+  const Op op = MakeTernary<Op>(prm);
   int64_t i = 0;
   if (n * (int64_t)sizeof(T) >= kStreamBytes) {  // as UnaryF: streaming stores from an aligned address
     const int64_t head = StreamHead(y, sizeof(T) * (uintptr_t)N, sizeof(T));
@@ -246,6 +252,44 @@ struct FLerp {
   }
 };
 
+// v as a value the compiler must materialise: a product passed through here
+// is rounded before the next addition (GCC contracts a * b + c written with
+// operators into one fused multiply-add by default).
+template <class V> HWY_INLINE V Rounded(V v) {
+#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__)) && HWY_TARGET != HWY_SCALAR && \
+    HWY_TARGET != HWY_EMU128
+  asm("" : "+x"(v.raw));
+#endif
+  return v;
+}
+
+// input + value * t1 * t2 and input + value * t1 / t2, rounded after each
+// operation in PyTorch's order (no fused multiply-add), so the results are
+// PyTorch's bit for bit.
+struct FAddcmul {
+  double v;
+  explicit FAddcmul(const double* p) : v(p[0]) {}
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b, V c) const {
+    return a + Rounded(hn::Set(d, hn::TFromD<D>(v)) * b * c);
+  }
+};
+struct FAddcdiv {
+  double v;
+  explicit FAddcdiv(const double* p) : v(p[0]) {}
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b, V c) const {
+    return a + hn::Set(d, hn::TFromD<D>(v)) * b / c;
+  }
+};
+// min(max(x, lo), hi) with tensor bounds: NaN in any operand gives NaN (as
+// PyTorch's clamp and NumPy's clip); lo > hi gives hi; -0 stays -0.
+struct FClampTensor {
+  template <class D, class V> HWY_INLINE V operator()(D, V x, V lo, V hi) const {
+    V r = hn::IfThenElse(x < lo, lo, x);
+    r = hn::IfThenElse(r > hi, hi, r);
+    r = hn::IfThenElse(hn::IsNaN(lo), lo, r);
+    return hn::IfThenElse(hn::IsNaN(hi), hi, r);
+  }
+};
 
 // ---- predicates (bool output) and integer/bool ops: plain loops the -------
 // ---- compiler vectorises for this target ----------------------------------
@@ -326,6 +370,25 @@ void FmaI(char* const* p, int64_t n, const double*) {
   const T *a = reinterpret_cast<const T*>(p[1]), *b = reinterpret_cast<const T*>(p[2]),
           *c = reinterpret_cast<const T*>(p[3]);
   for (int64_t i = 0; i < n; ++i) y[i] = (T)(W)((W)a[i] * (W)b[i] + (W)c[i]);
+}
+template <class T>
+void AddcmulI(char* const* p, int64_t n, const double* prm) {
+  using W = Wrap<T>;
+  const W v = (W)(T)prm[0];  // validated: an integer representable in T
+  T* y = reinterpret_cast<T*>(p[0]);
+  const T *a = reinterpret_cast<const T*>(p[1]), *b = reinterpret_cast<const T*>(p[2]),
+          *c = reinterpret_cast<const T*>(p[3]);
+  for (int64_t i = 0; i < n; ++i) y[i] = (T)(W)((W)a[i] + v * (W)b[i] * (W)c[i]);
+}
+template <class T>
+void ClampTensorI(char* const* p, int64_t n, const double*) {
+  T* y = reinterpret_cast<T*>(p[0]);
+  const T *x = reinterpret_cast<const T*>(p[1]), *lo = reinterpret_cast<const T*>(p[2]),
+          *hi = reinterpret_cast<const T*>(p[3]);
+  for (int64_t i = 0; i < n; ++i) {
+    const T r = x[i] < lo[i] ? lo[i] : x[i];
+    y[i] = r > hi[i] ? hi[i] : r;
+  }
 }
 // bool ops: any nonzero byte is true; outputs are 0 or 1.
 void BoolNot(char* const* p, int64_t n, const double*) {
@@ -598,6 +661,14 @@ void FillKernels(KernelTable* t) {
     t->op[CT_OP_FMA][dt] = &Staged<&FmaI<T>, sizeof(T), sizeof(T), sizeof(T), sizeof(T)>;
   });
   RegTernaryFloat<FLerp>(t, CT_OP_LERP);
+  RegTernaryFloat<FAddcmul>(t, CT_OP_ADDCMUL);
+  RegTernaryFloat<FAddcdiv>(t, CT_OP_ADDCDIV);
+  RegTernaryFloat<FClampTensor>(t, CT_OP_CLAMP_TENSOR);
+  ForEachInt([t](auto lane, int dt) {
+    using T = decltype(lane);
+    t->op[CT_OP_ADDCMUL][dt] = &Staged<&AddcmulI<T>, sizeof(T), sizeof(T), sizeof(T), sizeof(T)>;
+    t->op[CT_OP_CLAMP_TENSOR][dt] = &Staged<&ClampTensorI<T>, sizeof(T), sizeof(T), sizeof(T), sizeof(T)>;
+  });
 
   RegFloat<FHardswish>(t, CT_OP_HARDSWISH);
 

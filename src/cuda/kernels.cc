@@ -98,8 +98,9 @@ CTStatus cu_elementwise(const CTElementwiseCall* call) {
     args[a++] = &offs[i];
   }
   Param p0, p1;
-  if (info.kind == CT_KIND_UNARY || info.kind == CT_KIND_UNARY_PARAM) {
-    const TypeInfo t = type_info(d, call->in_dt[0]);
+  if (info.kind == CT_KIND_UNARY || info.kind == CT_KIND_UNARY_PARAM || info.kind == CT_KIND_TERNARY) {
+    // the scalar parameters, of the data input's compute type (where's: a's)
+    const TypeInfo t = type_info(d, call->in_dt[data_slot(n_in)]);
     p0 = param_of(t, call->params[0]);
     p1 = param_of(t, call->params[1]);
     args[a++] = p0.bytes;

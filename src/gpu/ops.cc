@@ -102,6 +102,10 @@ const ElemRow kElem[] = {
     {CT_OP_WHERE, {"(a != 0 ? b : c)", "(a != 0 ? b : c)", "(a != 0 ? b : c)", "(a != 0 ? b : c)"}},
     {CT_OP_FMA, {nullptr, "(T)((UT)a * (UT)b + (UT)c)", "(T)(a * b + c)", "fma(a, b, c)"}},
     {CT_OP_LERP, {nullptr, nullptr, nullptr, "(c < (T)0.5 ? a + c * (b - a) : b - (b - a) * ((T)1 - c))"}},
+    // PyTorch's order of roundings where the compiler keeps it (CUDA: --fmad=false; an OpenCL compiler may contract)
+    {CT_OP_ADDCMUL, {nullptr, "(T)((UT)a + (UT)p0 * (UT)b * (UT)c)", "(T)(a + (T)p0 * b * c)", "(a + p0 * b * c)"}},
+    {CT_OP_ADDCDIV, {nullptr, nullptr, nullptr, "(a + p0 * b / c)"}},
+    {CT_OP_CLAMP_TENSOR, {nullptr, "ct_clamp(a, b, c)", "ct_clamp(a, b, c)", "(b != b ? b : c != c ? c : ct_clamp(a, b, c))"}},
     // binary
     {CT_OP_ADD, {"(a | b)", "(T)((UT)a + (UT)b)", "(T)(a + b)", "(a + b)"}},
     {CT_OP_SUB, {nullptr, "(T)((UT)a - (UT)b)", "(T)(a - b)", "(a - b)"}},

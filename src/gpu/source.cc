@@ -403,7 +403,7 @@ std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, 
     if (want_unary ? !unary_kind : info.kind != kind) continue;
     if (!((info.dtype_mask >> in_dt[slot]) & 1u)) continue;
     if (ct_output_dtype_index(info.output_dtype, in_dt[slot]) != out_dt) continue;
-    emit_elementwise(s, info.name, row->expr[t.cls], num_inputs, in, want_unary, cuda,
+    emit_elementwise(s, info.name, row->expr[t.cls], num_inputs, in, want_unary || kind == CT_KIND_TERNARY, cuda,
                      chunked(row, t.cls) ? row : nullptr);
   }
   return s.str();

@@ -124,8 +124,9 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
     cl_ulong o = call->in[i]->byte_offset;
     if (!set_arg(fn, k, a++, sizeof m, &m, &st) || !set_arg(fn, k, a++, sizeof o, &o, &st)) return st;
   }
-  if (info.kind == CT_KIND_UNARY || info.kind == CT_KIND_UNARY_PARAM) {
-    const TypeInfo t = type_info(d, call->in_dt[0]);
+  if (info.kind == CT_KIND_UNARY || info.kind == CT_KIND_UNARY_PARAM || info.kind == CT_KIND_TERNARY) {
+    // the scalar parameters, of the data input's compute type (where's: a's)
+    const TypeInfo t = type_info(d, call->in_dt[data_slot(n_in)]);
     const Param p0 = param_of(t, call->params[0]), p1 = param_of(t, call->params[1]);
     if (!set_arg(fn, k, a++, p0.size, p0.bytes, &st) || !set_arg(fn, k, a++, p1.size, p1.bytes, &st)) return st;
   }

@@ -230,8 +230,8 @@ bool ternary_index(const Call& c, const Array& out, std::vector<int64_t> (&idx)[
   return true;
 }
 
-typedef double (*F3)(double a, double b, double c);
-typedef int64_t (*I3)(int64_t a, int64_t b, int64_t c);
+typedef double (*F3)(double a, double b, double c, const double* p);
+typedef int64_t (*I3)(int64_t a, int64_t b, int64_t c, const double* p, CTDataType d);
 
 template <F3 F, I3 I = nullptr>
 bool ternary(const Call& c, const Outs& o, std::string* why) {
@@ -242,17 +242,44 @@ bool ternary(const Call& c, const Outs& o, std::string* why) {
   if (!ternary_index(c, out, idx, why)) return false;
   if (a.is_float() ? !has_form(F) : !has_form(I))
     return fail(why, name_of(c) + ": not defined for " + dtype_name(a.dtype));
+  double p[2] = {0, 0};
+  for (size_t k = 0; k < c.params.size() && k < 2; ++k) p[k] = c.params[k];
   for (int64_t k = 0; k < out.numel(); ++k) {
     const size_t ia = (size_t)idx[0][(size_t)k], ib = (size_t)idx[1][(size_t)k], iw = (size_t)idx[2][(size_t)k];
-    store(out, k, a.is_float() ? vf(F(a.f[ia], b.f[ib], w.f[iw])) : vi(I(a.i[ia], b.i[ib], w.i[iw])));
+    store(out, k, a.is_float() ? vf(F(a.f[ia], b.f[ib], w.f[iw], p)) : vi(I(a.i[ia], b.i[ib], w.i[iw], p, a.dtype)));
   }
   return true;
 }
 
-double f_fma(double a, double b, double c) { return std::fma(a, b, c); }  // one rounding
-int64_t i_fma(int64_t a, int64_t b, int64_t c) { return (int64_t)((uint64_t)a * (uint64_t)b + (uint64_t)c); }
+double f_fma(double a, double b, double c, const double*) { return std::fma(a, b, c); }  // one rounding
+int64_t i_fma(int64_t a, int64_t b, int64_t c, const double*, CTDataType) {
+  return (int64_t)((uint64_t)a * (uint64_t)b + (uint64_t)c);
+}
 // PyTorch's form, exact at w = 0 and w = 1.
-double f_lerp(double a, double b, double w) { return w < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w); }
+double f_lerp(double a, double b, double w, const double*) {
+  return w < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w);
+}
+// input + value * t1 * t2 (and / t2), exactly (long double) and rounded once.
+double f_addcmul(double a, double b, double c, const double* p) {
+  return (double)((long double)a + (long double)p[0] * b * c);
+}
+int64_t i_addcmul(int64_t a, int64_t b, int64_t c, const double* p, CTDataType) {  // wraps
+  return (int64_t)((uint64_t)a + (uint64_t)(Int128)p[0] * (uint64_t)b * (uint64_t)c);
+}
+double f_addcdiv(double a, double b, double c, const double* p) {
+  return (double)((long double)a + (long double)p[0] * b / c);
+}
+// clamp with tensor bounds: NaN anywhere gives NaN; lo > hi gives hi.
+double f_clamp_tensor(double x, double lo, double hi, const double*) {
+  if (std::isnan(lo)) return lo;
+  if (std::isnan(hi)) return hi;
+  const double r = x < lo ? lo : x;
+  return r > hi ? hi : r;
+}
+int64_t i_clamp_tensor(int64_t x, int64_t lo, int64_t hi, const double*, CTDataType d) {
+  const Int128 v = exact(x, d), l = exact(lo, d), h = exact(hi, d), r = v < l ? l : v;
+  return (int64_t)(uint64_t)(r > h ? h : r);
+}
 
 // where(cond, a, b): cond (bool) nonzero picks a; a, b, out of any one dtype.
 bool ref_where(const Call& c, const Outs& o, std::string* why) {
@@ -390,6 +417,9 @@ const Entry kElementwise[] = {
     {CT_OP_WHERE, ref_where},
     {CT_OP_FMA, ternary<f_fma, i_fma>},
     {CT_OP_LERP, ternary<f_lerp>},
+    {CT_OP_ADDCMUL, ternary<f_addcmul, i_addcmul>},
+    {CT_OP_ADDCDIV, ternary<f_addcdiv>},
+    {CT_OP_CLAMP_TENSOR, ternary<f_clamp_tensor, i_clamp_tensor>},
     {CT_OP_CAST, ref_cast},
     {CT_OP_HARDSWISH, unary<f_hardswish>},
     {CT_OP_LOG10, unary<f_log10>},

@@ -140,7 +140,7 @@ std::string entry_name(const CTOpInfo& info) {
   switch (info.kind) {
     case CT_KIND_UNARY: return "ct_unary";
     case CT_KIND_UNARY_PARAM: return "ct_unary_param";
-    case CT_KIND_TERNARY: return "ct_ternary";
+    case CT_KIND_TERNARY: return info.num_params ? "ct_ternary_param" : "ct_ternary";
     case CT_KIND_CAST: return "ct_cast";
     case CT_KIND_BINARY: return "ct_binary";
     case CT_KIND_REDUCE: return "ct_reduce";

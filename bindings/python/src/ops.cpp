@@ -8,6 +8,7 @@
 // 0-d operands, is the library's.
 #include "common.h"
 
+#include <array>
 #include <cstring>
 #include <algorithm>
 #include <cstdlib>
@@ -86,10 +87,10 @@ nb::object call_binary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle ou
 // where(condition, x1, x2), fma(a, b, c), lerp(a, b, weight): any operand may
 // be 0-d or broadcast (the library's NumPy rules); Python scalars for the
 // data operands.
-nb::object call_ternary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle cc, nb::handle out) {
+// names: the Python names of the three operands, for messages.
+nb::object call_ternary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle cc, nb::handle out,
+                        const char* const* names, const double* params = nullptr, int32_t num_params = 0) {
   const bool is_where = c.op == CT_OP_WHERE;
-  const char* names[3] = {is_where ? "condition" : "a", is_where ? "x1" : "b", is_where ? "x2" : "c"};
-  if (c.op == CT_OP_LERP) names[2] = "weight";
   Arg aa, ba, ca;
   import_arg(aa, a.ptr(), false, !is_where, c.name, names[0]);
   import_arg(ba, b.ptr(), false, true, c.name, names[1]);
@@ -106,9 +107,15 @@ nb::object call_ternary(const OpCtx& c, nb::handle a, nb::handle b, nb::handle c
   const CTensor* in[3] = {&aa.t, &ba.t, &ca.t};
   Out o;
   make_out(o, out, c.op, op_args(), in, 3, ba.t.device, c.name, c.entry);
-  check(run_kernel(numel_of(*o.t),
-                   [&] { return ct_ternary(c.op, &aa.t, &ba.t, &ca.t, o.t, stream_for(ba)); }));
+  check(run_kernel(numel_of(*o.t), [&] {
+    return num_params ? ct_ternary_param(c.op, &aa.t, &ba.t, &ca.t, params, num_params, o.t, stream_for(ba))
+                      : ct_ternary(c.op, &aa.t, &ba.t, &ca.t, o.t, stream_for(ba));
+  }));
   return o.result;
+}
+
+bool is_number(nb::handle h) {
+  return PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr());  // bool is an int
 }
 
 nb::object call_cast(nb::handle x, nb::handle dtype, nb::handle out, bool saturate) {
@@ -194,6 +201,11 @@ nb::object call_along_axis(const OpCtx& c, nb::handle x, nb::handle axis, nb::ha
 
 // clamp(x, min=None, max=None): a missing bound is no bound.
 nb::object call_clamp(const OpCtx& c, nb::handle x, nb::handle lo, nb::handle hi, nb::handle out) {
+  if (!lo.is_none() && !hi.is_none() && !(is_number(lo) && is_number(hi))) {
+    // array bounds (a number with an array: the array's dtype): clamp_tensor, broadcasting
+    static const char* const names[3] = {"x", "min", "max"};
+    return call_ternary(OpCtx{CT_OP_CLAMP_TENSOR, c.name, "ct_ternary"}, x, lo, hi, out, names);
+  }
   if (!lo.is_none() && !hi.is_none()) {
     double p[2] = {nb::cast<double>(lo), nb::cast<double>(hi)};
     return call_unary(c, x, p, 2, out);
@@ -384,17 +396,63 @@ void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
           break;
         }
         case CT_KIND_TERNARY: {
+          // operand names: the array API's for where, else the row's ("input,tensor1,tensor2|out")
           const bool w = op == CT_OP_WHERE;
-          const char* a0 = w ? "condition" : "a";
-          const char* a1 = w ? "x1" : "b";
-          const char* a2 = w ? "x2" : (op == CT_OP_LERP ? "weight" : "c");
-          m.def(nm, [c](nb::handle a, nb::handle b, nb::handle cc, nb::handle out) {
-              return call_ternary(c, a, b, cc, out);
-            }, nb::arg(a0), nb::arg(a1), nb::arg(a2), nb::kw_only(), nb::arg("out") = nb::none(),
-            nb::sig(keep(std::string("def ") + nm + "(" + a0 + ": object, " + a1 + ": object, " + a2 +
-                         ": object, *, out: object | None = None) -> object")),
-            keep(head + "Operands broadcast as in NumPy (0-d ones included); Python scalars take the array "
-                        "operands' dtype." + tail));
+          std::vector<std::string> tn;
+          {
+            const std::string all = info.tensor_names ? info.tensor_names : "";
+            for (size_t at = 0; tn.size() < 3 && at < all.size();) {
+              size_t end = all.find_first_of(",|", at);
+              if (end == std::string::npos) end = all.size();
+              std::string t = all.substr(at, end - at);
+              t = t.substr(0, t.find_first_of("?:"));
+              tn.push_back(t);
+              at = end + 1;
+            }
+            while (tn.size() < 3) tn.push_back(std::string(1, (char)('a' + tn.size())));
+          }
+          const std::array<const char*, 3> an{keep(w ? "condition" : tn[0]), keep(w ? "x1" : tn[1]),
+                                              keep(w ? "x2" : (op == CT_OP_LERP ? "weight" : tn[2]))};
+          const std::vector<RowParam> ps = row_params(info.param_names);
+          if (ps.size() > 2) break;  // not a parameter count an elementwise op can have
+          std::string sig = std::string("def ") + nm + "(" + an[0] + ": object, " + an[1] + ": object, " + an[2] +
+                            ": object, *";
+          for (const RowParam& rp : ps) {
+            sig += ", " + rp.name + ": float";
+            if (rp.has_default) sig += " = " + nb::cast<std::string>(nb::repr(nb::float_(rp.dflt)));
+          }
+          sig += ", out: object | None = None) -> object";
+          const char* doc = keep(head + "Operands broadcast as in NumPy (0-d ones included); Python scalars take the "
+                                        "array operands' dtype." +
+                                 (ps.empty() ? "" : " " + std::string(info.param_names) + ": keyword-only numbers.") +
+                                 tail);
+          // parameters: keyword-only, None meaning the row's default (a TypeError when it has none)
+          const auto fn = [c, an, ps](nb::handle a, nb::handle b, nb::handle cc, nb::handle p0, nb::handle p1,
+                                      nb::handle out) {
+            double p[2] = {0, 0};
+            const nb::handle given[2] = {p0, p1};
+            for (size_t k = 0; k < ps.size(); ++k) {
+              if (!given[k].is_none()) p[k] = nb::cast<double>(given[k]);
+              else if (ps[k].has_default) p[k] = ps[k].dflt;
+              else raise(PyExc_TypeError, "%s: missing the parameter %s", c.name, ps[k].name.c_str());
+            }
+            return call_ternary(c, a, b, cc, out, an.data(), p, (int32_t)ps.size());
+          };
+          if (ps.empty()) {
+            m.def(nm, [fn](nb::handle a, nb::handle b, nb::handle cc, nb::handle out) {
+                return fn(a, b, cc, nb::none(), nb::none(), out);
+              }, nb::arg(an[0]), nb::arg(an[1]), nb::arg(an[2]), nb::kw_only(), nb::arg("out") = nb::none(),
+              nb::sig(keep(sig)), doc);
+          } else if (ps.size() == 1) {
+            m.def(nm, [fn](nb::handle a, nb::handle b, nb::handle cc, nb::handle p0, nb::handle out) {
+                return fn(a, b, cc, p0, nb::none(), out);
+              }, nb::arg(an[0]), nb::arg(an[1]), nb::arg(an[2]), nb::kw_only(), nb::arg(keep(ps[0].name)) = nb::none(),
+              nb::arg("out") = nb::none(), nb::sig(keep(sig)), doc);
+          } else {
+            m.def(nm, fn, nb::arg(an[0]), nb::arg(an[1]), nb::arg(an[2]), nb::kw_only(),
+                  nb::arg(keep(ps[0].name)) = nb::none(), nb::arg(keep(ps[1].name)) = nb::none(),
+                  nb::arg("out") = nb::none(), nb::sig(keep(sig)), doc);
+          }
           break;
         }
         case CT_KIND_BINARY: {

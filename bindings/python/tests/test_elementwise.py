@@ -71,6 +71,12 @@ def _clamp_f(x, lo, hi):
     return np.where(r > hi, hi, r)
 
 
+def _clamp_tensor_f(x, lo, hi):
+    """PyTorch's std::min(std::max(x, lo), hi) (ties keep x, so the sign of a zero x stays), NaN from any operand."""
+    r = _clamp_f(x, lo, hi)
+    return np.where(np.isnan(lo), lo, np.where(np.isnan(hi), hi, r))
+
+
 def _lerp_f(a, b, w):
     return np.where(w < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
@@ -145,6 +151,12 @@ REFS = {
     "fma": Ref("ternary", IF, f=lambda a, b, c: a * b + c, i=lambda a, b, c: a * b + c,
                tol="approx"),
     "lerp": Ref("ternary", F, f=_lerp_f, tol="approx", no_inf=True),
+    # PyTorch's addcmul / addcdiv (value: keyword-only, default 1) and clamp with tensor bounds
+    "addcmul": Ref("ternary", IF, f=lambda a, b, c, v: a + v * b * c, i=lambda a, b, c, v: a + v * b * c,
+                   tol="approx", params=_p([(1.0,), (-0.75,)], [(1,), (-3,)], [(1,), (3,)])),
+    "addcdiv": Ref("ternary", F, f=lambda a, b, c, v: a + v * b / c, tol="approx",
+                   params=_p([(1.0,), (0.5,)])),
+    "clamp_tensor": Ref("ternary", IF, f=_clamp_tensor_f, i=lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi)),
     "cast": Ref("cast", BIF),
 }
 
@@ -260,7 +272,16 @@ def _call(name, ref, dtype, xs, params=(), **kw):
     fn = _fn(name)
     args = [_to_input(x, dtype if not (ref is REFS["where"] and k == 0) else "bool")
             for k, x in enumerate(xs)]
-    return fn(*args, *params, **kw)
+    params, pkw = _params_kw(name, params)
+    return fn(*args, *params, **kw, **pkw)
+
+
+def _params_kw(name, params):
+    """A ternary op's parameters are keyword-only (addcmul(..., value=2)): params as keywords."""
+    if not params or REFS[name].kind != "ternary":
+        return params, {}
+    names = [o for o in ct.ops(category="elementwise") if o.name == name][0].params
+    return (), dict(zip(names, params))
 
 
 def _param_sets(ref, dtype):
@@ -415,6 +436,50 @@ def test_documented_integer_edge_cases():
     np.testing.assert_array_equal(np.asarray(ct.abs(b)), [True, False])
 
 
+def test_addcmul_addcdiv_match_pytorch_and_default_value(rng):
+    a, b, c = (rng.standard_normal((4, 5)).astype(np.float32) for _ in range(3))
+    c[np.abs(c) < 0.1] = 0.5
+    # PyTorch's order of roundings: (value * t1) * t2, then + input (no fused multiply-add)
+    v = np.float32(0.3)
+    assert_same(np.asarray(ct.addcmul(a, b, c, value=0.3)), a + v * b * c)
+    assert_same(np.asarray(ct.addcdiv(a, b, c, value=0.3)), a + v * b / c)
+    assert_same(np.asarray(ct.addcmul(a, b, c)), a + b * c)  # value defaults to 1
+    # broadcasting and a scalar operand
+    r = ct.addcmul(a[:, :1], b[:1, :], 2.0, value=-1)
+    assert_same(np.asarray(r), a[:, :1] - b[:1, :] * np.float32(2.0))
+    with pytest.raises(TypeError):
+        ct.addcmul(a, b, c, 2.0)  # value is keyword-only, as in PyTorch
+    with pytest.raises(ValueError):
+        ct.addcmul(np.ones(3, np.int32), np.ones(3, np.int32), np.ones(3, np.int32), value=0.5)  # ints: integral
+    with pytest.raises(NotImplementedError):
+        ct.addcdiv(np.ones(3, np.int32), np.ones(3, np.int32), np.ones(3, np.int32))  # as PyTorch: floats only
+    i = np.array([100, -100, 7], np.int8)
+    np.testing.assert_array_equal(np.asarray(ct.addcmul(i, i, i, value=2)),
+                                  (i.astype(np.int64) + 2 * i.astype(np.int64) ** 2).astype(np.int8))
+
+
+def test_clamp_with_array_bounds(rng):
+    x = rng.uniform(-3, 3, (6, 7)).astype(np.float32)
+    lo = rng.uniform(-2, 0, (6, 1)).astype(np.float32)
+    hi = rng.uniform(0, 2, (7,)).astype(np.float32)
+    want = np.clip(x, lo, hi)
+    for fn in (ct.clamp, ct.clip):
+        assert_same(np.asarray(fn(x, lo, hi)), want)
+        assert_same(np.asarray(fn(x, min=lo, max=hi)), want)
+    assert_same(np.asarray(ct.clamp_tensor(x, lo, hi)), want)
+    assert_same(np.asarray(ct.clamp(x, -1.0, hi)), np.clip(x, np.float32(-1), hi))  # a number and an array
+    assert_same(np.asarray(ct.clamp(x, lo, None)), np.maximum(x, lo))
+    # NaN in any operand gives NaN; lo > hi gives hi (NumPy's clip and PyTorch's clamp)
+    xs = np.array([np.nan, 1.0, 1.0, 5.0], np.float32)
+    los = np.array([0.0, np.nan, 0.0, 3.0], np.float32)
+    his = np.array([2.0, 2.0, np.nan, 2.0], np.float32)
+    with np.errstate(invalid="ignore"):
+        assert_same(np.asarray(ct.clamp(xs, los, his)), np.clip(xs, los, his))
+    xi = np.array([-5, 0, 9, 3], np.int16)
+    np.testing.assert_array_equal(np.asarray(ct.clamp(xi, np.int16(-1), np.array([4, 4, 4, 2], np.int16))),
+                                  [-1, 0, 4, 2])
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64"])
 def test_integer_params_must_be_integral_and_representable(dtype):
     x = np.zeros(4, dtype)
@@ -525,7 +590,8 @@ def test_strided_inputs(name, rng):
                 views[2] = strided_view((4, 6), kind, dtype, rng, 0, 1)
         else:
             views = [strided_view((4, 6), kind, dtype, rng, lo, hi)]
-        r = _fn(name)(*views, *params)
+        pos, pkw = _params_kw(name, params)
+        r = _fn(name)(*views, *pos, **pkw)
         assert tuple(r.shape) == views[0].shape, kind
         xs = [_stored(v, "bool" if v.dtype == bool else dtype) for v in views]
         _check(ref, dtype, r, _reference(ref, dtype, xs, params), err=f"{name} {kind}")
@@ -609,7 +675,8 @@ def test_in_place(name, rng):
     # a strided in-place operand: the transposed view of a fresh array
     target = np.ascontiguousarray(arrays[k].T).T
     arrays[k] = target
-    _fn(name)(*arrays, *params, out=target)
+    pos, pkw = _params_kw(name, params)
+    _fn(name)(*arrays, *pos, out=target, **pkw)
     _check(ref, dtype, target, expected, err=f"{name} in place")
 
 

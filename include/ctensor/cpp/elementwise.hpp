@@ -62,6 +62,22 @@ inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, cons
   return out;
 }
 
+/** out = op(a, b, c; params) for a CT_KIND_TERNARY op with parameters
+ *  (addcmul, addcdiv: value). */
+inline void ternary(int32_t op, const TensorView& a, const TensorView& b, const TensorView& c,
+                    const std::vector<double>& params, const TensorView& out, void* stream = nullptr) {
+  CTensor o = out.c();
+  check(ct_ternary_param(op, &a.c(), &b.c(), &c.c(), params.data(), (int32_t)params.size(), &o, stream));
+}
+/** op(a, b, c; params) into a new compact tensor on b's device. */
+inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, const TensorView& c,
+                      const std::vector<double>& params, void* stream = nullptr) {
+  const CTensor* in[3] = {&a.c(), &b.c(), &c.c()};
+  Tensor out = detail::empty_for(detail::output1(op, in, 3, nullptr), b.device());
+  ternary(op, a, b, c, params, out, stream);
+  return out;
+}
+
 /* ------------------------------------------------------------------------ */
 /* NumPy-like functions, generated from CT_ELEMENTWISE_OPS                   */
 /* ------------------------------------------------------------------------ */
@@ -73,8 +89,8 @@ inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, cons
  *                        void   name(x, out[, mode], stream = nullptr)
  *   CT_KIND_UNARY_PARAM  Tensor name(x, p0[, p1], stream = nullptr)
  *                        void   name(x, p0[, p1], out, stream = nullptr)
- *   CT_KIND_TERNARY      Tensor name(a, b, c, stream = nullptr)
- *                        void   name(a, b, c, out, stream = nullptr)
+ *   CT_KIND_TERNARY      Tensor name(a, b, c[, p0[, p1]], stream = nullptr)   (without p0: the row's defaults)
+ *                        void   name(a, b, c[, p0[, p1]], out, stream = nullptr)
  *   CT_KIND_CAST         Tensor name(x, dtype[, mode], stream = nullptr)   (mode: CTCastMode, ct_cast_ex)
  *                        void   name(x, out[, mode], stream = nullptr)
  *
@@ -136,6 +152,27 @@ inline Tensor ternary(int32_t op, const TensorView& a, const TensorView& b, cons
   inline void(name)(const TensorView& a, const TensorView& b, const TensorView& c,            \
                     const TensorView& out, void* stream = nullptr) {                          \
     ternary(CT_OP_##ID, a, b, c, out, stream);                                                \
+  }                                                                                           \
+  CT_HPP_TERNARY_PARAMS_##nparams(ID, name)
+
+#define CT_HPP_TERNARY_PARAMS_0(ID, name)
+#define CT_HPP_TERNARY_PARAMS_1(ID, name)                                                     \
+  inline Tensor(name)(const TensorView& a, const TensorView& b, const TensorView& c, double p0, \
+                      void* stream = nullptr) {                                               \
+    return ternary(CT_OP_##ID, a, b, c, std::vector<double>{p0}, stream);                     \
+  }                                                                                           \
+  inline void(name)(const TensorView& a, const TensorView& b, const TensorView& c, double p0,   \
+                    const TensorView& out, void* stream = nullptr) {                          \
+    ternary(CT_OP_##ID, a, b, c, std::vector<double>{p0}, out, stream);                       \
+  }
+#define CT_HPP_TERNARY_PARAMS_2(ID, name)                                                     \
+  inline Tensor(name)(const TensorView& a, const TensorView& b, const TensorView& c, double p0, \
+                      double p1, void* stream = nullptr) {                                    \
+    return ternary(CT_OP_##ID, a, b, c, std::vector<double>{p0, p1}, stream);                 \
+  }                                                                                           \
+  inline void(name)(const TensorView& a, const TensorView& b, const TensorView& c, double p0,   \
+                    double p1, const TensorView& out, void* stream = nullptr) {               \
+    ternary(CT_OP_##ID, a, b, c, std::vector<double>{p0, p1}, out, stream);                   \
   }
 
 #define CT_HPP_GEN_CT_KIND_CAST(ID, name, nparams)                                         \
@@ -168,6 +205,9 @@ CT_ELEMENTWISE_OPS(CT_HPP_GEN_)
 #undef CT_HPP_PARAMS_1
 #undef CT_HPP_PARAMS_2
 #undef CT_HPP_GEN_CT_KIND_TERNARY
+#undef CT_HPP_TERNARY_PARAMS_0
+#undef CT_HPP_TERNARY_PARAMS_1
+#undef CT_HPP_TERNARY_PARAMS_2
 #undef CT_HPP_GEN_CT_KIND_CAST
 
 }  // namespace ct
