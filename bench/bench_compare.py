@@ -57,7 +57,7 @@ UNARY = {"neg": np.negative, "abs": np.absolute, "sign": np.sign, "exp": np.exp,
          "isfinite": np.isfinite, "log10": np.log10, "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin,
          "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
          "signbit": np.signbit, "deg2rad": np.deg2rad, "rad2deg": np.rad2deg, "isposinf": np.isposinf,
-         "isneginf": np.isneginf, "relu6": lambda x, out: np.clip(x, 0, 6, out=out)}
+         "isneginf": np.isneginf, "relu6": lambda x, out: np.clip(x, 0, 6, out=out), "positive": np.positive}
 
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
           "floor_div": np.floor_divide, "mod": np.remainder, "pow": np.power, "maximum": np.maximum,
@@ -135,6 +135,8 @@ def make_call(c):
         if op == "clamp":
             lo, hi = (dt(v) for v in p)
             return lambda: np.clip(x, lo, hi, out=o)
+        if op == "round_decimals":
+            return lambda: np.round(x, int(p[0]), out=o)
         ufunc = {"pow_scalar": np.power, "add_scalar": np.add, "mul_scalar": np.multiply}.get(op)
         if ufunc is None:
             return None  # leaky_relu, elu
@@ -150,6 +152,12 @@ def make_call(c):
             return lambda: (np.multiply(x, b, out=o), np.add(o, w, out=o))
         if op == "lerp":
             return lambda: (np.subtract(b, x, out=o), np.multiply(o, w, out=o), np.add(o, x, out=o))
+        if op == "addcmul":
+            return lambda: (np.multiply(b, dt(p[0]), out=o), np.multiply(o, w, out=o), np.add(x, o, out=o))
+        if op == "addcdiv":
+            return lambda: (np.multiply(b, dt(p[0]), out=o), np.divide(o, w, out=o), np.add(x, o, out=o))
+        if op == "clamp_tensor":
+            return lambda: np.clip(x, b, w, out=o)
         return None
     if kind == "cast":
         o = np.empty(shape, odt)

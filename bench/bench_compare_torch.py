@@ -42,7 +42,9 @@ UNARY = {"neg": torch.neg, "abs": torch.abs, "sign": torch.sign, "exp": torch.ex
          "relu6": lambda x, out: torch._C._nn.hardtanh(x, 0.0, 6.0, out=out),
          "tanhshrink": lambda x, out: (torch.tanh(x, out=out), torch.sub(x, out, out=out)),
          "deg2rad": torch.deg2rad, "rad2deg": torch.rad2deg, "sinc": torch.sinc, "ndtr": torch.special.ndtr,
-         "ndtri": torch.special.ndtri, "entr": torch.special.entr,
+         "ndtri": torch.special.ndtri, "entr": torch.special.entr, "erfcx": torch.special.erfcx,
+         "log_ndtr": torch.special.log_ndtr, "spherical_bessel_j0": torch.special.spherical_bessel_j0,
+         "positive": lambda x, out: out.copy_(torch.positive(x)),
          "hardsigmoid": torch._C._nn.hardsigmoid, "mish": torch._C._nn.mish, "logsigmoid": torch._C._nn.log_sigmoid,
          # torch's selu is elu with these constants, and takes no out=
          "selu": lambda x, out: torch._C._nn.elu(x, 1.6732632423543772848170429916717,
@@ -219,6 +221,10 @@ def _make_call(c, values):
             return lambda: torch.threshold(x, p[0], p[1], out=o)
         if op == "hardtanh":
             return lambda: torch._C._nn.hardtanh(x, p[0], p[1], out=o)
+        if op == "round_decimals":
+            return lambda: torch.round(x, decimals=int(p[0]), out=o)
+        if op == "softplus_beta":
+            return lambda: torch._C._nn.softplus(x, p[0], p[1], out=o)
         f = {"pow_scalar": torch.pow, "add_scalar": torch.add, "mul_scalar": torch.mul}.get(op)
         if f is None:
             return None
@@ -234,6 +240,12 @@ def _make_call(c, values):
             return lambda: torch.addcmul(w, x, b, out=o)
         if op == "lerp":
             return lambda: torch.lerp(x, b, w, out=o)
+        if op == "addcmul":
+            return lambda: torch.addcmul(x, b, w, value=p[0], out=o)
+        if op == "addcdiv":
+            return lambda: torch.addcdiv(x, b, w, value=p[0], out=o)
+        if op == "clamp_tensor":
+            return lambda: torch.clamp(x, b, w, out=o)
         return None
     if kind == "cast":
         o = torch.empty(shape, dtype=odt)

@@ -186,53 +186,60 @@ def _axis_args(op, info, s):
     return None if kw else out
 
 
-def compare_axis_op(op, name, info, stats, bad):
-    """Runs op's CPU samples of a reduction or an along-axis op that ctensor's signature takes: one tensor, a dim
-    (or dims) and keepdim. A sort compares its values; an argsort without stable=True compares the order it gives
-    (the values it picks), since any order of ties is torch's answer then."""
-    fn = getattr(ct, name)
+def _samples(op):
+    """(dtype, sample) for each of op's CPU samples in every real dtype (an OpInfo that cannot build its samples
+    here gives none for that dtype)."""
     for dtype in DTYPES:
         try:
             samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))
         except Exception:
             continue
         for s in samples:
-            kw = _axis_args(op, info, s) if isinstance(s.input, torch.Tensor) and s.input.dtype == dtype else None
-            if kw is None:
-                stats["not_taken"] += 1
+            yield dtype, s
+
+
+def compare_axis_op(op, name, info, stats, bad):
+    """Runs op's CPU samples of a reduction or an along-axis op that ctensor's signature takes: one tensor, a dim
+    (or dims) and keepdim. A sort compares its values; an argsort without stable=True compares the order it gives
+    (the values it picks), since any order of ties is torch's answer then."""
+    fn = getattr(ct, name)
+    for dtype, s in _samples(op):
+        kw = _axis_args(op, info, s) if isinstance(s.input, torch.Tensor) and s.input.dtype == dtype else None
+        if kw is None:
+            stats["not_taken"] += 1
+            continue
+        try:
+            want = op(s.input, *s.args, **s.kwargs)
+        except Exception:
+            stats["not_taken"] += 1
+            continue
+        if isinstance(want, tuple):  # (values, indices): sort, max/min along a dim
+            want = want[0]
+        try:
+            got = torch.from_dlpack(fn(s.input, **kw))
+        except (TypeError, ValueError, NotImplementedError) as e:
+            stats["refused"] += 1
+            bad.append((op.name, str(dtype), [tuple(s.input.shape)], "refused: " + str(e)[:160]))
+            continue
+        stats["compared"] += 1
+        try:
+            if name == "argsort" and not s.kwargs.get("stable", False) and got.dtype == want.dtype:
+                ax = kw["axis"]
+                x = s.input if s.input.dim() else s.input.reshape(1)
+                g, w = (got, want) if s.input.dim() else (got.reshape(1), want.reshape(1))
+                torch.testing.assert_close(x.gather(ax, g), x.gather(ax, w), equal_nan=True)
+            else:
+                torch.testing.assert_close(got, want, equal_nan=True, check_dtype=True, check_stride=False)
+        except AssertionError as e:
+            def ref(*a, s=s):
+                r = op(*a, *s.args, **s.kwargs)
+                return r[0] if isinstance(r, tuple) else r
+            why = deliberate(ref, [s.input], got, want) if name != "argsort" else None
+            if why:
+                stats[why] += 1
                 continue
-            try:
-                want = op(s.input, *s.args, **s.kwargs)
-            except Exception:
-                stats["not_taken"] += 1
-                continue
-            if isinstance(want, tuple):  # (values, indices): sort, max/min along a dim
-                want = want[0]
-            try:
-                got = torch.from_dlpack(fn(s.input, **kw))
-            except (TypeError, ValueError, NotImplementedError) as e:
-                stats["refused"] += 1
-                bad.append((op.name, str(dtype), [tuple(s.input.shape)], "refused: " + str(e)[:160]))
-                continue
-            stats["compared"] += 1
-            try:
-                if name == "argsort" and not s.kwargs.get("stable", False) and got.dtype == want.dtype:
-                    ax = kw["axis"]
-                    x = s.input if s.input.dim() else s.input.reshape(1)
-                    g, w = (got, want) if s.input.dim() else (got.reshape(1), want.reshape(1))
-                    torch.testing.assert_close(x.gather(ax, g), x.gather(ax, w), equal_nan=True)
-                else:
-                    torch.testing.assert_close(got, want, equal_nan=True, check_dtype=True, check_stride=False)
-            except AssertionError as e:
-                def ref(*a, s=s):
-                    r = op(*a, *s.args, **s.kwargs)
-                    return r[0] if isinstance(r, tuple) else r
-                why = deliberate(ref, [s.input], got, want) if name != "argsort" else None
-                if why:
-                    stats[why] += 1
-                    continue
-                stats["wrong"] += 1
-                bad.append((op.name, str(dtype), [tuple(s.input.shape)], str(kw) + " " + str(e).splitlines()[0][:200]))
+            stats["wrong"] += 1
+            bad.append((op.name, str(dtype), [tuple(s.input.shape)], str(kw) + " " + str(e).splitlines()[0][:200]))
 
 
 def _check_sample(op, args, got, want, stats, bad, dtype, what):
@@ -257,51 +264,47 @@ def compare_ternary(op, name, stats, bad):
     operands, tensors of the sample's dtype (where's condition bool) or Python numbers after the first, and
     PyTorch's value= keyword."""
     fn = getattr(ct, name)
-    for dtype in DTYPES:
-        try:
-            samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))
-        except Exception:
+    for dtype, s in _samples(op):
+        args = [s.input] + list(s.args)
+        if op.name == "where" and len(args) == 3:  # OpInfo's where is (self, condition, other)
+            args = [args[1], args[0], args[2]]
+        kw = dict(s.kwargs)
+        data = args[1:] if op.name == "where" else args
+        ok = len(args) == 3 and not set(kw) - {"value"} and isinstance(data[0], torch.Tensor) and all(
+            (isinstance(a, torch.Tensor) and a.dtype == dtype) or (isinstance(a, (int, float)) and k > 0)
+            for k, a in enumerate(data))
+        if op.name == "where":
+            ok = ok and isinstance(args[0], torch.Tensor) and args[0].dtype == torch.bool
+        if not ok:
+            stats["not_taken"] += 1
             continue
-        for s in samples:
-            args = [s.input] + list(s.args)
-            if op.name == "where" and len(args) == 3:  # OpInfo's where is (self, condition, other)
-                args = [args[1], args[0], args[2]]
-            kw = dict(s.kwargs)
-            data = args[1:] if op.name == "where" else args
-            ok = len(args) == 3 and not set(kw) - {"value"} and isinstance(data[0], torch.Tensor) and all(
-                (isinstance(a, torch.Tensor) and a.dtype == dtype) or (isinstance(a, (int, float)) and k > 0)
-                for k, a in enumerate(data))
-            if op.name == "where":
-                ok = ok and isinstance(args[0], torch.Tensor) and args[0].dtype == torch.bool
-            if not ok:
-                stats["not_taken"] += 1
-                continue
-            try:
-                want = op(s.input, *s.args, **s.kwargs)
-            except Exception:
-                stats["not_taken"] += 1
-                continue
-            try:
-                got = torch.from_dlpack(fn(*args, **kw))
-            except (TypeError, ValueError, NotImplementedError) as e:
-                stats["refused"] += 1
-                bad.append((op.name, str(dtype), [tuple(getattr(a, "shape", ())) for a in args],
-                            "refused: " + str(e)[:160]))
-                continue
-            orig = [s.input] + list(s.args)
-            tpos = [k for k, a in enumerate(orig) if isinstance(a, torch.Tensor)]
+        try:
+            want = op(s.input, *s.args, **s.kwargs)
+        except Exception:
+            stats["not_taken"] += 1
+            continue
+        try:
+            got = torch.from_dlpack(fn(*args, **kw))
+        except (TypeError, ValueError, NotImplementedError) as e:
+            stats["refused"] += 1
+            bad.append((op.name, str(dtype), [tuple(getattr(a, "shape", ())) for a in args],
+                        "refused: " + str(e)[:160]))
+            continue
+        orig = [s.input] + list(s.args)
+        tpos = [k for k, a in enumerate(orig) if isinstance(a, torch.Tensor)]
 
-            def ref(*ts, orig=orig, tpos=tpos, s=s):  # op with its tensor operands replaced (deliberate's float64)
-                full = list(orig)
-                for k, t in zip(tpos, ts):
-                    full[k] = t
-                return op(*full, **s.kwargs)
-            _check_sample(ref, [orig[k] for k in tpos], got, want, stats, bad, dtype,
-                          [tuple(getattr(a, "shape", ())) for a in args])
+        def ref(*ts, orig=orig, tpos=tpos, s=s):  # op with its tensor operands replaced (deliberate's float64)
+            full = list(orig)
+            for k, t in zip(tpos, ts):
+                full[k] = t
+            return op(*full, **s.kwargs)
+        _check_sample(ref, [orig[k] for k in tpos], got, want, stats, bad, dtype,
+                      [tuple(getattr(a, "shape", ())) for a in args])
 
 
 def compare(op, name, stats, bad):
-    """Runs op's CPU samples that ctensor's signature takes: 1 or 2 tensor inputs, nothing else."""
+    """Runs op's CPU samples that ctensor's signature takes: 1 or 2 tensor inputs, and keywords ctensor's function
+    has by torch's names."""
     fn = getattr(ct, name, None)
     info = next((o for o in ct.ops() if o.name == name), None)
     if fn is not None and info is not None and info.kind in ("reduce", "along_axis"):
@@ -310,42 +313,38 @@ def compare(op, name, stats, bad):
         return compare_ternary(op, name, stats, bad)
     if fn is None or info is None or info.kind not in ("unary", "binary"):
         return
-    for dtype in DTYPES:
-        try:
-            samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))
-        except Exception:  # an OpInfo that cannot build its samples here
+    for dtype, s in _samples(op):
+        args = [s.input] + list(s.args)
+        if len(args) != info.num_inputs or not all(isinstance(a, torch.Tensor) for a in args):
+            stats["not_taken"] += 1
             continue
-        for s in samples:
-            args = [s.input] + list(s.args)
-            if s.kwargs or len(args) != info.num_inputs or not all(isinstance(a, torch.Tensor) for a in args):
+        # keywords: taken when ctensor's function has them by torch's names (round's decimals, softplus's
+        # beta and threshold); an unknown keyword is a TypeError below, "not taken"
+        kwargs = dict(s.kwargs)
+        if any(a.dtype != dtype for a in args) or any(a.is_complex() for a in args):
+            stats["not_taken"] += 1
+            continue
+        try:
+            want = op(*args, **kwargs)
+        except Exception:
+            stats["not_taken"] += 1
+            continue
+        cargs = args[::-1] if op.name.startswith("__r") or op.name == "rsub" else args  # reflected: b op a
+        try:
+            got = torch.from_dlpack(fn(*cargs, **kwargs))
+        except TypeError as e:
+            if kwargs:
                 stats["not_taken"] += 1
                 continue
-            if any(a.dtype != dtype for a in args) or any(a.is_complex() for a in args):
-                stats["not_taken"] += 1
-                continue
-            try:
-                want = op(*args)
-            except Exception:
-                stats["not_taken"] += 1
-                continue
-            cargs = args[::-1] if op.name.startswith("__r") or op.name == "rsub" else args  # reflected: b op a
-            try:
-                got = torch.from_dlpack(fn(*cargs))
-            except (TypeError, ValueError, NotImplementedError) as e:
-                stats["refused"] += 1
-                bad.append((op.name, str(dtype), [tuple(a.shape) for a in args], "refused: " + str(e)[:160]))
-                continue
-            stats["compared"] += 1
-            try:
-                torch.testing.assert_close(got.to(want.dtype) if got.dtype != want.dtype and want.dtype == torch.bool
-                                           else got, want, equal_nan=True, check_dtype=True, check_stride=False)
-            except AssertionError as e:
-                why = deliberate(op, args, got, want)
-                if why:
-                    stats[why] += 1
-                    continue
-                stats["wrong"] += 1
-                bad.append((op.name, str(dtype), [tuple(a.shape) for a in args], str(e).splitlines()[0][:200]))
+            stats["refused"] += 1
+            bad.append((op.name, str(dtype), [tuple(a.shape) for a in args], "refused: " + str(e)[:160]))
+            continue
+        except (ValueError, NotImplementedError) as e:
+            stats["refused"] += 1
+            bad.append((op.name, str(dtype), [tuple(a.shape) for a in args], "refused: " + str(e)[:160]))
+            continue
+        _check_sample(op if not kwargs else (lambda *a, kw=kwargs: op(*a, **kw)), args, got, want, stats, bad,
+                      dtype, [tuple(a.shape) for a in args] + ([kwargs] if kwargs else []))
 
 
 def main():

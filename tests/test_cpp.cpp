@@ -355,6 +355,20 @@ TEST_CASE("where, cast, clamp, predicates", "[cpp]") {
   REQUIRE(f.to_vector<float>() == std::vector<float>{0, 2, 6, 12});
   ct::Tensor half = ct::Tensor::from({0.5f, 0.5f, 0.5f, 0.5f});
   REQUIRE(ct::lerp(a, b, half).to_vector<float>() == std::vector<float>{0, 0, 0, 0});
+  // ternary ops with a parameter: the row's default (value=1) without it, ct_ternary_param with it
+  REQUIRE(ct::addcmul(a, a, b).to_vector<float>() == std::vector<float>{0, -2, -6, -12});
+  REQUIRE(ct::addcmul(a, a, b, 0.5).to_vector<float>() == std::vector<float>{0.5f, 0, -1.5f, -4});
+  ct::Tensor q = ct::Tensor::zeros({4}, ct::dtype::float32);
+  ct::addcdiv(a, a, b, 2.0, q);
+  REQUIRE(q.to_vector<float>() == std::vector<float>{-1, 0, 1, 2});
+  REQUIRE(ct::clamp_tensor(a, ct::Tensor::from({2.f, 2.f, 2.f, 2.f}), ct::Tensor::from({3.f, 3.f, 3.f, 1.f}))
+              .to_vector<float>() == std::vector<float>{2, 2, 3, 1});
+  REQUIRE_THROWS_AS(ct::addcdiv(a, a, b, 0.5, ct::Tensor::zeros({3}, ct::dtype::float32)), ct::Error);
+  REQUIRE(ct::round_decimals(ct::Tensor::from({1.2345, -2.5, 1250.0}), 2).to_vector<double>() ==
+          std::vector<double>{1.23, -2.5, 1250.0});
+  REQUIRE(ct::round_decimals(ct::Tensor::from({1.2345, -2.5, 1250.0}), -2).to_vector<double>() ==
+          std::vector<double>{0.0, -0.0, 1200.0});
+  REQUIRE_THROWS_AS(ct::round_decimals(a, 0.5), ct::Error);  // decimals is an integer
 
   ct::Tensor h = ct::cast(ct::Tensor::from({1.f, 2.5f, -0.f, 65504.f}), ct::dtype::float16);
   REQUIRE(dt_eq(h.dtype(), ct::dtype::float16));

@@ -146,6 +146,12 @@ const OpRef kRefs[] = {
     {"where", ALL, EXACT, -5, 5, false},
     {"fma", I | F, APPROX, -5, 5, false},
     {"lerp", F, APPROX, -5, 5, true},
+    {"round_decimals", F, APPROX, -50, 50, false},
+    {"positive", I | F, EXACT, -5, 5, false},
+    {"softplus_beta", F, TRANS, -20, 20, false},
+    {"spherical_bessel_j0", F, TRANS, -20, 20, false},
+    {"erfcx", F, TRANS, -9, 30, false},
+    {"log_ndtr", F, TRANS, -30, 10, false},
     {"addcmul", I | F, APPROX, -5, 5, false},
     {"addcdiv", F, APPROX, -5, 5, false},
     {"clamp_tensor", I | F, EXACT, -5, 5, false},
@@ -291,6 +297,8 @@ std::vector<std::vector<double>> params_for(const std::string& n, int d, int num
   if (n == "addcmul") return isint ? std::vector<std::vector<double>>{{}, {u ? 3.0 : -3.0}}
                                    : std::vector<std::vector<double>>{{}, {-0.75}};
   if (n == "addcdiv") return {{}, {0.5}};
+  if (n == "round_decimals") return {{0}, {2}, {-1}};
+  if (n == "softplus_beta") return {{1, 20}, {2.5, 10}, {0.5, 3}};
   if (n == "add_scalar") return isint ? (u ? std::vector<std::vector<double>>{{3}, {top}}
                                            : std::vector<std::vector<double>>{{3}, {-7}})
                                       : std::vector<std::vector<double>>{{1.5}};
@@ -660,6 +668,8 @@ std::string expected_param_names(const std::string& n, int op) {
   if (n == "pow_scalar") return "p";
   if (n == "add_scalar" || n == "mul_scalar") return "s";
   if (n == "addcmul" || n == "addcdiv") return "value=1";
+  if (n == "round_decimals") return "decimals=0";
+  if (n == "softplus_beta") return "beta=1,threshold=20";
   if (n == "var" || n == "std") return "correction";
   return "";
 }

@@ -47,6 +47,9 @@ std::vector<double> op_params(const std::string& op, int num_params, CTDataType 
   if (op == "add_scalar") return {1.0};
   if (op == "mul_scalar") return {2.0};
   if (op == "var" || op == "std") return {0.0};  // NumPy's default ddof
+  if (op == "round_decimals") return {2.0};
+  if (op == "softplus_beta") return {1.0, 20.0};  // PyTorch's defaults
+  if (op == "addcmul" || op == "addcdiv") return {0.5};
   std::vector<double> p;
   for (int k = 0; k < num_params; ++k) p.push_back(f ? k + 0.5 : k + 1.0);
   return p;
@@ -173,7 +176,7 @@ void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, 
     case CT_KIND_TERNARY: {
       CTensor* a = c.tensor({n}, op == "where" ? kBool : dt);
       CTensor *b = c.tensor({n}, dt), *d = c.tensor({n}, dt), *y = c.tensor({n}, odt, kOutput);
-      c.run = [=] { return ct_ternary(id, a, b, d, y, nullptr); };
+      c.run = [=] { return ct_ternary_param(id, a, b, d, prm->data(), np, y, nullptr); };
       break;
     }
     case CT_KIND_CAST: {

@@ -438,6 +438,12 @@ typedef enum {
   R(X, ADDCMUL, 156, addcmul, CT_KIND_TERNARY, 1, "value=1", "input,tensor1,tensor2|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "input + value * tensor1 * tensor2") \
   R(X, ADDCDIV, 157, addcdiv, CT_KIND_TERNARY, 1, "value=1", "input,tensor1,tensor2|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "input + value * tensor1 / tensor2") \
   R(X, CLAMP_TENSOR, 158, clamp_tensor, CT_KIND_TERNARY, 0, "", "x,min,max|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "min(max(x, min), max) with tensor bounds; NaN in any operand gives NaN") \
+  R(X, ROUND_DECIMALS, 159, round_decimals, CT_KIND_UNARY_PARAM, 1, "decimals=0", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "x rounded to decimals decimal places, half to even (NumPy's round(x, decimals), PyTorch's round(decimals=)); decimals an integer") \
+  R(X, POSITIVE, 160, positive, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "+x (a copy)") \
+  R(X, SOFTPLUS_BETA, 161, softplus_beta, CT_KIND_UNARY_PARAM, 2, "beta=1,threshold=20", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "PyTorch's softplus: x where beta * x > threshold, else log(1 + e^(beta x)) / beta") \
+  R(X, SPHERICAL_BESSEL_J0, 162, spherical_bessel_j0, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "sin(x) / x, 1 at 0, 0 at +-inf") \
+  R(X, ERFCX, 163, erfcx, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the scaled complementary error function e^(x^2) erfc(x)") \
+  R(X, LOG_NDTR, 164, log_ndtr, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "log of the standard normal CDF, accurate in both tails") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \

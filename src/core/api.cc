@@ -200,6 +200,8 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
     }
     call.params[i] = params[i];
   }
+  if (op == CT_OP_ROUND_DECIMALS && !(std::isfinite(params[0]) && params[0] == std::trunc(params[0])))
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: round_decimals: decimals=%.17g is not an integer", fn, params[0]);
   if (op == CT_OP_CAST) call.params[0] = cast_mode;
 
   if (CTStatus s = check_output_layout(fn, out_name, out, of)) return s;

@@ -93,6 +93,12 @@ const ElemRow kElem[] = {
     {CT_OP_NDTR, {nullptr, nullptr, nullptr, "((T)0.5 * erfc(-x * (T)0.70710678118654752440))"}},
     {CT_OP_NDTRI, {nullptr, nullptr, nullptr, "ct_ndtri(x)"}},
     {CT_OP_ENTR, {nullptr, nullptr, nullptr, "(isnan(x) ? x : x > 0 ? -x * log(x) : x == 0 ? (T)0 : -(T)INFINITY)"}},
+    {CT_OP_ROUND_DECIMALS, {nullptr, nullptr, nullptr, "ct_round_decimals(x, p0)"}},
+    {CT_OP_POSITIVE, {nullptr, "x", "x", "x"}},
+    {CT_OP_SOFTPLUS_BETA, {nullptr, nullptr, nullptr, "(x * p0 > p1 ? x : CT_SOFTPLUS(x * p0) / p0)"}},
+    {CT_OP_SPHERICAL_BESSEL_J0, {nullptr, nullptr, nullptr, "ct_sph_j0(x)"}},
+    {CT_OP_ERFCX, {nullptr, nullptr, nullptr, "ct_erfcx(x)"}},
+    {CT_OP_LOG_NDTR, {nullptr, nullptr, nullptr, "ct_log_ndtr(x)"}},
     {CT_OP_CLAMP, {nullptr, "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)"}},
     {CT_OP_POW_SCALAR, {nullptr, nullptr, nullptr, "CT_POWS(x, p0)"}, {"CT_POW_RARE(x, p0)", "CT_POW_FAST(x, p0)"},
      {{"ct_pow_small_kind(p0) == 0", "ct_pow_small(x, p0, 0, 0)"}, {"ct_pow_small_kind(p0) == 1", "ct_pow_small(x, p0, 1, 0)"},
@@ -367,6 +373,49 @@ CT_INL T ct_ndtri(T p) {
     x -= step / ((T)1 + (T)0.5 * x * step);
   }
   return upper ? -x : x;
+}
+/* round(x, decimals) as NumPy and PyTorch: 10^|d| (exact in T up to 10^10 in float, 10^22 in double), then
+   rint(x * 10^d) / 10^d, or rint(x / 10^-d) * 10^-d for d < 0, each step in T */
+CT_INL T ct_round_decimals(T x, T d) {
+  const int k = (int)fmin(fabs(d), (T)400);
+  T ten = (T)1;
+  for (int i = 0; i < k; ++i) ten *= (T)10;
+  return d < (T)0 ? rint(x / ten) * ten : rint(x * ten) / ten;
+}
+/* sin(x) / x; PyTorch's series below 1/2; 0 at +-inf */
+CT_INL T ct_sph_j0(T x) {
+  if (isinf(x)) return (T)0;
+  if (fabs(x) < (T)0.5) {
+    const T z = x * x;
+    return (T)1 + z * ((T)(-1.0 / 6) + z * ((T)(1.0 / 120) + z * ((T)(-1.0 / 5040) + z * ((T)(1.0 / 362880) +
+           z * ((T)(-1.0 / 39916800) + z * (T)(1.0 / 6227020800.0))))));
+  }
+  return sin(x) / x;
+}
+/* e^(x^2) erfc(x) as the CPU's: e^(x^2) with x^2 split exactly in two (fma) times erfc below the overflow of
+   e^(x^2), the asymptotic series above it; 2 e^(x^2) - erfcx(-x) below 0 */
+CT_INL T ct_exp_sq(T x) {
+  const T h = x * x, l = isinf(h) ? (T)0 : fma(x, x, -h);
+  return exp(h) * ((T)1 + l);
+}
+CT_INL T ct_erfcx_pos(T x) {
+  if (x < (sizeof(T) == 8 ? (T)26 : (T)9)) return ct_exp_sq(x) * erfc(x);
+  if (isinf(x)) return (T)0;
+  const T w = (T)1 / ((T)2 * x * x);
+  T s = (T)1, t = (T)1;
+  for (int k = 1; k <= 8; ++k) { t *= -(T)(2 * k - 1) * w; s += t; }
+  return s * (T)0.56418958354775628694807945156077259 / x;
+}
+CT_INL T ct_erfcx(T x) {
+  if (isnan(x)) return x;
+  if (x >= (T)0) return ct_erfcx_pos(x);
+  return (T)2 * ct_exp_sq(x) - ct_erfcx_pos(-x);
+}
+/* log(ndtr(x)) as PyTorch: log(erfcx(-x/sqrt2) / 2) - x^2/2 below -1, log1p(-erfc(x/sqrt2) / 2) above */
+CT_INL T ct_log_ndtr(T x) {
+  const T t = x * (T)0.70710678118654752440;
+  if (x < (T)-1) return log(ct_erfcx(-t) / (T)2) - t * t;
+  return log1p(-erfc(t) / (T)2);
 }
 /* NumPy's npy_logaddexp and npy_logaddexp2: equal inputs (infinities included) give a + log 2 (a + 1) */
 CT_INL T ct_logaddexp(T a, T b) {

@@ -77,6 +77,7 @@ double f_floor(double x, const double*) { return std::floor(x); }
 double f_ceil(double x, const double*) { return std::ceil(x); }
 double f_round(double x, const double*) { return round_half_even(x); }
 double f_trunc(double x, const double*) { return std::trunc(x); }
+double f_identity_f(double x, const double*) { return x; }
 int64_t i_identity(int64_t x, const double*, CTDataType) { return x; }  // floor, ceil, round, trunc of ints
 double f_logical_not(double x, const double*) { return x == 0; }
 int64_t i_logical_not(int64_t x, const double*, CTDataType) { return x == 0; }
@@ -204,6 +205,31 @@ double f_ndtri(double p, const double*) {
   }
   const double x = (double)((lo + hi) / 2);
   return upper ? -x : x;
+}
+double f_round_decimals(double x, const double* p) {  // long double: the product is exact for the narrow types
+  const long double ten = powl(10.0L, fabsl((long double)p[0]));
+  return (double)(p[0] < 0 ? nearbyintl((long double)x / ten) * ten : nearbyintl((long double)x * ten) / ten);
+}
+double f_softplus_beta(double x, const double* p) {
+  const long double bx = (long double)x * p[0];
+  return bx > p[1] ? x : (double)(log1pl(expl(bx)) / p[0]);
+}
+double f_spherical_bessel_j0(double x, const double*) {
+  if (std::isinf(x)) return 0.0;
+  return x == 0 ? 1.0 : (double)(sinl((long double)x) / x);
+}
+long double erfcx_l(long double x) {
+  if (x < 0) return 2 * expl(x * x) - erfcx_l(-x);
+  if (x < 100) return expl(x * x) * erfcl(x);
+  const long double w = 1 / (2 * x * x);  // the asymptotic series: 1 - w + 3 w^2 - 15 w^3 ... (w < 5e-5)
+  return (1 - w * (1 - 3 * w * (1 - 5 * w * (1 - 7 * w)))) / (x * 1.77245385090551602729816748334114518L);
+}
+double f_erfcx(double x, const double*) { return std::isnan(x) ? x : (double)erfcx_l(x); }
+double f_log_ndtr(double x, const double*) {
+  if (std::isnan(x)) return x;
+  const long double t = (long double)x / sqrtl(2.0L);
+  if (x < -5) return (double)(logl(erfcx_l(-t) / 2) - t * t);
+  return (double)log1pl(-erfcl(t) / 2);
 }
 double f_entr(double x, const double*) {
   if (std::isnan(x)) return x;
@@ -454,6 +480,12 @@ const Entry kElementwise[] = {
     {CT_OP_NDTR, unary<f_ndtr>},
     {CT_OP_NDTRI, unary<f_ndtri>},
     {CT_OP_ENTR, unary<f_entr>},
+    {CT_OP_ROUND_DECIMALS, unary<f_round_decimals>},
+    {CT_OP_POSITIVE, unary<f_identity_f, i_identity>},
+    {CT_OP_SOFTPLUS_BETA, unary<f_softplus_beta>},
+    {CT_OP_SPHERICAL_BESSEL_J0, unary<f_spherical_bessel_j0>},
+    {CT_OP_ERFCX, unary<f_erfcx>},
+    {CT_OP_LOG_NDTR, unary<f_log_ndtr>},
 };
 
 }  // namespace

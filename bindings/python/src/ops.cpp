@@ -338,6 +338,33 @@ void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
               nb::sig(keep(std::string("def ") + nm +
                            "(x: object, *, approximate: str = 'none', out: object | None = None) -> object")),
               doc);
+          } else if (std::string(info.name) == "round") {
+            // NumPy's round(a, decimals=0): decimals != 0 runs round_decimals (floats)
+            const OpCtx dec_c{CT_OP_ROUND_DECIMALS, nm, "ct_unary_param"};
+            m.def(nm, [c, dec_c](nb::handle x, int64_t decimals, nb::handle out) {
+                if (decimals == 0) return call_unary(c, x, nullptr, 0, out);
+                const double p = (double)decimals;
+                return call_unary(dec_c, x, &p, 1, out);
+              }, nb::arg("x"), nb::arg("decimals") = 0, nb::kw_only(), nb::arg("out") = nb::none(),
+              nb::sig(keep(std::string("def ") + nm +
+                           "(x: object, decimals: int = 0, *, out: object | None = None) -> object")),
+              keep(head + "decimals: the decimal places to round to (NumPy's round, PyTorch's round(decimals=)); "
+                          "not 0 runs round_decimals, for float dtypes." + tail));
+          } else if (std::string(info.name) == "softplus") {
+            // torch.nn.functional.softplus(input, beta=1, threshold=20): either given runs softplus_beta
+            const OpCtx beta_c{CT_OP_SOFTPLUS_BETA, nm, "ct_unary_param"};
+            m.def(nm, [c, beta_c](nb::handle x, nb::handle beta, nb::handle threshold, nb::handle out) {
+                if (beta.is_none() && threshold.is_none()) return call_unary(c, x, nullptr, 0, out);
+                const double p[2] = {beta.is_none() ? 1.0 : nb::cast<double>(beta),
+                                     threshold.is_none() ? 20.0 : nb::cast<double>(threshold)};
+                return call_unary(beta_c, x, p, 2, out);
+              }, nb::arg("x"), nb::arg("beta") = nb::none(), nb::arg("threshold") = nb::none(), nb::kw_only(),
+              nb::arg("out") = nb::none(),
+              nb::sig(keep(std::string("def ") + nm +
+                           "(x: object, beta: float | None = None, threshold: float | None = None, *, out: object | "
+                           "None = None) -> object")),
+              keep(head + "Without beta and threshold: log(1 + e^x) exactly (every x). With either: PyTorch's "
+                          "softplus(beta=1, threshold=20), x where beta * x > threshold (softplus_beta)." + tail));
           } else {
             m.def(nm, [c](nb::handle x, nb::handle out) { return call_unary(c, x, nullptr, 0, out); }, nb::arg("x"),
                   nb::kw_only(), nb::arg("out") = nb::none(),

@@ -151,6 +151,8 @@ REFS = {
     "fma": Ref("ternary", IF, f=lambda a, b, c: a * b + c, i=lambda a, b, c: a * b + c,
                tol="approx"),
     "lerp": Ref("ternary", F, f=_lerp_f, tol="approx", no_inf=True),
+    "round_decimals": Ref("unary_param", F, f=lambda x, d: np.round(x, int(d)), tol="approx", lo=-50, hi=50,
+                          params=_p([(0,), (2,), (-1,)])),
     # PyTorch's addcmul / addcdiv (value: keyword-only, default 1) and clamp with tensor bounds
     "addcmul": Ref("ternary", IF, f=lambda a, b, c, v: a + v * b * c, i=lambda a, b, c, v: a + v * b * c,
                    tol="approx", params=_p([(1.0,), (-0.75,)], [(1,), (-3,)], [(1,), (3,)])),
@@ -456,6 +458,26 @@ def test_addcmul_addcdiv_match_pytorch_and_default_value(rng):
     i = np.array([100, -100, 7], np.int8)
     np.testing.assert_array_equal(np.asarray(ct.addcmul(i, i, i, value=2)),
                                   (i.astype(np.int64) + 2 * i.astype(np.int64) ** 2).astype(np.int8))
+
+
+def test_round_decimals_and_softplus_beta_as_numpy_and_pytorch(rng):
+    x = rng.uniform(-100, 100, 200)
+    for d in (-2, -1, 1, 3):
+        assert_same(np.asarray(ct.round(x, d)), np.round(x, d))
+        assert_same(np.asarray(ct.round(x, decimals=d)), np.round(x, d))
+        assert_same(np.asarray(ct.round_decimals(x, d)), np.round(x, d))
+    assert_same(np.asarray(ct.round(x)), np.round(x))
+    x32 = x.astype(np.float32)
+    assert_same(np.asarray(ct.round(x32, 2)), np.round(x32, 2))  # in float32 arithmetic, as NumPy's
+    with pytest.raises(ValueError):
+        ct.round_decimals(x, 1.5)  # decimals is an integer
+    # softplus: exact without arguments; PyTorch's threshold form with them
+    big = np.array([-30.0, -1.0, 0.0, 1.0, 15.0, 25.0, 40.0])
+    np.testing.assert_allclose(np.asarray(ct.softplus(big)), np.logaddexp(0, big), rtol=1e-15)
+    want = np.where(2 * big > 20, big, np.log1p(np.exp(2 * big)) / 2)
+    np.testing.assert_allclose(np.asarray(ct.softplus(big, beta=2)), want, rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(ct.softplus(big, 1, 5)), np.where(big > 5, big, np.log1p(np.exp(big))),
+                               rtol=1e-15)
 
 
 def test_clamp_with_array_bounds(rng):
