@@ -198,6 +198,15 @@ def _samples(op):
             yield dtype, s
 
 
+def _torch_result(op, s, stats):
+    """torch's result for sample s, or None (counted as not taken) when torch refuses it."""
+    try:
+        return op(s.input, *s.args, **s.kwargs)
+    except Exception:
+        stats["not_taken"] += 1
+        return None
+
+
 def compare_axis_op(op, name, info, stats, bad):
     """Runs op's CPU samples of a reduction or an along-axis op that ctensor's signature takes: one tensor, a dim
     (or dims) and keepdim. A sort compares its values; an argsort without stable=True compares the order it gives
@@ -208,10 +217,8 @@ def compare_axis_op(op, name, info, stats, bad):
         if kw is None:
             stats["not_taken"] += 1
             continue
-        try:
-            want = op(s.input, *s.args, **s.kwargs)
-        except Exception:
-            stats["not_taken"] += 1
+        want = _torch_result(op, s, stats)
+        if want is None:
             continue
         if isinstance(want, tuple):  # (values, indices): sort, max/min along a dim
             want = want[0]
@@ -280,10 +287,8 @@ def compare_ternary(op, name, stats, bad):
         if not ok:
             stats["not_taken"] += 1
             continue
-        try:
-            want = op(s.input, *s.args, **s.kwargs)
-        except Exception:
-            stats["not_taken"] += 1
+        want = _torch_result(op, s, stats)
+        if want is None:
             continue
         try:
             got = torch.from_dlpack(fn(*args, **kw))
