@@ -180,6 +180,13 @@ def make_call(c):
             return lambda: np.var(x, ddof=ddof)
         if op == "std":
             return lambda: np.std(x, ddof=ddof)
+        q = p[0] if p else 0.5
+        sel = {"median": lambda: np.quantile(x, 0.5, method="lower"),  # torch's lower median
+               "nanmedian": lambda: np.nanquantile(x, 0.5, method="lower"),
+               "quantile": lambda: np.quantile(x, q), "nanquantile": lambda: np.nanquantile(x, q),
+               "kthvalue": lambda: np.partition(x, int(q) - 1, axis=None)[int(q) - 1]}.get(op)
+        if sel is not None:
+            return sel
         if op == "logsumexp":
             def lse():
                 m = np.max(x)
@@ -196,6 +203,9 @@ def make_call(c):
             return lambda: np.cumprod(x, axis=axis, out=o)
         if op == "logcumsumexp":
             return lambda: np.logaddexp.accumulate(x, axis=axis, out=o)
+        if op in ("cummax", "cummin"):
+            f = np.maximum if op == "cummax" else np.minimum
+            return lambda: f.accumulate(x, axis=axis, out=o)
         if op == "sort":  # into o as ctensor (np.sort would allocate)
             return lambda: (np.copyto(o, x), o.sort(axis=axis))
         if op == "argsort":  # the stable order, as ctensor's (NumPy's argsort takes no out=)

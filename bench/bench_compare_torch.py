@@ -264,6 +264,12 @@ def _make_call(c, values):
         if op in ("var", "std"):
             f, corr = (torch.var if op == "var" else torch.std), (p[0] if p else 0)
             return lambda: f(x, correction=corr)
+        q = p[0] if p else 0.5
+        sel = {"median": lambda: torch.median(x), "nanmedian": lambda: torch.nanmedian(x),
+               "quantile": lambda: torch.quantile(x, q), "nanquantile": lambda: torch.nanquantile(x, q),
+               "kthvalue": lambda: torch.kthvalue(x.reshape(-1), int(q))}.get(op)
+        if sel is not None:
+            return sel
         return None
     if kind == "along_axis":
         axis = c.get("axis")
@@ -277,6 +283,9 @@ def _make_call(c, values):
             return lambda: g(x, axis, out=o)
         if op == "softmin":
             return lambda: torch.nn.functional.softmin(x, axis)
+        if op in ("cummax", "cummin"):
+            g = torch.cummax if op == "cummax" else torch.cummin
+            return lambda: g(x, axis)
         if op == "sort":
             idx = torch.empty(shape, dtype=torch.int64)
             return lambda: torch.sort(x, dim=axis, stable=True, out=(o, idx))

@@ -32,3 +32,27 @@ for dt in (np.float32, np.float64, np.int32, np.int64):
         assert (np.from_dlpack(ct.sort(x)) == np.sort(x)).all()
         print(f"{np.dtype(dt).name:8s} {str(shape):14s} sort ct {c:7.1f} np {n:7.1f} ({n/c:4.2f}x) torch {tt:7.1f} ({tt/c:4.2f}x) | "
               f"argsort ct {ca:7.1f} np {na:7.1f} ({na/ca:4.2f}x) torch {ta:7.1f} ({ta/ca:4.2f}x)")
+
+# The order statistics (a radix select over the sort keys, no scratch) against NumPy's and torch's selections.
+print()
+for dt in (np.float32, np.float64, np.int32):
+    for shape, axis in (((10_000_000,), None), ((1000, 10_000), 1)):
+        x = (rng.standard_normal(shape) * 1000).astype(dt)
+        tx = torch.from_numpy(x)
+        d = -1 if axis is not None else None
+        cases = [
+            ("median", lambda: ct.median(x, axis=axis), lambda: np.quantile(x, 0.5, axis=axis, method="lower"),
+             lambda: torch.median(tx) if d is None else torch.median(tx, dim=d)),
+            ("quantile", lambda: ct.quantile(x, 0.3, axis=axis), lambda: np.quantile(x, 0.3, axis=axis),
+             None if dt != np.float32 and dt != np.float64 or x.size > 16_000_000 else
+             (lambda: torch.quantile(tx, 0.3) if d is None else torch.quantile(tx, 0.3, dim=d))),
+            ("kthvalue", lambda: ct.kthvalue(x, 100, axis=axis),
+             lambda: np.partition(x, 99, axis=axis if axis is not None else None)[..., 99] if axis is not None
+             else np.partition(x, 99)[99],
+             lambda: torch.kthvalue(tx.reshape(-1) if d is None else tx, 100, dim=-1)),
+        ]
+        for name, c, n, tt in cases:
+            a, b = t(c), t(n)
+            tm = t(tt) if tt is not None else float("nan")
+            print(f"{np.dtype(dt).name:8s} {str(shape):14s} {name:9s} ct {a:7.1f} np {b:7.1f} ({b/a:4.2f}x) "
+                  f"torch {tm:7.1f} ({tm/a:4.2f}x)")

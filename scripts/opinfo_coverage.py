@@ -155,6 +155,19 @@ def _axis_args(op, info, s):
     ctensor's signature lacks (a dtype=, descending order, torch's dims of a 0-d tensor as a list, ...)."""
     kw = dict(s.kwargs)
     pos = list(s.args)
+    lead = {}  # the parameter before dim: quantile's q (one number; linear interpolation), kthvalue's k
+    pname = {"quantile": "q", "nanquantile": "q", "kthvalue": "k"}.get(op.name)
+    if pname:
+        v = kw.pop(pname) if pname in kw else pos.pop(0) if pos else None
+        if isinstance(v, torch.Tensor):
+            if v.dim():
+                return None
+            v = v.item()
+        if v is None or kw.pop("interpolation", "linear") != "linear":
+            return None
+        lead[pname] = float(v)
+        if op.name == "kthvalue" and "dim" not in kw and len(pos) == 0:
+            kw["dim"] = -1  # torch's default dim; ctensor's is every axis
     names = ("dim", "keepdim") if info.kind == "reduce" else ("dim",)
     for n in names:
         if pos:
@@ -183,6 +196,7 @@ def _axis_args(op, info, s):
         return None
     if "keepdim" in kw:
         out["keepdims"] = bool(kw.pop("keepdim"))
+    out.update(lead)
     return None if kw else out
 
 

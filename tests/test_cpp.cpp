@@ -687,7 +687,9 @@ TEST_CASE("every category 2 op's result dtype, for int32 and float32 inputs", "[
       {CT_OP_NEXTAFTER, 'S'}, {CT_OP_GCD, 'S'}, {CT_OP_LCM, 'S'}, {CT_OP_HEAVISIDE, 'S'},
       {CT_OP_PRELU, 'S'}, {CT_OP_LDEXP, 'S'}, {CT_OP_NANSUM, 'A'}, {CT_OP_NANMEAN, 'F'},
       {CT_OP_COUNT_NONZERO, 'I'}, {CT_OP_LOGCUMSUMEXP, 'S'}, {CT_OP_SOFTMIN, 'S'}, {CT_OP_SORT, 'S'},
-      {CT_OP_ARGSORT, 'I'}, {CT_OP_XLOG1PY, 'S'}};
+      {CT_OP_ARGSORT, 'I'}, {CT_OP_XLOG1PY, 'S'}, {CT_OP_MEDIAN, 'S'}, {CT_OP_NANMEDIAN, 'S'},
+      {CT_OP_QUANTILE, 'F'}, {CT_OP_NANQUANTILE, 'F'}, {CT_OP_KTHVALUE, 'S'}, {CT_OP_CUMMAX, 'S'},
+      {CT_OP_CUMMIN, 'S'}};
   size_t category2 = 0;  // every built-in op of category 2 has a row here
   for (int32_t op = 0; op < (int32_t)CT_OP_END_; ++op)
     if (ct::op_info(op).category == CT_CATEGORY_BROADCAST_REDUCE) ++category2;
@@ -1210,6 +1212,19 @@ TEST_CASE("reductions", "[cpp]") {
   REQUIRE(vi.item<double>() == 1.0);
   REQUIRE(dt_eq(ct::std(xi, 0).dtype(), ct::dtype::float64));
 
+  // The order statistics: the lower median (an element), linear quantiles, the k-th smallest.
+  ct::Tensor m4 = ct::Tensor::from({4.0, 1.0, 3.0, 2.0});
+  REQUIRE(ct::median(m4).item<double>() == 2.0);
+  REQUIRE(ct::quantile(m4, ct::Axes::all(), false, 0.5).item<double>() == 2.5);
+  REQUIRE(ct::kthvalue(m4, 0, false, 3.0).item<double>() == 3.0);
+  REQUIRE(ct::nanmedian(ct::Tensor::from({NAN, 5.f, 1.f})).item<float>() == 1.f);
+  REQUIRE(std::isnan(ct::median(ct::Tensor::from({NAN, 5.f, 1.f})).item<float>()));
+  ct::Tensor qi = ct::quantile(ct::Tensor::from({1, 2, 3, 4}, {2, 2}), 1, false, 0.25);
+  REQUIRE(dt_eq(qi.dtype(), ct::dtype::float64));
+  REQUIRE(qi.to_vector<double>() == std::vector<double>{1.25, 3.25});
+  require_status([&] { ct::kthvalue(m4); }, CT_ERR_INVALID_ARGUMENT, "k=0");
+  require_status([&] { ct::quantile(m4, ct::Axes::all(), false, 1.5); }, CT_ERR_INVALID_ARGUMENT, "q=1.5");
+
   // Empty reductions give the identity; max of nothing is an error.
   ct::Tensor e = ct::Tensor::empty({0}, ct::dtype::float32);
   REQUIRE(ct::sum(e).item<float>() == 0.f);
@@ -1309,6 +1324,9 @@ TEST_CASE("along-axis ops", "[cpp]") {
   REQUIRE(lv[2] == Approx(std::log(0.25)));
   REQUIRE(lv[3] == Approx(std::log(0.75)));
   REQUIRE(ct::log_softmax(x, 0).to_vector<double>()[1] == Approx(std::log(0.25)));
+
+  REQUIRE(ct::cummax(ct::Tensor::from({1, 3, 2, 5}), 0).to_vector<int32_t>() == std::vector<int32_t>{1, 3, 3, 5});
+  REQUIRE(ct::cummin(ct::Tensor::from({2.f, 3.f, 1.f}), 0).to_vector<float>() == std::vector<float>{2, 2, 1});
 
   ct::Tensor xi = ct::Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
   ct::Tensor c1 = ct::cumsum(xi, 1);
@@ -1449,11 +1467,17 @@ ct::Tensor reduce_input(int32_t op) {
   ct::Tensor out = ct::Tensor::empty({2, 1}, got.dtype());                                 \
   ct::name(x, 1, true, 1.0, out);                                                          \
   REQUIRE(bytes_of(out) == bytes_of(want));                                                \
-  const double p0 = 0.0; /* the default correction */                                     \
+  const double p0 = 0.0; /* the default correction; q = 0 */                               \
   ct::Tensor want_all = ct::Tensor::empty({}, got.dtype());                                \
   CTensor wac = want_all.c();                                                              \
-  REQUIRE(ct_reduce(CT_OP_##ID, &x.c(), nullptr, 0, 0, &p0, 1, &wac, nullptr) == CT_OK);   \
-  REQUIRE(bytes_of(ct::name(x)) == bytes_of(want_all));
+  if (CT_OP_##ID == CT_OP_KTHVALUE) { /* k has no default: 0 is refused alike */           \
+    REQUIRE(ct_reduce(CT_OP_##ID, &x.c(), nullptr, 0, 0, &p0, 1, &wac, nullptr) ==         \
+            CT_ERR_INVALID_ARGUMENT);                                                      \
+    require_status([&] { ct::name(x); }, CT_ERR_INVALID_ARGUMENT, "k=0");                  \
+  } else {                                                                                 \
+    REQUIRE(ct_reduce(CT_OP_##ID, &x.c(), nullptr, 0, 0, &p0, 1, &wac, nullptr) == CT_OK); \
+    REQUIRE(bytes_of(ct::name(x)) == bytes_of(want_all));                                  \
+  }
 #define CT_TEST2_GEN_CT_KIND_ALONG_AXIS(ID, name, nparams)                         \
   ct::Tensor x = reduce_input(CT_OP_##ID);                                         \
   ct::Tensor got = ct::name(x, 0);                                                 \

@@ -212,6 +212,13 @@ const OpRef kRefs[] = {
     {"softmin", F, EXACT, 0, 0, false},
     {"sort", ALL, EXACT, 0, 0, false},
     {"argsort", ALL, EXACT, 0, 0, false},
+    {"median", I | F, EXACT, 0, 0, false},
+    {"nanmedian", I | F, EXACT, 0, 0, false},
+    {"quantile", I | F, EXACT, 0, 0, false},
+    {"nanquantile", I | F, EXACT, 0, 0, false},
+    {"kthvalue", I | F, EXACT, 0, 0, false},
+    {"cummax", ALL, EXACT, 0, 0, false},
+    {"cummin", ALL, EXACT, 0, 0, false},
 };
 
 // Kinds of category 2 (their own test files check the values).
@@ -225,7 +232,7 @@ int expected_output(const std::string& n) {
                                       "logical_xor", "equal", "not_equal", "less", "less_equal", "greater",
                                       "greater_equal", "any", "all", "signbit", "isposinf", "isneginf"};
   static const char* const kAccum[] = {"sum", "prod", "cumsum", "cumprod", "nansum"};
-  static const char* const kFloat[] = {"div", "mean", "norm2", "var", "std", "nanmean"};
+  static const char* const kFloat[] = {"div", "mean", "norm2", "var", "std", "nanmean", "quantile", "nanquantile"};
   static const char* const kInt64[] = {"argmax", "argmin", "count_nonzero", "argsort"};
   if (n == "cast") return CT_OUTPUT_ANY;
   for (const char* b : kBool)
@@ -671,6 +678,8 @@ std::string expected_param_names(const std::string& n, int op) {
   if (n == "round_decimals") return "decimals=0";
   if (n == "softplus_beta") return "beta=1,threshold=20";
   if (n == "var" || n == "std") return "correction";
+  if (n == "quantile" || n == "nanquantile") return "q";
+  if (n == "kthvalue") return "k";
   return "";
 }
 
@@ -954,7 +963,10 @@ CTStatus run_cat2(const CTDevice& dev, const CTOpInfo& info, const Cat2Case& c, 
   std::vector<CTensor> v;
   for (size_t k = 0; k < ins.size(); ++k) v.push_back(st.m[k]->view(k % 2 == 0));
   CTensor o = c.inplace ? v[0] : st.m.back()->view();
-  const std::vector<double> params = info.num_params ? std::vector<double>(info.num_params, 1.0) : std::vector<double>{};
+  // (quantile's q inside (0, 1): the interpolation between two ranks)
+  const std::string nm = info.name;
+  const double p0 = nm == "quantile" || nm == "nanquantile" ? 0.37 : 1.0;
+  const std::vector<double> params = info.num_params ? std::vector<double>(info.num_params, p0) : std::vector<double>{};
   CTStatus s = CT_ERR_INTERNAL;
   if (info.kind == CT_KIND_BINARY) s = ct_binary(info.op, &v[0], &v[1], &o, nullptr);
   else if (info.kind == CT_KIND_REDUCE)

@@ -58,6 +58,10 @@ const RedOp kRed[] = {
     {"std", CT_OP_STD, I | F, CT_OUTPUT_FLOAT, 1},
     {"nansum", CT_OP_NANSUM, ALL, CT_OUTPUT_ACCUM, 0}, {"nanmean", CT_OP_NANMEAN, ALL, CT_OUTPUT_FLOAT, 0},
     {"count_nonzero", CT_OP_COUNT_NONZERO, ALL, CT_OUTPUT_INT64, 0},
+    {"median", CT_OP_MEDIAN, I | F, CT_OUTPUT_SAME, 0},  {"nanmedian", CT_OP_NANMEDIAN, I | F, CT_OUTPUT_SAME, 0},
+    {"quantile", CT_OP_QUANTILE, I | F, CT_OUTPUT_FLOAT, 1},
+    {"nanquantile", CT_OP_NANQUANTILE, I | F, CT_OUTPUT_FLOAT, 1},
+    {"kthvalue", CT_OP_KTHVALUE, I | F, CT_OUTPUT_SAME, 1},
 };
 
 struct AlongOp {
@@ -75,6 +79,8 @@ const AlongOp kAlong[] = {
     {"softmin", CT_OP_SOFTMIN, F, CT_OUTPUT_SAME},
     {"sort", CT_OP_SORT, ALL, CT_OUTPUT_SAME},
     {"argsort", CT_OP_ARGSORT, ALL, CT_OUTPUT_INT64},
+    {"cummax", CT_OP_CUMMAX, ALL, CT_OUTPUT_SAME},
+    {"cummin", CT_OP_CUMMIN, ALL, CT_OUTPUT_SAME},
 };
 
 const RedOp& red_op(int op) {
@@ -204,7 +210,18 @@ Expect expect_of(int op, int d, int dout, const std::vector<double>& v, double c
     // (the accumulation of prod is not specified: allow float32 for float32)
     case CT_OP_PROD: e.tol = ulp_of(e.v, dout) + (double)(n + 1) * eps_calc(d) * std::fabs(e.v); break;
     case CT_OP_MAX:
-    case CT_OP_MIN: e.tol = -1; break;
+    case CT_OP_MIN:
+    case CT_OP_MEDIAN:
+    case CT_OP_NANMEDIAN:
+    case CT_OP_KTHVALUE: e.tol = -1; break;  // an element
+    case CT_OP_QUANTILE:
+    case CT_OP_NANQUANTILE: {  // a + w (b - a) in the dtype's arithmetic (float for the narrow ones)
+      double m = 0;
+      for (double x : v)
+        if (!std::isnan(x)) m = std::max(m, std::fabs(x));
+      e.tol = ulp_of(e.v, dout) + 4 * eps_calc(d) * m;
+      break;
+    }
     case CT_OP_NORM2: e.tol = ulp_of(e.v, dout) + (log2n(n) + 2) * eps_acc(d) * e.v + eps_calc(d) * e.v; break;
     case CT_OP_LOGSUMEXP: {
       double m = -kInf;
@@ -337,6 +354,12 @@ void fill_for(int op, HostTensor& x, Rng& rng) {
           v = rng.uniform() < 0.2 ? 0.0 : rng.uniform() < 0.1 ? kNaN : rng.uniform(-1, 1);
           break;
         case CT_OP_NANSUM: case CT_OP_NANMEAN: v = rng.uniform() < 0.25 ? kNaN : rng.uniform(-10, 10); break;
+        case CT_OP_MEDIAN: case CT_OP_NANMEDIAN: case CT_OP_KTHVALUE:  // ties, -0 and 0, NaN, infinities
+          v = rng.uniform() < 0.08 ? kNaN : rng.uniform() < 0.05 ? (rng.next() & 1 ? kInf : -kInf)
+              : rng.uniform() < 0.1 ? -0.0 : std::round(rng.uniform(-3, 3) * 2) / 2;
+          break;
+        case CT_OP_QUANTILE: v = rng.uniform() < 0.02 ? kNaN : rng.uniform(-10, 10); break;
+        case CT_OP_NANQUANTILE: v = rng.uniform() < 0.2 ? kNaN : rng.uniform(-10, 10); break;
         case CT_OP_LOGSUMEXP: v = rng.uniform(-20, 20); break;
         default: v = rng.uniform(-10, 10); break;
       }
@@ -355,7 +378,8 @@ void fill_for(int op, HostTensor& x, Rng& rng) {
     int64_t v;
     switch (op) {
       case CT_OP_SUM: case CT_OP_PROD: v = rng.int_in(lo, hi); break;  // wraps in 64 bits for (u)int64
-      case CT_OP_MAX: case CT_OP_MIN: case CT_OP_ARGMAX: case CT_OP_ARGMIN:
+      case CT_OP_MAX: case CT_OP_MIN: case CT_OP_ARGMAX: case CT_OP_ARGMIN: case CT_OP_MEDIAN:
+      case CT_OP_NANMEDIAN: case CT_OP_KTHVALUE: case CT_OP_QUANTILE: case CT_OP_NANQUANTILE:
         // ties near 0, and for uint64 near its top (-3..-1 are its max - 2 .. max)
         v = (i % 5 == 0) ? rng.int_in(lo, hi) : rng.int_in(std::max<int64_t>(lo, -3), 3);
         break;
@@ -438,7 +462,16 @@ TEST_CASE("reduce: every op x dtype over axis sets, keepdims and layouts", "[red
           HostTensor x = make_layout(d, c.shape, vin);
           fill_for(r.op, x, rng);
           std::vector<double> params;
-          if (r.nparams) params.push_back(k % 2 ? 1.0 : 0.0);
+          if (r.op == CT_OP_KTHVALUE) {  // every rank in turn
+            const Plan p = make_plan(c.shape, c.null_axes, c.axes, keep != 0);
+            const int64_t count = p.groups.empty() ? 1 : (int64_t)p.groups[0].size();
+            params.push_back(double(1 + k % count));
+          } else if (r.op == CT_OP_QUANTILE || r.op == CT_OP_NANQUANTILE) {
+            const double qs[] = {0.0, 0.25, 0.5, 0.7, 0.999, 1.0, 1.0 / 3};
+            params.push_back(qs[k % 7]);
+          } else if (r.nparams) {
+            params.push_back(k % 2 ? 1.0 : 0.0);
+          }
           run_reduce(r.op, x, c.null_axes, c.axes, keep, params, vout);
           ++runs;
         }
@@ -475,6 +508,83 @@ float numpy_pairwise_sum(const float* a, int64_t n) {
 }
 
 }  // namespace
+
+TEST_CASE("reduce: order statistics of long lines (radix passes), strided, and of many short ones", "[reduce]") {
+  struct C { std::vector<int64_t> shape; bool null_axes; std::vector<int> axes; int variant; };
+  const C cases[] = {{{3, 5001}, false, {1}, 0}, {{20011}, true, {}, 0}, {{300, 70}, false, {0}, 1},
+                     {{4000, 3}, false, {1}, 2}, {{50, 40, 3}, false, {0, 2}, 4}};
+  for (int op : {CT_OP_MEDIAN, CT_OP_NANMEDIAN, CT_OP_QUANTILE, CT_OP_NANQUANTILE, CT_OP_KTHVALUE}) {
+    for (int d : {DT_F32, DT_F64, DT_F16, DT_BF16, DT_I8, DT_I32, DT_I64, DT_U8, DT_U64}) {
+      Rng rng((uint64_t)op * 31 + (uint64_t)d);
+      for (const C& c : cases) {
+        HostTensor x = make_layout(d, c.shape, c.variant);
+        fill_for(op, x, rng);
+        const Plan p = make_plan(c.shape, c.null_axes, c.axes, false);
+        const int64_t count = (int64_t)p.groups[0].size();
+        std::vector<double> params;
+        if (op == CT_OP_KTHVALUE) params.push_back((double)(1 + (count * 7) / 10));
+        if (op == CT_OP_QUANTILE || op == CT_OP_NANQUANTILE) params.push_back(0.61);
+        run_reduce(op, x, c.null_axes, c.axes, 0, params, 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("reduce: order statistics' parameters and empty sets", "[reduce]") {
+  HostTensor x = HostTensor::compact(DT_F32, {2, 3});
+  for (int64_t i = 0; i < 6; ++i) x.set(i, (double)i);
+  HostTensor o = HostTensor::compact(DT_F32, {2});
+  o.fill_bytes(0x5A);
+  const std::vector<unsigned char> before = o.bytes();
+  const std::vector<int> ax1 = {1}, none;
+  for (double k : {0.0, 4.0, 1.5, -1.0}) {
+    INFO("k " << k);
+    CHECK(call_reduce(CT_OP_KTHVALUE, x, false, ax1, 0, {k}, o) == CT_ERR_INVALID_ARGUMENT);
+    CHECK(contains(last_error(), "kthvalue: k="));
+    CHECK(contains(last_error(), "[1, 3]"));
+    CHECK(o.bytes() == before);
+  }
+  for (double q : {-0.01, 1.01}) {
+    CHECK(call_reduce(CT_OP_QUANTILE, x, false, ax1, 0, {q}, o) == CT_ERR_INVALID_ARGUMENT);
+    CHECK(contains(last_error(), "is outside [0, 1]"));
+    CHECK(o.bytes() == before);
+  }
+  REQUIRE(call_reduce(CT_OP_KTHVALUE, x, false, ax1, 0, {3.0}, o) == CT_OK);
+  CHECK(o.get(0) == 2.0);
+  CHECK(o.get(1) == 5.0);
+  HostTensor x20 = HostTensor::compact(DT_F32, {2, 0});
+  HostTensor o2 = HostTensor::compact(DT_F32, {2});
+  o2.fill_bytes(0x5A);
+  const std::vector<unsigned char> before2 = o2.bytes();
+  for (int op : {CT_OP_MEDIAN, CT_OP_NANMEDIAN, CT_OP_KTHVALUE}) {
+    CHECK(call_reduce(op, x20, false, ax1, 0, op == CT_OP_KTHVALUE ? std::vector<double>{1.0} : std::vector<double>{},
+                      o2) == CT_ERR_INVALID_ARGUMENT);
+    CHECK(contains(last_error(), "has no identity"));
+    CHECK(o2.bytes() == before2);
+  }
+  for (int op : {CT_OP_QUANTILE, CT_OP_NANQUANTILE}) {  // NaN, as NumPy's
+    REQUIRE(call_reduce(op, x20, false, ax1, 0, {0.5}, o2) == CT_OK);
+    CHECK(std::isnan(o2.get(0)));
+    CHECK(std::isnan(o2.get(1)));
+  }
+  // the element itself: a NaN's payload, and x's -0
+  HostTensor n = HostTensor::compact(DT_F64, {3});
+  const uint64_t payload = 0x7ff80000deadbeefull;
+  double pn;
+  std::memcpy(&pn, &payload, 8);
+  n.set(0, 1.0);
+  n.set(1, pn);
+  n.set(2, -0.0);
+  HostTensor on = HostTensor::compact(DT_F64, {});
+  REQUIRE(call_reduce(CT_OP_MEDIAN, n, true, none, 0, {}, on) == CT_OK);
+  uint64_t got;
+  const double g = on.get(0);
+  std::memcpy(&got, &g, 8);
+  CHECK(got == payload);
+  REQUIRE(call_reduce(CT_OP_NANMEDIAN, n, true, none, 0, {}, on) == CT_OK);
+  CHECK(on.get(0) == 0.0);
+  CHECK(std::signbit(on.get(0)));
+}
 
 TEST_CASE("reduce: float32 sum of 1e7 uniform values beats NumPy's pairwise and is within 1 ulp", "[reduce]") {
   const int64_t n = 10000000;
@@ -1314,7 +1424,7 @@ void along_expect(int op, int d, int dout, const std::vector<double>& fv, const 
     }
     return;
   }
-  if (op == CT_OP_SORT) {  // the values themselves (either zero where -0 and 0 tie)
+  if (op == CT_OP_SORT || op == CT_OP_CUMMAX || op == CT_OP_CUMMIN) {  // the values themselves (either zero where -0 and 0 tie)
     for (size_t k = 0; k < n; ++k) out[k].tol = -1;
     return;
   }
@@ -1413,7 +1523,7 @@ void run_along(int op, HostTensor& x, int axis, int out_variant, void* stream = 
 void fill_along(int op, HostTensor& x, Rng& rng, bool specials) {
   int d = x.d;
   int64_t n = x.numel();
-  const bool sort = op == CT_OP_SORT || op == CT_OP_ARGSORT;
+  const bool sort = op == CT_OP_SORT || op == CT_OP_ARGSORT || op == CT_OP_CUMMAX || op == CT_OP_CUMMIN;
   if (dtype(d).is_float()) {
     for (int64_t i = 0; i < n; ++i) {
       double v = op == CT_OP_CUMPROD ? rng.uniform(0.7, 1.4) * ((rng.next() & 1) ? 1 : -1) : rng.uniform(-5, 5);

@@ -50,6 +50,8 @@ std::vector<double> op_params(const std::string& op, int num_params, CTDataType 
   if (op == "round_decimals") return {2.0};
   if (op == "softplus_beta") return {1.0, 20.0};  // PyTorch's defaults
   if (op == "addcmul" || op == "addcdiv") return {0.5};
+  if (op == "quantile" || op == "nanquantile") return {0.5};
+  if (op == "kthvalue") return {1.0};
   std::vector<double> p;
   for (int k = 0; k < num_params; ++k) p.push_back(f ? k + 0.5 : k + 1.0);
   return p;

@@ -509,6 +509,13 @@ typedef enum {
   R(X, SORT, 142, sort, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "ascending along axis; NaN last") \
   R(X, ARGSORT, 143, argsort, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_INT64, 0, CT_SHAPE_SAME, CT_DESC_NONE, "int64 indices that sort along axis, stable: equal elements (-0 and 0 too) keep their order, NaN last") \
   R(X, XLOG1PY, 155, xlog1py, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * log1p(b), 0 where a == 0 unless b is NaN") \
+  R(X, MEDIAN, 165, median, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the lower median, an element (PyTorch's median); NaN if any is NaN; of nothing is an error") \
+  R(X, NANMEDIAN, 166, nanmedian, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the lower median of the elements that are not NaN; NaN if there are none; of nothing is an error") \
+  R(X, QUANTILE, 167, quantile, CT_KIND_REDUCE, 1, "q", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the q-quantile, 0 <= q <= 1, interpolated linearly between the sorted elements at floor and ceil of q * (count - 1) (NumPy's and PyTorch's default); NaN if any is NaN or of nothing") \
+  R(X, NANQUANTILE, 168, nanquantile, CT_KIND_REDUCE, 1, "q", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "quantile of the elements that are not NaN; NaN if there are none") \
+  R(X, KTHVALUE, 169, kthvalue, CT_KIND_REDUCE, 1, "k", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the k-th smallest element, 1 <= k <= count, NaN above +inf (PyTorch's kthvalue)") \
+  R(X, CUMMAX, 170, cummax, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running maximum along axis; NaN from the first NaN on") \
+  R(X, CUMMIN, 171, cummin, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running minimum along axis; NaN from the first NaN on") \
 
 #define CT_NN_OP_ROWS(R, X) \
   R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \

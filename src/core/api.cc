@@ -487,7 +487,14 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
     if (!std::isfinite(params[i]))
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: params[%d] (%s) = %g is not finite", fn, i, d->param_names,
                   params[i]);
-  const bool no_identity = op == CT_OP_MAX || op == CT_OP_MIN || op == CT_OP_ARGMAX || op == CT_OP_ARGMIN;
+  if ((op == CT_OP_QUANTILE || op == CT_OP_NANQUANTILE) && !(params[0] >= 0.0 && params[0] <= 1.0))
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s: q=%.17g is outside [0, 1]", fn, d->name, params[0]);
+  if (op == CT_OP_KTHVALUE && count > 0 &&
+      !(params[0] == std::trunc(params[0]) && params[0] >= 1.0 && params[0] <= (double)count))
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: kthvalue: k=%.17g is not an integer in [1, %lld] (the elements reduced into each output)",
+                fn, params[0], (long long)count);
+  const bool no_identity = op == CT_OP_MAX || op == CT_OP_MIN || op == CT_OP_ARGMAX || op == CT_OP_ARGMIN ||
+                           op == CT_OP_MEDIAN || op == CT_OP_NANMEDIAN || op == CT_OP_KTHVALUE;
   if (no_identity && count == 0 && outer > 0) {
     char ax[16 * CT_MAX_NDIM + 4];
     int pos = std::snprintf(ax, sizeof ax, "[");

@@ -125,7 +125,14 @@ void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool l
 }
 
 // The running folds: cumsum, cumprod, logcumsumexp (log(e^acc + e^x) in A).
-enum Scan { kScanSum, kScanProd, kScanLogAddExp };
+enum Scan { kScanSum, kScanProd, kScanLogAddExp, kScanMax, kScanMin };
+
+template <class A> constexpr A lowest() {
+  return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+}
+template <class A> constexpr A highest() {
+  return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
+}
 
 // A scan of K lines of the same length side by side, accumulating in A: K
 // independent chains of adds (or multiplies), so the latency of one does not
@@ -133,12 +140,17 @@ enum Scan { kScanSum, kScanProd, kScanLogAddExp };
 template <class T, class O, class A, Scan kOp, int K>
 void scan_lines(const T* const* x, int64_t xs, O* const* y, int64_t ys, int64_t n) {
   A acc[K];
-  const A init = kOp == kScanProd ? A(1) : kOp == kScanSum ? A(0) : -std::numeric_limits<A>::infinity();
+  A init;
+  if constexpr (kOp == kScanMax || kOp == kScanMin) init = kOp == kScanMax ? lowest<A>() : highest<A>();
+  else init = kOp == kScanProd ? A(1) : kOp == kScanSum ? A(0) : -std::numeric_limits<A>::infinity();
   for (int k = 0; k < K; ++k) acc[k] = init;
   for (int64_t i = 0; i < n; ++i)
     for (int k = 0; k < K; ++k) {
       const A v = ld<A>(load_u(x[k] + i * xs));
-      if constexpr (std::is_integral<A>::value) acc[k] = kOp == kScanProd ? wmul(acc[k], v) : wadd(acc[k], v);
+      // the running max/min: a NaN, once met, stays (acc != acc)
+      if constexpr (kOp == kScanMax) acc[k] = (acc[k] == acc[k]) && (v != v || v > acc[k]) ? v : acc[k];
+      else if constexpr (kOp == kScanMin) acc[k] = (acc[k] == acc[k]) && (v != v || v < acc[k]) ? v : acc[k];
+      else if constexpr (std::is_integral<A>::value) acc[k] = kOp == kScanProd ? wmul(acc[k], v) : wadd(acc[k], v);
       else if constexpr (kOp == kScanLogAddExp) acc[k] = math::logaddexp(acc[k], v);
       else acc[k] = kOp == kScanProd ? acc[k] * v : acc[k] + v;
       store_u(y[k] + i * ys, Convert<O>::from(acc[k]));
@@ -146,7 +158,11 @@ void scan_lines(const T* const* x, int64_t xs, O* const* y, int64_t ys, int64_t 
 }
 template <class T, class O, int K> void scan_by_op(int32_t op, const T* const* x, int64_t xs, O* const* y, int64_t ys, int64_t n) {
   using A = typename std::conditional<kFloat<T>, double, int64_t>::type;
-  if (op == CT_OP_CUMPROD) scan_lines<T, O, A, kScanProd, K>(x, xs, y, ys, n);
+  // max and min compare in x's own type (float for the narrow floats): uint64 does not fit int64
+  using E = typename std::conditional<kHalf<T>, float, T>::type;
+  if (op == CT_OP_CUMMAX) scan_lines<T, O, E, kScanMax, K>(x, xs, y, ys, n);
+  else if (op == CT_OP_CUMMIN) scan_lines<T, O, E, kScanMin, K>(x, xs, y, ys, n);
+  else if (op == CT_OP_CUMPROD) scan_lines<T, O, A, kScanProd, K>(x, xs, y, ys, n);
   else if (op == CT_OP_CUMSUM) scan_lines<T, O, A, kScanSum, K>(x, xs, y, ys, n);
   else if constexpr (kFloat<T>) scan_lines<T, O, A, kScanLogAddExp, K>(x, xs, y, ys, n);
 }

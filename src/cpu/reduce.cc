@@ -469,6 +469,12 @@ template <class T> struct ReduceF {
 }  // namespace
 
 CTStatus cpu_reduce(const CTReduceCall* call) {
+  switch (call->op) {
+    case CT_OP_MEDIAN: case CT_OP_NANMEDIAN: case CT_OP_QUANTILE: case CT_OP_NANQUANTILE: case CT_OP_KTHVALUE:
+      return cpu_select(call);
+    default:
+      break;
+  }
   // bool is stored as uint8 0/1: the same kernels, except that max/min of
   // bool is or/and, which uint8 max/min already are.
   return run_by_dtype<ReduceF>(call);
@@ -483,7 +489,10 @@ bool has_reduce_kernel(int32_t op, int32_t dt) {
     case CT_OP_ARGMIN: case CT_OP_ANY: case CT_OP_ALL: case CT_OP_CUMSUM: case CT_OP_CUMPROD:
     case CT_OP_NANSUM: case CT_OP_NANMEAN: case CT_OP_COUNT_NONZERO: case CT_OP_SORT: case CT_OP_ARGSORT:
       return dt >= 0 && dt < CT_DT_COUNT;
-    case CT_OP_NORM2: case CT_OP_VAR: case CT_OP_STD:
+    case CT_OP_CUMMAX: case CT_OP_CUMMIN:
+      return dt >= 0 && dt < CT_DT_COUNT;
+    case CT_OP_NORM2: case CT_OP_VAR: case CT_OP_STD: case CT_OP_MEDIAN: case CT_OP_NANMEDIAN: case CT_OP_QUANTILE:
+    case CT_OP_NANQUANTILE: case CT_OP_KTHVALUE:
       return (CT_DTS_NUMERIC >> dt) & 1u;
     case CT_OP_LOGSUMEXP: case CT_OP_SOFTMAX: case CT_OP_LOG_SOFTMAX: case CT_OP_SOFTMIN: case CT_OP_LOGCUMSUMEXP:
       return (CT_DTS_FLOAT >> dt) & 1u;

@@ -78,6 +78,39 @@ template <class T, class F> inline void for_pieces(const T* p, int64_t st, int64
   }
 }
 
+// ---- sort keys (sort.cc, select.cc) ---------------------------------------------
+
+inline uint32_t key_of_float(float f) {
+  if (f != f) return 0xffffffffu;  // above +inf's key 0xff800000
+  if (f == 0.0f) f = 0.0f;         // -0 sorts as 0
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return (u >> 31) ? ~u : (u | 0x80000000u);
+}
+inline uint64_t key_of_double(double f) {
+  if (f != f) return ~uint64_t(0);
+  if (f == 0.0) f = 0.0;
+  uint64_t u;
+  std::memcpy(&u, &f, 8);
+  return (u >> 63) ? ~u : (u | (uint64_t(1) << 63));
+}
+
+// The order of sort, argsort and the order statistics as one monotone
+// unsigned key per element: integers with the sign bit flipped; floats (the
+// narrow ones widened to float32 exactly) by their bits, NaN the largest key
+// and -0 the key of 0. Key<T>: the key type K and key(v).
+template <class T> struct Key {
+  static constexpr bool kWide = sizeof(T) == 8;
+  using K = typename std::conditional<kWide, uint64_t, uint32_t>::type;
+  static K key(T v) {
+    if constexpr (std::is_same<T, double>::value) return key_of_double(v);
+    else if constexpr (kFloat<T>) return key_of_float(ld<float>(v));  // halves and float8 widen exactly
+    else if constexpr (std::is_signed<T>::value)
+      return (K)((typename std::make_unsigned<T>::type)v ^ ((typename std::make_unsigned<T>::type)1 << (sizeof(T) * 8 - 1)));
+    else return (K)v;
+  }
+};
+
 // ---- dims walked by flat index ---------------------------------------------------------
 
 struct Dims {

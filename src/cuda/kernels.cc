@@ -166,7 +166,7 @@ CTStatus cu_reduce(const CTReduceCall* call) {
   unsigned long long oo = call->out->byte_offset, xo = call->x->byte_offset;
   // A unit-stride reduced axis: its partials by warps (_w1, adjacent lanes
   // read adjacent elements), merged by _r2, also when there is one partial.
-  const bool by_warps = g.nr == 1 && g.rx[0] == 1;
+  const bool by_warps = g.nr == 1 && g.rx[0] == 1 && !reduce_by_line(call->op);
   if (P == 1 && !by_warps) {
     cudaKernel_t k = nullptr;
     if (CTStatus s = prog->kernel(fn, n + "_r0", &k)) return s;

@@ -232,6 +232,37 @@ const ReduceRow kReduce[] = {
       {"s->u0 = 0;", "s->u0 += (x != 0);", "s->u0 += o->u0;", "return (O)s->u0;"}}},
 };
 
+// The order statistics: line reductions over the helpers of source.cc (a
+// radix select, 4 bits per pass, on the monotone keys of the CPU's sort:
+// NaN above +inf, -0 equal to 0). median: the lower median, the first NaN if
+// there is one; nanmedian: of the elements that are not NaN; quantile: the
+// two neighbours of rank p0 * (N - 1) interpolated from the nearer end, as
+// the CPU (QC: float for float32 and the narrow floats, else AF).
+#define CT_MEDIAN_(NAN_ONLY_IF_ALL)                                                              \
+  "long l, e, nan = ct_nans(q0, xb, g), n = " NAN_ONLY_IF_ALL ";\n"                               \
+  "return (O)ct_rank(q0, xb, g, nan > 0 && (n == g->N || n == 0) ? g->N - nan : (n - 1) / 2, &l, &e);"
+#define CT_QUANTILE_(SKIP)                                                                                   \
+  "long l, e, nan = ct_nans(q0, xb, g), n = " SKIP " ? g->N - nan : g->N;\n"                                \
+  "if ((!" SKIP " && nan > 0) || n == 0) return (O)NAN;\n"                                                 \
+  "const AF pos = p0 * (AF)(n - 1);\nconst long lo = (long)floor(pos);\n"                                   \
+  "const T vlo = ct_rank(q0, xb, g, lo, &l, &e);\nconst QC a = (QC)vlo;\n"                                 \
+  "if ((AF)lo == pos) return (O)a;\n"                                                                        \
+  "const T vhi = l + e > lo + 1 ? vlo : ct_next_above(q0, xb, g, ct_key(vlo));\n"                           \
+  "const QC b = (QC)vhi, w = (QC)(pos - (AF)lo), d = b - a;\n"                                               \
+  "return (O)(w < (QC)0.5 ? a + w * d : b - d * ((QC)1 - w));"
+#define CT_KTH_ "long l, e;\nreturn (O)ct_rank(q0, xb, g, (long)p0 - 1, &l, &e);"
+const ReduceRow kSelect[] = {
+    // median: NaN if any (n == N); nanmedian: NaN only if nothing else (n == 0)
+    {CT_OP_MEDIAN, {}, {CT_MEDIAN_("g->N"), CT_MEDIAN_("g->N")}},
+    {CT_OP_NANMEDIAN, {}, {CT_MEDIAN_("g->N - nan"), CT_MEDIAN_("g->N - nan")}},
+    {CT_OP_QUANTILE, {}, {CT_QUANTILE_("0"), CT_QUANTILE_("0")}},
+    {CT_OP_NANQUANTILE, {}, {CT_QUANTILE_("1"), CT_QUANTILE_("1")}},
+    {CT_OP_KTHVALUE, {}, {CT_KTH_, CT_KTH_}},
+};
+#undef CT_MEDIAN_
+#undef CT_QUANTILE_
+#undef CT_KTH_
+
 // Along-axis ops: the body runs in a function that has x (element j at
 // LDX(j)), out (STO(j, v)), len; AF as above. One work-item per line, in
 // order along it: deterministic, and in place (out == x) reads each element
@@ -283,6 +314,17 @@ const AlongRow kAlong[] = {
     // softmax of -x: m the line's min (NaN if it has one), terms e^(m - v)
     {CT_OP_SOFTMIN, {nullptr, nullptr}, "INFINITY", "((isnan(b) || b < a) && !isnan(a)) ? b : a", "exp(m - v)", "s",
      "exp(m - v) / f"},
+    // the running max/min: a NaN, once met, stays
+    {CT_OP_CUMMAX,
+     {"AF acc = -INFINITY; for (long j = 0; j < len; ++j) { const AF v = (AF)LDX(j); "
+      "if (!isnan(acc) && (isnan(v) || v > acc)) acc = v; STO(j, (O)acc); }",
+      "CT_I acc = CT_IMIN; for (long j = 0; j < len; ++j) { const CT_I v = (CT_I)LDX(j); if (v > acc) acc = v; "
+      "STO(j, (O)acc); }"}},
+    {CT_OP_CUMMIN,
+     {"AF acc = INFINITY; for (long j = 0; j < len; ++j) { const AF v = (AF)LDX(j); "
+      "if (!isnan(acc) && (isnan(v) || v < acc)) acc = v; STO(j, (O)acc); }",
+      "CT_I acc = CT_IMAX; for (long j = 0; j < len; ++j) { const CT_I v = (CT_I)LDX(j); if (v < acc) acc = v; "
+      "STO(j, (O)acc); }"}},
     {CT_OP_SORT, {CT_SORT_(CT_FLT_), CT_SORT_("((a) < (b))")}},
     {CT_OP_ARGSORT, {CT_ARGSORT_(CT_FLT_), CT_ARGSORT_("((a) < (b))")}},
 };
@@ -546,7 +588,13 @@ const ElemRow* elem_row(int32_t op) {
 const ReduceRow* reduce_row(int32_t op) {
   for (const ReduceRow& r : kReduce)
     if (r.op == op) return &r;
+  for (const ReduceRow& r : kSelect)
+    if (r.op == op) return &r;
   return nullptr;
+}
+bool reduce_by_line(int32_t op) {
+  const ReduceRow* r = reduce_row(op);
+  return r && r->line[0];
 }
 const AlongRow* along_row(int32_t op) {
   for (const AlongRow& r : kAlong)

@@ -51,7 +51,7 @@ CTStatus supports(const Target* d, const CTSupportQuery* q, const char* device_n
     }
     case CT_KIND_REDUCE: {
       const ReduceRow* row = reduce_row(q->op);
-      have = row && row->body[g][0];
+      have = row && (row->body[g][0] || row->line[g]);
       break;
     }
     case CT_KIND_ALONG_AXIS: {
@@ -200,7 +200,8 @@ int64_t reduce_geometry(const CTReduceCall* call, int64_t items, RGeo* g) {
   g->N = call->count;
   // Partials: as many as keep `items` work-items busy, at least 1024
   // elements each; they depend only on the shapes, so the result does too.
-  int64_t P = std::max<int64_t>(1, std::min<int64_t>((items + M - 1) / M, (g->N + 1023) / 1024));
+  // (a line reduction reads its elements in one work-item: one partial)
+  int64_t P = reduce_by_line(call->op) ? 1 : std::max<int64_t>(1, std::min<int64_t>((items + M - 1) / M, (g->N + 1023) / 1024));
   const int64_t chunk = P > 1 ? (g->N + P - 1) / P : g->N;
   if (P > 1) P = (g->N + chunk - 1) / chunk;
   g->chunk = chunk;

@@ -468,6 +468,65 @@ CT_INL AF ct_var_fin(const St* s, long count, AF corr) {
          "  return o;\n}\n";
   *label = "reduce " + dt_name(x_dt) + "->" + dt_name(out_dt);
   const int g = t.cls == kFloat ? 0 : 1;
+  // The order statistics' helpers (ReduceRow::line): keys as the CPU's sort
+  // (floats by their bits, NaN above +inf, -0 as 0; integers offset to
+  // unsigned), and the element of rank r by a radix select, 4 bits a pass.
+  s << "#define LDR(k) ld0(q0, xb + ct_rx(g, (k)))\n#define QC " << (t.cls == kFloat ? "T" : "AF") << "\n";
+  if (t.cls == kFloat)
+    s << "#ifdef CT_TF32\n#define CT_KBITS 32\nCT_INL ulong ct_key(T x) { if (isnan(x)) return 0xffffffffUL; "
+         "if (x == 0) x = 0; const uint u = as_uint(x); return (ulong)((u >> 31) ? ~u : (u | 0x80000000u)); }\n"
+         "#else\n#define CT_KBITS 64\nCT_INL ulong ct_key(T x) { if (isnan(x)) return ~0UL; if (x == 0) x = 0; "
+         "const ulong u = as_ulong(x); return (u >> 63) ? ~u : (u | 0x8000000000000000UL); }\n#endif\n"
+         "CT_INL long ct_nans(__global const S0* q0, long xb, const RGeo* g) { long c = 0; "
+         "for (long k = 0; k < g->N; ++k) c += isnan(LDR(k)) ? 1 : 0; return c; }\n";
+  else
+    s << "#define CT_KBITS BITS\nCT_INL ulong ct_key(T x) { return "
+      << (t.cls == kSigned ? "((ulong)(long)x + (1UL << (BITS - 1))) & (~0UL >> (64 - BITS))" : "(ulong)x")
+      << "; }\nCT_INL long ct_nans(__global const S0* q0, long xb, const RGeo* g) { return 0; }\n";
+  s << R"CL(CT_INL T ct_rank(__global const S0* q0, long xb, const RGeo* g, long r, long* less, long* equal) {
+  ulong prefix = 0;
+  long below = 0;
+  for (int shift = CT_KBITS - 4; shift >= 0; shift -= 4) {
+    const ulong high = shift + 4 >= 64 ? 0UL : (~0UL << (shift + 4));
+    long hist[16];
+    for (int d = 0; d < 16; ++d) hist[d] = 0;
+    for (long k = 0; k < g->N; ++k) { const ulong kk = ct_key(LDR(k)); if ((kk & high) == prefix) ++hist[(kk >> shift) & 15]; }
+    int d = 0;
+    while (d < 15 && below + hist[d] <= r) below += hist[d++];
+    prefix |= (ulong)d << shift;
+    if (shift == 0) { *less = below; *equal = hist[d]; }
+  }
+  for (long k = 0; k < g->N; ++k) { const T v = LDR(k); if (ct_key(v) == prefix) return v; }
+  return (T)0;
+}
+CT_INL T ct_next_above(__global const S0* q0, long xb, const RGeo* g, ulong key) {
+  ulong best = ~0UL;
+  T v0 = (T)0;
+  int have = 0;
+  for (long k = 0; k < g->N; ++k) {
+    const T v = LDR(k);
+    const ulong kv = ct_key(v);
+    if (kv > key && (!have || kv < best)) { best = kv; v0 = v; have = 1; }
+  }
+  return v0;
+}
+)CL";
+  for (int32_t op = 0; op < CT_OP_END_; ++op) {
+    const ReduceRow* row = reduce_row(op);
+    if (!row || !row->line[g]) continue;
+    const CTOpInfo info = op_info(op);
+    if (!info.name || !((info.dtype_mask >> x_dt) & 1u)) continue;
+    if (ct_output_dtype_index(info.output_dtype, x_dt) != out_dt) continue;
+    const std::string n = info.name;
+    s << "CT_INL O " << n << "_line(__global const S0* q0, long xb, const RGeo* g, AF p0) {\n" << row->line[g]
+      << "\n}\n";
+    s << "__kernel void " << n << "_r0(__global OS* out, ulong oo, __global const S0* in0, ulong o0, RGeo g, AF p0) {\n"
+      << "  long m = get_global_id(0);\n  if (m >= g.M) return;\n"
+      << "  __global OS* po = (__global OS*)((__global char*)out + oo);\n"
+      << "  __global const S0* q0 = (__global const S0*)((__global const char*)in0 + o0);\n"
+      << "  long ko, xb = ct_kx(&g, m, &ko);\n"
+      << "  st(po, ko, " << n << "_line(q0, xb, &g, p0));\n}\n";
+  }
   for (int32_t op = 0; op < CT_OP_END_; ++op) {
     const ReduceRow* row = reduce_row(op);
     if (!row || !row->body[g][0]) continue;

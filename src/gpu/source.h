@@ -90,7 +90,14 @@ struct ReduceRow {
   // by class group: [0] floats, [1] integers and bool. Each is four C bodies:
   // init(St* s), acc(St* s, T x, long k), merge(St* s, const St* o), fin(const St* s, long count, AF p0) -> O
   const char* body[2][4];
+  // Or (body NULL) a line reduction: one work-item per output reads its N
+  // elements as often as it likes (LDR(k), k in [0, N)) and returns the
+  // result as O from a C body that has p0 and the order-statistic helpers
+  // (ct_rank, ct_next_above, ct_nans: source.cc). Only "_r0" exists.
+  const char* line[2] = {nullptr, nullptr};
 };
+// Whether op is a line reduction (ReduceRow::line): its launch is "_r0" alone.
+bool reduce_by_line(int32_t op);
 struct AlongRow {
   int32_t op;
   const char* body[2];  // [0] floats, [1] integers and bool: the loop over one line (see source.cc)

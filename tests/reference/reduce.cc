@@ -370,6 +370,87 @@ bool l_argsort(const Values& line, const Call&, std::vector<V>* out, std::string
 }
 
 // ---------------------------------------------------------------------------
+// The order statistics, from the stable order (NaN last): the element of a
+// rank; quantile's interpolation in long double, exact for every dtype.
+// ---------------------------------------------------------------------------
+
+int64_t nan_count(const Values& v) {
+  int64_t n = 0;
+  if (v.fl)
+    for (double x : v.f) n += std::isnan(x);
+  return n;
+}
+V element_of_rank(const Values& v, int64_t r) {
+  const int64_t j = stable_order(v)[(size_t)r];
+  return v.fl ? vf(v.f[(size_t)j]) : vi(v.i[(size_t)j]);
+}
+bool r_median(const Values& v, const Call& c, V* r, std::string* why) {  // the lower median; any NaN: NaN
+  const int64_t n = v.size(), nan = nan_count(v);
+  if (n == 0) return fail(why, name_of(c) + ": of nothing");
+  *r = element_of_rank(v, nan > 0 ? n - nan : (n - 1) / 2);
+  return true;
+}
+bool r_nanmedian(const Values& v, const Call& c, V* r, std::string* why) {
+  const int64_t n = v.size(), m = n - nan_count(v);
+  if (n == 0) return fail(why, name_of(c) + ": of nothing");
+  *r = element_of_rank(v, m == 0 ? 0 : (m - 1) / 2);
+  return true;
+}
+bool r_kthvalue(const Values& v, const Call& c, V* r, std::string* why) {
+  const double k = c.params.empty() ? 0 : c.params[0];
+  if (!(k >= 1 && k <= (double)v.size() && k == std::floor(k))) return fail(why, name_of(c) + ": k out of range");
+  *r = element_of_rank(v, (int64_t)k - 1);
+  return true;
+}
+bool quantile(const Values& v, const Call& c, bool skip_nan, V* r) {
+  const double q = c.params.empty() ? 0 : c.params[0];
+  const int64_t nan = nan_count(v), n = skip_nan ? v.size() - nan : v.size();
+  if ((!skip_nan && nan > 0) || n == 0) {
+    *r = vf(kNaN);
+    return true;
+  }
+  const std::vector<int64_t> idx = stable_order(v);
+  auto at = [&](int64_t k) {
+    const int64_t j = idx[(size_t)k];
+    return v.fl ? (long double)v.f[(size_t)j] : (long double)v.exact(j);
+  };
+  // the position in float64, as NumPy computes it (and SEMANTICS.md says): (1/3) * 3 is 1 there
+  const long double pos = q * (double)(n - 1), lo = std::floor(pos);
+  const long double a = at((int64_t)lo), b = at((int64_t)std::ceil(pos)), w = pos - lo;
+  *r = vf(w == 0 ? (double)a : (double)(a + (b - a) * w));
+  return true;
+}
+bool r_quantile(const Values& v, const Call& c, V* r, std::string*) { return quantile(v, c, false, r); }
+bool r_nanquantile(const Values& v, const Call& c, V* r, std::string*) { return quantile(v, c, true, r); }
+
+// Running max / min: a NaN, once met, stays.
+bool running_ext(const Values& line, bool larger, std::vector<V>* out) {
+  out->clear();
+  if (line.fl) {
+    double acc = 0;
+    for (size_t j = 0; j < line.f.size(); ++j) {
+      const double x = line.f[j];
+      if (j == 0 || (!std::isnan(acc) && (std::isnan(x) || (larger ? x > acc : x < acc)))) acc = x;
+      out->push_back(vf(acc));
+    }
+  } else {
+    int64_t best = 0;  // the index of the running max / min
+    for (int64_t j = 0; j < line.size(); ++j) {
+      if (larger ? line.exact(j) > line.exact(best) : line.exact(j) < line.exact(best)) best = j;
+      out->push_back(vi(line.i[(size_t)best]));
+    }
+  }
+  return true;
+}
+
+bool l_cummax(const Values& line, const Call&, std::vector<V>* out, std::string*) {
+  return running_ext(line, true, out);
+}
+bool l_cummin(const Values& line, const Call&, std::vector<V>* out, std::string*) {
+  return running_ext(line, false, out);
+}
+
+// ---------------------------------------------------------------------------
 // The table: one entry per op
 // ---------------------------------------------------------------------------
 
@@ -398,6 +479,13 @@ const Entry kReduce[] = {
     {CT_OP_SOFTMIN, along<l_softmin>},
     {CT_OP_SORT, along<l_sort>},
     {CT_OP_ARGSORT, along<l_argsort>},
+    {CT_OP_MEDIAN, reduce<r_median>},
+    {CT_OP_NANMEDIAN, reduce<r_nanmedian>},
+    {CT_OP_QUANTILE, reduce<r_quantile>},
+    {CT_OP_NANQUANTILE, reduce<r_nanquantile>},
+    {CT_OP_KTHVALUE, reduce<r_kthvalue>},
+    {CT_OP_CUMMAX, along<l_cummax>},
+    {CT_OP_CUMMIN, along<l_cummin>},
 };
 
 }  // namespace

@@ -502,7 +502,19 @@ void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
                                                                       : ": the op's parameter.")
                                                   : std::string()) +
                                  tail);
-          if (info.num_params == 1) {
+          const std::vector<RowParam> rps = row_params(info.param_names);
+          if (info.num_params == 1 && !ddof && !rps[0].has_default) {
+            // a parameter the op cannot do without (quantile's q, kthvalue's k) comes second, as in
+            // NumPy's quantile(a, q, axis) and torch.kthvalue(input, k, dim)
+            m.def(nm, [c](nb::handle x, double param, nb::handle axis, bool keepdims, nb::handle out) {
+                return call_reduce(c, x, axis, keepdims, &param, 1, out);
+              }, nb::arg("x"), nb::arg(keep(pn)), nb::arg("axis") = nb::none(), nb::kw_only(),
+              nb::arg("keepdims") = false, nb::arg("out") = nb::none(),
+              nb::sig(keep(std::string("def ") + nm + "(x: object, " + pn +
+                           ": float, axis: int | tuple[int, ...] | None = None, *, keepdims: bool = False, "
+                           "out: object | None = None) -> object")),
+              doc);
+          } else if (info.num_params == 1) {
             m.def(nm, [c](nb::handle x, nb::handle axis, double param, bool keepdims, nb::handle out) {
                 return call_reduce(c, x, axis, keepdims, &param, 1, out);
               }, nb::arg("x"), nb::kw_only(), nb::arg("axis") = nb::none(), nb::arg(keep(pn)) = 0.0,

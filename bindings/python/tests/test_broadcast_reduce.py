@@ -4,7 +4,7 @@ Every op the registry lists under category "broadcast_reduce" must appear in
 BINARY, REDUCE or ALONG below (test_every_broadcast_reduce_op_has_a_reference).
 Dtype rules, integer edge cases and NaN rules are notes/SEMANTICS.md's.
 """
-import math
+import functools
 import math
 import warnings
 
@@ -168,11 +168,15 @@ REDUCE = {
     "any": (BIF, "bool"), "all": (BIF, "bool"), "norm2": (IF, "float"), "logsumexp": (F, "same"),
     "var": (IF, "float"), "std": (IF, "float"),
     "nansum": (BIF, "accum"), "nanmean": (BIF, "float"), "count_nonzero": (BIF, "int64"),
+    "median": (IF, "same"), "nanmedian": (IF, "same"), "quantile": (IF, "float"), "nanquantile": (IF, "float"),
+    "kthvalue": (IF, "same"),
 }
+# The order statistics' parameter in these tests (quantile's q); kthvalue takes k = 2 (1 of a single element).
+Q = 0.3
 
 ALONG = {"softmax": (F, "same"), "log_softmax": (F, "same"), "cumsum": (BIF, "accum"),
          "cumprod": (BIF, "accum"), "logcumsumexp": (F, "same"), "softmin": (F, "same"),
-         "sort": (BIF, "same"), "argsort": (BIF, "int64")}
+         "sort": (BIF, "same"), "argsort": (BIF, "int64"), "cummax": (BIF, "same"), "cummin": (BIF, "same")}
 
 ALIASES = {"subtract": "sub", "multiply": "mul", "divide": "div", "floor_divide": "floor_div",
            "remainder": "mod", "bitwise_left_shift": "left_shift",
@@ -629,6 +633,8 @@ def _reduce_ref(name, x64, axis, keepdims, correction=0.0):
             return np.nansum(x64, axis=ax, keepdims=keepdims)
         if name == "nanmean":
             return np.nanmean(x64.astype(np.float64), axis=ax, keepdims=keepdims)
+        if name in ("median", "nanmedian", "quantile", "nanquantile", "kthvalue"):
+            return _order_statistic(name, x64, axis, keepdims)
         if name == "count_nonzero":
             # NumPy's count_nonzero takes no keepdims for axis=None and gives intp: as int64, kept dims by hand
             r = np.sum(x64 != 0, axis=ax, keepdims=keepdims, dtype=np.int64)
@@ -636,12 +642,43 @@ def _reduce_ref(name, x64, axis, keepdims, correction=0.0):
     raise KeyError(name)
 
 
+def _reduced_count(shape, axis):
+    if axis is None:
+        return int(np.prod(shape, dtype=np.int64))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+def _order_statistic(name, x64, axis, keepdims):
+    """NumPy's quantile family on the reduced axes moved last and flattened: median and nanmedian are
+    PyTorch's lower median (method="lower" at q = 1/2), kthvalue the k-th of the sorted elements."""
+    nd = x64.ndim
+    axes = tuple(range(nd)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    axes = tuple(a % nd for a in axes)
+    kept = [a for a in range(nd) if a not in axes]
+    y = np.transpose(x64, kept + list(axes)).reshape([x64.shape[a] for a in kept] + [-1])
+    if name == "median":
+        r = np.quantile(y, 0.5, axis=-1, method="lower")
+    elif name == "nanmedian":
+        r = np.nanquantile(y, 0.5, axis=-1, method="lower")
+    elif name == "quantile":
+        r = np.quantile(y.astype(np.float64), Q, axis=-1)
+    elif name == "nanquantile":
+        r = np.nanquantile(y.astype(np.float64), Q, axis=-1)
+    else:
+        r = np.sort(y, axis=-1)[..., min(2, y.shape[-1]) - 1]
+    r = np.asarray(r)
+    if keepdims:
+        r = r.reshape([1 if a in axes else x64.shape[a] for a in range(nd)])
+    return r
+
+
 def _reduce_tol(name, dtype, x64, axis, keepdims):
     """(rtol, atol) for comparing a reduction of ``dtype`` data with the float64 reference
     (already rounded to the output dtype): the library accumulates floats in float64
     and rounds once, so a couple of output ulps plus float64 noise."""
     out_dtype = _out_dtype(REDUCE[name][1], dtype)
-    if out_dtype in ("int64", "uint64", "bool") or name in ("max", "min"):
+    if out_dtype in ("int64", "uint64", "bool") or name in ("max", "min", "median", "nanmedian", "kthvalue"):
         return 0.0, 0.0  # exact
     eps = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8, "float32": 2.0 ** -24,
            "float64": 2.0 ** -53}[out_dtype]
@@ -700,6 +737,10 @@ def _reduce_data(name, dtype, rng, shape):
 
 
 def _call_reduce(name, x, **kw):
+    if name in ("quantile", "nanquantile"):
+        return getattr(ct, name)(x, Q, **kw)
+    if name == "kthvalue":
+        return ct.kthvalue(x, min(2, _reduced_count(np.shape(x), kw.get("axis"))), **kw)
     return getattr(ct, name)(x, **kw)
 
 
@@ -761,26 +802,31 @@ def test_reduce_empty(name):
     dtypes, rule = REDUCE[name]
     dtype = "float32"
     x = np.zeros((3, 0), np.float32)
-    if name in ("max", "min", "argmax", "argmin"):
+    fn = getattr(ct, name)
+    if name in ("quantile", "nanquantile"):
+        fn = functools.partial(fn, q=Q)
+    elif name == "kthvalue":
+        fn = functools.partial(fn, k=1)
+    if name in ("max", "min", "argmax", "argmin", "median", "nanmedian", "kthvalue"):
         with pytest.raises(ValueError) as e:
-            getattr(ct, name)(x, axis=1)
+            fn(x, axis=1)
         assert "ct_reduce" in str(e.value)
         with pytest.raises(ValueError):
-            getattr(ct, name)(x)
+            fn(x)
         # reducing the non-empty axis leaves an empty result: fine
-        r = getattr(ct, name)(x, axis=0)
+        r = fn(x, axis=0)
         assert tuple(r.shape) == (0,)
         return
     want = {"sum": 0.0, "mean": np.nan, "prod": 1.0, "any": False, "all": True, "norm2": 0.0,
             "logsumexp": -np.inf, "var": np.nan, "std": np.nan, "nansum": 0.0, "nanmean": np.nan,
-            "count_nonzero": 0}[name]
-    r = getattr(ct, name)(x, axis=1)
+            "count_nonzero": 0, "quantile": np.nan, "nanquantile": np.nan}[name]
+    r = fn(x, axis=1)
     assert tuple(r.shape) == (3,)
     assert_same(_np(r), np.full(3, want, _out_dtype(rule, dtype)), check_zero_sign=False)
-    r = getattr(ct, name)(x)
+    r = fn(x)
     assert tuple(r.shape) == ()
     assert_same(_np(r), np.full((), want, _out_dtype(rule, dtype)), check_zero_sign=False)
-    r = getattr(ct, name)(x, axis=0, keepdims=True)
+    r = fn(x, axis=0, keepdims=True)
     assert tuple(r.shape) == (1, 0)
 
 
@@ -973,6 +1019,9 @@ def test_along_axis_dtypes(name, dtype, rng):
                             np.sort(xs, axis=axis), check_zero_sign=False)
             else:
                 np.testing.assert_array_equal(got, np.argsort(xs, axis=axis, kind="stable"))
+        elif name in ("cummax", "cummin"):
+            f = np.maximum if name == "cummax" else np.minimum  # NaN propagates, as in ctensor
+            assert_same(got, f.accumulate(x, axis=axis), check_zero_sign=False)
         elif name == "logcumsumexp":
             want = round_to_dtype(np.logaddexp.accumulate(np.asarray(x, np.float64), axis=axis), dtype)
             rtol = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 4e-7, "float64": 1e-14}[dtype]
@@ -1121,3 +1170,67 @@ def test_large_binary_and_along_axis(rng):
     np.testing.assert_allclose(_np(ct.softmax(c, axis=1)), _softmax_ref(c, 1), rtol=1e-13, atol=1e-17)
     np.testing.assert_allclose(_np(ct.log_softmax(c.T, axis=0)), _log_softmax_ref(c.T, 0), rtol=1e-13,
                                atol=1e-13)
+
+
+def test_order_statistics_with_nan_ties_and_signatures(rng):
+    x = np.round(rng.uniform(-3, 3, (6, 301)) * 2) / 2  # ties
+    x[1, ::7] = np.nan
+    x[2, :] = np.nan
+    x[3, 5] = np.inf
+    x[4, 9] = -np.inf
+    for dt in (np.float64, np.float32, np.float16):
+        a = x.astype(dt)
+        # torch's median: the lower median, NaN if any; nanmedian skips NaN (NaN when nothing else)
+        # (-0 and 0 share a sort key: either may be the answer, in NumPy as in ctensor)
+        assert_same(_np(ct.median(a, axis=1)), np.quantile(a, 0.5, axis=1, method="lower").astype(dt),
+                    check_zero_sign=False)
+        assert_same(_np(ct.nanmedian(a, axis=1)), np.nanquantile(a, 0.5, axis=1, method="lower").astype(dt),
+                    check_zero_sign=False)
+        for q in (0.0, 0.1, 0.5, 0.75, 1.0):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                # where q * (n - 1) is a whole position ctensor returns that element; NumPy (and torch) still
+                # compute a + 0 * (b - a), NaN next to an infinity (SEMANTICS.md): their "lower" is the element
+                method = "lower" if float(q * 300).is_integer() else "linear"
+                wq = np.quantile(a.astype(np.float64), q, axis=1, method=method)
+                wn = np.nanquantile(a.astype(np.float64), q, axis=1, method="lower" if q in (0, 1) else "linear")
+            tol = {np.float64: 1e-15, np.float32: 1e-6, np.float16: 1e-3}[dt]
+            np.testing.assert_allclose(np.asarray(_np(ct.quantile(a, q, axis=1)), np.float64), wq, rtol=tol, atol=tol)
+            np.testing.assert_allclose(np.asarray(_np(ct.nanquantile(a, q, 1)), np.float64), wn, rtol=tol, atol=tol)
+        for k in (1, 150, 301):
+            assert_same(_np(ct.kthvalue(a, k, axis=1)), np.sort(a, axis=1)[:, k - 1], check_zero_sign=False)
+    # NumPy's median averages the middle two of an even count: quantile(x, 0.5) is that one
+    e = np.array([4.0, 1.0, 3.0, 2.0])
+    assert float(_np(ct.median(e))) == 2.0 and float(_np(ct.quantile(e, 0.5))) == float(np.median(e))
+    # integers: median stays an integer (an element), quantile is float64
+    i = np.array([[7, -2, 5, 5], [1, 2, 3, 4]], np.int16)
+    r = ct.median(i, axis=1)
+    assert r.dtype == "int16" and _np(r).tolist() == [5, 2]
+    r = ct.quantile(i, 0.5, axis=1, keepdims=True)
+    assert r.dtype == "float64" and _np(r).tolist() == [[5.0], [2.5]]
+    # parameters: q in [0, 1], k an integer in [1, count]; the output untouched on a refusal
+    out = np.full(2, 9, np.int16)
+    for bad in (0, 5, 1.5):
+        with pytest.raises(ValueError, match="kthvalue: k="):
+            ct.kthvalue(i, bad, axis=1, out=out)
+    np.testing.assert_array_equal(out, 9)
+    with pytest.raises(ValueError, match=r"q=1\.5 is outside \[0, 1\]"):
+        ct.quantile(i, 1.5)
+    with pytest.raises(TypeError):
+        ct.quantile(i)  # q is required, as NumPy's
+
+
+def test_cummax_cummin_nan_and_in_place(rng):
+    x = rng.uniform(-5, 5, (4, 50))
+    x[1, 10] = np.nan
+    for name, f in (("cummax", np.maximum), ("cummin", np.minimum)):
+        got = _np(getattr(ct, name)(x, axis=1))
+        assert_same(got, f.accumulate(x, axis=1))
+        assert np.isnan(got[1, 10:]).all() and not np.isnan(got[1, :10]).any()
+        y = x.copy()
+        getattr(ct, name)(y, axis=0, out=y)  # in place
+        assert_same(y, f.accumulate(x, axis=0))
+    u = np.array([3, 2**64 - 1, 5], np.uint64)  # above int64's range: compared as unsigned
+    np.testing.assert_array_equal(_np(ct.cummax(u, 0)), [3, 2**64 - 1, 2**64 - 1])
+    b = np.array([False, True, False])
+    np.testing.assert_array_equal(_np(ct.cummax(b, 0)), [False, True, True])

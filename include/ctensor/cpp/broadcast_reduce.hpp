@@ -224,7 +224,9 @@ inline Tensor along_axis(int32_t op, const TensorView& x, int64_t axis, void* st
  *                    Tensor name(x, I axis, keepdims = false, stream = nullptr)
  *                    void   name(x, Axes axes, keepdims, out, stream = nullptr)
  *                    void   name(x, I axis, keepdims, out, stream = nullptr)
- *     with one parameter (var, std: correction, NumPy's ddof), after keepdims:
+ *     with one parameter (var, std: correction, NumPy's ddof; quantile,
+ *     nanquantile: q; kthvalue: k, which has no default: its 0 is refused
+ *     with the library's message), after keepdims:
  *                    Tensor name(x, Axes axes, keepdims = false, p = 0, stream = nullptr)
  *                    Tensor name(x, I axis, keepdims = false, p = 0, stream = nullptr)
  *                    void   name(x, Axes axes, keepdims, [p,] out, stream = nullptr)
