@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -78,6 +79,21 @@ template <class T, class F> inline void for_pieces(const T* p, int64_t st, int64
   }
 }
 
+// A task's scratch (sort.cc, select.cc), grown on demand; NULL when the
+// allocation failed (the callers then take a path that needs none).
+struct Scratch {
+  void* p = nullptr;
+  size_t bytes = 0;
+  ~Scratch() { std::free(p); }
+  void* get(size_t want) {
+    if (want <= bytes) return p;
+    std::free(p);
+    p = std::malloc(want);
+    bytes = p ? want : 0;
+    return p;
+  }
+};
+
 // ---- sort keys (sort.cc, select.cc) ---------------------------------------------
 
 inline uint32_t key_of_float(float f) {
@@ -85,14 +101,14 @@ inline uint32_t key_of_float(float f) {
   if (f == 0.0f) f = 0.0f;         // -0 sorts as 0
   uint32_t u;
   std::memcpy(&u, &f, 4);
-  return (u >> 31) ? ~u : (u | 0x80000000u);
+  return u ^ ((0u - (u >> 31)) | 0x80000000u);  // negative: ~u; positive: u | sign (no branch on the sign)
 }
 inline uint64_t key_of_double(double f) {
   if (f != f) return ~uint64_t(0);
   if (f == 0.0) f = 0.0;
   uint64_t u;
   std::memcpy(&u, &f, 8);
-  return (u >> 63) ? ~u : (u | (uint64_t(1) << 63));
+  return u ^ ((uint64_t(0) - (u >> 63)) | (uint64_t(1) << 63));
 }
 
 // The order of sort, argsort and the order statistics as one monotone

@@ -79,20 +79,6 @@ struct SortCtx {
   int64_t n, xs, os;
 };
 
-// A task's scratch, grown on demand; NULL when the allocation failed.
-struct Scratch {
-  void* p = nullptr;
-  size_t bytes = 0;
-  ~Scratch() { std::free(p); }
-  void* get(size_t want) {
-    if (want <= bytes) return p;
-    std::free(p);
-    p = std::malloc(want);
-    bytes = p ? want : 0;
-    return p;
-  }
-};
-
 hwy::Sorter& sorter() {
   static thread_local hwy::Sorter s;
   return s;
