@@ -267,7 +267,8 @@ def _make_call(c, values):
         q = p[0] if p else 0.5
         sel = {"median": lambda: torch.median(x), "nanmedian": lambda: torch.nanmedian(x),
                "quantile": lambda: torch.quantile(x, q), "nanquantile": lambda: torch.nanquantile(x, q),
-               "kthvalue": lambda: torch.kthvalue(x.reshape(-1), int(q))}.get(op)
+               "kthvalue": lambda: torch.kthvalue(x.reshape(-1), int(q)),
+               "mode": lambda: torch.mode(x.reshape(-1))}.get(op)
         if sel is not None:
             return sel
         return None

@@ -168,6 +168,8 @@ def _axis_args(op, info, s):
         lead[pname] = float(v)
         if op.name == "kthvalue" and "dim" not in kw and len(pos) == 0:
             kw["dim"] = -1  # torch's default dim; ctensor's is every axis
+    if op.name == "mode" and "dim" not in kw and len(pos) == 0:
+        kw["dim"] = -1
     names = ("dim", "keepdim") if info.kind == "reduce" else ("dim",)
     for n in names:
         if pos:

@@ -689,7 +689,7 @@ TEST_CASE("every category 2 op's result dtype, for int32 and float32 inputs", "[
       {CT_OP_COUNT_NONZERO, 'I'}, {CT_OP_LOGCUMSUMEXP, 'S'}, {CT_OP_SOFTMIN, 'S'}, {CT_OP_SORT, 'S'},
       {CT_OP_ARGSORT, 'I'}, {CT_OP_XLOG1PY, 'S'}, {CT_OP_MEDIAN, 'S'}, {CT_OP_NANMEDIAN, 'S'},
       {CT_OP_QUANTILE, 'F'}, {CT_OP_NANQUANTILE, 'F'}, {CT_OP_KTHVALUE, 'S'}, {CT_OP_CUMMAX, 'S'},
-      {CT_OP_CUMMIN, 'S'}};
+      {CT_OP_CUMMIN, 'S'}, {CT_OP_MODE, 'S'}};
   size_t category2 = 0;  // every built-in op of category 2 has a row here
   for (int32_t op = 0; op < (int32_t)CT_OP_END_; ++op)
     if (ct::op_info(op).category == CT_CATEGORY_BROADCAST_REDUCE) ++category2;
@@ -1217,6 +1217,7 @@ TEST_CASE("reductions", "[cpp]") {
   REQUIRE(ct::median(m4).item<double>() == 2.0);
   REQUIRE(ct::quantile(m4, ct::Axes::all(), false, 0.5).item<double>() == 2.5);
   REQUIRE(ct::kthvalue(m4, 0, false, 3.0).item<double>() == 3.0);
+  REQUIRE(ct::mode(ct::Tensor::from({3, 1, 1, 3, 2})).item<int32_t>() == 1);  // the smallest of the most frequent
   REQUIRE(ct::nanmedian(ct::Tensor::from({NAN, 5.f, 1.f})).item<float>() == 1.f);
   REQUIRE(std::isnan(ct::median(ct::Tensor::from({NAN, 5.f, 1.f})).item<float>()));
   ct::Tensor qi = ct::quantile(ct::Tensor::from({1, 2, 3, 4}, {2, 2}), 1, false, 0.25);

@@ -217,6 +217,7 @@ const OpRef kRefs[] = {
     {"quantile", I | F, EXACT, 0, 0, false},
     {"nanquantile", I | F, EXACT, 0, 0, false},
     {"kthvalue", I | F, EXACT, 0, 0, false},
+    {"mode", I | F, EXACT, 0, 0, false},
     {"cummax", ALL, EXACT, 0, 0, false},
     {"cummin", ALL, EXACT, 0, 0, false},
 };

@@ -62,6 +62,7 @@ const RedOp kRed[] = {
     {"quantile", CT_OP_QUANTILE, I | F, CT_OUTPUT_FLOAT, 1},
     {"nanquantile", CT_OP_NANQUANTILE, I | F, CT_OUTPUT_FLOAT, 1},
     {"kthvalue", CT_OP_KTHVALUE, I | F, CT_OUTPUT_SAME, 1},
+    {"mode", CT_OP_MODE, I | F, CT_OUTPUT_SAME, 0},
 };
 
 struct AlongOp {
@@ -213,7 +214,8 @@ Expect expect_of(int op, int d, int dout, const std::vector<double>& v, double c
     case CT_OP_MIN:
     case CT_OP_MEDIAN:
     case CT_OP_NANMEDIAN:
-    case CT_OP_KTHVALUE: e.tol = -1; break;  // an element
+    case CT_OP_KTHVALUE:
+    case CT_OP_MODE: e.tol = -1; break;  // an element
     case CT_OP_QUANTILE:
     case CT_OP_NANQUANTILE: {  // a + w (b - a) in the dtype's arithmetic (float for the narrow ones)
       double m = 0;
@@ -354,7 +356,7 @@ void fill_for(int op, HostTensor& x, Rng& rng) {
           v = rng.uniform() < 0.2 ? 0.0 : rng.uniform() < 0.1 ? kNaN : rng.uniform(-1, 1);
           break;
         case CT_OP_NANSUM: case CT_OP_NANMEAN: v = rng.uniform() < 0.25 ? kNaN : rng.uniform(-10, 10); break;
-        case CT_OP_MEDIAN: case CT_OP_NANMEDIAN: case CT_OP_KTHVALUE:  // ties, -0 and 0, NaN, infinities
+        case CT_OP_MEDIAN: case CT_OP_NANMEDIAN: case CT_OP_KTHVALUE: case CT_OP_MODE:  // ties, -0, NaN, infinities
           v = rng.uniform() < 0.08 ? kNaN : rng.uniform() < 0.05 ? (rng.next() & 1 ? kInf : -kInf)
               : rng.uniform() < 0.1 ? -0.0 : std::round(rng.uniform(-3, 3) * 2) / 2;
           break;
@@ -379,7 +381,7 @@ void fill_for(int op, HostTensor& x, Rng& rng) {
     switch (op) {
       case CT_OP_SUM: case CT_OP_PROD: v = rng.int_in(lo, hi); break;  // wraps in 64 bits for (u)int64
       case CT_OP_MAX: case CT_OP_MIN: case CT_OP_ARGMAX: case CT_OP_ARGMIN: case CT_OP_MEDIAN:
-      case CT_OP_NANMEDIAN: case CT_OP_KTHVALUE: case CT_OP_QUANTILE: case CT_OP_NANQUANTILE:
+      case CT_OP_NANMEDIAN: case CT_OP_KTHVALUE: case CT_OP_QUANTILE: case CT_OP_NANQUANTILE: case CT_OP_MODE:
         // ties near 0, and for uint64 near its top (-3..-1 are its max - 2 .. max)
         v = (i % 5 == 0) ? rng.int_in(lo, hi) : rng.int_in(std::max<int64_t>(lo, -3), 3);
         break;
@@ -513,7 +515,7 @@ TEST_CASE("reduce: order statistics of long lines (radix passes), strided, and o
   struct C { std::vector<int64_t> shape; bool null_axes; std::vector<int> axes; int variant; };
   const C cases[] = {{{3, 5001}, false, {1}, 0}, {{20011}, true, {}, 0}, {{300, 70}, false, {0}, 1},
                      {{4000, 3}, false, {1}, 2}, {{50, 40, 3}, false, {0, 2}, 4}};
-  for (int op : {CT_OP_MEDIAN, CT_OP_NANMEDIAN, CT_OP_QUANTILE, CT_OP_NANQUANTILE, CT_OP_KTHVALUE}) {
+  for (int op : {CT_OP_MEDIAN, CT_OP_NANMEDIAN, CT_OP_QUANTILE, CT_OP_NANQUANTILE, CT_OP_KTHVALUE, CT_OP_MODE}) {
     for (int d : {DT_F32, DT_F64, DT_F16, DT_BF16, DT_I8, DT_I32, DT_I64, DT_U8, DT_U64}) {
       Rng rng((uint64_t)op * 31 + (uint64_t)d);
       for (const C& c : cases) {
@@ -556,7 +558,7 @@ TEST_CASE("reduce: order statistics' parameters and empty sets", "[reduce]") {
   HostTensor o2 = HostTensor::compact(DT_F32, {2});
   o2.fill_bytes(0x5A);
   const std::vector<unsigned char> before2 = o2.bytes();
-  for (int op : {CT_OP_MEDIAN, CT_OP_NANMEDIAN, CT_OP_KTHVALUE}) {
+  for (int op : {CT_OP_MEDIAN, CT_OP_NANMEDIAN, CT_OP_KTHVALUE, CT_OP_MODE}) {
     CHECK(call_reduce(op, x20, false, ax1, 0, op == CT_OP_KTHVALUE ? std::vector<double>{1.0} : std::vector<double>{},
                       o2) == CT_ERR_INVALID_ARGUMENT);
     CHECK(contains(last_error(), "has no identity"));

@@ -494,7 +494,7 @@ CTStatus run_reduce(int32_t op, const CTensor* x, const int32_t* axes, int32_t n
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: kthvalue: k=%.17g is not an integer in [1, %lld] (the elements reduced into each output)",
                 fn, params[0], (long long)count);
   const bool no_identity = op == CT_OP_MAX || op == CT_OP_MIN || op == CT_OP_ARGMAX || op == CT_OP_ARGMIN ||
-                           op == CT_OP_MEDIAN || op == CT_OP_NANMEDIAN || op == CT_OP_KTHVALUE;
+                           op == CT_OP_MEDIAN || op == CT_OP_NANMEDIAN || op == CT_OP_KTHVALUE || op == CT_OP_MODE;
   if (no_identity && count == 0 && outer > 0) {
     char ax[16 * CT_MAX_NDIM + 4];
     int pos = std::snprintf(ax, sizeof ax, "[");

@@ -33,7 +33,7 @@ CTStatus cpu_reduce(const CTReduceCall* call);
 CTStatus cpu_along_axis(const CTAlongAxisCall* call);
 // sort.cc: sort and argsort (cpu_along_axis passes them on)
 CTStatus cpu_sort(const CTAlongAxisCall* call);
-// select.cc: median, nanmedian, quantile, nanquantile, kthvalue (cpu_reduce passes them on)
+// select.cc: median, nanmedian, quantile, nanquantile, kthvalue, mode (cpu_reduce passes them on)
 CTStatus cpu_select(const CTReduceCall* call);
 bool has_reduce_kernel(int32_t op, int32_t dt);  // reductions and along-axis ops with a kernel here
 

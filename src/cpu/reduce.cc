@@ -471,6 +471,7 @@ template <class T> struct ReduceF {
 CTStatus cpu_reduce(const CTReduceCall* call) {
   switch (call->op) {
     case CT_OP_MEDIAN: case CT_OP_NANMEDIAN: case CT_OP_QUANTILE: case CT_OP_NANQUANTILE: case CT_OP_KTHVALUE:
+    case CT_OP_MODE:
       return cpu_select(call);
     default:
       break;
@@ -492,7 +493,7 @@ bool has_reduce_kernel(int32_t op, int32_t dt) {
     case CT_OP_CUMMAX: case CT_OP_CUMMIN:
       return dt >= 0 && dt < CT_DT_COUNT;
     case CT_OP_NORM2: case CT_OP_VAR: case CT_OP_STD: case CT_OP_MEDIAN: case CT_OP_NANMEDIAN: case CT_OP_QUANTILE:
-    case CT_OP_NANQUANTILE: case CT_OP_KTHVALUE:
+    case CT_OP_NANQUANTILE: case CT_OP_KTHVALUE: case CT_OP_MODE:
       return (CT_DTS_NUMERIC >> dt) & 1u;
     case CT_OP_LOGSUMEXP: case CT_OP_SOFTMAX: case CT_OP_LOG_SOFTMAX: case CT_OP_SOFTMIN: case CT_OP_LOGCUMSUMEXP:
       return (CT_DTS_FLOAT >> dt) & 1u;

@@ -1,6 +1,7 @@
 // select.cc — the order statistics on the CPU: median, nanmedian, quantile,
-// nanquantile and kthvalue (category 2, the reduce kind; cpu_reduce passes
-// them here).
+// nanquantile, kthvalue and mode (category 2, the reduce kind; cpu_reduce
+// passes them here). mode sorts the gathered keys and counts their runs (or,
+// without scratch, counts each element's equals: quadratic, the fallback).
 //
 // Each output's element of a given rank is found by a radix select over the
 // monotone unsigned keys sort.cc orders by (floats by their bits, NaN above
@@ -102,6 +103,42 @@ template <class T> struct Select {
     if (line.n <= kSmall) return rank_small(r, less, equal);
     if (keys) return value_of(select_keys(r, less, equal));
     return rank_passes(r, less, equal);
+  }
+
+  // The most frequent key's element, the smallest key among those as
+  // frequent: the gathered keys sorted, then their runs; without scratch,
+  // each element's count by a pass over the line (quadratic: the fallback).
+  T mode() {
+    if (keys && line.n > kSmall) {
+      std::sort(keys, keys + line.n);
+      K best = keys[0];
+      int64_t best_n = 0;
+      for (int64_t i = 0; i < line.n;) {
+        int64_t j = i + 1;
+        while (j < line.n && keys[j] == keys[i]) ++j;
+        if (j - i > best_n) {
+          best_n = j - i;
+          best = keys[i];
+        }
+        i = j;
+      }
+      return value_of(best);
+    }
+    K best = 0;
+    T v_best{};
+    int64_t best_n = 0;
+    line.each([&](T v) {
+      const K k = KT::key(v);
+      if (best_n > 0 && k == best) return;  // counted
+      int64_t c = 0;
+      line.each([&](T w) { c += KT::key(w) == k; });
+      if (c > best_n || (c == best_n && k < best)) {
+        best_n = c;
+        best = k;
+        v_best = v;
+      }
+    });
+    return v_best;
   }
 
   // The element with the smallest key above k, the key of the last rank():
@@ -347,6 +384,10 @@ template <class T> void select_body(void* vctx, int64_t b, int64_t e) {
       continue;
     }
     Select<T> sel(line, sc);
+    if (call->op == CT_OP_MODE) {
+      store_u(reinterpret_cast<T*>(ob) + oo, sel.mode());
+      continue;
+    }
     int64_t less = 0, equal = 0, r = 0;
     if (call->op == CT_OP_KTHVALUE) {
       r = (int64_t)call->params[0] - 1;

@@ -251,6 +251,14 @@ const ReduceRow kReduce[] = {
   "const QC b = (QC)vhi, w = (QC)(pos - (AF)lo), d = b - a;\n"                                               \
   "return (O)(w < (QC)0.5 ? a + w * d : b - d * ((QC)1 - w));"
 #define CT_KTH_ "long l, e;\nreturn (O)ct_rank(q0, xb, g, (long)p0 - 1, &l, &e);"
+// mode: each element's count of equal keys (quadratic: correct, not fast for long sets); the most
+// frequent, the smallest key among the equally frequent, its first element
+#define CT_MODE_                                                                                       \
+  "ulong best = 0;\nlong best_n = 0;\nT vb = (T)0;\n"                                                   \
+  "for (long i = 0; i < g->N; ++i) {\n  const T v = LDR(i);\n  const ulong k = ct_key(v);\n"            \
+  "  if (best_n > 0 && k == best) continue;\n  long c = 0;\n"                                            \
+  "  for (long j = 0; j < g->N; ++j) c += ct_key(LDR(j)) == k ? 1 : 0;\n"                                 \
+  "  if (c > best_n || (c == best_n && k < best)) { best_n = c; best = k; vb = v; }\n}\nreturn (O)vb;"
 const ReduceRow kSelect[] = {
     // median: NaN if any (n == N); nanmedian: NaN only if nothing else (n == 0)
     {CT_OP_MEDIAN, {}, {CT_MEDIAN_("g->N"), CT_MEDIAN_("g->N")}},
@@ -258,10 +266,12 @@ const ReduceRow kSelect[] = {
     {CT_OP_QUANTILE, {}, {CT_QUANTILE_("0"), CT_QUANTILE_("0")}},
     {CT_OP_NANQUANTILE, {}, {CT_QUANTILE_("1"), CT_QUANTILE_("1")}},
     {CT_OP_KTHVALUE, {}, {CT_KTH_, CT_KTH_}},
+    {CT_OP_MODE, {}, {CT_MODE_, CT_MODE_}},
 };
 #undef CT_MEDIAN_
 #undef CT_QUANTILE_
 #undef CT_KTH_
+#undef CT_MODE_
 
 // Along-axis ops: the body runs in a function that has x (element j at
 // LDX(j)), out (STO(j, v)), len; AF as above. One work-item per line, in

@@ -402,6 +402,28 @@ bool r_kthvalue(const Values& v, const Call& c, V* r, std::string* why) {
   *r = element_of_rank(v, (int64_t)k - 1);
   return true;
 }
+// the most frequent key (NaN equal to NaN, -0 to 0), the smallest of the equally frequent: its first element
+bool r_mode(const Values& v, const Call& c, V* r, std::string* why) {
+  if (v.size() == 0) return fail(why, name_of(c) + ": of nothing");
+  const std::vector<int64_t> idx = stable_order(v);
+  auto same = [&](int64_t a, int64_t b) {
+    if (!v.fl) return v.exact(a) == v.exact(b);
+    const double x = v.f[(size_t)a], y = v.f[(size_t)b];
+    return (std::isnan(x) && std::isnan(y)) || x == y;
+  };
+  size_t best = 0, best_n = 0;
+  for (size_t i = 0; i < idx.size();) {
+    size_t j = i + 1;
+    while (j < idx.size() && same(idx[i], idx[j])) ++j;
+    if (j - i > best_n) {
+      best_n = j - i;
+      best = i;
+    }
+    i = j;
+  }
+  *r = element_of_rank(v, (int64_t)best);
+  return true;
+}
 bool quantile(const Values& v, const Call& c, bool skip_nan, V* r) {
   const double q = c.params.empty() ? 0 : c.params[0];
   const int64_t nan = nan_count(v), n = skip_nan ? v.size() - nan : v.size();
@@ -484,6 +506,7 @@ const Entry kReduce[] = {
     {CT_OP_QUANTILE, reduce<r_quantile>},
     {CT_OP_NANQUANTILE, reduce<r_nanquantile>},
     {CT_OP_KTHVALUE, reduce<r_kthvalue>},
+    {CT_OP_MODE, reduce<r_mode>},
     {CT_OP_CUMMAX, along<l_cummax>},
     {CT_OP_CUMMIN, along<l_cummin>},
 };

@@ -169,7 +169,7 @@ REDUCE = {
     "var": (IF, "float"), "std": (IF, "float"),
     "nansum": (BIF, "accum"), "nanmean": (BIF, "float"), "count_nonzero": (BIF, "int64"),
     "median": (IF, "same"), "nanmedian": (IF, "same"), "quantile": (IF, "float"), "nanquantile": (IF, "float"),
-    "kthvalue": (IF, "same"),
+    "kthvalue": (IF, "same"), "mode": (IF, "same"),
 }
 # The order statistics' parameter in these tests (quantile's q); kthvalue takes k = 2 (1 of a single element).
 Q = 0.3
@@ -633,7 +633,7 @@ def _reduce_ref(name, x64, axis, keepdims, correction=0.0):
             return np.nansum(x64, axis=ax, keepdims=keepdims)
         if name == "nanmean":
             return np.nanmean(x64.astype(np.float64), axis=ax, keepdims=keepdims)
-        if name in ("median", "nanmedian", "quantile", "nanquantile", "kthvalue"):
+        if name in ("median", "nanmedian", "quantile", "nanquantile", "kthvalue", "mode"):
             return _order_statistic(name, x64, axis, keepdims)
         if name == "count_nonzero":
             # NumPy's count_nonzero takes no keepdims for axis=None and gives intp: as int64, kept dims by hand
@@ -665,6 +665,11 @@ def _order_statistic(name, x64, axis, keepdims):
         r = np.quantile(y.astype(np.float64), Q, axis=-1)
     elif name == "nanquantile":
         r = np.nanquantile(y.astype(np.float64), Q, axis=-1)
+    elif name == "mode":  # the most frequent, the smallest of the equally frequent (np.unique: sorted, NaN as one)
+        r = np.empty(y.shape[:-1], y.dtype)
+        for i in np.ndindex(*y.shape[:-1]):
+            u, c = np.unique(y[i], return_counts=True)
+            r[i] = u[np.argmax(c)]
     else:
         r = np.sort(y, axis=-1)[..., min(2, y.shape[-1]) - 1]
     r = np.asarray(r)
@@ -678,7 +683,7 @@ def _reduce_tol(name, dtype, x64, axis, keepdims):
     (already rounded to the output dtype): the library accumulates floats in float64
     and rounds once, so a couple of output ulps plus float64 noise."""
     out_dtype = _out_dtype(REDUCE[name][1], dtype)
-    if out_dtype in ("int64", "uint64", "bool") or name in ("max", "min", "median", "nanmedian", "kthvalue"):
+    if out_dtype in ("int64", "uint64", "bool") or name in ("max", "min", "median", "nanmedian", "kthvalue", "mode"):
         return 0.0, 0.0  # exact
     eps = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8, "float32": 2.0 ** -24,
            "float64": 2.0 ** -53}[out_dtype]
@@ -807,7 +812,7 @@ def test_reduce_empty(name):
         fn = functools.partial(fn, q=Q)
     elif name == "kthvalue":
         fn = functools.partial(fn, k=1)
-    if name in ("max", "min", "argmax", "argmin", "median", "nanmedian", "kthvalue"):
+    if name in ("max", "min", "argmax", "argmin", "median", "nanmedian", "kthvalue", "mode"):
         with pytest.raises(ValueError) as e:
             fn(x, axis=1)
         assert "ct_reduce" in str(e.value)
@@ -1234,3 +1239,15 @@ def test_cummax_cummin_nan_and_in_place(rng):
     np.testing.assert_array_equal(_np(ct.cummax(u, 0)), [3, 2**64 - 1, 2**64 - 1])
     b = np.array([False, True, False])
     np.testing.assert_array_equal(_np(ct.cummax(b, 0)), [False, True, True])
+
+
+def test_mode_as_torch():
+    # torch.mode: the smallest of the most frequent; NaN equal to NaN; -0 equal to 0
+    assert float(_np(ct.mode(np.array([3.0, 1.0, 1.0, 3.0, 2.0])))) == 1.0
+    assert np.isnan(_np(ct.mode(np.array([np.nan, np.nan, 1.0]))))
+    assert float(_np(ct.mode(np.array([-0.0, 0.0, 5.0])))) == 0.0
+    x = np.array([[2, 2, 7, 7, 7, 1], [5, 4, 4, 5, 9, 9]], np.int64)
+    np.testing.assert_array_equal(_np(ct.mode(x, axis=1)), [7, 4])
+    big = np.repeat(np.arange(100, dtype=np.float32), np.arange(100) % 7 + 1)  # 6 and others at 7 each
+    np.random.default_rng(0).shuffle(big)
+    assert float(_np(ct.mode(big))) == 6.0
