@@ -514,9 +514,9 @@ typedef enum {
   R(X, QUANTILE, 167, quantile, CT_KIND_REDUCE, 1, "q", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the q-quantile, 0 <= q <= 1, interpolated linearly between the sorted elements at floor and ceil of q * (count - 1) (NumPy's and PyTorch's default); NaN if any is NaN or of nothing") \
   R(X, NANQUANTILE, 168, nanquantile, CT_KIND_REDUCE, 1, "q", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "quantile of the elements that are not NaN; NaN if there are none") \
   R(X, KTHVALUE, 169, kthvalue, CT_KIND_REDUCE, 1, "k", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the k-th smallest element, 1 <= k <= count, NaN above +inf (PyTorch's kthvalue)") \
-  R(X, MODE, 172, mode, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the most frequent element, the smallest of those as frequent (torch.mode; NaN equal to NaN, -0 to 0); of nothing is an error") \
   R(X, CUMMAX, 170, cummax, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running maximum along axis; NaN from the first NaN on") \
   R(X, CUMMIN, 171, cummin, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running minimum along axis; NaN from the first NaN on") \
+  R(X, MODE, 172, mode, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the most frequent element, the smallest of those as frequent (torch.mode; NaN equal to NaN, -0 to 0); of nothing is an error") \
 
 #define CT_NN_OP_ROWS(R, X) \
   R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \
