@@ -63,6 +63,11 @@ REDUCTION_EXTRA = set("cumsum cumprod cummax cummin logcumsumexp argmax argmin a
                       "nanmedian mode quantile nanquantile logsumexp count_nonzero".split())
 
 
+# Contractions: Python functions lowered onto ctensor's matmul (ctensor/_contract.py), compared below.
+CONTRACTIONS = ("einsum", "tensordot", "dot", "vdot", "inner", "outer", "mv", "addmm", "addmv", "addr", "baddbmm",
+                "addbmm")
+
+
 def family(op):
     from torch.testing._internal.opinfo.core import BinaryUfuncInfo, ReductionOpInfo, UnaryUfuncInfo
     if op.name in EXCLUDED or op.name.startswith(("jiterator_", "masked.")):
@@ -85,7 +90,7 @@ def ct_names():
     for o in ct.ops():
         for n in (o.name,) + tuple(o.python_names):
             names[n] = o.name
-    for n in ("linear", "cast"):
+    for n in ("linear", "cast") + CONTRACTIONS:
         if hasattr(ct, n):
             names[n] = n
     return names
@@ -339,6 +344,35 @@ def compare_ternary(op, name, stats, bad):
                       [tuple(getattr(a, "shape", ())) for a in args])
 
 
+def compare_contraction(op, name, stats, bad):
+    """Runs the CPU samples of a contraction (einsum, tensordot, dot, ..., the add*mm family) with PyTorch's
+    arguments: tensors of the sample's dtype, torch's keywords (alpha, beta, dims)."""
+    fn = getattr(ct, name)
+    for dtype, s in _samples(op):
+        if op.name == "einsum":
+            args, kw = [s.args[0]] + list(s.input), {}
+            tensors = list(s.input)
+        else:
+            args, kw = [s.input] + list(s.args), dict(s.kwargs)
+            tensors = args
+        if not all(isinstance(t, torch.Tensor) and t.dtype == dtype for t in tensors):
+            stats["not_taken"] += 1
+            continue
+        want = _torch_result(op, s, stats)
+        if want is None:
+            continue
+        try:
+            got = torch.from_dlpack(fn(*args, **kw))
+        except (TypeError, ValueError, NotImplementedError) as e:
+            stats["refused"] += 1
+            bad.append((op.name, str(dtype), [tuple(t.shape) for t in tensors], "refused: " + str(e)[:160]))
+            continue
+        def ref(*ts, s=s):  # op on other tensors (deliberate()'s float64 recomputation)
+            return op(list(ts), *s.args, **s.kwargs) if op.name == "einsum" else op(*ts, **s.kwargs)
+        _check_sample(op.name, ref, tensors, got, want, stats, bad, dtype,
+                      [tuple(t.shape) for t in tensors] + ([kw] if kw else []))
+
+
 def compare(op, name, stats, bad):
     """Runs op's CPU samples that ctensor's signature takes: 1 or 2 tensor inputs, and keywords ctensor's function
     has by torch's names."""
@@ -348,6 +382,8 @@ def compare(op, name, stats, bad):
         return compare_axis_op(op, name, info, stats, bad)
     if fn is not None and op.name in ELEMENTWISE_EXTRA:
         return compare_ternary(op, name, stats, bad)
+    if fn is not None and name in CONTRACTIONS:
+        return compare_contraction(op, name, stats, bad)
     if fn is None or info is None or info.kind not in ("unary", "binary"):
         return
     for dtype, s in _samples(op):
@@ -411,7 +447,7 @@ def main():
             fams[f]["covered"] += 1
             if a.compare and (f in ("elementwise", "reduction") or
                               type(op).__name__ in ("UnaryUfuncInfo", "BinaryUfuncInfo") or
-                              op.name in ("softmax", "log_softmax", "nn.functional.softmin")):
+                              op.name in ("softmax", "log_softmax", "nn.functional.softmin") or c in CONTRACTIONS):
                 compare(op, c, stats, bad)
         else:
             fams[f]["missing"].append(op.name)

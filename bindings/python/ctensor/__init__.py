@@ -35,12 +35,24 @@ from ._ctensor import (  # noqa: F401
     DType,
     Tensor,
     __version__,
+    asarray,
     copy,
     empty,
     get_num_threads,
     get_stream,
     set_num_threads,
     set_stream,
+)
+from ._contract import addbmm, addmm, addmv, addr, baddbmm, dot, einsum, inner, mv, outer, tensordot, vdot  # noqa: F401
+from ._views import (  # noqa: F401
+    as_strided,
+    broadcast_to,
+    diagonal,
+    expand_dims,
+    matrix_transpose,
+    permute,
+    reshape,
+    squeeze,
 )
 from ._nn import (  # noqa: F401
     avg_pool2d,

@@ -71,7 +71,10 @@ struct Storage {
   void* ptr = nullptr;
   CTDevice device{CT_CPU, 0};
   bool inline_data = false;
+  bool readonly = false;  // imported from a read-only producer (asarray): never an out=
   int block_class = -1;  // inline CPU blocks: the size class of the small-block cache (tensor.cpp), or -1
+  size_t bytes = 0;       // the bytes from ptr that views may reach (as_strided checks against them)
+  struct Foreign* foreign = nullptr;  // asarray: what keeps another library's memory alive (ptr not ours)
 };
 void storage_release(Storage* s);
 

@@ -193,6 +193,7 @@ void import_arg(Arg& a, PyObject* o, bool is_out, bool allow_scalar, const char*
     a.t.strides = a.strides;
     std::memcpy(a.shape, t->shape, sizeof(int64_t) * t->t.ndim);
     std::memcpy(a.strides, t->strides, sizeof(int64_t) * t->t.ndim);
+    a.readonly = t->storage->readonly;
     g_stats.tensor++;
     return;
   }
@@ -503,7 +504,7 @@ nb::object tensor_dlpack(nb::handle self, nb::handle stream, nb::handle max_vers
     e->v.version = {kDLPackMajor, kDLPackMinor};
     e->v.manager_ctx = e;
     e->v.deleter = versioned_deleter;
-    e->v.flags = src != t ? kDLFlagIsCopied : 0;
+    e->v.flags = src != t ? kDLFlagIsCopied : (src->storage->readonly ? kDLFlagReadOnly : 0);
     e->v.dl_tensor = dl;
     cap = PyCapsule_New(&e->v, "dltensor_versioned", capsule_destructor_versioned);
   } else {

@@ -55,6 +55,7 @@ Storage* storage_alloc(CTDevice dev, size_t bytes) {
     s->ptr = (char*)base + kInlineHeader;
     s->device = dev;
     s->inline_data = true;
+    s->bytes = bytes;
     return s;
   }
   void* p = nullptr;
@@ -62,12 +63,37 @@ Storage* storage_alloc(CTDevice dev, size_t bytes) {
   Storage* s = new Storage();
   s->ptr = p;
   s->device = dev;
+  s->bytes = bytes;
   return s;
 }
 }  // namespace
 
+// What keeps another library's memory alive behind an asarray() Tensor: the
+// producer's DLPack tensor (its deleter runs once, from any thread, as DLPack
+// allows), its buffer-protocol view, or the NumPy array itself.
+struct Foreign {
+  PyObject* owner = nullptr;  // a strong reference (NumPy's fast path and the buffer protocol)
+  bool has_view = false;
+  Py_buffer view;
+  DLManagedTensor* legacy = nullptr;
+  DLManagedTensorVersioned* versioned = nullptr;
+};
+
 void storage_release(Storage* s) {
   if (s && s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (Foreign* f = s->foreign) {
+      if (f->legacy && f->legacy->deleter) f->legacy->deleter(f->legacy);
+      if (f->versioned && f->versioned->deleter) f->versioned->deleter(f->versioned);
+      if (f->owner || f->has_view) {  // Python objects: the last reference may go on a thread without the GIL
+        const PyGILState_STATE g = PyGILState_Ensure();
+        if (f->has_view) PyBuffer_Release(&f->view);
+        Py_XDECREF(f->owner);
+        PyGILState_Release(g);
+      }
+      delete f;
+      delete s;
+      return;
+    }
     if (s->inline_data) {
       const CTDevice dev = s->device;
       const int c = s->block_class;
@@ -150,6 +176,112 @@ nb::object reinterpret(nb::handle x, nb::handle dtype) {
   return obj;
 }
 
+// The byte span [lo, hi) that a view of `ndim` dims reaches from its first
+// element (negative strides reach below it); hi == lo when it is empty.
+void view_span(int ndim, const int64_t* shape, const int64_t* strides, int64_t isz, int64_t* lo, int64_t* hi) {
+  int64_t l = 0, h = 0;
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] == 0) {
+      *lo = *hi = 0;
+      return;
+    }
+    const int64_t reach = strides[i] * (shape[i] - 1);
+    (reach < 0 ? l : h) += reach;
+  }
+  *lo = l * isz;
+  *hi = (h + 1) * isz;
+}
+
+// A view of x's memory (NumPy's as_strided, checked): `shape` and `strides`
+// (in elements) from `offset` elements past x's first element. Every element
+// the view reaches must lie in x's storage, so no view reads or writes memory
+// that is not the tensor's.
+nb::object view(nb::handle x, nb::handle shape, nb::handle strides, int64_t offset) {
+  Tensor* t = nb::inst_ptr<Tensor>(x);
+  std::vector<int64_t> sh, st;
+  for (nb::handle h : shape) sh.push_back(nb::cast<int64_t>(h));
+  for (nb::handle h : strides) st.push_back(nb::cast<int64_t>(h));
+  if (sh.size() != st.size())
+    raise(PyExc_ValueError, "as_strided: shape has %zu dims but strides %zu", sh.size(), st.size());
+  if (sh.size() > (size_t)CT_MAX_NDIM)
+    raise(PyExc_ValueError, "as_strided: %zu dims, more than CT_MAX_NDIM=%d", sh.size(), CT_MAX_NDIM);
+  const int nd = (int)sh.size();
+  for (int i = 0; i < nd; ++i) {
+    if (sh[i] < 0) raise(PyExc_ValueError, "as_strided: shape[%d]=%lld is negative", i, (long long)sh[i]);
+    if (sh[i] > (int64_t(1) << 48) || st[i] > (int64_t(1) << 48) || st[i] < -(int64_t(1) << 48))
+      raise(PyExc_ValueError, "as_strided: shape[%d]=%lld, strides[%d]=%lld are out of range", i,
+            (long long)sh[i], i, (long long)st[i]);
+  }
+  const int64_t isz = (int64_t)itemsize(t->t.dtype);
+  int64_t lo, hi;
+  view_span(nd, sh.data(), st.data(), isz, &lo, &hi);
+  const int64_t first = (int64_t)((char*)t->t.data + t->t.byte_offset - (char*)t->storage->ptr) + offset * isz;
+  if (hi > lo && (first + lo < 0 || first + hi > (int64_t)t->storage->bytes))
+    raise(PyExc_ValueError,
+          "as_strided: shape %s, strides %s and offset %lld reach bytes [%lld, %lld) of a storage of %zu bytes",
+          shape_str(nd, sh.data()).c_str(), shape_str(nd, st.data()).c_str(), (long long)offset,
+          (long long)(first + lo), (long long)(first + hi), t->storage->bytes);
+  nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
+  auto* r = new (nb::inst_ptr<Tensor>(obj)) Tensor();
+  nb::inst_mark_ready(obj);
+  r->storage = t->storage;
+  r->storage->refs.fetch_add(1, std::memory_order_relaxed);
+  r->t = t->t;
+  r->t.ndim = nd;
+  const int64_t boff = (int64_t)t->t.byte_offset + offset * isz;
+  r->t.byte_offset = (uint64_t)boff;
+  if (boff < 0) {  // below the producer's data pointer (an asarray of a reversed view): a plain address there
+    r->t.data = (char*)t->t.data + boff;
+    r->t.byte_offset = 0;
+  }
+  for (int i = 0; i < nd; ++i) {
+    r->shape[i] = sh[i];
+    r->strides[i] = st[i];
+  }
+  r->t.shape = r->shape;
+  r->t.strides = r->strides;
+  return obj;
+}
+
+// Any array as a ctensor.Tensor over the same memory (no copy): the
+// producer's memory stays alive as long as the Tensor or a view of it does.
+nb::object asarray(nb::handle x) {
+  if (Py_TYPE(x.ptr()) == g_tensor_type) return nb::borrow(x);
+  Arg a;
+  import_arg(a, x.ptr(), false, false, "asarray", "x");
+  const int64_t isz = (int64_t)itemsize(a.t.dtype);
+  int64_t lo, hi;
+  view_span(a.t.ndim, a.t.shape, a.t.strides, isz, &lo, &hi);
+  auto* f = new Foreign();
+  auto* s = new Storage();
+  s->foreign = f;
+  s->device = a.t.device;
+  s->readonly = a.readonly;
+  s->ptr = (char*)a.t.data + a.t.byte_offset + lo;
+  s->bytes = (size_t)(hi - lo);
+  // Take over what keeps the memory alive from the Arg (its release() then frees nothing).
+  f->legacy = a.legacy;
+  f->versioned = a.versioned;
+  a.legacy = nullptr;
+  a.versioned = nullptr;
+  if (a.has_view) {
+    f->view = a.view;
+    f->has_view = true;
+    a.has_view = false;
+  }
+  if (!f->legacy && !f->versioned && !f->has_view) f->owner = Py_NewRef(x.ptr());
+  nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
+  auto* r = new (nb::inst_ptr<Tensor>(obj)) Tensor();
+  nb::inst_mark_ready(obj);
+  r->storage = s;
+  r->t = a.t;
+  std::memcpy(r->shape, a.t.shape, sizeof(int64_t) * a.t.ndim);
+  std::memcpy(r->strides, a.t.strides, sizeof(int64_t) * a.t.ndim);
+  r->t.shape = r->shape;
+  r->t.strides = r->strides;
+  return obj;
+}
+
 const char* buffer_format(CTDataType d) {
   switch (d.code) {
     case CT_BOOL: return "?";
@@ -217,6 +349,13 @@ PyType_Slot tensor_slots[] = {
 #define CT_NB_POOLED
 #endif
 
+// A Tensor method implemented in ctensor/_views.py.
+auto view_method(const char* fn) {
+  return [fn](nb::handle self, nb::args args, nb::kwargs kwargs) {
+    return nb::module_::import_("ctensor._views").attr(fn)(self, *args, **kwargs);
+  };
+}
+
 void init_tensor(nb::module_& m) {
   nb::class_<Tensor>(m, "Tensor", nb::type_slots(tensor_slots) CT_NB_POOLED,
                      "An array that ctensor allocated: the result of an op without out=.\n\n"
@@ -263,7 +402,34 @@ void init_tensor(nb::module_& m) {
       }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none(),
          nb::sig("def __array__(self, dtype: object | None = None, copy: bool | None = None) -> numpy.ndarray"),
          "NumPy's conversion protocol: a view, or a copy when dtype differs or copy=True.")
-      .def("__repr__", [](nb::handle self) { return nb::module_::import_("ctensor").attr("_tensor_repr")(self); });
+      .def("__repr__", [](nb::handle self) { return nb::module_::import_("ctensor").attr("_tensor_repr")(self); })
+      // Views (ctensor/_views.py: every one through the checked _view)
+      .def("reshape", view_method("reshape"), nb::sig("def reshape(self, *shape: int) -> Tensor"),
+           "A view with a new shape (one extent may be -1), or a row-major copy when the strides allow no view.")
+      .def("permute", view_method("permute"), nb::sig("def permute(self, *axes: int) -> Tensor"),
+           "A view with the axes in the given order.")
+      .def("transpose", view_method("transpose"), nb::sig("def transpose(self, *axes: int) -> Tensor"),
+           "transpose(a, b): a view with axes a and b swapped; transpose(): every axis reversed.")
+      .def("diagonal", view_method("diagonal"),
+           nb::sig("def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor"),
+           "A view of the diagonal of axis1 and axis2, as the last axis.")
+      .def("squeeze", view_method("squeeze"), nb::sig("def squeeze(self, axis: int | None = None) -> Tensor"),
+           "A view without the axes of extent 1.")
+      .def("unsqueeze", view_method("expand_dims"), nb::sig("def unsqueeze(self, axis: int) -> Tensor"),
+           "A view with a new axis of extent 1 at axis.")
+      .def("expand", view_method("broadcast_to"), nb::sig("def expand(self, *shape: int) -> Tensor"),
+           "A view broadcast to shape (stride 0 along the broadcast axes).")
+      .def("as_strided", view_method("as_strided"),
+           nb::sig("def as_strided(self, shape: tuple[int, ...], strides: tuple[int, ...], offset: int = 0) -> Tensor"),
+           "A view with the given shape and strides (elements) from offset elements past the first element; every "
+           "element must lie in the tensor's memory.")
+      .def("__getitem__", view_method("getitem"), nb::sig("def __getitem__(self, key: object) -> Tensor"),
+           "Basic indexing (integers, slices, None, Ellipsis): a view.")
+      .def_prop_ro("T", [](nb::handle self) { return nb::module_::import_("ctensor._views").attr("transpose")(self); },
+                   "A view with every axis reversed.")
+      .def_prop_ro("mT", [](nb::handle self) {
+        return nb::module_::import_("ctensor._views").attr("matrix_transpose")(self);
+      }, "A view with the last two axes swapped.");
   g_tensor_type = (PyTypeObject*)nb::type<Tensor>().ptr();
 
   m.def("empty", &empty, nb::arg("shape"), nb::arg("dtype") = "float32", nb::arg("device") = nb::none(),
@@ -271,6 +437,13 @@ void init_tensor(nb::module_& m) {
                 "Tensor"),
         "A new uninitialised row-major ctensor.Tensor. device: 'cpu' (default), 'cuda:1', ..., a DLPack "
         "(device_type, device_id) pair or a ctensor.devices() entry.");
+  m.def("_view", &view, nb::arg("x"), nb::arg("shape"), nb::arg("strides"), nb::arg("offset") = 0,
+        "A view of x's memory: shape, strides in elements, offset in elements from x's first element; every "
+        "element must lie in x's storage.");
+  m.def("asarray", &asarray, nb::arg("x"), nb::sig("def asarray(x: object) -> Tensor"),
+        "Any array (DLPack, NumPy, the buffer protocol) as a ctensor.Tensor over the same memory, without a "
+        "copy; a ctensor.Tensor is returned as is. The producer's memory stays alive while the Tensor or a "
+        "view of it does; a read-only producer gives a Tensor that cannot be an out=.");
   m.def("_reinterpret", &reinterpret, nb::arg("x"), nb::arg("dtype"),
         "The same memory as a Tensor of another dtype of the same size.");
 }
