@@ -155,6 +155,27 @@ nb::tuple dims_tuple(int n, const int64_t* v) {
   return nb::tuple(l);
 }
 
+// A new Tensor over `s` (whose reference it takes) describing `base` with
+// the given dims: views, reinterpretations and asarray all end here.
+nb::object tensor_over(Storage* s, const CTensor& base, int nd, const int64_t* shape, const int64_t* strides) {
+  nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
+  auto* r = new (nb::inst_ptr<Tensor>(obj)) Tensor();
+  nb::inst_mark_ready(obj);
+  r->storage = s;
+  r->t = base;
+  r->t.ndim = nd;
+  std::memcpy(r->shape, shape, sizeof(int64_t) * nd);
+  std::memcpy(r->strides, strides, sizeof(int64_t) * nd);
+  r->t.shape = r->shape;
+  r->t.strides = r->strides;
+  return obj;
+}
+
+Storage* share(Storage* s) {
+  s->refs.fetch_add(1, std::memory_order_relaxed);
+  return s;
+}
+
 // The same memory as a Tensor of another dtype of the same size.
 nb::object reinterpret(nb::handle x, nb::handle dtype) {
   Tensor* t = nb::inst_ptr<Tensor>(x);
@@ -162,18 +183,9 @@ nb::object reinterpret(nb::handle x, nb::handle dtype) {
   if (itemsize(dt) != itemsize(t->t.dtype))
     raise(PyExc_ValueError, "_reinterpret: %s and %s differ in size", dtype_name(dt).c_str(),
           dtype_name(t->t.dtype).c_str());
-  nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
-  auto* r = new (nb::inst_ptr<Tensor>(obj)) Tensor();
-  nb::inst_mark_ready(obj);
-  r->storage = t->storage;
-  r->storage->refs.fetch_add(1, std::memory_order_relaxed);
-  r->t = t->t;
-  r->t.dtype = dt;
-  std::memcpy(r->shape, t->shape, sizeof r->shape);
-  std::memcpy(r->strides, t->strides, sizeof r->strides);
-  r->t.shape = r->shape;
-  r->t.strides = r->strides;
-  return obj;
+  CTensor base = t->t;
+  base.dtype = dt;
+  return tensor_over(share(t->storage), base, t->t.ndim, t->shape, t->strides);
 }
 
 // The byte span [lo, hi) that a view of `ndim` dims reaches from its first
@@ -221,26 +233,14 @@ nb::object view(nb::handle x, nb::handle shape, nb::handle strides, int64_t offs
           "as_strided: shape %s, strides %s and offset %lld reach bytes [%lld, %lld) of a storage of %zu bytes",
           shape_str(nd, sh.data()).c_str(), shape_str(nd, st.data()).c_str(), (long long)offset,
           (long long)(first + lo), (long long)(first + hi), t->storage->bytes);
-  nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
-  auto* r = new (nb::inst_ptr<Tensor>(obj)) Tensor();
-  nb::inst_mark_ready(obj);
-  r->storage = t->storage;
-  r->storage->refs.fetch_add(1, std::memory_order_relaxed);
-  r->t = t->t;
-  r->t.ndim = nd;
+  CTensor base = t->t;
   const int64_t boff = (int64_t)t->t.byte_offset + offset * isz;
-  r->t.byte_offset = (uint64_t)boff;
+  base.byte_offset = (uint64_t)boff;
   if (boff < 0) {  // below the producer's data pointer (an asarray of a reversed view): a plain address there
-    r->t.data = (char*)t->t.data + boff;
-    r->t.byte_offset = 0;
+    base.data = (char*)t->t.data + boff;
+    base.byte_offset = 0;
   }
-  for (int i = 0; i < nd; ++i) {
-    r->shape[i] = sh[i];
-    r->strides[i] = st[i];
-  }
-  r->t.shape = r->shape;
-  r->t.strides = r->strides;
-  return obj;
+  return tensor_over(share(t->storage), base, nd, sh.data(), st.data());
 }
 
 // Any array as a ctensor.Tensor over the same memory (no copy): the
@@ -270,16 +270,7 @@ nb::object asarray(nb::handle x) {
     a.has_view = false;
   }
   if (!f->legacy && !f->versioned && !f->has_view) f->owner = Py_NewRef(x.ptr());
-  nb::object obj = nb::inst_alloc(nb::handle((PyObject*)g_tensor_type));
-  auto* r = new (nb::inst_ptr<Tensor>(obj)) Tensor();
-  nb::inst_mark_ready(obj);
-  r->storage = s;
-  r->t = a.t;
-  std::memcpy(r->shape, a.t.shape, sizeof(int64_t) * a.t.ndim);
-  std::memcpy(r->strides, a.t.strides, sizeof(int64_t) * a.t.ndim);
-  r->t.shape = r->shape;
-  r->t.strides = r->strides;
-  return obj;
+  return tensor_over(s, a.t, a.t.ndim, a.t.shape, a.t.strides);
 }
 
 const char* buffer_format(CTDataType d) {
