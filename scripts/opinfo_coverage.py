@@ -63,6 +63,8 @@ REDUCTION_EXTRA = set("cumsum cumprod cummax cummin logcumsumexp argmax argmin a
                       "nanmedian mode quantile nanquantile logsumexp count_nonzero".split())
 
 
+# Data movement: Python functions of views and copies (ctensor/_movement.py), compared bit for bit below.
+MOVEMENT = ("cat", "stack", "flip", "roll", "tile", "repeat", "constant_pad_nd", "pad", "tril", "triu")
 # Contractions: Python functions lowered onto ctensor's matmul (ctensor/_contract.py), compared below.
 CONTRACTIONS = ("einsum", "tensordot", "dot", "vdot", "inner", "outer", "mv", "addmm", "addmv", "addr", "baddbmm",
                 "addbmm")
@@ -90,7 +92,7 @@ def ct_names():
     for o in ct.ops():
         for n in (o.name,) + tuple(o.python_names):
             names[n] = o.name
-    for n in ("linear", "cast") + CONTRACTIONS:
+    for n in ("linear", "cast") + CONTRACTIONS + MOVEMENT:
         if hasattr(ct, n):
             names[n] = n
     return names
@@ -373,6 +375,34 @@ def compare_contraction(op, name, stats, bad):
                       [tuple(t.shape) for t in tensors] + ([kw] if kw else []))
 
 
+def compare_movement(op, name, stats, bad):
+    """Runs the CPU samples of a data-movement op with PyTorch's arguments; the result must be torch's bit for
+    bit (a copy computes nothing)."""
+    fn = getattr(ct, name)
+    for dtype, s in _samples(op):
+        tensors = list(s.input) if isinstance(s.input, (list, tuple)) else [s.input]
+        if not all(isinstance(t, torch.Tensor) and t.dtype == dtype for t in tensors):
+            stats["not_taken"] += 1
+            continue
+        want = _torch_result(op, s, stats)
+        if want is None:
+            continue
+        try:
+            got = torch.from_dlpack(fn(s.input, *s.args, **s.kwargs))
+        except (TypeError, ValueError, NotImplementedError) as e:
+            stats["refused"] += 1
+            bad.append((op.name, str(dtype), [tuple(t.shape) for t in tensors], "refused: " + str(e)[:160]))
+            continue
+        stats["compared"] += 1
+        try:
+            torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True, check_dtype=True,
+                                       check_stride=False)
+        except AssertionError as e:
+            stats["wrong"] += 1
+            bad.append((op.name, str(dtype), [tuple(t.shape) for t in tensors],
+                        str(s.args) + str(s.kwargs) + " " + str(e).splitlines()[0][:200]))
+
+
 def compare(op, name, stats, bad):
     """Runs op's CPU samples that ctensor's signature takes: 1 or 2 tensor inputs, and keywords ctensor's function
     has by torch's names."""
@@ -384,6 +414,8 @@ def compare(op, name, stats, bad):
         return compare_ternary(op, name, stats, bad)
     if fn is not None and name in CONTRACTIONS:
         return compare_contraction(op, name, stats, bad)
+    if fn is not None and name in MOVEMENT:
+        return compare_movement(op, name, stats, bad)
     if fn is None or info is None or info.kind not in ("unary", "binary"):
         return
     for dtype, s in _samples(op):
@@ -447,7 +479,7 @@ def main():
             fams[f]["covered"] += 1
             if a.compare and (f in ("elementwise", "reduction") or
                               type(op).__name__ in ("UnaryUfuncInfo", "BinaryUfuncInfo") or
-                              op.name in ("softmax", "log_softmax", "nn.functional.softmin") or c in CONTRACTIONS):
+                              op.name in ("softmax", "log_softmax", "nn.functional.softmin") or c in CONTRACTIONS + MOVEMENT):
                 compare(op, c, stats, bad)
         else:
             fams[f]["missing"].append(op.name)

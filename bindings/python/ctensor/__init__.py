@@ -44,6 +44,20 @@ from ._ctensor import (  # noqa: F401
     set_stream,
 )
 from ._contract import addbmm, addmm, addmv, addr, baddbmm, dot, einsum, inner, mv, outer, tensordot, vdot  # noqa: F401
+from ._movement import (  # noqa: F401
+    cat,
+    concat,
+    concatenate,
+    constant_pad_nd,
+    flip,
+    pad,
+    repeat,
+    roll,
+    stack,
+    tile,
+    tril,
+    triu,
+)
 from ._views import (  # noqa: F401
     as_strided,
     broadcast_to,

@@ -22,10 +22,14 @@ def _dims(shape) -> tuple[int, ...]:
     return tuple(operator.index(e) for e in shape)
 
 
+class AxisError(ValueError, IndexError):
+    """An axis out of range (a ValueError and an IndexError, as NumPy's)."""
+
+
 def _axis(fn: str, axis, ndim: int) -> int:
     a = operator.index(axis)
     if not -max(ndim, 1) <= a < max(ndim, 1):
-        raise IndexError(f"{fn}: axis {a} is out of range for {ndim} dims")
+        raise AxisError(f"{fn}: axis {a} is out of range for {ndim} dims")
     return a % max(ndim, 1)
 
 
