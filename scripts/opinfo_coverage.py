@@ -403,6 +403,34 @@ def compare_movement(op, name, stats, bad):
                         str(s.args) + str(s.kwargs) + " " + str(e).splitlines()[0][:200]))
 
 
+def compare_index(op, stats, bad):
+    """Runs the CPU samples of an index op (take, gather, index_select, scatter, scatter_add, index_add,
+    take_along_dim, embedding, one_hot) through ctensor's function of torch's name and arguments; a keyword ctensor
+    does not take (scatter's reduce=) is not taken."""
+    fn = getattr(ct, op.name.replace("nn.functional.", ""))
+    for dtype, s in _samples(op):
+        tensors = [t for t in [s.input, *s.args] if isinstance(t, torch.Tensor)]
+        want = _torch_result(op, s, stats)
+        if want is None:
+            continue
+        try:
+            got = torch.from_dlpack(fn(s.input, *s.args, **s.kwargs))
+        except TypeError:
+            stats["not_taken"] += 1
+            continue
+        except (ValueError, NotImplementedError) as e:
+            stats["refused"] += 1
+            bad.append((op.name, str(dtype), [tuple(t.shape) for t in tensors], "refused: " + str(e)[:160]))
+            continue
+        stats["compared"] += 1
+        try:
+            torch.testing.assert_close(got, want, equal_nan=True, check_dtype=True, check_stride=False)
+        except AssertionError as e:
+            stats["wrong"] += 1
+            bad.append((op.name, str(dtype), [tuple(t.shape) for t in tensors],
+                        str(s.args)[:80] + str(s.kwargs) + " " + str(e).splitlines()[0][:200]))
+
+
 def compare(op, name, stats, bad):
     """Runs op's CPU samples that ctensor's signature takes: 1 or 2 tensor inputs, and keywords ctensor's function
     has by torch's names."""
@@ -416,6 +444,8 @@ def compare(op, name, stats, bad):
         return compare_contraction(op, name, stats, bad)
     if fn is not None and name in MOVEMENT:
         return compare_movement(op, name, stats, bad)
+    if info is not None and info.kind == "index":
+        return compare_index(op, stats, bad)
     if fn is None or info is None or info.kind not in ("unary", "binary"):
         return
     for dtype, s in _samples(op):
@@ -479,7 +509,8 @@ def main():
             fams[f]["covered"] += 1
             if a.compare and (f in ("elementwise", "reduction") or
                               type(op).__name__ in ("UnaryUfuncInfo", "BinaryUfuncInfo") or
-                              op.name in ("softmax", "log_softmax", "nn.functional.softmin") or c in CONTRACTIONS + MOVEMENT):
+                              op.name in ("softmax", "log_softmax", "nn.functional.softmin") or c in CONTRACTIONS + MOVEMENT or f == "indexing" or
+                              op.name in ("nn.functional.embedding", "nn.functional.one_hot")):
                 compare(op, c, stats, bad)
         else:
             fams[f]["missing"].append(op.name)

@@ -689,7 +689,8 @@ TEST_CASE("every category 2 op's result dtype, for int32 and float32 inputs", "[
       {CT_OP_COUNT_NONZERO, 'I'}, {CT_OP_LOGCUMSUMEXP, 'S'}, {CT_OP_SOFTMIN, 'S'}, {CT_OP_SORT, 'S'},
       {CT_OP_ARGSORT, 'I'}, {CT_OP_XLOG1PY, 'S'}, {CT_OP_MEDIAN, 'S'}, {CT_OP_NANMEDIAN, 'S'},
       {CT_OP_QUANTILE, 'F'}, {CT_OP_NANQUANTILE, 'F'}, {CT_OP_KTHVALUE, 'S'}, {CT_OP_CUMMAX, 'S'},
-      {CT_OP_CUMMIN, 'S'}, {CT_OP_MODE, 'S'}};
+      {CT_OP_CUMMIN, 'S'}, {CT_OP_MODE, 'S'}, {CT_OP_TAKE, 'S'}, {CT_OP_GATHER, 'S'},
+      {CT_OP_SCATTER, 'S'}, {CT_OP_SCATTER_ADD, 'S'}, {CT_OP_INDEX_ADD, 'S'}};
   size_t category2 = 0;  // every built-in op of category 2 has a row here
   for (int32_t op = 0; op < (int32_t)CT_OP_END_; ++op)
     if (ct::op_info(op).category == CT_CATEGORY_BROADCAST_REDUCE) ++category2;
@@ -1491,6 +1492,45 @@ ct::Tensor reduce_input(int32_t op) {
   ct::Tensor out = ct::Tensor::empty({2, 3}, got.dtype());                         \
   ct::name(x, 0, out);                                                             \
   REQUIRE(bytes_of(out) == bytes_of(want));
+
+// Index ops through ct::index_op: the same bytes as ct_index by id (the named
+// wrappers: "the index kind's named wrappers" below). take: x (2, 3), axis 1,
+// index (2, 2) -> (2, 2, 2); gather: -> (2, 2); scatter and scatter_add:
+// src (2, 3) -> x's shape; index_add: index (3,), src (2, 3), alpha 2.
+#define CT_TEST2_GEN_CT_KIND_INDEX(ID, name, nparams)                                              \
+  ct::Tensor x = reduce_input(CT_OP_##ID);                                                        \
+  const bool has_src = ct::detail::index_has_src(CT_OP_##ID);                                      \
+  const bool is_add = CT_OP_##ID == CT_OP_INDEX_ADD;                                               \
+  ct::Tensor idx = is_add ? ct::Tensor::from_vector(std::vector<int64_t>{2, 0, 2})                        \
+                          : ct::Tensor::from_vector(std::vector<int64_t>{2, -3, 1, 1}, {2, 2});           \
+  const std::vector<double> ps(nparams, 2.0);                                                      \
+  ct::Tensor got = ct::index_op(CT_OP_##ID, x, 1, idx, has_src ? &x : nullptr, ps);                \
+  ct::Tensor want = ct::Tensor::empty(got.shape(), got.dtype());                                   \
+  CTensor wc = want.c();                                                                           \
+  REQUIRE(ct_index(CT_OP_##ID, &x.c(), 1, &idx.c(), has_src ? &x.c() : nullptr,                    \
+                   nparams ? ps.data() : nullptr, nparams, &wc, nullptr) == CT_OK);                \
+  REQUIRE(bytes_of(got) == bytes_of(want));
+
+TEST_CASE("the index kind's named wrappers", "[cpp]") {
+  ct::Tensor x = ct::Tensor::from({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {2, 3});
+  ct::Tensor i = ct::Tensor::from_vector(std::vector<int64_t>{2, 0, -1, 1}, {2, 2});
+  REQUIRE(ct::take(x, 1, i).shape() == shp({2, 2, 2}));
+  REQUIRE(ct::take(x, 1, i).to_vector<float>() == std::vector<float>{3, 1, 3, 2, 6, 4, 6, 5});
+  REQUIRE(ct::gather(x, 1, i).to_vector<float>() == std::vector<float>{3, 1, 6, 5});
+  ct::Tensor src = ct::Tensor::from({10.f, 20.f, 30.f, 40.f, 50.f, 60.f}, {2, 3});
+  REQUIRE(ct::scatter(x, 1, i, src).to_vector<float>() == std::vector<float>{20, 2, 10, 4, 50, 40});
+  REQUIRE(ct::scatter_add(x, 1, i, src).to_vector<float>() == std::vector<float>{21, 2, 13, 4, 55, 46});
+  ct::Tensor i1 = ct::Tensor::from_vector(std::vector<int64_t>{2, 2, 0});
+  REQUIRE(ct::index_add(x, 1, i1, src).to_vector<float>() == std::vector<float>{31, 2, 33, 64, 5, 96});
+  REQUIRE(ct::index_add(x, 1, i1, src, 0.5).to_vector<float>() == std::vector<float>{16, 2, 18, 34, 5, 51});
+  ct::Tensor out = ct::Tensor::empty({2, 3}, ct::dtype::float32);
+  ct::scatter(x, 1, i, src, out);
+  REQUIRE(out.to_vector<float>() == std::vector<float>{20, 2, 10, 4, 50, 40});
+  ct::scatter_add(out, 1, i, src, out);  // in place
+  REQUIRE(out.to_vector<float>() == std::vector<float>{40, 2, 20, 4, 100, 80});
+  ct::Tensor bad = ct::Tensor::from_vector(std::vector<int64_t>{3, 0, 0, 0}, {2, 2});
+  require_status([&] { ct::gather(x, 1, bad); }, CT_ERR_INVALID_ARGUMENT, "index[0,0]=3 is outside [-3, 3)");
+}
 
 TEST_CASE("every generated category 2 wrapper calls its own op", "[cpp]") {
   CT_BROADCAST_REDUCE_OPS(CT_TEST2_GEN_)

@@ -99,8 +99,9 @@ TEST_CASE("errors: every op id x every entry point of another kind names the rig
   };
   const Entry entries[] = {{"ct_unary", CT_KIND_UNARY},   {"ct_unary_param", CT_KIND_UNARY_PARAM},
                            {"ct_ternary", CT_KIND_TERNARY}, {"ct_binary", CT_KIND_BINARY},
-                           {"ct_reduce", CT_KIND_REDUCE},   {"ct_along_axis", CT_KIND_ALONG_AXIS}};
-  int kinds_seen[CT_KIND_NN + 1] = {0};
+                           {"ct_reduce", CT_KIND_REDUCE},   {"ct_along_axis", CT_KIND_ALONG_AXIS},
+                           {"ct_index", CT_KIND_INDEX}};
+  int kinds_seen[CT_KIND_INDEX + 1] = {0};
   for (int32_t op = 0; op < ct_op_count(); ++op) {
     if (unloaded_plugin_op(op)) continue;
     CTOpInfo info;
@@ -108,10 +109,10 @@ TEST_CASE("errors: every op id x every entry point of another kind names the rig
     info.struct_size = sizeof info;
     REQUIRE(ct_op_info(op, &info) == CT_OK);
     REQUIRE(info.kind >= CT_KIND_UNARY);
-    REQUIRE(info.kind <= CT_KIND_NN);
+    REQUIRE(info.kind <= CT_KIND_INDEX);
     ++kinds_seen[info.kind];
     static const char* const want_entry[] = {"", "ct_unary", "ct_unary_param", "ct_ternary", "ct_cast",
-                                             "ct_binary", "ct_reduce", "ct_along_axis", ""};
+                                             "ct_binary", "ct_reduce", "ct_along_axis", "", "ct_index"};
     const std::string want = info.kind == CT_KIND_NN ? "call ct_" + std::string(info.name) + " or ct_nn"
                                                      : "call " + std::string(want_entry[info.kind]);
     for (const Entry& e : entries) {
@@ -124,13 +125,14 @@ TEST_CASE("errors: every op id x every entry point of another kind names the rig
         case CT_KIND_BINARY: s = ct_binary(op, &x, &x, &o, nullptr); break;
         case CT_KIND_REDUCE: s = ct_reduce(op, &x, &ax, 1, 1, nullptr, 0, &o, nullptr); break;
         case CT_KIND_ALONG_AXIS: s = ct_along_axis(op, &x, 0, &o, nullptr); break;
+        case CT_KIND_INDEX: s = ct_index(op, &x, 0, &x, &x, p, 0, &o, nullptr); break;
       }
       INFO("op " << op << " (" << info.name << ", kind " << info.kind << ") through " << e.fn);
       expect_fail(s, CT_ERR_INVALID_ARGUMENT, e.fn, {}, {info.name, want});
       CHECK(!contains(last_error(), "(null)"));
     }
   }
-  for (int k = CT_KIND_UNARY; k <= CT_KIND_NN; ++k) {
+  for (int k = CT_KIND_UNARY; k <= CT_KIND_INDEX; ++k) {
     INFO("kind " << k);
     CHECK(kinds_seen[k] > 0);  // the loop above covered every kind
   }

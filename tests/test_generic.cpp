@@ -442,6 +442,9 @@ CTStatus run_views(int op, int kind, std::vector<CTensor>& v, CTensor& o, const 
       return ct_reduce(op, &v[0], nullptr, 0, 0, params.empty() ? nullptr : params.data(), (int32_t)params.size(),
                        &o, stream);
     case CT_KIND_ALONG_AXIS: return ct_along_axis(op, &v[0], -1, &o, stream);
+    case CT_KIND_INDEX:  // take, gather: (x, index); the scatters: (x, index, src); along the last axis
+      return ct_index(op, &v[0], -1, &v[1], v.size() > 2 ? &v[2] : nullptr, params.empty() ? nullptr : params.data(),
+                      (int32_t)params.size(), &o, stream);
   }
   return CT_ERR_INTERNAL;
 }
@@ -681,6 +684,7 @@ std::string expected_param_names(const std::string& n, int op) {
   if (n == "var" || n == "std") return "correction";
   if (n == "quantile" || n == "nanquantile") return "q";
   if (n == "kthvalue") return "k";
+  if (n == "index_add") return "alpha=1";
   return "";
 }
 
@@ -723,6 +727,16 @@ TEST_CASE("registry lists every header op with its facts", "[generic]") {
       CHECK(info.category == CT_CATEGORY_NN);
       CHECK(info.output_dtype == CT_OUTPUT_NN);
       CHECK(info.inplace == 0);
+      continue;
+    }
+    if (info.kind == CT_KIND_INDEX) {  // facts here, the ops in test_index.cpp
+      const bool gathers = name == "take" || name == "gather";
+      CHECK(info.category == CT_CATEGORY_BROADCAST_REDUCE);
+      CHECK(info.num_inputs == (gathers ? 2 : 3));
+      CHECK(info.num_tensors == info.num_inputs + 1);
+      CHECK(info.tensor_roles[1] == CT_ROLE_INDEX);
+      CHECK(info.output_dtype == CT_OUTPUT_SAME);
+      CHECK(info.inplace == (gathers ? 0 : 1));  // a scatter may update x in place; a gather reads x everywhere
       continue;
     }
     CHECK(info.category == (is_category2_kind(header_kind(op)) ? CT_CATEGORY_BROADCAST_REDUCE
@@ -784,7 +798,10 @@ TEST_CASE("ct_op_supported matches SEMANTICS.md, and unsupported runs fail clean
         int dout = output_dtype_for(info.output_dtype, d);
         std::vector<HostTensor> ins;
         for (int k = 0; k < info.num_inputs; ++k)
-          ins.push_back(HostTensor::compact(info.op == CT_OP_WHERE && k == 0 ? DT_BOOL : d, shape));
+          ins.push_back(HostTensor::compact(info.op == CT_OP_WHERE && k == 0    ? DT_BOOL
+                                            : info.kind == CT_KIND_INDEX && k == 1 ? DT_I64
+                                                                                   : d,
+                                            shape));
         HostTensor out = HostTensor::compact(dout, info.kind == CT_KIND_REDUCE ? std::vector<int64_t>{} : shape);
         out.fill_bytes(0x5A);
         std::vector<unsigned char> before = out.bytes();
@@ -823,7 +840,8 @@ TEST_CASE("every op x dtype against the double reference", "[generic]") {
       // Category 2 kinds (binary, reduce, along-axis) have their own suites:
       // test_binary.cpp and test_reduce.cpp (and on other devices, the test
       // case below this one).
-      if (is_category2_kind(info.kind) || info.kind == CT_KIND_NN) continue;  // NN ops: test_nn_*.cpp
+      if (is_category2_kind(info.kind) || info.kind == CT_KIND_NN || info.kind == CT_KIND_INDEX)
+        continue;  // NN ops: test_nn_*.cpp; index ops: test_index.cpp
       std::string name = info.name;
       if (op >= (int)CT_OP_END_ && !find_ref(info.name)) {  // appended by a newer library than this header
         WARN("skipping op " << name << " (newer than this test's header)");

@@ -23,6 +23,11 @@ int dt_index_of(CTDataType t) {
 std::vector<std::vector<int64_t>> input_shapes(const CTOpInfo& info) {
   std::vector<std::vector<int64_t>> s;
   const int32_t n = info.num_inputs;
+  if (info.kind == CT_KIND_INDEX) {  // along the last axis (the test's args.axis = -1)
+    if (info.op == CT_OP_INDEX_ADD) return {{2, 3}, {3}, {2, 3}};
+    if (n == 3) return {{2, 3}, {2, 2}, {2, 3}};
+    return {{2, 3}, {2, 2}};
+  }
   switch (info.shape_rule) {
     case CT_SHAPE_SAME:
       for (int i = 0; i < n; ++i) s.push_back({2, 3});
@@ -101,7 +106,9 @@ int input_dtype(const CTOpInfo& info, int i, int data) {
 
 void fill_input(HostTensor& t, const CTOpInfo& info, int role) {
   for (int64_t k = 0; k < t.numel(); ++k) {
-    if (role == CT_ROLE_INDEX) {
+    if (role == CT_ROLE_INDEX && info.kind == CT_KIND_INDEX) {
+      t.set_i(k, k % 3 - 1);  // -1, 0, 1: valid for an axis of 3
+    } else if (role == CT_ROLE_INDEX) {
       // max-pool indices of 2x2 windows over a 4x4 plane: each window's first element
       const int64_t q = k % 2, p = (k / 2) % 2;
       t.set_i(k, (2 * p) * 4 + 2 * q);
@@ -111,7 +118,6 @@ void fill_input(HostTensor& t, const CTOpInfo& info, int role) {
       t.set_i(k, 1 + k % 3);
     }
   }
-  (void)info;
 }
 
 // Runs op through its kind's generic entry point.
@@ -130,6 +136,9 @@ CTStatus run(const CTOpInfo& info, const Descs& d, const CTOpArgs& a, std::vecto
                        info.num_params, &out[0], nullptr);
     }
     case CT_KIND_ALONG_AXIS: return ct_along_axis(info.op, &in[0], a.axis, &out[0], nullptr);
+    case CT_KIND_INDEX:
+      return ct_index(info.op, &in[0], a.axis, &in[1], in.size() > 2 ? &in[2] : nullptr, params, info.num_params,
+                      &out[0], nullptr);
     case CT_KIND_NN: {
       std::vector<const CTensor*> t;
       for (CTensor& x : in) t.push_back(&x);

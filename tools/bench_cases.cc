@@ -210,6 +210,22 @@ void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, 
       }
       return;
     }
+    case CT_KIND_INDEX: {
+      // (rows, cols) x; int64 indices are the inputs' integers 1..7 (valid for cols >= 8): take and
+      // index_add along axis 0 by a (rows,) index, the others along axis 1 by a (rows, cols) one
+      const int64_t cols = std::min<int64_t>(1024, std::max<int64_t>(8, n)), rows = std::max<int64_t>(1, n / cols);
+      row.np_shape = {rows, cols};
+      const CTDataType i64 = {CT_INT, 64, 1};
+      CTensor* x = c.tensor({rows, cols}, dt, dom);
+      const bool by_rows = id == CT_OP_TAKE || id == CT_OP_INDEX_ADD;
+      CTensor* idx = by_rows ? c.tensor({rows}, i64) : c.tensor({rows, cols}, i64);
+      CTensor* src = info.num_inputs > 2 ? c.tensor({rows, cols}, dt, dom) : nullptr;
+      CTensor* y = c.tensor({rows, cols}, odt, kOutput);
+      const int32_t axis = by_rows ? 0 : 1;
+      c.run = [=] { return ct_index(id, x, axis, idx, src, prm->data(), np, y, nullptr); };
+      c.shape = dims(row.np_shape) + " axis " + std::to_string(axis);
+      return;
+    }
     default: c.fail("no benchmark for kind " + std::string(kind_name(info.kind)));
   }
   row.np_shape = {n};

@@ -332,6 +332,23 @@ class Checker {
       case CT_KIND_NN:
         nn(r);
         break;
+      case CT_KIND_INDEX:  // x (5, 6); indices random in [-n, n), repeats included (the scatters' order)
+        for (Layout l : {kDense, kStrided}) {
+          if (info_.op == CT_OP_TAKE) {
+            index(r, {{5, 6}, {3, 4}}, 1, l);
+            index(r, {{5, 6}, {7}}, 0, l);
+          } else if (info_.op == CT_OP_GATHER) {
+            index(r, {{5, 6}, {5, 4}}, -1, l);
+            index(r, {{5, 6}, {3, 6}}, 0, l);
+          } else if (info_.op == CT_OP_INDEX_ADD) {
+            index(r, {{5, 6}, {9}, {5, 9}}, 1, l);
+            index(r, {{5, 6}, {7}, {7, 6}}, 0, l);
+          } else {
+            index(r, {{5, 6}, {5, 4}, {5, 6}}, 1, l);
+            index(r, {{5, 6}, {8, 6}, {9, 6}}, 0, l);
+          }
+        }
+        break;
       default:
         fail(std::string("no checker for kind ") + kind_name(info_.kind) + " (op not checked)");
         break;
@@ -556,6 +573,48 @@ class Checker {
     ctref::Call call;
     call.axis = axis;
     finish(r, out, {&ref_in}, call, what);
+  }
+
+  // An index op: input 1 is the int64 index, random in [-n, n) for the axis's extent n.
+  void index(Result& r, const std::vector<std::vector<int64_t>>& shapes, int32_t axis, Layout l) {
+    if (!error_.empty()) return;
+    std::vector<Tensor> in(shapes.size());
+    std::vector<Array> ref_in(shapes.size());
+    const int32_t ax = axis < 0 ? axis + (int32_t)shapes[0].size() : axis;
+    const int64_t n = shapes[0][(size_t)ax];
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      if (k != 1) {
+        if (!prepare_input(shapes[k], (int)k, l, in[k], ref_in[k])) return;
+        continue;
+      }
+      const CTDataType i64 = {CT_INT, 64, 1};
+      in[k] = make_tensor(dev_.info.device, i64, shapes[k], l);
+      if (!in[k].mem->p) return (void)fail("ct_malloc failed");
+      Array gen(i64, shapes[k]);
+      std::uniform_int_distribution<int64_t> u(-n, n - 1);
+      for (int64_t& v : gen.i) v = u(rng_);
+      if (CTStatus s = upload(gen, in[k])) return (void)fail(std::string("upload failed: ") + ct_last_error(), s);
+      if (CTStatus s = download(in[k], ref_in[k])) return (void)fail(std::string("download: ") + ct_last_error(), s);
+    }
+    CTOpArgs args = op_args();
+    args.axis = axis;
+    Tensor out;
+    if (!make_output(args, in, &out)) return;
+    const double alpha = 1.5;
+    const bool with_alpha = info_.num_params > 0 && ctref::is_float(dt_);
+    CTStatus s = ct_index(info_.op, &in[0].t, axis, &in[1].t, in.size() > 2 ? &in[2].t : nullptr,
+                          with_alpha ? &alpha : nullptr, with_alpha ? 1 : 0, &out.t, nullptr);
+    const std::string what = describe(shapes, l) + " axis=" + std::to_string(axis);
+    if (s != CT_OK) {
+      fail(what + ": " + ct_status_string(s) + ": " + ct_last_error(), s);
+      return;
+    }
+    ctref::Call call;
+    call.axis = axis;
+    for (int32_t p = 0; p < info_.num_params; ++p) call.params.push_back(with_alpha ? alpha : 1.0);
+    std::vector<const Array*> ins;
+    for (const Array& a : ref_in) ins.push_back(&a);
+    finish(r, out, ins, call, what);
   }
 
   // Indices for max_pool2d_backward (tensors dy, indices, dx): those the

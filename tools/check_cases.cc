@@ -47,7 +47,7 @@ bool is_transcendental(const std::string& n) {
 
 bool is_accumulating(const std::string& n) {
   return in(n, {"sum", "mean", "prod", "norm2", "logsumexp", "var", "std", "softmax", "log_softmax", "cumsum",
-                "cumprod"});
+                "cumprod", "scatter_add", "index_add"});
 }
 
 // ---------------------------------------------------------------------------

@@ -287,7 +287,8 @@ enum {
   CT_KIND_BINARY = 5,      /**< ct_binary(op, a, b, out, stream), NumPy broadcasting */
   CT_KIND_REDUCE = 6,      /**< ct_reduce(op, x, axes, num_axes, keepdims, params, num_params, out, stream) */
   CT_KIND_ALONG_AXIS = 7,  /**< ct_along_axis(op, x, axis, out, stream): same shape, each line along axis */
-  CT_KIND_NN = 8           /**< its own ct_<op>(desc, tensors..., workspace, workspace_bytes, stream) and ct_plan_* */
+  CT_KIND_NN = 8,          /**< its own ct_<op>(desc, tensors..., workspace, workspace_bytes, stream) and ct_plan_* */
+  CT_KIND_INDEX = 9        /**< ct_index(op, x, axis, index, src, params, num_params, out, stream): by an integer index along one axis */
 };
 
 /** What dtype an op's output has. */
@@ -351,7 +352,9 @@ typedef enum {
   CT_SHAPE_CONV2D_BACKWARD_WEIGHT = 6, /**< x, dy -> dw (K, C/g, R, S), dbias (K,) */
   CT_SHAPE_POOL2D = 7,                 /**< x (N, C, H, W) -> y, indices (N, C, P, Q) */
   CT_SHAPE_POOL2D_BACKWARD = 8,        /**< dy (N, C, P, Q) -> dx (N, C, H, W) */
-  CT_SHAPE_NORM = 9                    /**< data like x; statistics and scale/shift by the norm */
+  CT_SHAPE_NORM = 9,                   /**< data like x; statistics and scale/shift by the norm */
+  CT_SHAPE_TAKE = 10,                  /**< x.shape[:axis] + index.shape + x.shape[axis+1:] (NumPy's take) */
+  CT_SHAPE_INDEX = 11                  /**< the index's shape (gather) */
 } CTShapeRule;
 
 #define CT_ELEMENTWISE_OP_ROWS(R, X) \
@@ -517,6 +520,11 @@ typedef enum {
   R(X, CUMMAX, 170, cummax, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running maximum along axis; NaN from the first NaN on") \
   R(X, CUMMIN, 171, cummin, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "running minimum along axis; NaN from the first NaN on") \
   R(X, MODE, 172, mode, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the most frequent element, the smallest of those as frequent (torch.mode; NaN equal to NaN, -0 to 0); of nothing is an error") \
+  R(X, TAKE, 173, take, CT_KIND_INDEX, 0, "", "x,index:i|out", CT_DTS_ALL, CT_OUTPUT_SAME, 0, CT_SHAPE_TAKE, CT_DESC_NONE, "x at each index along axis: out.shape = x.shape[:axis] + index.shape + x.shape[axis+1:] (NumPy's take; index_select, embedding)") \
+  R(X, GATHER, 174, gather, CT_KIND_INDEX, 0, "", "x,index:i|out", CT_DTS_ALL, CT_OUTPUT_SAME, 0, CT_SHAPE_INDEX, CT_DESC_NONE, "out[p] = x[p with its axis coordinate replaced by index[p]], out.shape = index.shape (torch.gather, take_along_axis)") \
+  R(X, SCATTER, 175, scatter, CT_KIND_INDEX, 0, "", "x,index:i,src|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "out = x, then out[p with its axis coordinate replaced by index[p]] = src[p] for every p of index, in order along axis (the last write wins)") \
+  R(X, SCATTER_ADD, 176, scatter_add, CT_KIND_INDEX, 0, "", "x,index:i,src|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "out = x, then out[p with its axis coordinate replaced by index[p]] += src[p], summed in order along axis (deterministic)") \
+  R(X, INDEX_ADD, 177, index_add, CT_KIND_INDEX, 1, "alpha=1", "x,index:i,src|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "out = x, then out's slice index[i] along axis += alpha * src's slice i, in order of i (deterministic; embedding's backward)") \
 
 #define CT_NN_OP_ROWS(R, X) \
   R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \
@@ -596,7 +604,7 @@ typedef enum {
   CT_ROLE_STAT = 2,  /**< float32 per-row statistics: mean, var, invstd, rstd (norms) */
   CT_ROLE_PARAM = 3, /**< float32 scale, shift and their gradients (norms) */
   CT_ROLE_BIAS = 4,  /**< the data dtype or float32 (matmul, conv2d) */
-  CT_ROLE_INDEX = 5, /**< int64 indices (max-pool) */
+  CT_ROLE_INDEX = 5, /**< int64 indices (max-pool); int64 or int32 for the CT_KIND_INDEX ops */
   CT_ROLE_ANY = 6    /**< any dtype (cast's output) */
 } CTTensorRole;
 
@@ -969,6 +977,36 @@ CT_API CTStatus ct_reduce(int32_t op, const CTensor* x, const int32_t* axes, int
  *  @param[in] axis in [-x.ndim, x.ndim) (0 or -1 for a 0-d x)
  *  @return CT_OK; CT_ERR_INVALID_ARGUMENT (axis); the statuses of ct_unary. */
 CT_API CTStatus ct_along_axis(int32_t op, const CTensor* x, int32_t axis, CTensor* out, void* stream);
+
+/** An op by an integer index along one axis, for a CT_KIND_INDEX op:
+ *  take (NumPy's take: out.shape = x.shape[:axis] + index.shape +
+ *  x.shape[axis+1:]), gather (torch.gather: out.shape = index.shape,
+ *  index.ndim = x.ndim, index.shape[d] <= x.shape[d] off the axis), scatter
+ *  and scatter_add (torch's: out = x with src[p] written or added at p's
+ *  axis coordinate replaced by index[p], for every p of index;
+ *  index.shape[d] <= src.shape[d], and <= x.shape[d] off the axis) and
+ *  index_add (torch's: out = x with alpha * src's slice i along the axis
+ *  added to out's slice index[i]; index 1-d, src.shape = x.shape except
+ *  along the axis, where it is index's length).
+ *  index is int64 or int32; an index i is valid in [-n, n) for the axis's
+ *  extent n (negative ones count from the end). Where the index is host
+ *  memory (the CPU) every index is checked before anything is written: one
+ *  outside is CT_ERR_INVALID_ARGUMENT naming its position and value. A
+ *  device that cannot report without synchronising instead reads 0 for it
+ *  (take, gather) or skips it (scatter): never memory outside x or out.
+ *  Scatters are deterministic: the writes to one element happen in order
+ *  along the axis (scatter: the last wins; the adds in that order). out may
+ *  be exactly x for the scatters (in place); src and index may not overlap
+ *  out. A 0-d x (and index) is a 1-d one of one element.
+ *  @param[in] axis   in [-x.ndim, x.ndim)
+ *  @param[in] src    the scatters' source (same dtype as x); NULL for take and gather
+ *  @param[in] params index_add: {alpha} (NULL: 1)
+ *  @return CT_OK; CT_ERR_INVALID_ARGUMENT (axis, an index out of range,
+ *          overlap); CT_ERR_SHAPE_MISMATCH (the shapes above);
+ *          CT_ERR_DTYPE_MISMATCH (index not int32/int64, src or out not x's
+ *          dtype); the statuses of ct_unary. */
+CT_API CTStatus ct_index(int32_t op, const CTensor* x, int32_t axis, const CTensor* index, const CTensor* src,
+                         const double* params, int32_t num_params, CTensor* out, void* stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -37,9 +37,10 @@ extern "C" {
 /** The version of this interface: major in the high 16 bits. A different
  *  major does not load; a different minor does, through struct_size.
  *  Minors: 1.1 added CTHost.register_op and CTOpDesc; 1.2 CTOpDesc.example
- *  (and ct_op_example); 1.3 CTElementwiseCall.numel and .flags. */
+ *  (and ct_op_example); 1.3 CTElementwiseCall.numel and .flags; 1.4
+ *  CTKernelInterface.index and CTIndexCall (CT_KIND_INDEX ops). */
 #define CT_PLUGIN_ABI_MAJOR 1
-#define CT_PLUGIN_ABI_MINOR 3
+#define CT_PLUGIN_ABI_MINOR 4
 #define CT_PLUGIN_ABI_VERSION ((uint32_t)((CT_PLUGIN_ABI_MAJOR << 16) | CT_PLUGIN_ABI_MINOR))
 
 /* ------------------------------------------------------------------------ */
@@ -107,6 +108,45 @@ typedef struct {
   int32_t reserved;
   void* stream;
 } CTAlongAxisCall;
+
+/** What an index op's kernel does (CTIndexCall.mode). */
+enum {
+  CT_INDEX_GATHER = 0,      /**< out[p] = data[p + wrap(index[p]) * axis_stride] for every p of out */
+  CT_INDEX_SCATTER = 1,     /**< out[p + wrap(index[p]) * axis_stride] = data[p], in order along the last dim */
+  CT_INDEX_SCATTER_ADD = 2  /**< the same with +=, data scaled by alpha first when alpha != 1 */
+};
+
+/** An index op (CT_KIND_INDEX), lowered by core to one loop over views that
+ *  all have one shape (`data`'s, `index`'s and `out`'s shape are equal):
+ *   - gather (take, gather): the loop is out's shape; data is x viewed with
+ *     stride 0 along the dims the index replaces, index is viewed over out's
+ *     shape (stride 0 where it does not vary);
+ *   - scatter (scatter, scatter_add, index_add): the loop is (lines..., K)
+ *     with the indexed axis last; out is out viewed with stride 0 along K,
+ *     data is src, index the index, each over that shape. Core has already
+ *     written x into out (or out is x). Elements of one line must be
+ *     written in order of k (deterministic results); lines may run in
+ *     parallel (they never share an element of out).
+ *  wrap(i) = i < 0 ? i + axis_extent : i. On the CPU core has checked every
+ *  index; a kernel of a device without that check must not touch memory for
+ *  an i outside [-axis_extent, axis_extent): gather writes 0, scatter skips. */
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTIndexCall) */
+  int32_t op;
+  const char* fn;
+  int32_t mode;         /**< CT_INDEX_* */
+  int32_t dt;           /**< CTDtypeIndex of data and out */
+  int32_t index_dt;     /**< CT_DT_INT64 or CT_DT_INT32 */
+  int32_t reserved;
+  const CTensor* data;  /**< gather: x's view; scatter: src's */
+  const CTensor* index;
+  const CTensor* out;
+  int64_t axis_stride;  /**< elements between consecutive positions along the indexed axis (x's for gather, out's for scatter) */
+  int64_t axis_extent;  /**< the indexed axis's extent n */
+  double alpha;         /**< CT_INDEX_SCATTER_ADD: the scale of data (index_add's alpha; 1 otherwise) */
+  int64_t numel;        /**< elements of the loop (at least 1) */
+  void* stream;
+} CTIndexCall;
 
 /** Most tensor arguments any NN op has. */
 #define CT_NN_MAX_TENSORS 8
@@ -359,6 +399,8 @@ struct CTKernelInterface {
   CTStatus (*nn_plan_create)(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
   CTStatus (*nn_plan_execute)(void* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
   void (*nn_plan_destroy)(void* plan);
+  /* ---- since ABI 1.4 (the host reads it only when struct_size covers it) ---- */
+  CTStatus (*index)(const CTIndexCall* call); /**< CT_KIND_INDEX ops */
 };
 
 /* ------------------------------------------------------------------------ */

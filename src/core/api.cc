@@ -264,6 +264,8 @@ CT_COLD CTStatus wrong_op_kind(const char* fn, int32_t op, const OpDef* d, const
     case CT_KIND_NN:
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call ct_%s or ct_nn", fn, op, d->name,
                   entry, d->name);
+    case CT_KIND_INDEX:
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: op=%d (%s) is not a %s op: call ct_index", fn, op, d->name, entry);
     default:  // a kind this table does not know: a registry bug, never an out-of-bounds read
       return fail(CT_ERR_INTERNAL, "%s: op=%d (%s) has kind %d, which has no entry point", fn, op, d->name,
                   d->kind);
@@ -284,6 +286,15 @@ inline CTStatus check_op_kind(const char* fn, int32_t op, int32_t kind, const ch
 
 }  // namespace
 
+CTStatus op_of_kind(const char* fn, int32_t op, int32_t kind, const char* entry, const OpDef** def) {
+  return check_op_kind(fn, op, kind, entry, def);
+}
+
+CTStatus op_kernels(const char* fn, const OpDef* d, int32_t op, const Backend* b, int32_t device_id, int32_t dt,
+                    int32_t out_dt, const CTKernelInterface** k) {
+  return find_op_kernels(fn, d, op, b, device_id, dt, out_dt, k);
+}
+
 // The output dtype an op's rule gives for data dtype dt (-1: the caller's choice).
 int32_t output_dtype(int32_t rule, int32_t dt) { return ct_output_dtype_index(rule, dt); }
 
@@ -297,11 +308,15 @@ CTStatus check_out_dtype(const char* fn, const OpDef* d, int32_t data_dt, int32_
               dtype_name(data_dt), dtype_name(want));
 }
 
+}  // namespace
+
 CTStatus check_same_device(const char* fn, const char* arg, const CTensor* t, const CTensor* out) {
   if (same_device(t->device, out->device)) return CT_OK;
   return fail(CT_ERR_DEVICE_MISMATCH, "%s: %s.device=(%d,%d) differs from out.device=(%d,%d)", fn, arg,
               t->device.device_type, t->device.device_id, out->device.device_type, out->device.device_id);
 }
+
+namespace {
 
 // Out sharing any byte with x (reductions read many elements per output).
 CTStatus check_disjoint(const char* fn, const CTensor* out, const TensorFacts& of, const CTensor* x,

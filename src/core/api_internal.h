@@ -3,7 +3,7 @@
 #ifndef CTENSOR_SRC_CORE_API_INTERNAL_H_
 #define CTENSOR_SRC_CORE_API_INTERNAL_H_
 
-#include <ctensor/ctensor.h>
+#include <ctensor/plugin.h>
 
 namespace ct {
 
@@ -34,6 +34,23 @@ void broadcast_view(const CTensor* t, const CTensor* out, int64_t* strides, CTen
 
 // The output dtype an op's rule gives for data dtype dt (-1: the caller's choice).
 int32_t output_dtype(int32_t rule, int32_t dt);
+
+// t on out's device (a message naming arg and both devices otherwise).
+CTStatus check_same_device(const char* fn, const char* arg, const CTensor* t, const CTensor* out);
+
+// CT_OK when op exists and is of `kind` (its row in *def); else a message
+// naming the entry point it needs ("entry" is the caller's kind in words).
+CTStatus op_of_kind(const char* fn, int32_t op, int32_t kind, const char* entry, const OpDef** def);
+
+// The kernel table that runs op for dtype dt (output out_dt) on a device of b.
+struct Backend;
+CTStatus op_kernels(const char* fn, const OpDef* d, int32_t op, const Backend* b, int32_t device_id, int32_t dt,
+                    int32_t out_dt, const CTKernelInterface** k);
+
+// index.cc: the output shape of a CT_KIND_INDEX op (ct_index's shape rules),
+// with the axis normalised into *axis_out.
+CTStatus index_shape(const char* fn, const OpDef* d, const CTensor* x, const CTensor* index, const CTensor* src,
+                     int32_t axis, int32_t* axis_out, int64_t* shape, int32_t* nd);
 
 // ct_cast between two devices: through a temporary on out's device.
 CTStatus cast_across_devices(const char* fn, const CTensor* x, const CTensor* out, void* stream, int32_t cast_mode);

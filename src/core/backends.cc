@@ -357,6 +357,7 @@ bool has_slot(const CTKernelInterface& k, int32_t kind) {
     case CT_KIND_REDUCE: return k.reduce != nullptr;
     case CT_KIND_ALONG_AXIS: return k.along_axis != nullptr;
     case CT_KIND_NN: return k.nn_plan_create && k.nn_plan_execute && k.nn_plan_destroy;
+    case CT_KIND_INDEX: return k.index != nullptr;
     default: return false;
   }
 }
@@ -399,8 +400,9 @@ CTStatus ask_kernels(const Backend* b, const CTSupportQuery& q, const CTKernelIn
     }
   }
   if (!asked)
-    return fail(CT_ERR_UNSUPPORTED, "%s: the %s device has no kernels for %s ops (%s)", q.fn, b->dev.name,
-                d ? kind_name(d->kind) : "these", d ? d->name : "?");
+    return fail(CT_ERR_UNSUPPORTED, "%s: the %s device has no kernels for %s ops (%s for %s)", q.fn, b->dev.name,
+                d ? kind_name(d->kind) : "these", d ? d->name : "?",
+                q.dt >= 0 && q.dt < CT_DT_COUNT ? dtype_name(q.dt) : "this dtype");
   return fail(why == CT_OK ? CT_ERR_INTERNAL : why, "%s", why_msg.c_str());
 }
 

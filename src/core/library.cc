@@ -478,7 +478,8 @@ CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32
       ct::broadcast_view(tensors[i], tensors[nin], strides[i], &views[i]);
       ts[i] = &views[i];
     }
-  if (d->kind == CT_KIND_ALONG_AXIS && a.axis < 0) a.axis += tensors[0]->ndim > 0 ? tensors[0]->ndim : 1;
+  if ((d->kind == CT_KIND_ALONG_AXIS || d->kind == CT_KIND_INDEX) && a.axis < 0)
+    a.axis += tensors[0]->ndim > 0 ? tensors[0]->ndim : 1;
   return d->reference(ts, num_tensors, params, &a);
   CT_API_END()
 }

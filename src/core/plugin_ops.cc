@@ -126,6 +126,9 @@ CTStatus check_kind(const CTOpDesc* d, const OpDef& def) {
     case CT_KIND_CAST:
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": kind cast has exactly one op (cast)", fn, d->name);
     case CT_KIND_NN: return check_nn(d, def);
+    case CT_KIND_INDEX:  // its shape rules are core's, per op; a plugin adds index kernels, not index ops
+      return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": kind index takes no new ops (a plugin may run the "
+                  "built-in ones through its kernel table's index slot)", fn, d->name);
     default:
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: op \"%s\": kind=%d is not a CT_KIND_*", fn, d->name, d->kind);
   }

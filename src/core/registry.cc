@@ -188,13 +188,15 @@ int32_t op_count() { return kNumOps + plugin_op_ids(); }
 
 const char* kind_name(int32_t kind) {
   static const char* const names[] = {"?",      "unary",  "parametrised unary", "ternary",
-                                      "cast",   "binary", "reduce",             "along-axis", "NN"};
+                                      "cast",   "binary", "reduce",             "along-axis", "NN",
+                                      "index"};
   return kind >= 0 && kind < (int32_t)(sizeof names / sizeof names[0]) ? names[kind] : "?";
 }
 
 const char* kind_entry(int32_t kind) {
   static const char* const entries[] = {"?",         "ct_unary",  "ct_unary_param", "ct_ternary",   "ct_cast",
-                                        "ct_binary", "ct_reduce", "ct_along_axis",  "ct_nn or ct_<op>"};
+                                        "ct_binary", "ct_reduce", "ct_along_axis",  "ct_nn or ct_<op>",
+                                        "ct_index"};
   return kind >= 0 && kind < (int32_t)(sizeof entries / sizeof entries[0]) ? entries[kind] : "?";
 }
 
@@ -236,7 +238,8 @@ CT_API CTStatus ct_op_info(int32_t op, CTOpInfo* info) {
   full.name = d->name;
   full.summary = d->summary;
   full.category = d->kind == CT_KIND_NN         ? CT_CATEGORY_NN
-                  : d->kind == CT_KIND_BINARY || d->kind == CT_KIND_REDUCE || d->kind == CT_KIND_ALONG_AXIS
+                  : d->kind == CT_KIND_BINARY || d->kind == CT_KIND_REDUCE || d->kind == CT_KIND_ALONG_AXIS ||
+                            d->kind == CT_KIND_INDEX
                       ? CT_CATEGORY_BROADCAST_REDUCE
                       : CT_CATEGORY_ELEMENTWISE;
   full.kind = d->kind;

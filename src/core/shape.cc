@@ -55,7 +55,7 @@ CTStatus output_info(const char* fn, int32_t op, const CTOpArgs& a, const CTenso
                     : r == CT_ROLE_COND  ? got == CT_DT_BOOL
                     : r == CT_ROLE_STAT || r == CT_ROLE_PARAM ? got == CT_DT_FLOAT32
                     : r == CT_ROLE_BIAS  ? got == dt || got == CT_DT_FLOAT32
-                    : r == CT_ROLE_INDEX ? got == CT_DT_INT64
+                    : r == CT_ROLE_INDEX ? got == CT_DT_INT64 || (d->kind == CT_KIND_INDEX && got == CT_DT_INT32)
                                          : true;
     if (!ok)
       return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s does not fit %s's rule for it (data dtype %s)", fn,
@@ -77,6 +77,13 @@ CTStatus output_info(const char* fn, int32_t op, const CTOpArgs& a, const CTenso
   int64_t shape[CT_MAX_NDIM];
   int32_t nd = 0;
   const CTensor* x = in[0];
+  if (d->kind == CT_KIND_INDEX) {  // ct_index's rules, shared with the call
+    int32_t ax = 0;
+    if (CTStatus s = index_shape(fn, d, x, in[1], nin > 2 ? in[2] : nullptr, a.axis, &ax, shape, &nd)) return s;
+    set_out(&res[0], nd, shape, out_dt);
+    outs[0] = res[0];
+    return CT_OK;
+  }
   switch (d->shape_rule) {
     case CT_SHAPE_SAME: {
       if (d->kind == CT_KIND_ALONG_AXIS) {

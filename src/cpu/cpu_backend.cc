@@ -552,6 +552,9 @@ CTStatus cpu_supports(const CTSupportQuery* q) {
     case CT_KIND_REDUCE:
     case CT_KIND_ALONG_AXIS: has = has_reduce_kernel(q->op, q->dt); break;
     case CT_KIND_NN: return nn_supports(q);
+    case CT_KIND_INDEX: has = q->op == CT_OP_TAKE || q->op == CT_OP_GATHER || q->op == CT_OP_SCATTER ||
+                              q->op == CT_OP_SCATTER_ADD || q->op == CT_OP_INDEX_ADD;
+      break;
     default: break;
   }
   return has ? CT_OK : no_kernel(q);
@@ -692,5 +695,6 @@ CTStatus ct_cpu_backend_register(const CTHost* h) {
   kern.nn_plan_create = &nn_plan_create;
   kern.nn_plan_execute = &nn_plan_execute;
   kern.nn_plan_destroy = &nn_plan_destroy;
+  kern.index = &cpu_index;
   return h->register_backend(&dev, &kern);
 }

@@ -36,6 +36,8 @@ CTStatus cpu_sort(const CTAlongAxisCall* call);
 // select.cc: median, nanmedian, quantile, nanquantile, kthvalue, mode (cpu_reduce passes them on)
 CTStatus cpu_select(const CTReduceCall* call);
 bool has_reduce_kernel(int32_t op, int32_t dt);  // reductions and along-axis ops with a kernel here
+// index.cc: the index slot (take, gather, scatter, scatter_add, index_add)
+CTStatus cpu_index(const CTIndexCall* call);
 
 // nn_onednn.cc: the NN slots of the kernel table. nn_supports knows the ops
 // it has and asks oneDNN once per op and dtype whether it runs on this CPU.

@@ -44,6 +44,18 @@ from ._ctensor import (  # noqa: F401
     set_stream,
 )
 from ._contract import addbmm, addmm, addmv, addr, baddbmm, dot, einsum, inner, mv, outer, tensordot, vdot  # noqa: F401
+from ._index import (  # noqa: F401
+    embedding,
+    gather,
+    index_add,
+    index_select,
+    one_hot,
+    scatter,
+    scatter_add,
+    take,
+    take_along_axis,
+    take_along_dim,
+)
 from ._movement import (  # noqa: F401
     cat,
     concat,
@@ -87,6 +99,12 @@ from ._nn import (  # noqa: F401
 _CATEGORIES = {1: "elementwise", 2: "broadcast_reduce", 3: "nn"}
 _OUTPUT_RULES = {0: "same", 1: "bool", 2: "any", 3: "int64", 4: "accum", 5: "float", 6: "nn"}
 _NN_NAMES = {
+    # the index kind's rows (ctensor/_index.py) under NumPy's and PyTorch's names
+    "take": ("take", "index_select", "embedding"),
+    "gather": ("gather", "take_along_axis", "take_along_dim"),
+    "scatter": ("scatter", "one_hot"),
+    "scatter_add": ("scatter_add",),
+    "index_add": ("index_add",),
     "matmul": ("matmul", "linear"),
     "conv2d": ("conv2d",),
     "conv2d_backward_data": ("conv2d_backward_data",),

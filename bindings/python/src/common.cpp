@@ -146,6 +146,7 @@ std::string entry_name(const CTOpInfo& info) {
     case CT_KIND_REDUCE: return "ct_reduce";
     case CT_KIND_ALONG_AXIS: return "ct_along_axis";
     case CT_KIND_NN: return std::string("ct_nn(") + info.name + ")";
+    case CT_KIND_INDEX: return "ct_index";
     default: return "ct_op_output_info";
   }
 }

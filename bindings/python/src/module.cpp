@@ -23,6 +23,7 @@ const char* kind_name(int32_t k) {
     case CT_KIND_REDUCE: return "reduce";
     case CT_KIND_ALONG_AXIS: return "along_axis";
     case CT_KIND_NN: return "nn";
+    case CT_KIND_INDEX: return "index";
     default: return "unknown";
   }
 }

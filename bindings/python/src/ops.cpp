@@ -199,6 +199,40 @@ nb::object call_along_axis(const OpCtx& c, nb::handle x, nb::handle axis, nb::ha
   return o.result;
 }
 
+// _index(op, x, axis, index, src, params, out): ct_index on any arrays; the
+// functions users call (take, gather, scatter, index_add, ...) are
+// ctensor/_index.py, which gives them NumPy's and PyTorch's signatures.
+nb::object call_index(int32_t op, nb::handle x, int32_t axis, nb::handle index, nb::handle src, nb::handle params,
+                      nb::handle out) {
+  CTOpInfo info{};
+  info.struct_size = sizeof info;
+  check(ct_op_info(op, &info));
+  if (info.kind != CT_KIND_INDEX) raise(PyExc_ValueError, "_index: op %d (%s) is not an index op", op, info.name);
+  const char* fn = info.name;
+  Arg xa, ia, sa;
+  import_arg(xa, x.ptr(), false, false, fn, "x");
+  import_arg(ia, index.ptr(), false, false, fn, "index");
+  const CTensor* in[3] = {&xa.t, &ia.t, nullptr};
+  int32_t nin = 2;
+  if (!src.is_none()) {
+    import_arg(sa, src.ptr(), false, false, fn, "src");
+    in[2] = &sa.t;
+    nin = 3;
+  }
+  std::vector<double> ps;
+  for (nb::handle p : params) ps.push_back(nb::cast<double>(p));
+  CTOpArgs args = op_args();
+  args.axis = axis;
+  Out o;
+  make_out(o, out, op, args, in, info.num_inputs, xa.t.device, fn, "ct_index");
+  const int64_t work = std::max(numel_of(*o.t), ia.numel());
+  check(run_kernel(work, [&] {
+    return ct_index(op, &xa.t, axis, &ia.t, nin == 3 ? &sa.t : nullptr, ps.empty() ? nullptr : ps.data(),
+                    (int32_t)ps.size(), o.t, stream_for(xa));
+  }));
+  return o.result;
+}
+
 // clamp(x, min=None, max=None): a missing bound is no bound.
 nb::object call_clamp(const OpCtx& c, nb::handle x, nb::handle lo, nb::handle hi, nb::handle out) {
   if (!lo.is_none() && !hi.is_none() && !(is_number(lo) && is_number(hi))) {
@@ -263,6 +297,7 @@ const char* kind_name(int32_t k) {
     case CT_KIND_REDUCE: return "reduce";
     case CT_KIND_ALONG_AXIS: return "along_axis";
     case CT_KIND_NN: return "nn";
+    case CT_KIND_INDEX: return "index";
     default: return "unknown";
   }
 }
@@ -311,7 +346,8 @@ void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
     CTOpInfo info{};
     info.struct_size = sizeof info;
     if (ct_op_info(op, &info) != CT_OK) return;
-    if (info.kind == CT_KIND_NN || info.kind == CT_KIND_CAST) return;  // _nn.py; cast/astype below
+    if (info.kind == CT_KIND_NN || info.kind == CT_KIND_CAST || info.kind == CT_KIND_INDEX)
+      return;  // _nn.py and _index.py; cast/astype below
     std::vector<std::string> names = {info.name};
     auto al = kAliases.find(info.name);
     if (al != kAliases.end()) names.insert(names.end(), al->second.begin(), al->second.end());
@@ -597,6 +633,9 @@ nb::tuple bind_ops(const std::vector<int32_t>& ids) {
 
 void init_ops(nb::module_& m, nb::dict bound) {
   register_ops(m, bound);
+  m.def("_index", &call_index, nb::arg("op"), nb::arg("x"), nb::arg("axis"), nb::arg("index"),
+        nb::arg("src") = nb::none(), nb::arg("params") = nb::tuple(), nb::arg("out") = nb::none(),
+        "ct_index(op, x, axis, index, src, params, out) on any arrays (ctensor/_index.py gives the functions).");
   m.def("cast", &call_cast, nb::arg("x"), nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
         nb::arg("saturate") = false,
         nb::sig("def cast(x: object, dtype: object | None = None, *, out: object | None = None, "

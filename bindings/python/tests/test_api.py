@@ -546,7 +546,7 @@ def test_ops_registry():
     # each category is exactly its list of rows, with the rows' ids
     for c, v in by_cat.items():
         assert {o.name: o.id for o in v} == rows[c], c
-    kinds = {"unary", "unary_param", "ternary", "cast", "binary", "reduce", "along_axis", "nn"}
+    kinds = {"unary", "unary_param", "ternary", "cast", "binary", "reduce", "along_axis", "nn", "index"}
     for o in ops:
         assert o.python_names, f"{o.name} is bound under no Python name"
         for pn in o.python_names:

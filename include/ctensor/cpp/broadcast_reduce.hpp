@@ -206,6 +206,32 @@ inline Tensor along_axis(int32_t op, const TensorView& x, int64_t axis, void* st
   return out;
 }
 
+/** out = op(x, index[, src]) along @p axis, for any CT_KIND_INDEX op id
+ *  (ct_index): take and gather read x at the indices (src nullptr); scatter,
+ *  scatter_add and index_add write x with src into out (which may be exactly
+ *  x). @p params: index_add's {alpha}, or empty for the defaults. */
+inline void index_op(int32_t op, const TensorView& x, int64_t axis, const TensorView& index, const TensorView* src,
+                     const std::vector<double>& params, const TensorView& out, void* stream = nullptr) {
+  CTensor o = out.c();
+  check(ct_index(op, &x.c(), detail::axis32(axis), &index.c(), src ? &src->c() : nullptr,
+                 params.empty() ? nullptr : params.data(), static_cast<int32_t>(params.size()), &o, stream));
+}
+/** The same into a new compact tensor shaped by the library (ct_op_output_info). */
+inline Tensor index_op(int32_t op, const TensorView& x, int64_t axis, const TensorView& index, const TensorView* src,
+                       const std::vector<double>& params = std::vector<double>(), void* stream = nullptr) {
+  CTOpArgs args = detail::op_args();
+  args.axis = detail::axis32(axis);
+  const CTensor* in[3] = {&x.c(), &index.c(), src ? &src->c() : nullptr};
+  Tensor out = detail::empty_for(detail::output1(op, in, src ? 3 : 2, &args), x.device());
+  index_op(op, x, axis, index, src, params, out, stream);
+  return out;
+}
+
+namespace detail {
+// Index ops that read a src (the scatters) take one more tensor.
+constexpr bool index_has_src(int op) { return op != CT_OP_TAKE && op != CT_OP_GATHER; }
+}  // namespace detail
+
 /* ------------------------------------------------------------------------ */
 /* NumPy-like functions, generated from CT_BROADCAST_REDUCE_OPS              */
 /* ------------------------------------------------------------------------ */
@@ -235,6 +261,12 @@ inline Tensor along_axis(int32_t op, const TensorView& x, int64_t axis, void* st
  *                    Tensor name(x, I axis, stream = nullptr)
  *                    void   name(x, I axis, out, stream = nullptr)
  *     softmax and log_softmax also: name(x[, out], stream = nullptr) on the last axis
+ *   CT_KIND_INDEX    take, gather (PyTorch's argument order: axis before index):
+ *                    Tensor name(x, I axis, index, stream = nullptr)
+ *                    void   name(x, I axis, index, out, stream = nullptr)
+ *                    scatter, scatter_add, index_add (and index_add's alpha, default 1):
+ *                    Tensor name(x, I axis, index, src[, alpha], stream = nullptr)
+ *                    void   name(x, I axis, index, src[, alpha], out, stream = nullptr)
  *
  * e.g. ct::add(a, b), ct::maximum(x, 0.0), ct::less(a, b) (bool),
  * ct::sum(x) (0-d), ct::sum(x, {0, 2}, true), ct::mean(x, 1) (float64 for
@@ -352,6 +384,52 @@ inline Tensor along_axis(int32_t op, const TensorView& x, int64_t axis, void* st
     along_axis(Op, x, -1, out, stream);                                                       \
   }
 
+#define CT_HPP_GEN_CT_KIND_INDEX(ID, name, nparams)                                           \
+  template <class I, int Op = CT_OP_##ID, typename detail::EnableAxis<I>::type = 0,           \
+            typename std::enable_if<!detail::index_has_src(Op), int>::type = 0>              \
+  inline Tensor(name)(const TensorView& x, I axis, const TensorView& index,                  \
+                      void* stream = nullptr) {                                               \
+    return index_op(Op, x, static_cast<int64_t>(axis), index, nullptr, std::vector<double>(), \
+                    stream);                                                                  \
+  }                                                                                           \
+  template <class I, int Op = CT_OP_##ID, typename detail::EnableAxis<I>::type = 0,           \
+            typename std::enable_if<!detail::index_has_src(Op), int>::type = 0>              \
+  inline void(name)(const TensorView& x, I axis, const TensorView& index,                    \
+                    const TensorView& out, void* stream = nullptr) {                          \
+    index_op(Op, x, static_cast<int64_t>(axis), index, nullptr, std::vector<double>(), out,   \
+             stream);                                                                         \
+  }                                                                                           \
+  template <class I, int Op = CT_OP_##ID, typename detail::EnableAxis<I>::type = 0,           \
+            typename std::enable_if<detail::index_has_src(Op), int>::type = 0>               \
+  inline Tensor(name)(const TensorView& x, I axis, const TensorView& index,                  \
+                      const TensorView& src, void* stream = nullptr) {                        \
+    return index_op(Op, x, static_cast<int64_t>(axis), index, &src, std::vector<double>(),    \
+                    stream);                                                                  \
+  }                                                                                           \
+  template <class I, int Op = CT_OP_##ID, typename detail::EnableAxis<I>::type = 0,           \
+            typename std::enable_if<detail::index_has_src(Op), int>::type = 0>               \
+  inline void(name)(const TensorView& x, I axis, const TensorView& index,                    \
+                    const TensorView& src, const TensorView& out, void* stream = nullptr) {   \
+    index_op(Op, x, static_cast<int64_t>(axis), index, &src, std::vector<double>(), out,      \
+             stream);                                                                         \
+  }                                                                                           \
+  CT_HPP_INDEX_##nparams(ID, name)
+#define CT_HPP_INDEX_0(ID, name)
+#define CT_HPP_INDEX_1(ID, name)                                                              \
+  template <class I, typename detail::EnableAxis<I>::type = 0>                                \
+  inline Tensor(name)(const TensorView& x, I axis, const TensorView& index,                  \
+                      const TensorView& src, double p0, void* stream = nullptr) {             \
+    return index_op(CT_OP_##ID, x, static_cast<int64_t>(axis), index, &src,                   \
+                    std::vector<double>(1, p0), stream);                                      \
+  }                                                                                           \
+  template <class I, typename detail::EnableAxis<I>::type = 0>                                \
+  inline void(name)(const TensorView& x, I axis, const TensorView& index,                    \
+                    const TensorView& src, double p0, const TensorView& out,                  \
+                    void* stream = nullptr) {                                                 \
+    index_op(CT_OP_##ID, x, static_cast<int64_t>(axis), index, &src,                          \
+             std::vector<double>(1, p0), out, stream);                                        \
+  }
+
 CT_BROADCAST_REDUCE_OPS(CT_HPP_GEN_)
 
 #undef CT_HPP_GEN_
@@ -360,6 +438,9 @@ CT_BROADCAST_REDUCE_OPS(CT_HPP_GEN_)
 #undef CT_HPP_REDUCE_0
 #undef CT_HPP_REDUCE_1
 #undef CT_HPP_GEN_CT_KIND_ALONG_AXIS
+#undef CT_HPP_GEN_CT_KIND_INDEX
+#undef CT_HPP_INDEX_0
+#undef CT_HPP_INDEX_1
 
 }  // namespace ct
 

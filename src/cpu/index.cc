@@ -1,0 +1,180 @@
+// index.cc — the CPU's index slot (take, gather, scatter, scatter_add,
+// index_add as core lowers them: plugin.h, CTIndexCall).
+//
+// A gather is a loop over out's elements, split among threads anywhere; a
+// scatter is a loop over lines (every dim but the last) with the indexed
+// axis last, so threads split the lines and each line's writes happen in
+// order of k: results never depend on the thread count. Copies move bytes
+// (any dtype of that size); adds follow the dtype: integers wrap, float32
+// and float64 add in their own precision, the narrow floats in float32 and
+// round once per add (PyTorch's order for scatter_add and index_add).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "cpu/host.h"
+
+#include "cpu/engine.h"
+#include "cpu/half.h"
+#include "cpu/reduce_internal.h"
+
+namespace ct {
+namespace cpu {
+namespace {
+
+struct Loop {
+  const CTIndexCall* c;
+  int32_t nd;
+  int64_t ext[CT_MAX_NDIM];
+  int64_t ds[CT_MAX_NDIM], is[CT_MAX_NDIM], os[CT_MAX_NDIM];  // bytes
+  const char* data;
+  const char* index;
+  char* out;
+  int64_t esize, isize, axis_bytes;
+};
+
+inline int64_t read_index(const char* p, int64_t isize) {
+  if (isize == 8) {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// The element offsets of flat position `e` of the first `nd` dims.
+inline void locate(const Loop& L, int32_t nd, int64_t e, int64_t* pos, int64_t* od, int64_t* oi, int64_t* oo) {
+  *od = *oi = *oo = 0;
+  for (int32_t k = nd - 1; k >= 0; --k) {
+    pos[k] = e % L.ext[k];
+    e /= L.ext[k];
+    *od += pos[k] * L.ds[k];
+    *oi += pos[k] * L.is[k];
+    *oo += pos[k] * L.os[k];
+  }
+}
+
+inline void step(const Loop& L, int32_t nd, int64_t* pos, int64_t* od, int64_t* oi, int64_t* oo) {
+  for (int32_t k = nd - 1; k >= 0; --k) {
+    *od += L.ds[k], *oi += L.is[k], *oo += L.os[k];
+    if (++pos[k] < L.ext[k]) return;
+    *od -= L.ds[k] * L.ext[k], *oi -= L.is[k] * L.ext[k], *oo -= L.os[k] * L.ext[k];
+    pos[k] = 0;
+  }
+}
+
+template <int64_t E> void gather_body(void* ctx, int64_t begin, int64_t end) {
+  const Loop& L = *static_cast<const Loop*>(ctx);
+  const int64_t n = L.c->axis_extent;
+  int64_t pos[CT_MAX_NDIM], od, oi, oo;
+  locate(L, L.nd, begin, pos, &od, &oi, &oo);
+  for (int64_t e = begin; e < end; ++e) {
+    int64_t i = read_index(L.index + oi, L.isize);
+    if (i < 0) i += n;
+    if (i >= 0 && i < n) std::memcpy(L.out + oo, L.data + od + i * L.axis_bytes, E);
+    else std::memset(L.out + oo, 0, E);  // core checked host indices; never reached from ct_index
+    step(L, L.nd, pos, &od, &oi, &oo);
+  }
+}
+
+template <class T> inline T add_scaled(T o, T v, double alpha) {
+  if constexpr (kHalf<T>) {
+    const float a = (float)alpha;
+    const float s = (float)to_double(o) + (alpha == 1.0 ? (float)to_double(v) : a * (float)to_double(v));
+    return Convert<T>::from((double)s);
+  } else if constexpr (std::is_floating_point<T>::value) {
+    return alpha == 1.0 ? (T)(o + v) : (T)(o + (T)alpha * v);
+  } else {  // integers wrap, as NumPy's and PyTorch's
+    using U = typename std::make_unsigned<T>::type;
+    const U a = (U)(T)(int64_t)alpha;
+    return (T)(U)((U)o + (U)(a * (U)v));
+  }
+}
+
+// Lines [begin, end) of a scatter: each line's K elements in order.
+template <class T, bool Add> void scatter_body(void* ctx, int64_t begin, int64_t end) {
+  const Loop& L = *static_cast<const Loop*>(ctx);
+  const int64_t n = L.c->axis_extent, K = L.ext[L.nd - 1];
+  const int64_t dk = L.ds[L.nd - 1], ik = L.is[L.nd - 1];
+  const double alpha = L.c->alpha;
+  int64_t pos[CT_MAX_NDIM], od, oi, oo;
+  locate(L, L.nd - 1, begin, pos, &od, &oi, &oo);
+  for (int64_t line = begin; line < end; ++line) {
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t i = read_index(L.index + oi + k * ik, L.isize);
+      if (i < 0) i += n;
+      if (i < 0 || i >= n) continue;  // core checked host indices; never reached from ct_index
+      char* dst = L.out + oo + i * L.axis_bytes;
+      const char* src = L.data + od + k * dk;
+      if constexpr (Add) {
+        T a, b;
+        std::memcpy(&a, dst, sizeof(T));
+        std::memcpy(&b, src, sizeof(T));
+        a = add_scaled(a, b, alpha);
+        std::memcpy(dst, &a, sizeof(T));
+      } else {
+        std::memcpy(dst, src, sizeof(T));
+      }
+    }
+    if (L.nd > 1) step(L, L.nd - 1, pos, &od, &oi, &oo);
+  }
+}
+
+template <class T> struct Run {
+  static CTStatus run(Loop* L, const CTCpuStream* s) {
+    const CTIndexCall* c = L->c;
+    if (c->mode == CT_INDEX_GATHER) {
+      parallel_for(s, c->numel, 1 << 14, &gather_body<(int64_t)sizeof(T)>, L);
+      return CT_OK;
+    }
+    int64_t lines = 1;
+    for (int32_t k = 0; k + 1 < L->nd; ++k) lines *= L->ext[k];
+    const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 14) / std::max<int64_t>(L->ext[L->nd - 1], 1));
+    if (c->mode == CT_INDEX_SCATTER) parallel_for(s, lines, grain, &scatter_body<T, false>, L);
+    else parallel_for(s, lines, grain, &scatter_body<T, true>, L);
+    return CT_OK;
+  }
+};
+
+// Copies need only the element size; adds the dtype.
+template <class T> struct Bytes {
+  static CTStatus run(Loop* L, const CTCpuStream* s) {
+    switch (sizeof(T)) {
+      case 1: return Run<uint8_t>::run(L, s);
+      case 2: return Run<uint16_t>::run(L, s);
+      case 4: return Run<uint32_t>::run(L, s);
+      default: return Run<uint64_t>::run(L, s);
+    }
+  }
+};
+
+}  // namespace
+
+CTStatus cpu_index(const CTIndexCall* c) {
+  CTCpuStream copy;
+  const CTCpuStream* s = nullptr;
+  if (CTStatus st = resolve_stream(c->fn, c->stream, &copy, &s)) return st;
+  Loop L;
+  L.c = c;
+  L.nd = c->out->ndim;
+  L.esize = (int64_t)(ct_dtype_of_index(c->dt).bits / 8);
+  L.isize = c->index_dt == CT_DT_INT64 ? 8 : 4;
+  for (int32_t k = 0; k < L.nd; ++k) {
+    L.ext[k] = c->out->shape[k];
+    L.ds[k] = ct_stride_of(c->data, k) * L.esize;
+    L.is[k] = ct_stride_of(c->index, k) * L.isize;
+    L.os[k] = ct_stride_of(c->out, k) * L.esize;
+  }
+  L.data = static_cast<const char*>(c->data->data) + c->data->byte_offset;
+  L.index = static_cast<const char*>(c->index->data) + c->index->byte_offset;
+  L.out = static_cast<char*>(c->out->data) + c->out->byte_offset;
+  L.axis_bytes = c->axis_stride * L.esize;
+  if (c->mode == CT_INDEX_SCATTER_ADD) return by_dtype<Run>(c->dt, &L, s);
+  return by_dtype<Bytes>(c->dt, &L, s);
+}
+
+}  // namespace cpu
+}  // namespace ct
