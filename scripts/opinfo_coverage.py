@@ -413,8 +413,10 @@ def compare_index(op, stats, bad):
         want = _torch_result(op, s, stats)
         if want is None:
             continue
+        # OpInfo's embedding is op(weight, indices); F.embedding and ctensor's take the indices first
+        args = [s.args[0], s.input, *s.args[1:]] if op.name == "nn.functional.embedding" else [s.input, *s.args]
         try:
-            got = torch.from_dlpack(fn(s.input, *s.args, **s.kwargs))
+            got = torch.from_dlpack(fn(*args, **s.kwargs))
         except TypeError:
             stats["not_taken"] += 1
             continue

@@ -801,7 +801,10 @@ TEST_CASE("ct_op_supported matches SEMANTICS.md, and unsupported runs fail clean
           ins.push_back(HostTensor::compact(info.op == CT_OP_WHERE && k == 0    ? DT_BOOL
                                             : info.kind == CT_KIND_INDEX && k == 1 ? DT_I64
                                                                                    : d,
-                                            shape));
+                                            info.kind == CT_KIND_INDEX && k == 1 &&
+                                                    (op == CT_OP_TAKE || op == CT_OP_INDEX_ADD)
+                                                ? std::vector<int64_t>{3}  // take, index_add: a 1-d index
+                                                : shape));
         HostTensor out = HostTensor::compact(dout, info.kind == CT_KIND_REDUCE ? std::vector<int64_t>{} : shape);
         out.fill_bytes(0x5A);
         std::vector<unsigned char> before = out.bytes();

@@ -1,7 +1,8 @@
 // index.cc — references of the index kind (ct_index): take, gather, scatter,
 // scatter_add, index_add, written from their definitions with row-major
 // coordinates (no views, no lowering: the library's lowering is what they
-// check). Float adds are exact (double); integers wrap as the library's.
+// check). Float adds are exact (double) but for the narrow floats, whose
+// partial sums round to the dtype after each add; integers wrap.
 #include "ref_internal.h"
 
 namespace ctref {
@@ -31,8 +32,10 @@ bool wrap_index(const Call& c, int64_t i, int64_t n, int64_t* out, std::string* 
   return true;
 }
 
+// One add of the scatters: exact, except that the 16- and 8-bit floats round
+// every partial sum to their dtype (the rule: "round once per add").
 V add(const V& a, const V& b, double alpha, CTDataType d) {
-  if (a.fl) return vf(a.f + alpha * b.f);
+  if (a.fl) return vf(d.bits < 32 ? round_to(a.f + alpha * b.f, d) : a.f + alpha * b.f);
   return vi(wrap((uint64_t)a.i + (uint64_t)((int64_t)alpha * (uint64_t)b.i), d));
 }
 

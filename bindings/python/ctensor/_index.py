@@ -61,9 +61,12 @@ def take(x, indices, axis: int | None = None, *, out=None):
 
 def index_select(x, dim: int, index, *, out=None):
     """torch.index_select: the slices of x at a 1-d index along dim."""
+    xa = _array(x)
     if _array(index).ndim > 1:
         raise ValueError(f"index_select: index has {_array(index).ndim} dims; it must be 1-d")
-    return _ctensor._index(_op("take"), x, dim, index, None, (), out)
+    if xa.ndim == 0 and out is None:  # PyTorch's rule: a 0-d x gives a 0-d result
+        return _views.reshape(_ctensor._index(_op("take"), xa, dim, index, None, (), None), ())
+    return _ctensor._index(_op("take"), xa, dim, index, None, (), out)
 
 
 def gather(x, dim: int, index, *, out=None):
