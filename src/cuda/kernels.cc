@@ -110,7 +110,8 @@ CTStatus cu_elementwise(const CTElementwiseCall* call) {
   args[a++] = &n;
   Geo g;
   if (!dense) {
-    coalesce(&g, ts, 1 + n_in, call->out->ndim, call->out->shape);
+    if (!coalesce(&g, ts, 1 + n_in, call->out->ndim, call->out->shape))
+      return split_call(call, ts, n_in, cu_elementwise);  // more dims than a kernel walks: a call per outer index
     args[a++] = &g;
   }
   return launch(fn, stream, k, elementwise_items(d, call->op, info.kind, call->in_dt, n_in, dense, numel), args, name);
@@ -129,7 +130,8 @@ CTStatus device_copy(const char* fn, Device* d, cudaStream_t stream, int32_t dt,
   long long n = numel;
   const CTensor* ts[2] = {dst, src};
   Geo g;
-  coalesce(&g, ts, 2, dst->ndim, dst->shape);
+  if (!coalesce(&g, ts, 2, dst->ndim, dst->shape))  // more dims than a kernel walks: a copy per outer index
+    return for_each_outer(ts, 2, [&](const CTensor* const* v) { return device_copy(fn, d, stream, dt, v[1], v[0]); });
   void* args[] = {&om, &oo, &im, &io, &n, &g};
   return launch(fn, stream, k, numel, args, "cast_s");
 }
@@ -156,6 +158,7 @@ CTStatus cu_reduce(const CTReduceCall* call) {
   // partials: enough to keep every SM's threads busy (fixed per device, so
   // the bits of a result depend only on the shapes and the device)
   const int64_t M = reduce_geometry(call, (int64_t)d->sms * 2048, &g), P = g.P;
+  if (M < 0) return too_many_dims(fn, "CUDA");
   if (M == 0) return CT_OK;
   Program* prog = nullptr;
   if (CTStatus s = one_input_program(fn, d, ":red", call->x_dt, call->out_dt, reduce_source, &prog)) return s;
@@ -197,6 +200,7 @@ CTStatus cu_along_axis(const CTAlongAxisCall* call) {
   Device* d = cd.d;
   AGeo g;
   const int64_t lines = along_geometry(call, &g);
+  if (lines < 0) return too_many_dims(fn, "CUDA");
   if (lines == 0) return CT_OK;
   Program* prog = nullptr;
   if (CTStatus s = one_input_program(fn, d, ":along", call->x_dt, call->out_dt, along_source, &prog)) return s;

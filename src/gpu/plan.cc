@@ -89,7 +89,7 @@ void host_pack(const CTensor* t, unsigned char* buf, bool to_buf) {
   }
 }
 
-void coalesce(Geo* g, const CTensor* const* t, int nt, int32_t ndim, const int64_t* shape) {
+bool coalesce(Geo* g, const CTensor* const* t, int nt, int32_t ndim, const int64_t* shape) {
   std::memset(g, 0, sizeof *g);
   int nd = 0;
   for (int32_t d = 0; d < ndim; ++d) {
@@ -104,11 +104,20 @@ void coalesce(Geo* g, const CTensor* const* t, int nt, int32_t ndim, const int64
         continue;
       }
     }
+    if (nd == CTGPU_MAXD) return false;  // the kernels' Geo holds no more
     g->shape[nd] = shape[d];
     for (int k = 0; k < nt; ++k) g->st[k][nd] = stride_of(t[k], d);
     ++nd;
   }
   g->nd = nd;
+  return true;
+}
+
+CTStatus too_many_dims(const char* fn, const char* device_name) {
+  return g_host->set_error(CT_ERR_UNSUPPORTED,
+                           "%s: the %s kernels walk at most %d dims, and these tensors have more that do not merge "
+                           "into fewer (ct_copy takes any layout: copy them to a compact tensor first)",
+                           fn, device_name, CTGPU_MAXD);
 }
 
 bool dense_call(const CTElementwiseCall* call) {
@@ -151,17 +160,20 @@ Param param_of(const TypeInfo& t, double v) {
 int64_t reduce_geometry(const CTReduceCall* call, int64_t items, RGeo* g) {
   const CTensor* x = call->x;
   std::memset(g, 0, sizeof *g);
+  // every dim first (up to CT_MAX_NDIM), merged below, then checked against the kernels' CTGPU_MAXD
+  int64_t rs[CT_MAX_NDIM], rx[CT_MAX_NDIM], ks[CT_MAX_NDIM], kx[CT_MAX_NDIM], ko[CT_MAX_NDIM];
+  int32_t nr0 = 0, nk0 = 0;
   int64_t M = 1;
   for (int32_t dd = 0; dd < x->ndim; ++dd) {
     if (x->shape[dd] == 0 && !((call->reduce_mask >> dd) & 1u)) M = 0;
     if (x->shape[dd] == 1) continue;
     if ((call->reduce_mask >> dd) & 1u) {
-      g->rs[g->nr] = x->shape[dd];
-      g->rx[g->nr++] = stride_of(x, dd);
+      rs[nr0] = x->shape[dd];
+      rx[nr0++] = stride_of(x, dd);
     } else {
-      g->ks[g->nk] = x->shape[dd];
-      g->kx[g->nk] = stride_of(x, dd);
-      g->ko[g->nk++] = call->out_strides[dd];
+      ks[nk0] = x->shape[dd];
+      kx[nk0] = stride_of(x, dd);
+      ko[nk0++] = call->out_strides[dd];
       M *= x->shape[dd];
     }
   }
@@ -173,28 +185,31 @@ int64_t reduce_geometry(const CTReduceCall* call, int64_t items, RGeo* g) {
   // the same, and a contiguous tensor reduced over all its dims takes the
   // kernels' one-dim paths (unit stride: unrolled states, CUDA's warps).
   int32_t nr = 0;
-  for (int32_t i = 0; i < g->nr; ++i) {
-    if (nr > 0 && g->rx[nr - 1] == g->rx[i] * g->rs[i]) {
-      g->rs[nr - 1] *= g->rs[i];
-      g->rx[nr - 1] = g->rx[i];
+  for (int32_t i = 0; i < nr0; ++i) {
+    if (nr > 0 && rx[nr - 1] == rx[i] * rs[i]) {
+      rs[nr - 1] *= rs[i];
+      rx[nr - 1] = rx[i];
       continue;
     }
-    g->rs[nr] = g->rs[i];
-    g->rx[nr++] = g->rx[i];
+    rs[nr] = rs[i];
+    rx[nr++] = rx[i];
   }
-  g->nr = nr;
   int32_t nk = 0;
-  for (int32_t i = 0; i < g->nk; ++i) {
-    if (nk > 0 && g->kx[nk - 1] == g->kx[i] * g->ks[i] && g->ko[nk - 1] == g->ko[i] * g->ks[i]) {
-      g->ks[nk - 1] *= g->ks[i];
-      g->kx[nk - 1] = g->kx[i];
-      g->ko[nk - 1] = g->ko[i];
+  for (int32_t i = 0; i < nk0; ++i) {
+    if (nk > 0 && kx[nk - 1] == kx[i] * ks[i] && ko[nk - 1] == ko[i] * ks[i]) {
+      ks[nk - 1] *= ks[i];
+      kx[nk - 1] = kx[i];
+      ko[nk - 1] = ko[i];
       continue;
     }
-    g->ks[nk] = g->ks[i];
-    g->kx[nk] = g->kx[i];
-    g->ko[nk++] = g->ko[i];
+    ks[nk] = ks[i];
+    kx[nk] = kx[i];
+    ko[nk++] = ko[i];
   }
+  if (nr > CTGPU_MAXD || nk > CTGPU_MAXD) return -1;
+  for (int32_t i = 0; i < nr; ++i) g->rs[i] = rs[i], g->rx[i] = rx[i];
+  for (int32_t i = 0; i < nk; ++i) g->ks[i] = ks[i], g->kx[i] = kx[i], g->ko[i] = ko[i];
+  g->nr = nr;
   g->nk = nk;
   g->M = M;
   g->N = call->count;
@@ -222,6 +237,7 @@ int64_t along_geometry(const CTAlongAxisCall* call, AGeo* g) {
     if (dd == call->axis) continue;
     lines *= x->shape[dd];
     if (x->shape[dd] == 1) continue;
+    if (g->nl == CTGPU_MAXD) return -1;  // the kernels' AGeo holds no more
     g->ls[g->nl] = x->shape[dd];
     g->lx[g->nl] = stride_of(x, dd);
     g->lo[g->nl++] = stride_of(out, dd);

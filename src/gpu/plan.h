@@ -57,7 +57,40 @@ inline int32_t activation_op(int32_t act) {
 // A row-major walk over `ndim` dims shared by up to 4 tensors, with dims of
 // extent 1 dropped and neighbours merged where every tensor is contiguous
 // across them.
-void coalesce(Geo* g, const CTensor* const* t, int nt, int32_t ndim, const int64_t* shape);
+// False when more than CTGPU_MAXD dims remain after merging (g is then not
+// to be used: the caller refuses the call with too_many_dims).
+bool coalesce(Geo* g, const CTensor* const* t, int nt, int32_t ndim, const int64_t* shape);
+// CT_ERR_UNSUPPORTED: the call's layout needs more dims than the kernels walk.
+CTStatus too_many_dims(const char* fn, const char* device_name);
+
+// An elementwise call (out, inputs in ts, which have its shape) whose dims
+// do not merge into CTGPU_MAXD, run as one call of run per index of dim 0.
+template <class F>
+CTStatus split_call(const CTElementwiseCall* call, const CTensor* const* ts, int n_in, F run);
+
+// f(views) for each index of dim 0 of the n tensors t (one shape): views
+// one dim shorter, so that a call whose dims do not merge into CTGPU_MAXD
+// runs as several calls on fewer dims (each of which may split again).
+template <class F>
+CTStatus for_each_outer(const CTensor* const* t, int n, F f) {
+  int64_t st[4][CT_MAX_NDIM];
+  CTensor v[4];
+  const CTensor* p[4];
+  for (int k = 0; k < n; ++k) {
+    for (int32_t d = 0; d < t[k]->ndim; ++d) st[k][d] = stride_of(t[k], d);
+    v[k] = *t[k];
+    v[k].ndim = t[k]->ndim - 1;
+    v[k].shape = t[k]->shape + 1;
+    v[k].strides = st[k] + 1;
+    p[k] = &v[k];
+  }
+  for (int64_t i = 0; i < t[0]->shape[0]; ++i) {
+    for (int k = 0; k < n; ++k)
+      v[k].byte_offset = (uint64_t)((int64_t)t[k]->byte_offset + i * st[k][0] * (int64_t)itemsize_of(t[k]));
+    if (CTStatus s = f(p)) return s;
+  }
+  return CT_OK;
+}
 
 // Whether an elementwise call is one contiguous run (core's CT_CALL_DENSE),
 // and its kernel's name: "<op>_c" / "<op>_s", "cast_c" / "cast_s" (and
@@ -76,14 +109,27 @@ Param param_of(const TypeInfo& t, double v);
 // A reduction's walk: kept and reduced dims, and how each output's elements
 // split into P partials of `chunk` (P fixed by the shapes and `items`, the
 // work-items the device wants busy, so the result depends on nothing else).
-// Returns M, the outputs (0: nothing to do).
+// Returns M, the outputs (0: nothing to do; -1: more than CTGPU_MAXD kept or
+// reduced dims after merging).
 int64_t reduce_geometry(const CTReduceCall* call, int64_t items, RGeo* g);
 // Bytes of one partial state (the St struct of reduce_source).
 size_t state_size(const Target* d);
 
 // An along-axis op's walk: the lines and their stride. Returns the lines
-// (0 when there is nothing to do).
+// (0 when there is nothing to do; -1 when more than CTGPU_MAXD other dims).
 int64_t along_geometry(const CTAlongAxisCall* call, AGeo* g);
+
+template <class F>
+CTStatus split_call(const CTElementwiseCall* call, const CTensor* const* ts, int n_in, F run) {
+  return for_each_outer(ts, 1 + n_in, [&](const CTensor* const* v) {
+    CTElementwiseCall sub = *call;
+    sub.out = v[0];
+    for (int i = 0; i < n_in; ++i) sub.in[i] = v[1 + i];
+    sub.flags = 0;
+    sub.numel = numel_of(v[0]);
+    return sub.numel == 0 ? CT_OK : run(&sub);
+  });
+}
 
 }  // namespace ctgpu
 

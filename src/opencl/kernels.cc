@@ -135,7 +135,8 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
   if (!dense) {
     const CTensor* ts[4] = {call->out, call->in[0], call->in[1], call->in[2]};
     Geo g;
-    coalesce(&g, ts, 1 + n_in, call->out->ndim, call->out->shape);
+    if (!coalesce(&g, ts, 1 + n_in, call->out->ndim, call->out->shape))
+      return split_call(call, ts, n_in, cl_elementwise);  // more dims than a kernel walks: a call per outer index
     if (!set_arg(fn, k, a++, sizeof g, &g, &st)) return st;
   }
   // A chunked kernel (a row with a rare path, on a CPU device) takes
@@ -159,7 +160,8 @@ CTStatus device_copy(const char* fn, Device* d, const Queue& q, int32_t dt, cons
   cl_long n = numel;
   const CTensor* ts[2] = {dst, src};
   Geo g;
-  coalesce(&g, ts, 2, dst->ndim, dst->shape);
+  if (!coalesce(&g, ts, 2, dst->ndim, dst->shape))  // more dims than a kernel walks: a copy per outer index
+    return for_each_outer(ts, 2, [&](const CTensor* const* v) { return device_copy(fn, d, q, dt, v[1], v[0]); });
   cl_kernel k = lease.k;
   if (!set_arg(fn, k, 0, sizeof om, &om, &st) || !set_arg(fn, k, 1, sizeof oo, &oo, &st) ||
       !set_arg(fn, k, 2, sizeof im, &im, &st) || !set_arg(fn, k, 3, sizeof io, &io, &st) ||
@@ -190,6 +192,7 @@ CTStatus cl_reduce(const CTReduceCall* call) {
   const CTensor* x = call->x;
   RGeo g;
   const int64_t M = reduce_geometry(call, 16384, &g), P = g.P;
+  if (M < 0) return too_many_dims(fn, "OpenCL");
   if (M == 0) return CT_OK;
   const std::string n = op_name(call->op);
   const TypeInfo af = type_info(d, d->fp64 ? CT_DT_FLOAT64 : CT_DT_FLOAT32);
@@ -238,6 +241,7 @@ CTStatus cl_along_axis(const CTAlongAxisCall* call) {
   const CTensor *x = call->x, *out = call->out;
   AGeo g;
   const int64_t lines = along_geometry(call, &g);
+  if (lines < 0) return too_many_dims(fn, "OpenCL");
   if (lines == 0) return CT_OK;
   // A long line of softmax or log_softmax on a GPU layout (one element per
   // work-item; CT_OPENCL_CHUNK=1 gives it to PoCL too, which the tests use):

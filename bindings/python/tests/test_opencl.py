@@ -141,3 +141,23 @@ def test_float8_on_opencl_gives_the_cpus_bits(rng, dtype):
     g = ct.copy(x, CL)
     for got, want in ((ct.exp(g), ct.exp(x)), (ct.sum(g, axis=1), ct.sum(x, axis=1)), (ct.add(g, g), ct.add(x, x))):
         np.testing.assert_array_equal(np.asarray(host(got)).view(np.uint8), np.asarray(want).view(np.uint8))
+
+
+def test_views_of_more_dims_than_the_kernels_walk():
+    # 11 dims reversed: no two merge, more than the 8 a GPU kernel's geometry holds. This used to write past
+    # the host's geometry struct (wrong results, memory corruption). Now elementwise ops and copies run as a
+    # call per index of the outer dims; reductions and along-axis ops refuse with the reason, out untouched.
+    a = np.random.default_rng(0).random([2] * 11).astype(np.float32)
+    g = ct.copy(a, CL)
+    rev = tuple(range(10, -1, -1))
+    gv = g.permute(*rev)
+    want = a.transpose(rev)
+    np.testing.assert_allclose(host(ct.exp(gv)), np.exp(want), rtol=1e-6)
+    np.testing.assert_array_equal(host(ct.add(gv, gv)), want + want)
+    np.testing.assert_array_equal(host(ct.copy(gv)), want)
+    np.testing.assert_array_equal(np.asarray(gv.to("cpu")), want)
+    out = ct.copy(np.full([2] * 11, 7, np.float32), CL)
+    for call in (lambda: ct.cumsum(gv, 0, out=out), lambda: ct.sum(gv, axis=(1,), keepdims=True, out=out[:, :1])):
+        with pytest.raises(NotImplementedError, match="walk at most 8 dims"):
+            call()
+    assert (host(out) == 7).all()
