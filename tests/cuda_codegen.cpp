@@ -63,6 +63,10 @@ int main(int argc, char** argv) {
         case CT_KIND_TERNARY: sigs.insert({CT_KIND_TERNARY, {op == CT_OP_WHERE ? (int32_t)CT_DT_BOOL : dt, dt, dt}, out}); break;
         case CT_KIND_REDUCE: sigs.insert({CT_KIND_REDUCE, {dt}, out}); break;
         case CT_KIND_ALONG_AXIS: sigs.insert({CT_KIND_ALONG_AXIS, {dt}, out}); break;
+        case CT_KIND_INDEX:  // one program per data and index dtype holds the kind's three kernels
+          sigs.insert({CT_KIND_INDEX, {dt}, CT_DT_INT64});
+          sigs.insert({CT_KIND_INDEX, {dt}, CT_DT_INT32});
+          break;
         default: break;
       }
     }
@@ -78,6 +82,7 @@ int main(int argc, char** argv) {
       j.arch = arch;
       if (s.family == CT_KIND_REDUCE) j.source = ctgpu::reduce_source(&target, s.in[0], s.out, &j.label);
       else if (s.family == CT_KIND_ALONG_AXIS) j.source = ctgpu::along_source(&target, s.in[0], s.out, &j.label);
+      else if (s.family == CT_KIND_INDEX) j.source = ctgpu::index_source(&target, s.in[0], s.out, &j.label);
       else j.source = ctgpu::elementwise_source(&target, s.family, s.in.data(), (int)s.in.size(), s.out, &j.label);
       jobs.push_back(j);
     }

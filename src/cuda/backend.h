@@ -13,6 +13,7 @@ CTStatus cu_supports(const CTSupportQuery* q);
 CTStatus cu_elementwise(const CTElementwiseCall* call);
 CTStatus cu_reduce(const CTReduceCall* call);
 CTStatus cu_along_axis(const CTAlongAxisCall* call);
+CTStatus cu_index(const CTIndexCall* call);
 
 // Device slots (memory.cc).
 CTStatus cu_malloc(int32_t id, size_t bytes, void** ptr);

@@ -193,6 +193,36 @@ CTStatus cu_reduce(const CTReduceCall* call) {
   return st;
 }
 
+// The index kind's loops (index_source): a gather over out's shape, or a
+// scatter over the lines with each line's K elements in order.
+CTStatus cu_index(const CTIndexCall* c) {
+  const char* fn = c->fn;
+  CallDevice cd(c->out);
+  if (CTStatus s = cd.check(fn)) return s;
+  Device* d = cd.d;
+  const bool gather = c->mode == CT_INDEX_GATHER;
+  const int32_t nd = c->out->ndim;
+  const CTensor* ts[3] = {c->out, c->data, c->index};
+  Geo g;
+  if (!coalesce(&g, ts, 3, gather ? nd : nd - 1, c->out->shape)) return too_many_dims(fn, "CUDA");
+  Program* prog = nullptr;
+  if (CTStatus s = one_input_program(fn, d, ":index", c->dt, c->index_dt, index_source, &prog)) return s;
+  const char* name = gather ? "ix_gather" : c->mode == CT_INDEX_SCATTER ? "ix_scatter" : "ix_scatter_add";
+  cudaKernel_t k = nullptr;
+  if (CTStatus s = prog->kernel(fn, name, &k)) return s;
+  long long K = gather ? 1 : c->out->shape[nd - 1], dk = gather ? 0 : stride_of(c->data, nd - 1),
+            ik = gather ? 0 : stride_of(c->index, nd - 1);
+  long long items = gather ? c->numel : c->numel / K, n = c->axis_extent, axs = c->axis_stride;
+  void* om = c->out->data;
+  void* dm = c->data->data;
+  void* im = c->index->data;
+  unsigned long long oo = c->out->byte_offset, od = c->data->byte_offset, oi = c->index->byte_offset;
+  const Param alpha = param_of(type_info(d, c->dt), c->alpha);
+  void* args[] = {&om, &oo, &dm, &od, &im, &oi, &g, &n, &axs, &items, &K, &dk, &ik,
+                  const_cast<unsigned char*>(alpha.bytes)};
+  return launch(fn, stream_of(c->stream), k, items, args, name);
+}
+
 CTStatus cu_along_axis(const CTAlongAxisCall* call) {
   const char* fn = call->fn;
   CallDevice cd(call->out);

@@ -80,6 +80,7 @@ CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_versi
   g_kern.binary = cu_elementwise;
   g_kern.reduce = cu_reduce;
   g_kern.along_axis = cu_along_axis;
+  g_kern.index = cu_index;
   g_kern.nn_plan_create = cu_nn_plan_create;
   g_kern.nn_plan_execute = cu_nn_plan_execute;
   g_kern.nn_plan_destroy = cu_nn_plan_destroy;

@@ -64,6 +64,7 @@ CTStatus supports(const Target* d, const CTSupportQuery* q, const char* device_n
       const char* why = nn_why ? nn_why(q->op, q->dt, &buf) : "the module has no NN kernels";
       return why ? refuse(q, device_name, why) : CT_OK;
     }
+    case CT_KIND_INDEX: return CT_OK;  // the moves run any dtype of this size, the adds every one the device computes
     default: return refuse(q, device_name, "unknown kind");
   }
   if (!have) return refuse(q, device_name, "no kernel for this dtype class");

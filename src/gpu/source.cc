@@ -600,6 +600,61 @@ std::string nn_program(const Target* d, int32_t dt, const char* body, const char
   return prelude(d) + "#define DS " + t.storage + "\n" + load_fn(t, "ld", t.storage) + store_fn(t, t.storage) + body;
 }
 
+// The index kind's two loops (plugin.h's CTIndexCall) for data dtype dt and
+// index dtype idt: ix_gather (a work-item per element of out) and ix_scatter
+// (a work-item per line, its K elements in order) move elements as unsigned
+// integers of their size, so they run every dtype; ix_scatter_add adds in the
+// compute type (float for the 16- and 8-bit floats, rounded once per add as
+// the CPU's; integers wrap through their unsigned type), for the dtypes the
+// device computes. An index outside [-n, n) reads 0 (gather) or is skipped:
+// no access outside x or out, whatever the index holds.
+std::string index_source(const Target* d, int32_t dt, int32_t idt, std::string* label) {
+  const TypeInfo t = type_info(d, dt);
+  const int bytes = (int)((ct_dtype_of_index(dt).bits + 7) / 8);
+  const char* ms = bytes == 1 ? "uchar" : bytes == 2 ? "ushort" : bytes == 4 ? "uint" : "ulong";
+  std::ostringstream s;
+  s << prelude(d) << "#define MS " << ms << "\n#define IX " << (idt == CT_DT_INT32 ? "int" : "long") << "\n";
+  *label = "index " + dt_name(dt) + " by " + dt_name(idt);
+  const char* const args =
+      "(__global MS* out, ulong oo, __global const MS* data, ulong od, __global const IX* idx, ulong oi, Geo g, "
+      "long n, long axs, long items, long K, long dk, long ik";
+  const char* const walk =
+      "  long r = e, po = 0, pd = 0, pi = 0;\n"
+      "  for (int k = g.nd - 1; k >= 0; --k) { long x = g.shape[k], q = r / x, c = r - q * x; r = q; "
+      "po += c * g.st[0][k]; pd += c * g.st[1][k]; pi += c * g.st[2][k]; }\n";
+  s << "__kernel void ix_gather" << args << ") {\n  long e = get_global_id(0);\n  if (e >= items) return;\n" << walk
+    << "  __global MS* O = (__global MS*)((__global char*)out + oo);\n"
+       "  __global const MS* D = (__global const MS*)((__global const char*)data + od);\n"
+       "  __global const IX* I = (__global const IX*)((__global const char*)idx + oi);\n"
+       "  long i = (long)I[pi];\n  if (i < 0) i += n;\n"
+       "  O[po] = i >= 0 && i < n ? D[pd + i * axs] : (MS)0;\n}\n";
+  const auto scatter = [&](const char* name, const std::string& extra, const std::string& put) {
+    s << "__kernel void " << name << args << extra << ") {\n  long e = get_global_id(0);\n  if (e >= items) return;\n"
+      << walk
+      << "  __global OS* O = (__global OS*)((__global char*)out + oo);\n"
+         "  __global const OS* D = (__global const OS*)((__global const char*)data + od);\n"
+         "  __global const IX* I = (__global const IX*)((__global const char*)idx + oi);\n"
+         "  for (long k = 0; k < K; ++k) {\n    long i = (long)I[pi + k * ik];\n    if (i < 0) i += n;\n"
+         "    if (i < 0 || i >= n) continue;\n    const long t = po + i * axs, v = pd + k * dk;\n"
+      << put << "\n  }\n}\n";
+  };
+  s << "#define OS MS\n";
+  scatter("ix_scatter", "", "    O[t] = D[v];");
+  s << "#undef OS\n";
+  if (t.ok && t.cls != kBool) {
+    s << "#define OS " << t.storage << "\n" << load_fn(t, "ld0", t.storage) << store_fn(t, t.storage);
+    if (t.cls == kFloat) {
+      scatter("ix_scatter_add", std::string(", ") + t.compute + " alpha", "    st(O, t, ld0(O, t) + alpha * ld0(D, v));");
+    } else {
+      const std::string u = t.uns;
+      scatter("ix_scatter_add", ", ulong alpha",
+              "    st(O, t, (" + std::string(t.compute) + ")((" + u + ")ld0(O, t) + (" + u + ")alpha * (" + u +
+                  ")ld0(D, v)));");
+    }
+  }
+  return s.str();
+}
+
 std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label) {
   const TypeInfo t = type_info(d, x_dt), o = type_info(d, out_dt);
   std::ostringstream s;

@@ -141,6 +141,10 @@ std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, 
                                std::string* label);
 std::string reduce_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label);
 std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label);
+// The index kind's kernels "ix_gather", "ix_scatter" and (integers and the
+// floats the device computes) "ix_scatter_add", for data dtype dt and index
+// dtype idt (int32 or int64): see source.cc.
+std::string index_source(const Target* d, int32_t dt, int32_t idt, std::string* label);
 // A program of hand-written kernels in the OpenCL C the dialects share (the
 // NN ops' pool_kernels() and norm_kernels(), nn_kernels.h) for data dtype dt
 // (float16, bfloat16, float32): the dialect's prelude (CT_INL, AF, the CUDA

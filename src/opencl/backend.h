@@ -15,6 +15,7 @@ CTStatus cl_supports(const CTSupportQuery* q);
 CTStatus cl_elementwise(const CTElementwiseCall* call);
 CTStatus cl_reduce(const CTReduceCall* call);
 CTStatus cl_along_axis(const CTAlongAxisCall* call);
+CTStatus cl_index(const CTIndexCall* call);
 
 // Device slots (copy.cc).
 CTStatus cl_malloc(int32_t id, size_t bytes, void** ptr);

@@ -230,6 +230,45 @@ CTStatus cl_reduce(const CTReduceCall* call) {
   return st;
 }
 
+// The index kind's loops (index_source): a gather over out's shape, or a
+// scatter over the lines with each line's K elements in order.
+CTStatus cl_index(const CTIndexCall* c) {
+  const char* fn = c->fn;
+  Device* d = nullptr;
+  Queue q;
+  Program* prog = nullptr;
+  if (CTStatus s = one_input_program(fn, c->out, c->stream, ":index", c->dt, c->index_dt, index_source, &d, &q, &prog))
+    return s;
+  const bool gather = c->mode == CT_INDEX_GATHER;
+  const int32_t nd = c->out->ndim;
+  const CTensor* ts[3] = {c->out, c->data, c->index};
+  Geo g;
+  if (!coalesce(&g, ts, 3, gather ? nd : nd - 1, c->out->shape)) return too_many_dims(fn, "OpenCL");
+  cl_long K = gather ? 1 : c->out->shape[nd - 1], dk = gather ? 0 : stride_of(c->data, nd - 1),
+          ik = gather ? 0 : stride_of(c->index, nd - 1);
+  cl_long items = gather ? c->numel : c->numel / K, n = c->axis_extent, axs = c->axis_stride;
+  const char* name = gather ? "ix_gather" : c->mode == CT_INDEX_SCATTER ? "ix_scatter" : "ix_scatter_add";
+  KernelLease lease{prog, name};
+  if (CTStatus s = prog->take(fn, name, &lease.k)) return s;
+  CTStatus st = CT_OK;
+  cl_mem om = mem_of(c->out), dm = mem_of(c->data), im = mem_of(c->index);
+  cl_ulong oo = c->out->byte_offset, od = c->data->byte_offset, oi = c->index->byte_offset;
+  cl_kernel k = lease.k;
+  if (!set_arg(fn, k, 0, sizeof om, &om, &st) || !set_arg(fn, k, 1, sizeof oo, &oo, &st) ||
+      !set_arg(fn, k, 2, sizeof dm, &dm, &st) || !set_arg(fn, k, 3, sizeof od, &od, &st) ||
+      !set_arg(fn, k, 4, sizeof im, &im, &st) || !set_arg(fn, k, 5, sizeof oi, &oi, &st) ||
+      !set_arg(fn, k, 6, sizeof g, &g, &st) || !set_arg(fn, k, 7, sizeof n, &n, &st) ||
+      !set_arg(fn, k, 8, sizeof axs, &axs, &st) || !set_arg(fn, k, 9, sizeof items, &items, &st) ||
+      !set_arg(fn, k, 10, sizeof K, &K, &st) || !set_arg(fn, k, 11, sizeof dk, &dk, &st) ||
+      !set_arg(fn, k, 12, sizeof ik, &ik, &st))
+    return st;
+  if (c->mode == CT_INDEX_SCATTER_ADD) {
+    const Param alpha = param_of(type_info(d, c->dt), c->alpha);
+    if (!set_arg(fn, k, 13, alpha.size, alpha.bytes, &st)) return st;
+  }
+  return launch(fn, q, k, items, name);
+}
+
 CTStatus cl_along_axis(const CTAlongAxisCall* call) {
   const char* fn = call->fn;
   Device* d = nullptr;

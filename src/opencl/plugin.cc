@@ -78,6 +78,7 @@ CT_PLUGIN_EXPORT CTStatus ct_plugin_init(const CTHost* host, uint32_t host_versi
   g_kern.binary = cl_elementwise;
   g_kern.reduce = cl_reduce;
   g_kern.along_axis = cl_along_axis;
+  g_kern.index = cl_index;
   g_kern.nn_plan_create = cl_nn_plan_create;
   g_kern.nn_plan_execute = cl_nn_plan_execute;
   g_kern.nn_plan_destroy = cl_nn_plan_destroy;
