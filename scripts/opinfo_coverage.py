@@ -230,6 +230,21 @@ def _torch_result(op, s, stats):
         return None
 
 
+def _ct_result(op, fn, args, kw, dtype, shapes, stats, bad, type_error_is="refused"):
+    """ctensor's result as a torch tensor, or None: a ValueError or NotImplementedError counts as refused (with
+    the message), a TypeError as `type_error_is` (an argument ctensor's function does not take: "not_taken")."""
+    try:
+        return torch.from_dlpack(fn(*args, **kw))
+    except TypeError as e:
+        stats[type_error_is] += 1
+        if type_error_is == "refused":
+            bad.append((op.name, str(dtype), shapes, "refused: " + str(e)[:160]))
+    except (ValueError, NotImplementedError) as e:
+        stats["refused"] += 1
+        bad.append((op.name, str(dtype), shapes, "refused: " + str(e)[:160]))
+    return None
+
+
 def compare_axis_op(op, name, info, stats, bad):
     """Runs op's CPU samples of a reduction or an along-axis op that ctensor's signature takes: one tensor, a dim
     (or dims) and keepdim. A sort compares its values; an argsort without stable=True compares the order it gives
@@ -313,12 +328,8 @@ def compare_ternary(op, name, stats, bad):
         want = _torch_result(op, s, stats)
         if want is None:
             continue
-        try:
-            got = torch.from_dlpack(fn(*args, **kw))
-        except (TypeError, ValueError, NotImplementedError) as e:
-            stats["refused"] += 1
-            bad.append((op.name, str(dtype), [tuple(getattr(a, "shape", ())) for a in args],
-                        "refused: " + str(e)[:160]))
+        got = _ct_result(op, fn, args, kw, dtype, [tuple(getattr(a, "shape", ())) for a in args], stats, bad)
+        if got is None:
             continue
         orig = [s.input] + list(s.args)
         tpos = [k for k, a in enumerate(orig) if isinstance(a, torch.Tensor)]
@@ -363,12 +374,10 @@ def compare_contraction(op, name, stats, bad):
         want = _torch_result(op, s, stats)
         if want is None:
             continue
-        try:
-            got = torch.from_dlpack(fn(*args, **kw))
-        except (TypeError, ValueError, NotImplementedError) as e:
-            stats["refused"] += 1
-            bad.append((op.name, str(dtype), [tuple(t.shape) for t in tensors], "refused: " + str(e)[:160]))
+        got = _ct_result(op, fn, args, kw, dtype, [tuple(t.shape) for t in tensors], stats, bad)
+        if got is None:
             continue
+
         def ref(*ts, s=s):  # op on other tensors (deliberate()'s float64 recomputation)
             return op(list(ts), *s.args, **s.kwargs) if op.name == "einsum" else op(*ts, **s.kwargs)
         _check_sample(op.name, ref, tensors, got, want, stats, bad, dtype,
@@ -387,11 +396,8 @@ def compare_movement(op, name, stats, bad):
         want = _torch_result(op, s, stats)
         if want is None:
             continue
-        try:
-            got = torch.from_dlpack(fn(s.input, *s.args, **s.kwargs))
-        except (TypeError, ValueError, NotImplementedError) as e:
-            stats["refused"] += 1
-            bad.append((op.name, str(dtype), [tuple(t.shape) for t in tensors], "refused: " + str(e)[:160]))
+        got = _ct_result(op, fn, [s.input, *s.args], s.kwargs, dtype, [tuple(t.shape) for t in tensors], stats, bad)
+        if got is None:
             continue
         stats["compared"] += 1
         try:
@@ -415,14 +421,8 @@ def compare_index(op, stats, bad):
             continue
         # OpInfo's embedding is op(weight, indices); F.embedding and ctensor's take the indices first
         args = [s.args[0], s.input, *s.args[1:]] if op.name == "nn.functional.embedding" else [s.input, *s.args]
-        try:
-            got = torch.from_dlpack(fn(*args, **s.kwargs))
-        except TypeError:
-            stats["not_taken"] += 1
-            continue
-        except (ValueError, NotImplementedError) as e:
-            stats["refused"] += 1
-            bad.append((op.name, str(dtype), [tuple(t.shape) for t in tensors], "refused: " + str(e)[:160]))
+        got = _ct_result(op, fn, args, s.kwargs, dtype, [tuple(t.shape) for t in tensors], stats, bad, "not_taken")
+        if got is None:
             continue
         stats["compared"] += 1
         try:
