@@ -82,6 +82,11 @@ GEN_MODULES = {
     "Round": "round", "Selu": "selu", "Sigmoid": "sigmoid", "Sign": "sign", "Sin": "sin",
     "Softmax": "softmax", "Softplus": "softplus", "Sqrt": "sqrt", "Sub": "sub", "Sum": "sum",
     "Tan": "tan", "Tanh": "tanh", "Where": "where", "Xor": "xor",
+    # indexing and data movement (ct_index; views plus copies)
+    "Gather": "gather", "GatherElements": "gatherelements", "ScatterElements": "scatterelements",
+    "Concat": "concat", "Tile": "tile", "Einsum": "einsum", "Trilu": "trilu", "Pad": "pad",
+    "Transpose": "transpose", "Expand": "expand", "Reshape": "reshape", "Flatten": "flatten",
+    "Squeeze": "squeeze", "Unsqueeze": "unsqueeze", "Identity": "identity",
 }
 
 
@@ -665,6 +670,116 @@ def _softmax(n):
 
 
 # ---- NN -----------------------------------------------------------------------
+
+
+# ---- indexing and data movement ----------------------------------------------
+
+
+@handles("Gather")
+def _gather(n):
+    return ct().take(n.inp(0), n.inp(1), n.attr("axis", 0))
+
+
+@handles("GatherElements")
+def _gather_elements(n):
+    return ct().gather(n.inp(0), n.attr("axis", 0), n.inp(1))
+
+
+@handles("ScatterElements")
+def _scatter_elements(n):
+    red = n.attr("reduction", "none")
+    if red not in ("none", "add"):
+        raise Unsupported(f"ScatterElements reduction={red}: ctensor scatters by assignment or addition")
+    f = ct().scatter if red == "none" else ct().scatter_add
+    return f(n.inp(0), n.attr("axis", 0), n.inp(1), n.inp(2))
+
+
+@handles("Concat")
+def _concat(n):
+    return ct().concatenate([x for x in n.x if x is not None], n.attr("axis"))
+
+
+@handles("Tile")
+def _tile(n):
+    return ct().tile(n.inp(0), [int(r) for r in n.inp(1)])
+
+
+@handles("Einsum")
+def _einsum(n):
+    return ct().einsum(n.attr("equation"), *n.x)
+
+
+@handles("Trilu")
+def _trilu(n):
+    k = int(n.inp(1)) if n.inp(1) is not None else 0
+    return (ct().triu if n.attr("upper", 1) else ct().tril)(n.inp(0), k)
+
+
+@handles("Pad")
+def _pad(n):
+    x = n.inp(0)
+    mode = n.attr("mode", "constant")
+    modes = {"constant": "constant", "reflect": "reflect", "edge": "replicate", "wrap": "circular"}
+    if mode not in modes:
+        raise Unsupported(f"Pad mode={mode}")
+    pads = [int(p) for p in (n.inp(1) if n.opset >= 11 else n.attr("pads"))]
+    value = n.inp(2) if n.opset >= 11 else n.attr("value", 0.0)
+    value = 0 if value is None or np.size(value) == 0 else np.asarray(value).item()
+    axes = list(range(x.ndim)) if n.inp(3) is None else [int(a) % x.ndim for a in n.inp(3)]
+    k = len(axes)
+    lr = {a: (pads[i], pads[k + i]) for i, a in enumerate(axes)}
+    torch_pads = []
+    for a in range(x.ndim - 1, -1, -1):  # PyTorch's order: (left, right) from the last axis
+        torch_pads += list(lr.get(a, (0, 0)))
+    return ct().pad(x, torch_pads, modes[mode], value if mode == "constant" else None)
+
+
+@handles("Transpose")
+def _transpose(n):
+    x = ct().asarray(n.inp(0))
+    perm = n.attr("perm") or list(range(x.ndim - 1, -1, -1))
+    return ct().copy(x.permute(*perm))
+
+
+@handles("Expand")
+def _expand(n):
+    x = ct().asarray(n.inp(0))
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(int(e) for e in n.inp(1)))
+    return ct().copy(ct().broadcast_to(x, shape))
+
+
+@handles("Reshape")
+def _reshape(n):
+    x = ct().asarray(n.inp(0))
+    shape = [int(e) for e in n.inp(1)]
+    if not n.attr("allowzero", 0):  # 0 copies the input's extent
+        shape = [x.shape[i] if e == 0 else e for i, e in enumerate(shape)]
+    return ct().copy(x.reshape(*shape))
+
+
+@handles("Flatten")
+def _flatten(n):
+    x = ct().asarray(n.inp(0))
+    a = n.attr("axis", 1) % max(x.ndim, 1) if n.attr("axis", 1) < 0 else n.attr("axis", 1)
+    outer = int(np.prod(x.shape[:a], dtype=np.int64))
+    return ct().copy(x.reshape(outer, -1) if x.size else x.reshape(outer, int(np.prod(x.shape[a:]))))
+
+
+@handles("Squeeze", "Unsqueeze")
+def _squeeze(n):
+    x = ct().asarray(n.inp(0))
+    axes = n.inp(1) if n.opset >= 13 else n.attr("axes")
+    if n.op == "Squeeze":
+        return ct().copy(ct().squeeze(x, None if axes is None else tuple(int(a) for a in axes)))
+    out_nd = x.ndim + len(axes)
+    for a in sorted(int(a) % out_nd for a in axes):
+        x = ct().expand_dims(x, a)
+    return ct().copy(x)
+
+
+@handles("Identity")
+def _identity(n):
+    return ct().copy(n.inp(0))
 
 
 @handles("MatMul")
