@@ -65,6 +65,8 @@ REDUCTION_EXTRA = set("cumsum cumprod cummax cummin logcumsumexp argmax argmin a
 
 # Data movement: Python functions of views and copies (ctensor/_movement.py), compared bit for bit below.
 MOVEMENT = ("cat", "stack", "flip", "roll", "tile", "repeat", "constant_pad_nd", "pad", "tril", "triu")
+# NN functions that are views of the 2-d ops, and topk (argsort and gather): ctensor/_nn_lower.py.
+LOWERED = ("conv1d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d", "glu", "topk")
 # Contractions: Python functions lowered onto ctensor's matmul (ctensor/_contract.py), compared below.
 CONTRACTIONS = ("einsum", "tensordot", "dot", "vdot", "inner", "outer", "mv", "addmm", "addmv", "addr", "baddbmm",
                 "addbmm")
@@ -92,7 +94,7 @@ def ct_names():
     for o in ct.ops():
         for n in (o.name,) + tuple(o.python_names):
             names[n] = o.name
-    for n in ("linear", "cast") + CONTRACTIONS + MOVEMENT:
+    for n in ("linear", "cast") + CONTRACTIONS + MOVEMENT + LOWERED:
         if hasattr(ct, n):
             names[n] = n
     return names
@@ -433,6 +435,49 @@ def compare_index(op, stats, bad):
                         str(s.args)[:80] + str(s.kwargs) + " " + str(e).splitlines()[0][:200]))
 
 
+def compare_lowered(op, name, stats, bad):
+    """Runs the CPU samples of a lowered NN function or topk with PyTorch's arguments (tensors of the sample's
+    dtype); topk's values are compared, and its indices by the values they pick (ties may pick either)."""
+    fn = getattr(ct, name)
+    for dtype, s in _samples(op):
+        tensors = [t for t in [s.input, *s.args] if isinstance(t, torch.Tensor)]
+        if any(t.dtype != dtype for t in tensors):
+            stats["not_taken"] += 1
+            continue
+        want = _torch_result(op, s, stats)
+        if want is None:
+            continue
+        shapes = [tuple(t.shape) for t in tensors]
+        try:
+            res = fn(s.input, *s.args, **s.kwargs)
+        except TypeError:
+            stats["not_taken"] += 1
+            continue
+        except (ValueError, NotImplementedError) as e:
+            stats["refused"] += 1
+            bad.append((op.name, str(dtype), shapes, "refused: " + str(e)[:160]))
+            continue
+        if isinstance(res, tuple):  # topk: (values, indices)
+            got, idx = torch.from_dlpack(res[0]), torch.from_dlpack(res[1])
+            want = want[0]
+            x = s.input if s.input.dim() else s.input.reshape(1)
+            picked = x.gather(s.args[1] if len(s.args) > 1 else s.kwargs.get("dim", -1),
+                              idx if s.input.dim() else idx.reshape(1))
+            if not torch.equal(picked.reshape(got.shape), got) and not torch.allclose(picked.reshape(got.shape), got,
+                                                                                       equal_nan=True):
+                stats["compared"] += 1
+                stats["wrong"] += 1
+                bad.append((op.name, str(dtype), shapes, "indices do not pick the values"))
+                continue
+        else:
+            got = torch.from_dlpack(res)
+        def ref(*ts, s=s):  # op on other tensors (deliberate()'s float64 recomputation)
+            it = iter(ts)
+            r = op(*[next(it) if isinstance(a, torch.Tensor) else a for a in [s.input, *s.args]], **s.kwargs)
+            return r[0] if isinstance(r, tuple) else r
+        _check_sample(op.name, ref, tensors, got, want, stats, bad, dtype, shapes)
+
+
 def compare(op, name, stats, bad):
     """Runs op's CPU samples that ctensor's signature takes: 1 or 2 tensor inputs, and keywords ctensor's function
     has by torch's names."""
@@ -448,6 +493,8 @@ def compare(op, name, stats, bad):
         return compare_movement(op, name, stats, bad)
     if info is not None and info.kind == "index":
         return compare_index(op, stats, bad)
+    if fn is not None and name in LOWERED:
+        return compare_lowered(op, name, stats, bad)
     if fn is None or info is None or info.kind not in ("unary", "binary"):
         return
     for dtype, s in _samples(op):
@@ -511,7 +558,7 @@ def main():
             fams[f]["covered"] += 1
             if a.compare and (f in ("elementwise", "reduction") or
                               type(op).__name__ in ("UnaryUfuncInfo", "BinaryUfuncInfo") or
-                              op.name in ("softmax", "log_softmax", "nn.functional.softmin") or c in CONTRACTIONS + MOVEMENT or f == "indexing" or
+                              op.name in ("softmax", "log_softmax", "nn.functional.softmin") or c in CONTRACTIONS + MOVEMENT + LOWERED or f == "indexing" or
                               op.name in ("nn.functional.embedding", "nn.functional.one_hot")):
                 compare(op, c, stats, bad)
         else:

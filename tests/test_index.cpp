@@ -264,7 +264,10 @@ TEST_CASE("index ops: refusals name the problem and leave out untouched", "[inde
   CTensor i3v = i3.view();
   const double half = 0.5;
   CHECK(call(CT_OP_INDEX_ADD, xiv, 1, i3v, &siv, &half, &oiv) == CT_ERR_INVALID_ARGUMENT);
-  CHECK(last_error().find("alpha=0.5 must be an integer for int32") != std::string::npos);
+  CHECK(last_error().find("alpha=0.5 must be an integer (|alpha| < 9.2e18) for int32") != std::string::npos);
+  CHECK(oi.bytes() == obefore);
+  const double huge = 1e30;  // refused before any conversion to an integer (UBSan)
+  CHECK(call(CT_OP_INDEX_ADD, xiv, 1, i3v, &siv, &huge, &oiv) == CT_ERR_INVALID_ARGUMENT);
   CHECK(oi.bytes() == obefore);
   // overlaps: a gather may not write into x; a scatter's out is x exactly or disjoint from it
   expect(call(CT_OP_GATHER, xv, 1, iv, nullptr, nullptr, &xv), CT_ERR_INVALID_ARGUMENT, "must not share memory");

@@ -196,8 +196,9 @@ CTStatus run_index(int32_t op, const CTensor* x, int32_t axis, const CTensor* in
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(xf.dt), d->dtype_rule);
   if (!std::isfinite(alpha) && !((CT_DTS_FLOAT >> xf.dt) & 1u))
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s: alpha=%g is not finite", fn, d->name, alpha);
-  if (op == CT_OP_INDEX_ADD && !((CT_DTS_FLOAT >> xf.dt) & 1u) && alpha != (double)(int64_t)alpha)
-    return fail(CT_ERR_INVALID_ARGUMENT, "%s: index_add: alpha=%.17g must be an integer for %s", fn, alpha,
+  if (op == CT_OP_INDEX_ADD && !((CT_DTS_FLOAT >> xf.dt) & 1u) &&
+      !(std::fabs(alpha) < 9.2e18 && alpha == std::trunc(alpha)))  // tested before any conversion to an integer
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: index_add: alpha=%.17g must be an integer (|alpha| < 9.2e18) for %s", fn, alpha,
                 dtype_name(xf.dt));
   // shapes
   int64_t want[CT_MAX_NDIM];

@@ -56,6 +56,15 @@ from ._index import (  # noqa: F401
     take_along_axis,
     take_along_dim,
 )
+from ._nn_lower import (  # noqa: F401
+    avg_pool1d,
+    conv1d,
+    conv_transpose1d,
+    conv_transpose2d,
+    glu,
+    max_pool1d,
+    topk,
+)
 from ._movement import (  # noqa: F401
     cat,
     concat,
