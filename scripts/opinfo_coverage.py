@@ -572,7 +572,7 @@ def main():
             print("     missing: " + " ".join(sorted(v["missing"])))
     print(f"  {'all':12s} {covered:4d} of {total:4d} ({100.0 * covered / total:.0f}%)")
     if a.compare:
-        print(f"samples compared (elementwise, binary, reductions, along-axis; CPU, every real dtype): "
+        print(f"samples compared (every family: maps, reductions, indexing, movement, contractions, NN lowerings; CPU, every real dtype): "
               f"{stats['compared']}: "
               f"{stats['compared'] - stats['wrong'] - stats['dtype_rule'] - stats['more_accurate'] - stats['scalar_rule']}"
               f" agree, "
@@ -581,7 +581,7 @@ def main():
               f"(NumPy's weak-scalar rule; torch keeps lerp's scalar weight in float32), "
               f"{stats['more_accurate']} differ where ctensor is the closer to float64 (or within an ulp of it), "
               f"{stats['wrong']} wrong; "
-              f"refused (an integer input to a float-only op: promotion is the caller's) {stats['refused']}; "
+              f"refused (a dtype or feature ctensor does not run, each with its message: integer input to a float-only op, float64 matmul, ...) {stats['refused']}; "
               f"not ctensor's signature (scalars, keywords, mixed dtypes) {stats['not_taken']}")
         groups = {}
         for b in bad:
