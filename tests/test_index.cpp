@@ -282,3 +282,38 @@ TEST_CASE("index ops: refusals name the problem and leave out untouched", "[inde
   CHECK(big.bytes() == big_before);
   expect(call(CT_OP_SCATTER, xv, 1, iv, &sv, nullptr, &iv), CT_ERR_DTYPE_MISMATCH, "out.dtype=int64");
 }
+
+TEST_CASE("index ops: scatters into the leading axis (lines side by side) match the reference on 1 and 4 threads",
+          "[index]") {
+  // index_add and scatter(_add) along axis 0 of a (7, 300) x: the lines are the 300 columns, adjacent in
+  // memory, which the CPU runs k outer and the lines inner; repeated targets keep their order along the axis.
+  std::mt19937 rng(11);
+  for (int32_t op : {CT_OP_INDEX_ADD, CT_OP_SCATTER_ADD, CT_OP_SCATTER})
+    for (int d : {DT_F32, DT_I32, DT_BF16}) {
+      HostTensor x = HostTensor::compact(d, {7, 300});
+      const std::vector<int64_t> ishape = op == CT_OP_INDEX_ADD ? std::vector<int64_t>{20}
+                                                                : std::vector<int64_t>{20, 300};
+      HostTensor idx = HostTensor::compact(DT_I64, ishape), src = HostTensor::compact(d, {20, 300});
+      fill_small(x, rng);
+      fill_small(src, rng);
+      fill_index(idx, 7, rng);
+      HostTensor o1 = HostTensor::compact(d, {7, 300}), o4 = HostTensor::compact(d, {7, 300});
+      CTensor xv = x.view(), iv = idx.view(), sv = src.view(), v1 = o1.view(), v4 = o4.view();
+      CTCpuStream s1, s4;
+      std::memset(&s1, 0, sizeof s1);
+      std::memset(&s4, 0, sizeof s4);
+      s1.struct_size = s4.struct_size = sizeof s1;
+      s1.num_threads = 1;
+      s4.num_threads = 4;
+      const double alpha = 3.0;
+      const double* a = op == CT_OP_INDEX_ADD ? &alpha : nullptr;
+      INFO(ctref::op_name(op) << " " << dtype(d).name);
+      REQUIRE(call(op, xv, 0, iv, &sv, a, &v1, &s1) == CT_OK);
+      REQUIRE(call(op, xv, 0, iv, &sv, a, &v4, &s4) == CT_OK);
+      CHECK(o1.bytes() == o4.bytes());
+      ctref::Call rc = ref_call(op);
+      rc.axis = 0;
+      if (op == CT_OP_INDEX_ADD) rc.params = {3.0};
+      expect_values(o1, reference(rc, {&x, &idx, &src}, {{d, {7, 300}}})[0], "axis 0");
+    }
+}

@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "core/api_internal.h"
@@ -43,18 +44,20 @@ CTStatus extent_mismatch(const char* fn, const OpDef* d, const char* a, const CT
               dim, rule);
 }
 
-// Every index in [-n, n): read on the host (core's one read of tensor data,
-// so that nothing is written when one is out of range).
-template <class I> CTStatus check_indices(const char* fn, const OpDef* d, const CTensor* index, int64_t n,
-                                          int32_t axis) {
+// The first index outside [-n, n) in row-major order: its position and value.
+template <class I> CTStatus bad_index(const char* fn, const OpDef* d, const CTensor* index, int64_t n, int32_t axis) {
   const int32_t nd = index->ndim;
-  int64_t numel = 1;
-  for (int32_t k = 0; k < nd; ++k) numel *= index->shape[k];
-  if (numel == 0) return CT_OK;
   const char* base = static_cast<const char*>(index->data) + index->byte_offset;
   int64_t pos[CT_MAX_NDIM] = {0};
-  int64_t off = 0;
+  int64_t numel = 1;
+  for (int32_t k = 0; k < nd; ++k) numel *= index->shape[k];
   for (int64_t e = 0; e < numel; ++e) {
+    int64_t off = 0, r = e;
+    for (int32_t k = nd - 1; k >= 0; --k) {
+      pos[k] = r % index->shape[k];
+      r /= index->shape[k];
+      off += pos[k] * ct_stride_of(index, k);
+    }
     I v;
     std::memcpy(&v, base + off * (int64_t)sizeof(I), sizeof v);
     if (v < -n || v >= n) {
@@ -63,14 +66,61 @@ template <class I> CTStatus check_indices(const char* fn, const OpDef* d, const 
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s: index%s=%" PRId64 " is outside [-%" PRId64 ", %" PRId64
                   ") for axis %d (extent %" PRId64 ")", fn, d->name, nd ? at : "", (int64_t)v, n, n, axis, n);
     }
-    for (int32_t k = nd - 1; k >= 0; --k) {  // the next position, row-major
-      off += ct_stride_of(index, k);
+  }
+  return fail(CT_ERR_INTERNAL, "%s: %s: an index is outside [-%" PRId64 ", %" PRId64 ") but none was found", fn,
+              d->name, n, n);
+}
+
+// Every index in [-n, n): read on the host (core's one read of tensor data,
+// so that nothing is written when one is out of range). The smallest and
+// largest of each innermost run are all a valid call costs (one pass at
+// memory speed); the message's position is found only for a bad one.
+template <class I> CTStatus check_indices(const char* fn, const OpDef* d, const CTensor* index, int64_t n,
+                                          int32_t axis) {
+  const int32_t nd = index->ndim;
+  int64_t numel = 1;
+  for (int32_t k = 0; k < nd; ++k) numel *= index->shape[k];
+  if (numel == 0) return CT_OK;
+  const char* base = static_cast<const char*>(index->data) + index->byte_offset;
+  const int64_t inner = nd ? index->shape[nd - 1] : 1, is = nd ? ct_stride_of(index, nd - 1) : 0;
+  I lo = 0, hi = 0;
+  bool first = true;
+  int64_t pos[CT_MAX_NDIM] = {0};
+  for (int64_t e = 0; e < numel; e += inner) {
+    int64_t off = 0;
+    for (int32_t k = 0; k + 1 < nd; ++k) off += pos[k] * ct_stride_of(index, k);
+    const char* p = base + off * (int64_t)sizeof(I);
+    I mn, mx;
+    std::memcpy(&mn, p, sizeof mn);
+    mx = mn;
+    if (is == 1) {
+      const I* q = reinterpret_cast<const I*>(p);  // may be unaligned: read through memcpy below when it is
+      if (reinterpret_cast<uintptr_t>(p) % alignof(I) == 0) {
+        for (int64_t j = 0; j < inner; ++j) mn = q[j] < mn ? q[j] : mn, mx = q[j] > mx ? q[j] : mx;
+      } else {
+        for (int64_t j = 0; j < inner; ++j) {
+          I v;
+          std::memcpy(&v, p + j * (int64_t)sizeof(I), sizeof v);
+          mn = v < mn ? v : mn, mx = v > mx ? v : mx;
+        }
+      }
+    } else {
+      for (int64_t j = 0; j < inner; ++j) {
+        I v;
+        std::memcpy(&v, p + j * is * (int64_t)sizeof(I), sizeof v);
+        mn = v < mn ? v : mn, mx = v > mx ? v : mx;
+      }
+    }
+    lo = first || mn < lo ? mn : lo;
+    hi = first || mx > hi ? mx : hi;
+    first = false;
+    for (int32_t k = nd - 2; k >= 0; --k) {  // the next run, row-major
       if (++pos[k] < index->shape[k]) break;
-      off -= ct_stride_of(index, k) * index->shape[k];
       pos[k] = 0;
     }
   }
-  return CT_OK;
+  if ((int64_t)lo >= -n && (int64_t)hi < n) return CT_OK;
+  return bad_index<I>(fn, d, index, n, axis);
 }
 
 bool same_view(const CTensor* a, const CTensor* b) {

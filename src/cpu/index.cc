@@ -34,15 +34,10 @@ struct Loop {
   int64_t esize, isize, axis_bytes;
 };
 
-inline int64_t read_index(const char* p, int64_t isize) {
-  if (isize == 8) {
-    int64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-  }
-  int32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
+template <class I> inline int64_t read_index(const char* p) {
+  I v;
+  std::memcpy(&v, p, sizeof v);
+  return (int64_t)v;
 }
 
 // The element offsets of flat position `e` of the first `nd` dims.
@@ -66,17 +61,40 @@ inline void step(const Loop& L, int32_t nd, int64_t* pos, int64_t* od, int64_t* 
   }
 }
 
-template <int64_t E> void gather_body(void* ctx, int64_t begin, int64_t end) {
+// Elements [begin, end) of a gather, a run of the innermost dim at a time:
+// where the index does not vary along it (take of rows, embedding) one read
+// of the index serves the run, and a unit-stride run is one memcpy.
+template <int64_t E, class I> void gather_body(void* ctx, int64_t begin, int64_t end) {
   const Loop& L = *static_cast<const Loop*>(ctx);
-  const int64_t n = L.c->axis_extent;
+  const int64_t n = L.c->axis_extent, inner = L.ext[L.nd - 1];
+  const int64_t dsi = L.ds[L.nd - 1], isi = L.is[L.nd - 1], osi = L.os[L.nd - 1];
   int64_t pos[CT_MAX_NDIM], od, oi, oo;
-  locate(L, L.nd, begin, pos, &od, &oi, &oo);
-  for (int64_t e = begin; e < end; ++e) {
-    int64_t i = read_index(L.index + oi, L.isize);
-    if (i < 0) i += n;
-    if (i >= 0 && i < n) std::memcpy(L.out + oo, L.data + od + i * L.axis_bytes, E);
-    else std::memset(L.out + oo, 0, E);  // core checked host indices; never reached from ct_index
-    step(L, L.nd, pos, &od, &oi, &oo);
+  for (int64_t e = begin; e < end;) {
+    locate(L, L.nd, e, pos, &od, &oi, &oo);
+    const int64_t len = std::min(inner - pos[L.nd - 1], end - e);
+    char* out = L.out + oo;
+    if (isi == 0) {
+      int64_t i = read_index<I>(L.index + oi);
+      if (i < 0) i += n;
+      if (i < 0 || i >= n) {  // core checked host indices; never reached from ct_index
+        for (int64_t k = 0; k < len; ++k) std::memset(out + k * osi, 0, E);
+      } else {
+        const char* src = L.data + od + i * L.axis_bytes;
+        if (dsi == E && osi == E) std::memcpy(out, src, (size_t)(len * E));
+        else
+          for (int64_t k = 0; k < len; ++k) std::memcpy(out + k * osi, src + k * dsi, E);
+      }
+    } else {
+      const char* idx = L.index + oi;
+      const char* src = L.data + od;
+      for (int64_t k = 0; k < len; ++k) {
+        int64_t i = read_index<I>(idx + k * isi);
+        if (i < 0) i += n;
+        if (i >= 0 && i < n) std::memcpy(out + k * osi, src + k * dsi + i * L.axis_bytes, E);
+        else std::memset(out + k * osi, 0, E);  // core checked host indices; never reached from ct_index
+      }
+    }
+    e += len;
   }
 }
 
@@ -95,20 +113,49 @@ template <class T> inline T add_scaled(T o, T v, double alpha) {
 }
 
 // Lines [begin, end) of a scatter: each line's K elements in order.
-template <class T, bool Add> void scatter_body(void* ctx, int64_t begin, int64_t end) {
+template <class T, bool Add, class I> void scatter_body(void* ctx, int64_t begin, int64_t end) {
   const Loop& L = *static_cast<const Loop*>(ctx);
   const int64_t n = L.c->axis_extent, K = L.ext[L.nd - 1];
   const int64_t dk = L.ds[L.nd - 1], ik = L.is[L.nd - 1];
   const double alpha = L.c->alpha;
+  if (L.nd == 2 && L.os[0] == L.esize && L.ds[0] == L.esize) {
+    // Lines side by side in out and data (index_add of rows, a scatter into the leading axis): k outer, the
+    // block of lines inner, so each k touches one contiguous run; each line still takes its k in order.
+    const int64_t is0 = L.is[0];
+    for (int64_t k = 0; k < K; ++k) {
+      const char* idx = L.index + k * ik;
+      const char* data = L.data + k * dk;
+      for (int64_t line = begin; line < end; ++line) {
+        int64_t i = read_index<I>(idx + line * is0);
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) continue;  // core checked host indices; never reached from ct_index
+        char* dst = L.out + line * L.esize + i * L.axis_bytes;
+        const char* src = data + line * L.esize;
+        if constexpr (Add) {
+          T a, b;
+          std::memcpy(&a, dst, sizeof(T));
+          std::memcpy(&b, src, sizeof(T));
+          a = add_scaled(a, b, alpha);
+          std::memcpy(dst, &a, sizeof(T));
+        } else {
+          std::memcpy(dst, src, sizeof(T));
+        }
+      }
+    }
+    return;
+  }
   int64_t pos[CT_MAX_NDIM], od, oi, oo;
   locate(L, L.nd - 1, begin, pos, &od, &oi, &oo);
   for (int64_t line = begin; line < end; ++line) {
+    const char* idx = L.index + oi;
+    const char* data = L.data + od;
+    char* out = L.out + oo;
     for (int64_t k = 0; k < K; ++k) {
-      int64_t i = read_index(L.index + oi + k * ik, L.isize);
+      int64_t i = read_index<I>(idx + k * ik);
       if (i < 0) i += n;
       if (i < 0 || i >= n) continue;  // core checked host indices; never reached from ct_index
-      char* dst = L.out + oo + i * L.axis_bytes;
-      const char* src = L.data + od + k * dk;
+      char* dst = out + i * L.axis_bytes;
+      const char* src = data + k * dk;
       if constexpr (Add) {
         T a, b;
         std::memcpy(&a, dst, sizeof(T));
@@ -124,18 +171,21 @@ template <class T, bool Add> void scatter_body(void* ctx, int64_t begin, int64_t
 }
 
 template <class T> struct Run {
-  static CTStatus run(Loop* L, const CTCpuStream* s) {
+  template <class I> static CTStatus go(Loop* L, const CTCpuStream* s) {
     const CTIndexCall* c = L->c;
     if (c->mode == CT_INDEX_GATHER) {
-      parallel_for(s, c->numel, 1 << 14, &gather_body<(int64_t)sizeof(T)>, L);
+      parallel_for(s, c->numel, 1 << 14, &gather_body<(int64_t)sizeof(T), I>, L);
       return CT_OK;
     }
     int64_t lines = 1;
     for (int32_t k = 0; k + 1 < L->nd; ++k) lines *= L->ext[k];
     const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 14) / std::max<int64_t>(L->ext[L->nd - 1], 1));
-    if (c->mode == CT_INDEX_SCATTER) parallel_for(s, lines, grain, &scatter_body<T, false>, L);
-    else parallel_for(s, lines, grain, &scatter_body<T, true>, L);
+    if (c->mode == CT_INDEX_SCATTER) parallel_for(s, lines, grain, &scatter_body<T, false, I>, L);
+    else parallel_for(s, lines, grain, &scatter_body<T, true, I>, L);
     return CT_OK;
+  }
+  static CTStatus run(Loop* L, const CTCpuStream* s) {
+    return L->isize == 8 ? go<int64_t>(L, s) : go<int32_t>(L, s);
   }
 };
 
