@@ -112,6 +112,19 @@ template <class T> inline T add_scaled(T o, T v, double alpha) {
   }
 }
 
+// One element of a scatter: *dst = *src, or *dst += alpha * *src (any alignment).
+template <class T, bool Add> inline void put(char* dst, const char* src, double alpha) {
+  if constexpr (Add) {
+    T a, b;
+    std::memcpy(&a, dst, sizeof(T));
+    std::memcpy(&b, src, sizeof(T));
+    a = add_scaled(a, b, alpha);
+    std::memcpy(dst, &a, sizeof(T));
+  } else {
+    std::memcpy(dst, src, sizeof(T));
+  }
+}
+
 // Lines [begin, end) of a scatter: each line's K elements in order.
 template <class T, bool Add, class I> void scatter_body(void* ctx, int64_t begin, int64_t end) {
   const Loop& L = *static_cast<const Loop*>(ctx);
@@ -129,17 +142,7 @@ template <class T, bool Add, class I> void scatter_body(void* ctx, int64_t begin
         int64_t i = read_index<I>(idx + line * is0);
         if (i < 0) i += n;
         if (i < 0 || i >= n) continue;  // core checked host indices; never reached from ct_index
-        char* dst = L.out + line * L.esize + i * L.axis_bytes;
-        const char* src = data + line * L.esize;
-        if constexpr (Add) {
-          T a, b;
-          std::memcpy(&a, dst, sizeof(T));
-          std::memcpy(&b, src, sizeof(T));
-          a = add_scaled(a, b, alpha);
-          std::memcpy(dst, &a, sizeof(T));
-        } else {
-          std::memcpy(dst, src, sizeof(T));
-        }
+        put<T, Add>(L.out + line * L.esize + i * L.axis_bytes, data + line * L.esize, alpha);
       }
     }
     return;
@@ -154,17 +157,7 @@ template <class T, bool Add, class I> void scatter_body(void* ctx, int64_t begin
       int64_t i = read_index<I>(idx + k * ik);
       if (i < 0) i += n;
       if (i < 0 || i >= n) continue;  // core checked host indices; never reached from ct_index
-      char* dst = out + i * L.axis_bytes;
-      const char* src = data + k * dk;
-      if constexpr (Add) {
-        T a, b;
-        std::memcpy(&a, dst, sizeof(T));
-        std::memcpy(&b, src, sizeof(T));
-        a = add_scaled(a, b, alpha);
-        std::memcpy(dst, &a, sizeof(T));
-      } else {
-        std::memcpy(dst, src, sizeof(T));
-      }
+      put<T, Add>(out + i * L.axis_bytes, data + k * dk, alpha);
     }
     if (L.nd > 1) step(L, L.nd - 1, pos, &od, &oi, &oo);
   }
