@@ -187,12 +187,7 @@ TEST_CASE("index ops: scatters are deterministic (order along the axis, any thre
   for (int32_t op : {CT_OP_SCATTER, CT_OP_SCATTER_ADD}) {
     HostTensor o1 = HostTensor::compact(DT_F32, {R, N}), o4 = HostTensor::compact(DT_F32, {R, N});
     CTensor xv = x.view(), iv = idx.view(), sv = src.view(), v1 = o1.view(), v4 = o4.view();
-    CTCpuStream s1, s4;
-    std::memset(&s1, 0, sizeof s1);
-    std::memset(&s4, 0, sizeof s4);
-    s1.struct_size = s4.struct_size = sizeof s1;
-    s1.num_threads = 1;
-    s4.num_threads = 4;
+    CTCpuStream s1 = cpu_stream(1), s4 = cpu_stream(4);
     REQUIRE(call(op, xv, 1, iv, &sv, nullptr, &v1, &s1) == CT_OK);
     REQUIRE(call(op, xv, 1, iv, &sv, nullptr, &v4, &s4) == CT_OK);
     CHECK(o1.bytes() == o4.bytes());
@@ -299,12 +294,7 @@ TEST_CASE("index ops: scatters into the leading axis (lines side by side) match 
       fill_index(idx, 7, rng);
       HostTensor o1 = HostTensor::compact(d, {7, 300}), o4 = HostTensor::compact(d, {7, 300});
       CTensor xv = x.view(), iv = idx.view(), sv = src.view(), v1 = o1.view(), v4 = o4.view();
-      CTCpuStream s1, s4;
-      std::memset(&s1, 0, sizeof s1);
-      std::memset(&s4, 0, sizeof s4);
-      s1.struct_size = s4.struct_size = sizeof s1;
-      s1.num_threads = 1;
-      s4.num_threads = 4;
+      CTCpuStream s1 = cpu_stream(1), s4 = cpu_stream(4);
       const double alpha = 3.0;
       const double* a = op == CT_OP_INDEX_ADD ? &alpha : nullptr;
       INFO(ctref::op_name(op) << " " << dtype(d).name);

@@ -221,14 +221,6 @@ CTPool2dDesc pool_desc(int64_t k, int64_t stride, int64_t pad) {
   return d;
 }
 
-CTCpuStream cpu_stream(int32_t threads) {
-  CTCpuStream s;
-  std::memset(&s, 0, sizeof s);
-  s.struct_size = sizeof s;
-  s.num_threads = threads;
-  return s;
-}
-
 CTPlanCacheInfo cache_info() {
   CTPlanCacheInfo i;
   std::memset(&i, 0, sizeof i);

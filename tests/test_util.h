@@ -363,6 +363,15 @@ inline std::vector<char> covered(const HostTensor& t) {
 
 inline std::string last_error() { return std::string(ct_last_error()); }
 
+// A CPU stream argument that runs an op on at most `threads` threads.
+inline CTCpuStream cpu_stream(int32_t threads) {
+  CTCpuStream s;
+  std::memset(&s, 0, sizeof s);
+  s.struct_size = sizeof s;
+  s.num_threads = threads;
+  return s;
+}
+
 // An op id of a plugin whose library was unloaded (test_library.cpp loads
 // and unloads plugins in this process): ids are not reused, and such an id
 // answers CT_ERR_NOT_FOUND. Loops over 0 .. ct_op_count() skip it.
