@@ -44,6 +44,10 @@ UNARY = {"neg": torch.neg, "abs": torch.abs, "sign": torch.sign, "exp": torch.ex
          "deg2rad": torch.deg2rad, "rad2deg": torch.rad2deg, "sinc": torch.sinc, "ndtr": torch.special.ndtr,
          "ndtri": torch.special.ndtri, "entr": torch.special.entr, "erfcx": torch.special.erfcx,
          "log_ndtr": torch.special.log_ndtr, "spherical_bessel_j0": torch.special.spherical_bessel_j0,
+         **{n: getattr(torch.special, n) for n in (
+             "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+             "modified_bessel_k0", "modified_bessel_k1", "i0e", "i1e", "scaled_modified_bessel_k0",
+             "scaled_modified_bessel_k1")},
          "positive": lambda x, out: out.copy_(torch.positive(x)),
          "hardsigmoid": torch._C._nn.hardsigmoid, "mish": torch._C._nn.mish, "logsigmoid": torch._C._nn.log_sigmoid,
          # torch's selu is elu with these constants, and takes no out=

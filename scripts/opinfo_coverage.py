@@ -67,6 +67,11 @@ REDUCTION_EXTRA = set("cumsum cumprod cummax cummin logcumsumexp argmax argmin a
 MOVEMENT = ("cat", "stack", "flip", "roll", "tile", "repeat", "constant_pad_nd", "pad", "tril", "triu")
 # NN functions that are views of the 2-d ops, and topk (argsort and gather): ctensor/_nn_lower.py.
 LOWERED = ("conv1d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d", "glu", "topk")
+# Compositions of registry ops (ctensor/_composite.py), and the unary ops with a count parameter, run with
+# PyTorch's arguments as the lowered functions are.
+COMPOSITE = ("fill", "float_power", "isclose", "nan_to_num", "rrelu", "polygamma", "mvlgamma", "rms_norm", "group_norm",
+             "instance_norm", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+             "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "scaled_dot_product_attention")
 # Contractions: Python functions lowered onto ctensor's matmul (ctensor/_contract.py), compared below.
 CONTRACTIONS = ("einsum", "tensordot", "dot", "vdot", "inner", "outer", "mv", "addmm", "addmv", "addr", "baddbmm",
                 "addbmm")
@@ -94,7 +99,7 @@ def ct_names():
     for o in ct.ops():
         for n in (o.name,) + tuple(o.python_names):
             names[n] = o.name
-    for n in ("linear", "cast") + CONTRACTIONS + MOVEMENT + LOWERED:
+    for n in ("linear", "cast") + CONTRACTIONS + MOVEMENT + LOWERED + COMPOSITE:
         if hasattr(ct, n):
             names[n] = n
     return names
@@ -123,6 +128,35 @@ def _mp(f):
 # Exact references where torch's own float64 is not: torch.special.ndtr(-8.5) in float64 is 0 (the true value
 # is 9.5e-18: its float64 kernel loses the lower tail to cancellation).
 MPMATH_EXACT = {"special.ndtr": _mp(lambda x: __import__("mpmath").ncdf(x))}
+# torch.special's Bessel functions are Cephes' fits, some only to ~1e-6 in float64 (bessel_j0(5.0288) is off by
+# 3.6e-7): mpmath's values are the reference (y, k: NaN below 0, -inf / +inf at 0, as torch).
+def _bessel(kind, nu, scaled=False):
+    def f(x):
+        import mpmath
+        if x != x:
+            return float("nan")
+        if kind in "yk" and x < 0:
+            return float("nan")
+        if x == 0 and kind in "yk":
+            return float("-inf") if kind == "y" else float("inf")
+        if abs(x) == float("inf"):
+            return {"j": 0.0, "y": 0.0, "k": 0.0, "i": 0.0 if scaled else float("inf") * (1 if x > 0 or nu == 0 else -1)}[kind]
+        fn = {"j": mpmath.besselj, "y": mpmath.bessely, "i": mpmath.besseli, "k": mpmath.besselk}[kind]
+        v = fn(nu, x)
+        if scaled:
+            v *= mpmath.exp(-abs(x)) if kind == "i" else mpmath.exp(x)
+        return v
+    return _mp(f)
+
+
+for _n, _a in {"special.bessel_j0": ("j", 0), "special.bessel_j1": ("j", 1), "special.bessel_y0": ("y", 0),
+               "special.bessel_y1": ("y", 1), "i0": ("i", 0), "special.i1": ("i", 1),
+               "special.modified_bessel_i0": ("i", 0), "special.modified_bessel_i1": ("i", 1),
+               "special.i0e": ("i", 0, True), "special.i1e": ("i", 1, True),
+               "special.modified_bessel_k0": ("k", 0), "special.modified_bessel_k1": ("k", 1),
+               "special.scaled_modified_bessel_k0": ("k", 0, True),
+               "special.scaled_modified_bessel_k1": ("k", 1, True)}.items():
+    MPMATH_EXACT[_n] = _bessel(*_a)
 
 
 def deliberate(op, args, got, want):
@@ -493,7 +527,7 @@ def compare(op, name, stats, bad):
         return compare_movement(op, name, stats, bad)
     if info is not None and info.kind == "index":
         return compare_index(op, stats, bad)
-    if fn is not None and name in LOWERED:
+    if fn is not None and name in LOWERED + COMPOSITE:
         return compare_lowered(op, name, stats, bad)
     if fn is None or info is None or info.kind not in ("unary", "binary"):
         return
@@ -558,7 +592,7 @@ def main():
             fams[f]["covered"] += 1
             if a.compare and (f in ("elementwise", "reduction") or
                               type(op).__name__ in ("UnaryUfuncInfo", "BinaryUfuncInfo") or
-                              op.name in ("softmax", "log_softmax", "nn.functional.softmin") or c in CONTRACTIONS + MOVEMENT + LOWERED or f == "indexing" or
+                              op.name in ("softmax", "log_softmax", "nn.functional.softmin") or c in CONTRACTIONS + MOVEMENT + LOWERED + COMPOSITE or f == "indexing" or
                               op.name in ("nn.functional.embedding", "nn.functional.one_hot")):
                 compare(op, c, stats, bad)
         else:

@@ -48,6 +48,8 @@ std::vector<double> op_params(const std::string& op, int num_params, CTDataType 
   if (op == "mul_scalar") return {2.0};
   if (op == "var" || op == "std") return {0.0};  // NumPy's default ddof
   if (op == "round_decimals") return {2.0};
+  if (op == "polygamma") return {2.0};
+  if (op == "mvlgamma") return {3.0};
   if (op == "softplus_beta") return {1.0, 20.0};  // PyTorch's defaults
   if (op == "addcmul" || op == "addcdiv") return {0.5};
   if (op == "quantile" || op == "nanquantile") return {0.5};

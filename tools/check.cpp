@@ -261,6 +261,8 @@ std::vector<double> params_for(const std::string& name, int num_params, CTDataTy
   if (name == "mul_scalar") return {2.0};
   if (name == "var" || name == "std") return {1.0};
   if (name == "round_decimals") return {2.0};  // an integer: 0.5 is refused
+  if (name == "polygamma") return {2.0};       // a count, as mvlgamma's
+  if (name == "mvlgamma") return {3.0};
   if (name == "quantile" || name == "nanquantile") return {0.37};
   if (name == "kthvalue") return {1.0};  // any count has a first
   std::vector<double> p;

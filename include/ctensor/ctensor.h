@@ -447,6 +447,20 @@ typedef enum {
   R(X, SPHERICAL_BESSEL_J0, 162, spherical_bessel_j0, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "sin(x) / x, 1 at 0, 0 at +-inf") \
   R(X, ERFCX, 163, erfcx, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the scaled complementary error function e^(x^2) erfc(x)") \
   R(X, LOG_NDTR, 164, log_ndtr, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "log of the standard normal CDF, accurate in both tails") \
+  R(X, BESSEL_J0, 178, bessel_j0, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the Bessel function of the first kind of order 0 (even)") \
+  R(X, BESSEL_J1, 179, bessel_j1, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the Bessel function of the first kind of order 1 (odd)") \
+  R(X, BESSEL_Y0, 180, bessel_y0, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the Bessel function of the second kind of order 0; -inf at 0, NaN below") \
+  R(X, BESSEL_Y1, 181, bessel_y1, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the Bessel function of the second kind of order 1; -inf at 0, NaN below") \
+  R(X, MODIFIED_BESSEL_I0, 182, modified_bessel_i0, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the modified Bessel function I0 (even; torch.i0)") \
+  R(X, MODIFIED_BESSEL_I1, 183, modified_bessel_i1, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the modified Bessel function I1 (odd)") \
+  R(X, MODIFIED_BESSEL_K0, 184, modified_bessel_k0, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the modified Bessel function K0; +inf at 0, NaN below") \
+  R(X, MODIFIED_BESSEL_K1, 185, modified_bessel_k1, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the modified Bessel function K1; +inf at 0, NaN below") \
+  R(X, I0E, 186, i0e, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "e^-|x| I0(x), without overflow") \
+  R(X, I1E, 187, i1e, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "e^-|x| I1(x), without overflow") \
+  R(X, SCALED_MODIFIED_BESSEL_K0, 188, scaled_modified_bessel_k0, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "e^x K0(x), without underflow") \
+  R(X, SCALED_MODIFIED_BESSEL_K1, 189, scaled_modified_bessel_k1, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "e^x K1(x), without underflow") \
+  R(X, POLYGAMMA, 190, polygamma, CT_KIND_UNARY_PARAM, 1, "n", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the n-th derivative of digamma, n a non-negative integer: (-1)^(n+1) n! zeta(n + 1, x) for n >= 1") \
+  R(X, MVLGAMMA, 191, mvlgamma, CT_KIND_UNARY_PARAM, 1, "p", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the multivariate log-gamma of dimension p (an integer >= 1): sum_j<p lgamma(x - j/2) + p (p - 1) / 4 log(pi)") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \
@@ -512,6 +526,21 @@ typedef enum {
   R(X, SORT, 142, sort, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "ascending along axis; NaN last") \
   R(X, ARGSORT, 143, argsort, CT_KIND_ALONG_AXIS, 0, "", "x|out", CT_DTS_ALL, CT_OUTPUT_INT64, 0, CT_SHAPE_SAME, CT_DESC_NONE, "int64 indices that sort along axis, stable: equal elements (-0 and 0 too) keep their order, NaN last") \
   R(X, XLOG1PY, 155, xlog1py, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a * log1p(b), 0 where a == 0 unless b is NaN") \
+  R(X, CHEBYSHEV_POLYNOMIAL_T, 192, chebyshev_polynomial_t, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "Chebyshev's polynomial T_n(x) of the first kind (n = b truncated; 0 for n < 0)") \
+  R(X, CHEBYSHEV_POLYNOMIAL_U, 193, chebyshev_polynomial_u, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "Chebyshev's polynomial U_n(x) of the second kind") \
+  R(X, CHEBYSHEV_POLYNOMIAL_V, 194, chebyshev_polynomial_v, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "Chebyshev's polynomial V_n(x) of the third kind") \
+  R(X, CHEBYSHEV_POLYNOMIAL_W, 195, chebyshev_polynomial_w, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "Chebyshev's polynomial W_n(x) of the fourth kind") \
+  R(X, SHIFTED_CHEBYSHEV_POLYNOMIAL_T, 196, shifted_chebyshev_polynomial_t, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "T_n(2x - 1)") \
+  R(X, SHIFTED_CHEBYSHEV_POLYNOMIAL_U, 197, shifted_chebyshev_polynomial_u, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "U_n(2x - 1)") \
+  R(X, SHIFTED_CHEBYSHEV_POLYNOMIAL_V, 198, shifted_chebyshev_polynomial_v, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "V_n(2x - 1)") \
+  R(X, SHIFTED_CHEBYSHEV_POLYNOMIAL_W, 199, shifted_chebyshev_polynomial_w, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "W_n(2x - 1)") \
+  R(X, HERMITE_POLYNOMIAL_H, 200, hermite_polynomial_h, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "the physicists' Hermite polynomial H_n(x)") \
+  R(X, HERMITE_POLYNOMIAL_HE, 201, hermite_polynomial_he, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "the probabilists' Hermite polynomial He_n(x)") \
+  R(X, LAGUERRE_POLYNOMIAL_L, 202, laguerre_polynomial_l, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "Laguerre's polynomial L_n(x)") \
+  R(X, LEGENDRE_POLYNOMIAL_P, 203, legendre_polynomial_p, CT_KIND_BINARY, 0, "", "x,n|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "Legendre's polynomial P_n(x)") \
+  R(X, ZETA, 204, zeta, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "Hurwitz's zeta(a, b) = sum_k (b + k)^-a; +inf at a = 1, NaN for a < 1") \
+  R(X, IGAMMA, 205, igamma, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "the regularized lower incomplete gamma function P(a, b)") \
+  R(X, IGAMMAC, 206, igammac, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "the regularized upper incomplete gamma function Q(a, b) = 1 - P(a, b)") \
   R(X, MEDIAN, 165, median, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the lower median, an element (PyTorch's median); NaN if any is NaN; of nothing is an error") \
   R(X, NANMEDIAN, 166, nanmedian, CT_KIND_REDUCE, 0, "", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_SAME, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the lower median of the elements that are not NaN; NaN if there are none; of nothing is an error") \
   R(X, QUANTILE, 167, quantile, CT_KIND_REDUCE, 1, "q", "x|out", CT_DTS_NUMERIC, CT_OUTPUT_FLOAT, 0, CT_SHAPE_REDUCE, CT_DESC_NONE, "the q-quantile, 0 <= q <= 1, interpolated linearly between the sorted elements at floor and ceil of q * (count - 1) (NumPy's and PyTorch's default); NaN if any is NaN or of nothing") \

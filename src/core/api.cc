@@ -202,6 +202,12 @@ CTStatus run_elementwise(const char* fn, int32_t op, const CTensor* const* in, c
   }
   if (op == CT_OP_ROUND_DECIMALS && !(std::isfinite(params[0]) && params[0] == std::trunc(params[0])))
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: round_decimals: decimals=%.17g is not an integer", fn, params[0]);
+  // polygamma's order and mvlgamma's dimension are counts: integers, and small
+  // enough that the kernels' loops over them end (n! overflows double from 171 on).
+  if (op == CT_OP_POLYGAMMA && !(params[0] >= 0 && params[0] <= 1e6 && params[0] == std::trunc(params[0])))
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: polygamma: n=%.17g is not an integer in [0, 1e6]", fn, params[0]);
+  if (op == CT_OP_MVLGAMMA && !(params[0] >= 1 && params[0] <= 1e6 && params[0] == std::trunc(params[0])))
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: mvlgamma: p=%.17g is not an integer in [1, 1e6]", fn, params[0]);
   if (op == CT_OP_CAST) call.params[0] = cast_mode;
 
   if (CTStatus s = check_output_layout(fn, out_name, out, of)) return s;

@@ -24,6 +24,7 @@
 #include "cpu/kernels.h"
 #include "cpu/simd-inl.h"
 #include "math/scalar.h"
+#include "math/special.h"
 
 #ifndef CTENSOR_SRC_CPU_BINARY_ONCE_
 #define CTENSOR_SRC_CPU_BINARY_ONCE_
@@ -189,6 +190,29 @@ struct Xlog1py {
 struct Prelu { template <class T> static T f(T a, T b) { return a >= 0 ? a : (a != a ? a : b * a); } };
 // a * 2^b: exact for integral b while the result is finite and normal.
 struct Ldexp { template <class T> static T f(T a, T b) { return a * std::exp2(b); } };
+// The two-argument special functions of src/math/special.inc in double,
+// rounded once (float32 and the narrow types too).
+template <int kKind> struct Chebyshev {
+  template <class T> static T f(T x, T n) {
+    const double xd = kKind >= 4 ? 2.0 * (double)x - 1.0 : (double)x;  // shifted: at 2x - 1
+    return (T)ct::math::sf::ct_sf_chebyshev(xd, (double)n, kKind % 4);
+  }
+};
+template <int kProb> struct Hermite {
+  template <class T> static T f(T x, T n) { return (T)ct::math::sf::ct_sf_hermite((double)x, (double)n, kProb); }
+};
+struct Laguerre {
+  template <class T> static T f(T x, T n) { return (T)ct::math::sf::ct_sf_laguerre((double)x, (double)n); }
+};
+struct Legendre {
+  template <class T> static T f(T x, T n) { return (T)ct::math::sf::ct_sf_legendre((double)x, (double)n); }
+};
+struct Zeta {
+  template <class T> static T f(T a, T b) { return (T)ct::math::sf::ct_sf_zeta((double)a, (double)b); }
+};
+template <int kUpper> struct Igamma {
+  template <class T> static T f(T a, T b) { return (T)ct::math::sf::ct_sf_igamma((double)a, (double)b, kUpper); }
+};
 struct NextAfter { template <class T> static T f(T a, T b) { return std::nextafter(a, b); } };
 // NumPy's heaviside: 0 below 0, 1 above, b at +-0, NaN for NaN a.
 struct Heaviside {
@@ -571,6 +595,21 @@ void FillBinaryKernels(KernelTable* t) {
   for (int dt : {CT_DT_FLOAT16, CT_DT_BFLOAT16, CT_DT_FLOAT8_E4M3FN, CT_DT_FLOAT8_E5M2, CT_DT_FLOAT8_E4M3FNUZ,
                  CT_DT_FLOAT8_E5M2FNUZ})
     t->op[CT_OP_NEXTAFTER][dt] = nullptr;  // a step of float32 is not one of theirs: float32 and float64 only
+  RegFloat<Chebyshev<0>>(t, CT_OP_CHEBYSHEV_POLYNOMIAL_T);
+  RegFloat<Chebyshev<1>>(t, CT_OP_CHEBYSHEV_POLYNOMIAL_U);
+  RegFloat<Chebyshev<2>>(t, CT_OP_CHEBYSHEV_POLYNOMIAL_V);
+  RegFloat<Chebyshev<3>>(t, CT_OP_CHEBYSHEV_POLYNOMIAL_W);
+  RegFloat<Chebyshev<4>>(t, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_T);
+  RegFloat<Chebyshev<5>>(t, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_U);
+  RegFloat<Chebyshev<6>>(t, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_V);
+  RegFloat<Chebyshev<7>>(t, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_W);
+  RegFloat<Hermite<0>>(t, CT_OP_HERMITE_POLYNOMIAL_H);
+  RegFloat<Hermite<1>>(t, CT_OP_HERMITE_POLYNOMIAL_HE);
+  RegFloat<Laguerre>(t, CT_OP_LAGUERRE_POLYNOMIAL_L);
+  RegFloat<Legendre>(t, CT_OP_LEGENDRE_POLYNOMIAL_P);
+  RegFloat<Zeta>(t, CT_OP_ZETA);
+  RegFloat<Igamma<0>>(t, CT_OP_IGAMMA);
+  RegFloat<Igamma<1>>(t, CT_OP_IGAMMAC);
   RegFloat<Heaviside>(t, CT_OP_HEAVISIDE);
   RegFloat<Prelu>(t, CT_OP_PRELU);
   RegFloat<Ldexp>(t, CT_OP_LDEXP);           RegFloatViaF64<LdexpViaF64>(t, CT_OP_LDEXP);

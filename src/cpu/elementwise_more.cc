@@ -27,6 +27,7 @@
 #include "cpu/kernels.h"
 #include "math/coefficients.h"
 #include "math/scalar.h"
+#include "math/special.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ct {
@@ -149,31 +150,9 @@ struct SLgamma {
     return lgamma_r(x, &sign);
   }
 };
-// digamma: PyTorch's (and Cephes') conventions: psi(+-0) = -+inf, NaN at the
-// negative integers; x < 0 by reflection psi(1 - x) - pi / tan(pi x); the
-// recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic
-// series log x - 1/(2x) - sum B_2k / (2k x^2k) (to k = 7: 1e-17 relative at 10).
+// digamma: src/math/special.inc (the GPUs compile the same text).
 struct SDigamma {
-  static double scalar(double x, double, double) {
-    constexpr double kPi = 3.14159265358979323846;
-    if (x == 0) return std::copysign(HUGE_VAL, -x);
-    if (std::isnan(x) || x == HUGE_VAL) return x;
-    if (x == -HUGE_VAL) return std::nan("");
-    double r = 0;
-    if (x < 0) {
-      if (x == std::trunc(x)) return std::nan("");
-      // tan(pi x) = tan(pi f), f = x - rint(x) exact in [-1/2, 1/2]: pi f keeps its relative accuracy
-      // next to the poles (pi (x - trunc(x)) near -pi would lose it)
-      r = -kPi / std::tan(kPi * (x - std::rint(x)));
-      x = 1 - x;
-    }
-    for (; x < 10; x += 1) r -= 1 / x;
-    const double z = 1 / (x * x);
-    constexpr double kB[] = {1.0 / 12, -1.0 / 120, 1.0 / 252, -1.0 / 240, 1.0 / 132, -691.0 / 32760, 1.0 / 12};
-    double s = 0;
-    for (int k = 6; k >= 0; --k) s = s * z + kB[k];
-    return r + std::log(x) - 0.5 / x - z * s;
-  }
+  static double scalar(double x, double, double) { return ct::math::sf::ct_sf_digamma(x); }
 };
 // erfinv: Giles' single-precision approximation ("Approximating the erfinv
 // function", GPU Computing Gems, 2011) as the start, then Newton steps on
@@ -296,6 +275,25 @@ struct SSphJ0 {
   static double scalar(double x, double, double) { return ct::math::spherical_bessel_j0(x); }
 };
 
+// The Bessel functions, polygamma and mvlgamma of src/math/special.inc in
+// double per element (float inputs rounded once); PyTorch's CPU kernels for
+// them are scalar too.
+template <int kWhich> struct SBessel {
+  static double scalar(double x, double, double) { return ct::math::sf::ct_sf_bessel(x, kWhich); }
+};
+template <int kNu, int kScaled> struct SBesselI {
+  static double scalar(double x, double, double) { return ct::math::sf::ct_sf_bessel_i(x, kNu, kScaled); }
+};
+template <int kNu, int kScaled> struct SBesselK {
+  static double scalar(double x, double, double) { return ct::math::sf::ct_sf_bessel_k(x, kNu, kScaled); }
+};
+struct SPolygamma {
+  static double scalar(double x, double n, double) { return ct::math::sf::ct_sf_polygamma(n, x); }
+};
+struct SMvlgamma {
+  static double scalar(double x, double p, double) { return ct::math::sf::ct_sf_mvlgamma(x, p); }
+};
+
 // round(x, decimals) as NumPy and PyTorch, in the dtype's arithmetic (float
 // for the half types): rint(x * 10^d) / 10^d, or rint(x / 10^-d) * 10^-d for
 // d < 0, 10^|d| the double power rounded to T (core checked d is an integer).
@@ -387,6 +385,20 @@ void FillMoreKernels(KernelTable* t) {
   RegScalar<SSphJ0>(t, CT_OP_SPHERICAL_BESSEL_J0);
   t->op[CT_OP_SPHERICAL_BESSEL_J0][CT_DT_FLOAT32] = &UnaryMasked<SSphJ0F32, double, float>;
   SetNarrow<&UnaryMasked<SSphJ0F32, double, float>, 1>(t->op[CT_OP_SPHERICAL_BESSEL_J0]);
+  RegScalar<SBessel<0>>(t, CT_OP_BESSEL_J0);
+  RegScalar<SBessel<1>>(t, CT_OP_BESSEL_J1);
+  RegScalar<SBessel<2>>(t, CT_OP_BESSEL_Y0);
+  RegScalar<SBessel<3>>(t, CT_OP_BESSEL_Y1);
+  RegScalar<SBesselI<0, 0>>(t, CT_OP_MODIFIED_BESSEL_I0);
+  RegScalar<SBesselI<1, 0>>(t, CT_OP_MODIFIED_BESSEL_I1);
+  RegScalar<SBesselI<0, 1>>(t, CT_OP_I0E);
+  RegScalar<SBesselI<1, 1>>(t, CT_OP_I1E);
+  RegScalar<SBesselK<0, 0>>(t, CT_OP_MODIFIED_BESSEL_K0);
+  RegScalar<SBesselK<1, 0>>(t, CT_OP_MODIFIED_BESSEL_K1);
+  RegScalar<SBesselK<0, 1>>(t, CT_OP_SCALED_MODIFIED_BESSEL_K0);
+  RegScalar<SBesselK<1, 1>>(t, CT_OP_SCALED_MODIFIED_BESSEL_K1);
+  RegScalar<SPolygamma>(t, CT_OP_POLYGAMMA);
+  RegScalar<SMvlgamma>(t, CT_OP_MVLGAMMA);
   RegFloat<FSoftplusBeta>(t, CT_OP_SOFTPLUS_BETA);
   t->op[CT_OP_ROUND_DECIMALS][CT_DT_FLOAT32] = &RoundDecimalsK<float>;
   t->op[CT_OP_ROUND_DECIMALS][CT_DT_FLOAT64] = &RoundDecimalsK<double>;

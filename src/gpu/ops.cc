@@ -13,6 +13,9 @@
 // input, UT its unsigned type, O the output's compute type, BITS the data
 // dtype's width, CT_ILIM the magnitude from which every T is an integer.
 #include "source.h"
+#include "special_source.h"  // kSpecialSource: src/math/special.inc (generated)
+
+#include <string>
 
 namespace ctgpu {
 namespace {
@@ -66,7 +69,7 @@ const ElemRow kElem[] = {
     {CT_OP_ERFC, {nullptr, nullptr, nullptr, "erfc(x)"}},
     {CT_OP_LOGIT, {nullptr, nullptr, nullptr, "ct_logit(x)"}},
     {CT_OP_LGAMMA, {nullptr, nullptr, nullptr, "lgamma(x)"}},
-    {CT_OP_DIGAMMA, {nullptr, nullptr, nullptr, "ct_digamma(x)"}},
+    {CT_OP_DIGAMMA, {nullptr, nullptr, nullptr, "ct_sf_digamma(x)"}},
     {CT_OP_ERFINV, {nullptr, nullptr, nullptr, "ct_erfinv(x)"}},
     {CT_OP_FRAC, {nullptr, nullptr, nullptr, "(x - trunc(x))"}},
     {CT_OP_HARDSIGMOID, {nullptr, nullptr, nullptr, "ct_hardsigmoid(x)"}},
@@ -99,6 +102,21 @@ const ElemRow kElem[] = {
     {CT_OP_SPHERICAL_BESSEL_J0, {nullptr, nullptr, nullptr, "ct_sph_j0(x)"}},
     {CT_OP_ERFCX, {nullptr, nullptr, nullptr, "ct_erfcx(x)"}},
     {CT_OP_LOG_NDTR, {nullptr, nullptr, nullptr, "ct_log_ndtr(x)"}},
+    // the special functions of src/math/special.inc (kSpecialSource), the CPU's text
+    {CT_OP_BESSEL_J0, {nullptr, nullptr, nullptr, "ct_sf_bessel(x, 0)"}},
+    {CT_OP_BESSEL_J1, {nullptr, nullptr, nullptr, "ct_sf_bessel(x, 1)"}},
+    {CT_OP_BESSEL_Y0, {nullptr, nullptr, nullptr, "ct_sf_bessel(x, 2)"}},
+    {CT_OP_BESSEL_Y1, {nullptr, nullptr, nullptr, "ct_sf_bessel(x, 3)"}},
+    {CT_OP_MODIFIED_BESSEL_I0, {nullptr, nullptr, nullptr, "ct_sf_bessel_i(x, 0, 0)"}},
+    {CT_OP_MODIFIED_BESSEL_I1, {nullptr, nullptr, nullptr, "ct_sf_bessel_i(x, 1, 0)"}},
+    {CT_OP_I0E, {nullptr, nullptr, nullptr, "ct_sf_bessel_i(x, 0, 1)"}},
+    {CT_OP_I1E, {nullptr, nullptr, nullptr, "ct_sf_bessel_i(x, 1, 1)"}},
+    {CT_OP_MODIFIED_BESSEL_K0, {nullptr, nullptr, nullptr, "ct_sf_bessel_k(x, 0, 0)"}},
+    {CT_OP_MODIFIED_BESSEL_K1, {nullptr, nullptr, nullptr, "ct_sf_bessel_k(x, 1, 0)"}},
+    {CT_OP_SCALED_MODIFIED_BESSEL_K0, {nullptr, nullptr, nullptr, "ct_sf_bessel_k(x, 0, 1)"}},
+    {CT_OP_SCALED_MODIFIED_BESSEL_K1, {nullptr, nullptr, nullptr, "ct_sf_bessel_k(x, 1, 1)"}},
+    {CT_OP_POLYGAMMA, {nullptr, nullptr, nullptr, "ct_sf_polygamma(p0, x)"}},
+    {CT_OP_MVLGAMMA, {nullptr, nullptr, nullptr, "ct_sf_mvlgamma(x, p0)"}},
     {CT_OP_CLAMP, {nullptr, "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)"}},
     {CT_OP_POW_SCALAR, {nullptr, nullptr, nullptr, "CT_POWS(x, p0)"}, {"CT_POW_RARE(x, p0)", "CT_POW_FAST(x, p0)"},
      {{"ct_pow_small_kind(p0) == 0", "ct_pow_small(x, p0, 0, 0)"}, {"ct_pow_small_kind(p0) == 1", "ct_pow_small(x, p0, 1, 0)"},
@@ -133,6 +151,21 @@ const ElemRow kElem[] = {
     {CT_OP_XLOGY, {nullptr, nullptr, nullptr, "(isnan(b) ? b : a == 0 ? (T)0 : a * log(b))"}},
     {CT_OP_XLOG1PY, {nullptr, nullptr, nullptr, "(isnan(b) ? b : a == 0 ? (T)0 : a * log1p(b))"}},
     {CT_OP_NEXTAFTER, {nullptr, nullptr, nullptr, "nextafter(a, b)"}},
+    {CT_OP_CHEBYSHEV_POLYNOMIAL_T, {nullptr, nullptr, nullptr, "ct_sf_chebyshev(a, b, 0)"}},
+    {CT_OP_CHEBYSHEV_POLYNOMIAL_U, {nullptr, nullptr, nullptr, "ct_sf_chebyshev(a, b, 1)"}},
+    {CT_OP_CHEBYSHEV_POLYNOMIAL_V, {nullptr, nullptr, nullptr, "ct_sf_chebyshev(a, b, 2)"}},
+    {CT_OP_CHEBYSHEV_POLYNOMIAL_W, {nullptr, nullptr, nullptr, "ct_sf_chebyshev(a, b, 3)"}},
+    {CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_T, {nullptr, nullptr, nullptr, "ct_sf_chebyshev(a + a - (T)1, b, 0)"}},
+    {CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_U, {nullptr, nullptr, nullptr, "ct_sf_chebyshev(a + a - (T)1, b, 1)"}},
+    {CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_V, {nullptr, nullptr, nullptr, "ct_sf_chebyshev(a + a - (T)1, b, 2)"}},
+    {CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_W, {nullptr, nullptr, nullptr, "ct_sf_chebyshev(a + a - (T)1, b, 3)"}},
+    {CT_OP_HERMITE_POLYNOMIAL_H, {nullptr, nullptr, nullptr, "ct_sf_hermite(a, b, 0)"}},
+    {CT_OP_HERMITE_POLYNOMIAL_HE, {nullptr, nullptr, nullptr, "ct_sf_hermite(a, b, 1)"}},
+    {CT_OP_LAGUERRE_POLYNOMIAL_L, {nullptr, nullptr, nullptr, "ct_sf_laguerre(a, b)"}},
+    {CT_OP_LEGENDRE_POLYNOMIAL_P, {nullptr, nullptr, nullptr, "ct_sf_legendre(a, b)"}},
+    {CT_OP_ZETA, {nullptr, nullptr, nullptr, "ct_sf_zeta(a, b)"}},
+    {CT_OP_IGAMMA, {nullptr, nullptr, nullptr, "ct_sf_igamma(a, b, 0)"}},
+    {CT_OP_IGAMMAC, {nullptr, nullptr, nullptr, "ct_sf_igamma(a, b, 1)"}},
     {CT_OP_GCD, {nullptr, "ct_gcd(a, b)", "ct_gcd(a, b)", nullptr}},
     {CT_OP_LCM, {nullptr, "ct_lcm(a, b)", "ct_lcm(a, b)", nullptr}},
     {CT_OP_HEAVISIDE, {nullptr, nullptr, nullptr, "(isnan(a) ? a : a < 0 ? (T)0 : a > 0 ? (T)1 : b)"}},
@@ -348,26 +381,6 @@ CT_INL T ct_hardswish(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r
 CT_INL T ct_hardsigmoid(T x) { T r = x + (T)3; r = r < 0 ? (T)0 : r > 6 ? (T)6 : r; return r / (T)6; }
 /* log(x / (1 - x)); from 1/4 on 2 atanh(2x - 1) (2x - 1 exact there): no cancellation near 1/2 */
 CT_INL T ct_logit(T x) { return x >= (T)0.25 ? (T)2 * atanh((T)2 * x - (T)1) : log(x / ((T)1 - x)); }
-/* digamma as the CPU's: psi(+-0) = -+inf, NaN at the negative integers, reflection below 0, the recurrence up
-   to 10, then the asymptotic series */
-CT_INL T ct_digamma(T x) {
-  const T pi = (T)3.14159265358979323846;
-  if (x == (T)0) return copysign((T)INFINITY, -x);
-  if (isnan(x) || x == (T)INFINITY) return x;
-  if (x == -(T)INFINITY) return (T)NAN;
-  T r = (T)0;
-  if (x < (T)0) {
-    if (x == trunc(x)) return (T)NAN;
-    r = -pi / tan(pi * (x - rint(x)));
-    x = (T)1 - x;
-  }
-  for (; x < (T)10; x += (T)1) r -= (T)1 / x;
-  const T z = (T)1 / (x * x);
-  T s = (T)(1.0 / 12);
-  s = s * z + (T)(-691.0 / 32760); s = s * z + (T)(1.0 / 132); s = s * z + (T)(-1.0 / 240);
-  s = s * z + (T)(1.0 / 252); s = s * z + (T)(-1.0 / 120); s = s * z + (T)(1.0 / 12);
-  return r + log(x) - (T)0.5 / x - z * s;
-}
 /* erfinv as the CPU's: Giles' single-precision start, then Newton steps on erf (|y| < 1/2) or on
    erfc(|x|) = 1 - |y| */
 CT_INL T ct_erfinv(T y) {
@@ -614,6 +627,14 @@ const AlongRow* along_row(int32_t op) {
 bool has_line_block(int32_t op) {
   const AlongRow* r = along_row(op);
   return r && r->out;
+}
+std::string special_functions(const char* compute, bool fp64) {
+  // src/math/special.inc's text in double where the device has it (float32 and the narrow types then agree
+  // with the CPU, which computes them in double), else in float; its lgamma is its own (OpenCL C leaves the
+  // built-in's accuracy undefined). T is the program's compute type again afterwards.
+  return std::string("#undef T\n#define T ") + (fp64 ? "double" : "float") +
+         "\n#define CT_SF CT_INL\n#define CT_SF_LGAMMA(x) ct_sf_lgamma(x)\n" + kSpecialSource +
+         "#undef CT_SF\n#undef CT_SF_LGAMMA\n#undef T\n#define T " + compute + "\n";
 }
 const char* helpers(int cls) {
   switch (cls) {

@@ -392,6 +392,7 @@ std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, 
   }
   if (t.cls == kFloat) s << float_math(d, std::strcmp(t.compute, "float") == 0);
   s << helpers(t.cls);
+  if (t.cls == kFloat) s << special_functions(t.compute, d->fp64);
   // every op of this kind whose output rule maps the data dtype to out_dt
   for (int32_t op = 0; op < CT_OP_END_; ++op) {
     const ElemRow* row = elem_row(op);

@@ -127,6 +127,8 @@ const ReduceRow* reduce_row(int32_t op);
 const AlongRow* along_row(int32_t op);
 // The helpers the expressions call (ct_floordiv, ct_clamp, ...), per class.
 const char* helpers(int cls);
+// The special functions (src/math/special.inc) for a float program of compute type `compute`.
+std::string special_functions(const char* compute, bool fp64);
 // The transcendentals float expressions call (CT_EXP, CT_SIN, ..., math.cc):
 // the library's own when the compute type is float32, else the built-ins.
 std::string float_math(const Target* d, bool float32);

@@ -231,6 +231,64 @@ double f_log_ndtr(double x, const double*) {
   if (x < -5) return (double)(logl(erfcx_l(-t) / 2) - t * t);
   return (double)log1pl(-erfcl(t) / 2);
 }
+// The Bessel functions through libstdc++'s C++17 special functions in long
+// double (an implementation independent of src/math/special.inc's): order
+// 0 even, order 1 odd; Y and K NaN below 0, -inf / +inf at 0; all 0 at inf
+// but I (inf) and the scaled I (0).
+double bessel_ref(double x, int kind, int nu, bool scaled) {
+  if (std::isnan(x)) return x;
+  const long double ax = fabsl((long double)x), n = nu;
+  if (kind == 1 || kind == 3) {  // Y, K
+    if (x < 0) return std::nan("");
+    if (x == 0) return kind == 1 ? -HUGE_VAL : HUGE_VAL;
+    if (std::isinf(x)) return 0.0;
+    if (kind == 1) return (double)std::cyl_neumann(n, ax);
+    const long double k = std::cyl_bessel_k(n, ax);
+    return (double)(scaled ? k * expl(ax) : k);
+  }
+  long double r;
+  if (kind == 0) r = std::isinf(x) ? 0.0L : std::cyl_bessel_j(n, ax);
+  else if (std::isinf(x)) r = scaled ? 0.0L : (long double)HUGE_VAL;
+  else r = scaled ? std::cyl_bessel_i(n, ax) * expl(-ax) : std::cyl_bessel_i(n, ax);
+  return (double)(nu == 1 && x < 0 ? -r : r);
+}
+template <int kKind, int kNu, bool kScaled> double f_bessel(double x, const double*) {
+  return bessel_ref(x, kKind, kNu, kScaled);
+}
+// Hurwitz zeta in long double: the terms up to q + k >= 60, then the
+// integral, half the last term and three Euler-Maclaurin corrections.
+long double zeta_ref(long double s, long double q) {
+  if (std::isnan((double)s) || std::isnan((double)q)) return s + q;
+  if (s == 1) return HUGE_VALL;
+  if (s < 1) return NAN;
+  if (q <= 0) {
+    if (q == floorl(q)) return HUGE_VALL;
+    if (s != floorl(s)) return NAN;
+  }
+  if (std::isinf((double)q)) return 0;  // every term is 0
+  long double sum = 0, a = q;
+  for (; a < 60; a += 1) sum += powl(a, -s);
+  const long double f = powl(a, -s);
+  return sum + a * f / (s - 1) + f / 2 + s * f / a / 12 - s * (s + 1) * (s + 2) * f / (a * a * a) / 720 +
+         s * (s + 1) * (s + 2) * (s + 3) * (s + 4) * f / powl(a, 5) / 30240;
+}
+double f_polygamma(double x, const double* p) {
+  const double n = p[0];
+  if (n == 0) return f_digamma(x, nullptr);
+  long double fac = 1;
+  for (int k = 2; k <= (int)n; ++k) fac *= k;
+  const long double z = zeta_ref(n + 1, x);
+  return (double)(((int)n % 2 ? 1 : -1) * fac * z);
+}
+double f_mvlgamma(double x, const double* p) {
+  if (std::isnan(x)) return x;
+  long double r = p[0] * (p[0] - 1) / 4 * logl(3.14159265358979323846264338327950288L);
+  for (int j = 0; j < (int)p[0]; ++j) {
+    int sign;
+    r += lgammal_r((long double)x - j / 2.0L, &sign);
+  }
+  return (double)r;
+}
 double f_entr(double x, const double*) {
   if (std::isnan(x)) return x;
   return x > 0 ? (double)(-(long double)x * logl(x)) : x == 0 ? 0.0 : -HUGE_VAL;
@@ -486,6 +544,20 @@ const Entry kElementwise[] = {
     {CT_OP_SPHERICAL_BESSEL_J0, unary<f_spherical_bessel_j0>},
     {CT_OP_ERFCX, unary<f_erfcx>},
     {CT_OP_LOG_NDTR, unary<f_log_ndtr>},
+    {CT_OP_BESSEL_J0, unary<f_bessel<0, 0, false>>},
+    {CT_OP_BESSEL_J1, unary<f_bessel<0, 1, false>>},
+    {CT_OP_BESSEL_Y0, unary<f_bessel<1, 0, false>>},
+    {CT_OP_BESSEL_Y1, unary<f_bessel<1, 1, false>>},
+    {CT_OP_MODIFIED_BESSEL_I0, unary<f_bessel<2, 0, false>>},
+    {CT_OP_MODIFIED_BESSEL_I1, unary<f_bessel<2, 1, false>>},
+    {CT_OP_I0E, unary<f_bessel<2, 0, true>>},
+    {CT_OP_I1E, unary<f_bessel<2, 1, true>>},
+    {CT_OP_MODIFIED_BESSEL_K0, unary<f_bessel<3, 0, false>>},
+    {CT_OP_MODIFIED_BESSEL_K1, unary<f_bessel<3, 1, false>>},
+    {CT_OP_SCALED_MODIFIED_BESSEL_K0, unary<f_bessel<3, 0, true>>},
+    {CT_OP_SCALED_MODIFIED_BESSEL_K1, unary<f_bessel<3, 1, true>>},
+    {CT_OP_POLYGAMMA, unary<f_polygamma>},
+    {CT_OP_MVLGAMMA, unary<f_mvlgamma>},
 };
 
 }  // namespace

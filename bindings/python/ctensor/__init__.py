@@ -43,6 +43,19 @@ from ._ctensor import (  # noqa: F401
     set_num_threads,
     set_stream,
 )
+from ._composite import fill, float_power, isclose, nan_to_num, rrelu  # noqa: F401
+from ._nn_compose import (  # noqa: F401
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    adaptive_max_pool3d,
+    group_norm,
+    instance_norm,
+    rms_norm,
+    scaled_dot_product_attention,
+)
 from ._contract import addbmm, addmm, addmv, addr, baddbmm, dot, einsum, inner, mv, outer, tensordot, vdot  # noqa: F401
 from ._index import (  # noqa: F401
     embedding,

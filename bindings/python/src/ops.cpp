@@ -285,6 +285,10 @@ const std::unordered_map<std::string, std::vector<std::string>> kAliases = {
     {"right_shift", {"bitwise_right_shift"}},
     {"cumsum", {"cumulative_sum"}},
     {"cumprod", {"cumulative_prod"}},
+    {"modified_bessel_i0", {"i0"}},  // torch.i0, numpy.i0
+    {"modified_bessel_i1", {"i1"}},  // torch.special.i1
+    {"igamma", {"gammainc"}},        // torch.special.gammainc, scipy.special.gammainc
+    {"igammac", {"gammaincc"}},
 };
 
 const char* kind_name(int32_t k) {

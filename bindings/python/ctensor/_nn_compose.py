@@ -1,0 +1,201 @@
+"""NN functions composed of registry ops and the NN kinds' ops: rms_norm, group_norm, instance_norm, the adaptive
+poolings (1-d to 3-d, average and max) and scaled_dot_product_attention, with torch.nn.functional's signatures.
+
+Each is a handful of calls (views, reductions, elementwise maps, layer_norm / batch_norm, matmul, softmax), so it
+runs wherever and in whatever dtypes those run, with their checks. They are compositions, not fused kernels: an
+attention here materialises the (L, S) scores, and an adaptive pooling is one reduction per output index of each
+pooled dim (the window averages and maxima are separable over the dims).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from . import _ctensor
+from . import _views
+from ._movement import _fill, triu
+from ._nn import batch_norm, layer_norm, matmul
+
+_NARROW = ("float16", "bfloat16")
+
+
+def _dims_of(shape, normalized_shape):
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(ns)
+    if k > len(shape) or tuple(shape[len(shape) - k:]) != tuple(ns):
+        raise ValueError(f"normalized_shape={list(ns)} is not the trailing shape of input.shape={list(shape)}")
+    return tuple(range(len(shape) - k, len(shape)))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps: float | None = None):
+    """x / sqrt(mean(x^2 over the trailing normalized_shape) + eps) * weight, as torch.nn.functional.rms_norm
+    (eps None: the machine epsilon of the type computed in). float16 and bfloat16 are computed in float32 and
+    rounded once, as PyTorch does."""
+    t = _ctensor.asarray(input)
+    axes = _dims_of(t.shape, normalized_shape)
+    dt = str(t.dtype)
+    if eps is None:  # the machine epsilon of the type computed in (PyTorch's: float32's for the half types)
+        import numpy as np
+
+        try:
+            eps = float(np.finfo("float32" if dt in _NARROW else dt).eps)
+        except (TypeError, ValueError):  # bfloat16, float8: ml_dtypes' finfo
+            import ml_dtypes
+
+            eps = float(ml_dtypes.finfo(getattr(ml_dtypes, dt)).eps)
+    x = _ctensor.astype(t, "float32") if dt in _NARROW else t
+    ms = _ctensor.mean(_ctensor.square(x), axis=axes, keepdims=True)
+    y = _ctensor.mul(x, _ctensor.rsqrt(_ctensor.add(ms, float(eps))))
+    if weight is not None:
+        w = _ctensor.asarray(weight)
+        y = _ctensor.mul(y, _ctensor.astype(w, str(y.dtype)) if str(w.dtype) != str(y.dtype) else w)
+    return _ctensor.astype(y, dt) if dt in _NARROW else y
+
+
+def _per_channel(v, ndim: int):
+    """A (C,) tensor as (C, 1, ..., 1) against an (N, C, ...) input of ndim dims."""
+    w = _ctensor.asarray(v)
+    return _views.reshape(w, (w.shape[0],) + (1,) * (ndim - 2))
+
+
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
+    """Normalisation over groups of channels of (N, C, ...), as torch.nn.functional.group_norm: each (n, group)'s
+    elements to mean 0 and variance 1 (biased), then weight and bias per channel. The statistics are layer_norm's
+    over the (N, num_groups, C / num_groups * spatial) view."""
+    t = _ctensor.asarray(input)
+    num_groups = operator.index(num_groups)
+    if t.ndim < 2:
+        raise ValueError(f"group_norm: input.shape={list(t.shape)} needs (N, C, ...)")
+    n, c = t.shape[0], t.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise ValueError(f"group_norm: num_groups={num_groups} must divide the {c} channels")
+    m = t.size // max(n * num_groups, 1)
+    y = layer_norm(_views.reshape(t, (n, num_groups, m)), [m], eps=eps)
+    y = _views.reshape(y, t.shape)
+    if weight is not None:
+        y = _ctensor.mul(y, _per_channel(weight, t.ndim))
+    if bias is not None:
+        y = _ctensor.add(y, _per_channel(bias, t.ndim))
+    return y
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5):
+    """Normalisation of each (n, c) plane, as torch.nn.functional.instance_norm: with use_input_stats the planes'
+    own statistics (group_norm with one channel per group), updating running_mean / running_var in place when
+    given (their average over the batch, the variance unbiased, as PyTorch); otherwise batch_norm's inference
+    with the running statistics."""
+    t = _ctensor.asarray(input)
+    if not use_input_stats:
+        return batch_norm(t, running_mean, running_var, weight, bias, training=False, eps=eps)
+    y = group_norm(t, t.shape[1], weight, bias, eps)
+    spatial = tuple(range(2, t.ndim))
+    count = t.size // max(t.shape[0] * t.shape[1], 1)
+    if running_mean is not None:
+        mean = _ctensor.mean(_ctensor.mean(t, axis=spatial), axis=0)
+        _ctensor.lerp(running_mean, _ctensor.astype(mean, str(_ctensor.asarray(running_mean).dtype)),
+                      float(momentum), out=running_mean)
+    if running_var is not None:
+        var = _ctensor.mean(_ctensor.var(t, axis=spatial, correction=1 if count > 1 else 0), axis=0)
+        _ctensor.lerp(running_var, _ctensor.astype(var, str(_ctensor.asarray(running_var).dtype)),
+                      float(momentum), out=running_var)
+    return y
+
+
+def _adaptive(fn: str, reduce, input, output_size, k: int):
+    """One reduction per output index along each of the last k dims, window [floor(i n / o), ceil((i + 1) n / o))."""
+    t = _ctensor.asarray(input)
+    if t.ndim < k + 1:
+        raise ValueError(f"{fn}: input.shape={list(t.shape)} needs at least {k + 1} dims")
+    sizes = [output_size] * k if isinstance(output_size, int) or output_size is None else list(output_size)
+    if len(sizes) != k:
+        raise ValueError(f"{fn}: output_size={output_size!r} must have {k} entries")
+    cur = t
+    for j, o in enumerate(sizes):
+        d = t.ndim - k + j
+        n = cur.shape[d]
+        o = n if o is None else operator.index(o)
+        if o < 0 or (o > 0 and n == 0):
+            raise ValueError(f"{fn}: output size {o} along dim {d} of an input of extent {n}")
+        shape = list(cur.shape)
+        shape[d] = o
+        nxt = _ctensor.empty(tuple(shape), cur.dtype, cur.device)
+        lead = (slice(None),) * d
+        for i in range(o):
+            s, e = (i * n) // o, -((-(i + 1) * n) // o)
+            reduce(_views.getitem(cur, lead + (slice(s, e),)), axis=d, keepdims=True,
+                   out=_views.getitem(nxt, lead + (slice(i, i + 1),)))
+        cur = nxt
+    return cur
+
+
+def _avg(k):
+    def f(input, output_size):
+        return _adaptive(f"adaptive_avg_pool{k}d", _ctensor.mean, input, output_size, k)
+    f.__name__ = f"adaptive_avg_pool{k}d"
+    f.__doc__ = (f"Average pooling of the last {k} dims to output_size, as torch.nn.functional.adaptive_avg_pool{k}d "
+                 "(window i of n inputs for o outputs: [floor(i n / o), ceil((i + 1) n / o))).")
+    return f
+
+
+def _max(k):
+    def f(input, output_size, return_indices: bool = False):
+        if return_indices:
+            raise NotImplementedError(f"adaptive_max_pool{k}d: return_indices=True is not supported (the maxima are "
+                                      "reduced one dim at a time)")
+        return _adaptive(f"adaptive_max_pool{k}d", _ctensor.max, input, output_size, k)
+    f.__name__ = f"adaptive_max_pool{k}d"
+    f.__doc__ = (f"Max pooling of the last {k} dims to output_size, as torch.nn.functional.adaptive_max_pool{k}d "
+                 "(the windows of adaptive_avg_pool; NaN propagates).")
+    return f
+
+
+adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d = _avg(1), _avg(2), _avg(3)
+adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d = _max(1), _max(2), _max(3)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
+                                 scale: float | None = None, enable_gqa: bool = False):
+    """softmax(query @ key^T * scale + mask) @ value, as torch.nn.functional.scaled_dot_product_attention:
+    query (..., L, E), key (..., S, E), value (..., S, Ev); scale defaults to 1 / sqrt(E); attn_mask a bool mask
+    (True: attend) or an additive float mask broadcasting to (..., L, S); is_causal masks key j > query i. With
+    enable_gqa, key and value may have fewer heads (dim -3) than query, each shared by H_q / H_kv query heads.
+    Dropout needs random numbers, which ctensor does not draw: dropout_p must be 0. A composition (two matmuls and
+    a softmax over the materialised scores), not a fused kernel."""
+    if dropout_p != 0.0:
+        raise NotImplementedError("scaled_dot_product_attention: dropout_p must be 0 (ctensor draws no random numbers)")
+    q, k, v = _ctensor.asarray(query), _ctensor.asarray(key), _ctensor.asarray(value)
+    if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
+        raise ValueError("scaled_dot_product_attention: query, key and value need at least 2 dims")
+    if is_causal and attn_mask is not None:
+        raise ValueError("scaled_dot_product_attention: attn_mask and is_causal=True are exclusive (as PyTorch)")
+    if q.ndim >= 3 and k.ndim >= 3 and q.shape[-3] != k.shape[-3]:
+        hq, hk = q.shape[-3], k.shape[-3]
+        if not enable_gqa or hk == 0 or hq % hk or v.shape[-3] != hk:
+            raise ValueError(f"scaled_dot_product_attention: query has {hq} heads and key {hk}: they must match, or "
+                             "divide with enable_gqa=True")
+        idx = _ctensor.asarray(__import__("numpy").arange(hq, dtype="int64") // (hq // hk))
+        if str(k.device) != "cpu":
+            idx = idx.to(device=k.device)
+        from ._index import take
+
+        k, v = take(k, idx, axis=-3), take(v, idx, axis=-3)
+    e = q.shape[-1]
+    s = (1.0 / math.sqrt(e) if e else 1.0) if scale is None else float(scale)
+    scores = _ctensor.mul(matmul(q, k.mT), s)
+    L, S = scores.shape[-2], scores.shape[-1]
+    if is_causal:
+        ninf = _ctensor.empty((L, S), scores.dtype, scores.device)
+        _fill(ninf, -math.inf)
+        scores = _ctensor.add(scores, triu(ninf, 1))
+    elif attn_mask is not None:
+        m = _ctensor.asarray(attn_mask)
+        if str(m.dtype) == "bool":
+            zero = _ctensor.empty((), scores.dtype, scores.device)
+            _fill(zero, 0.0)
+            ninf = _ctensor.empty((), scores.dtype, scores.device)
+            _fill(ninf, -math.inf)
+            m = _ctensor.where(m, zero, ninf)
+        scores = _ctensor.add(scores, m)
+    return matmul(_ctensor.softmax(scores, axis=-1), v)

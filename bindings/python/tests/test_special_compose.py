@@ -1,0 +1,211 @@
+"""The special functions (Bessel, orthogonal polynomials, zeta, polygamma, igamma) against PyTorch and mpmath, and
+the composed functions (fill, float_power, isclose, nan_to_num, rrelu, rms_norm, group_norm, instance_norm, the
+adaptive poolings, scaled_dot_product_attention) against PyTorch."""
+import math
+
+import numpy as np
+import pytest
+
+import ctensor as ct
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+
+def close(got, want, **kw):
+    g = torch.from_dlpack(got)
+    assert g.shape == want.shape and g.dtype == want.dtype
+    torch.testing.assert_close(g, want, **({"rtol": 1e-5, "atol": 1e-5} | kw))
+
+
+UNARY = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+         "modified_bessel_k0", "modified_bessel_k1", "i0e", "i1e", "scaled_modified_bessel_k0",
+         "scaled_modified_bessel_k1"]
+
+
+def _mp_bessel(name, x):
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 30
+    kind = {"bessel_j": mpmath.besselj, "bessel_y": mpmath.bessely, "modified_bessel_i": mpmath.besseli,
+            "i": mpmath.besseli, "modified_bessel_k": mpmath.besselk, "scaled_modified_bessel_k": mpmath.besselk}
+    base, nu = name[:-1].rstrip("e") if name in ("i0e", "i1e") else name[:-1], int(name[-1] if name[-1] != "e" else
+                                                                                   name[-2])
+    if name in ("i0e", "i1e"):
+        base = "i"
+    if base in ("bessel_y", "modified_bessel_k", "scaled_modified_bessel_k") and x < 0:
+        return math.nan
+    v = kind[base](nu, x)
+    if name in ("i0e", "i1e"):
+        v *= mpmath.exp(-abs(x))
+    if base == "scaled_modified_bessel_k":
+        v *= mpmath.exp(x)
+    return float(v)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_bessel_functions_float64_match_mpmath(name):
+    # torch.special's float64 Bessel functions are Cephes' fits, some good to ~1e-6 only (bessel_j0(5.0288) is off
+    # by 3.6e-7): the reference here is mpmath; the error is relative, or absolute next to a zero
+    xs = [0.001, 0.3, 1.0, 1.99, 2.0, 2.01, 3.7, 5.0288, 8.4, 11.9, 12.1, 19.5, 24.9, 25.1, 33.3, 60.0, 750.5, -0.7,
+          -4.4, -26.0]
+    got = np.asarray(getattr(ct, name)(np.array(xs)))
+    for x, g in zip(xs, got):
+        w = _mp_bessel(name, x)
+        if math.isnan(w):
+            assert math.isnan(g), (name, x, g)
+        else:
+            assert g == w or abs(g - w) <= 5e-14 * max(abs(w), 1e-2), (name, x, g, w)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_bessel_functions_float32_match_torch_special(name):
+    x = torch.cat([torch.linspace(0.01, 40, 997), -torch.linspace(0.01, 40, 13)])
+    want = getattr(torch.special, name)(x)
+    got = torch.from_dlpack(getattr(ct, name)(x))
+    assert got.dtype == torch.float32
+    # torch's float32 kernels run in float32 (Cephes' float fits); ctensor computes in double and rounds once
+    torch.testing.assert_close(got, want, equal_nan=True, rtol=2e-5, atol=5e-6)
+
+
+def test_bessel_aliases_and_limits():
+    assert ct.i0 is not None and ct.i1 is not None and ct.gammainc is not None and ct.gammaincc is not None
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan])
+    np.testing.assert_array_equal(np.asarray(ct.bessel_j0(x)), [1, 1, 0, 0, np.nan])
+    np.testing.assert_array_equal(np.asarray(ct.bessel_y0(x)), [-np.inf, -np.inf, 0, np.nan, np.nan])
+    np.testing.assert_array_equal(np.asarray(ct.modified_bessel_k1(x)), [np.inf, np.inf, 0, np.nan, np.nan])
+    np.testing.assert_array_equal(np.asarray(ct.i0e(x)), [1, 1, 0, 0, np.nan])
+
+
+POLY = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+        "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+        "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+        "legendre_polynomial_p"]
+
+
+@pytest.mark.parametrize("name", POLY)
+def test_polynomials_match_torch_special_including_degree_conventions(name):
+    g = torch.Generator().manual_seed(3)
+    x = torch.cat([torch.rand(400, generator=g, dtype=torch.float64) * 2.4 - 1.2,
+                   torch.tensor([1.0, -1.0, 0.0, 0.5, float("nan")], dtype=torch.float64)])
+    n = torch.cat([torch.randint(-2, 13, (400,), generator=g).double() + 0.25 * (torch.rand(400, generator=g) > 0.5),
+                   torch.tensor([3.0, 4.0, 0.0, -0.5, 0.0], dtype=torch.float64)])
+    want = getattr(torch.special, name)(x, n)
+    close(getattr(ct, name)(x, n), want, rtol=1e-10, atol=1e-10, equal_nan=True)
+    # broadcasting: a row of x against a column of degrees
+    close(getattr(ct, name)(x[:7], n[:5, None]), getattr(torch.special, name)(x[:7], n[:5, None]), rtol=1e-10,
+          atol=1e-10, equal_nan=True)
+
+
+def test_zeta_igamma_polygamma_mvlgamma_match_torch():
+    g = torch.Generator().manual_seed(5)
+    s = torch.rand(300, generator=g, dtype=torch.float64) * 6 + 1.05
+    q = torch.rand(300, generator=g, dtype=torch.float64) * 10 - 4.5
+    s[::3] = torch.round(s[::3])  # integer s: negative q allowed
+    close(ct.zeta(s, q), torch.special.zeta(s, q), rtol=1e-10, atol=1e-12, equal_nan=True)
+    a = torch.rand(300, generator=g, dtype=torch.float64) * 30
+    x = torch.rand(300, generator=g, dtype=torch.float64) * 40
+    # torch's own float64 igamma is within ~2e-9 where it switches to Temme's expansion (a > 20, x near a)
+    close(ct.igamma(a, x), torch.igamma(a, x), rtol=5e-9, atol=1e-13)
+    close(ct.igammac(a, x), torch.igammac(a, x), rtol=5e-9, atol=1e-13)
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    pts = [(29.868179690825638, 20.941779284908954), (0.5, 0.01), (3.0, 40.0), (150.0, 140.0), (2.5, 1.5)]
+    got_p = np.asarray(ct.igamma(np.array([p[0] for p in pts]), np.array([p[1] for p in pts])))
+    got_q = np.asarray(ct.igammac(np.array([p[0] for p in pts]), np.array([p[1] for p in pts])))
+    for (av, xv), gp, gq in zip(pts, got_p, got_q):
+        wp = float(mpmath.gammainc(av, 0, xv, regularized=True))
+        wq = float(mpmath.gammainc(av, xv, mpmath.inf, regularized=True))
+        assert abs(gp - wp) <= 1e-13 * wp and abs(gq - wq) <= 1e-13 * wq, (av, xv, gp, wp, gq, wq)
+    y = torch.rand(50, generator=g, dtype=torch.float64) * 9 + 0.05
+    for n in range(5):  # torch's trigamma (n = 1) is within 5e-10 (mpmath), the others within 1e-15
+        close(ct.polygamma(y, n), torch.polygamma(n, y), rtol=1e-9 if n == 1 else 1e-12, atol=1e-12)
+    for p in (1, 3, 5):
+        z = y + (p - 1) / 2 + 0.01
+        close(ct.mvlgamma(z, p), torch.mvlgamma(z, p), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="polygamma: n=1.5"):
+        ct.polygamma(y, 1.5)
+    with pytest.raises(ValueError, match="mvlgamma: p=0"):
+        ct.mvlgamma(y, 0)
+
+
+def test_composed_elementwise_functions():
+    a = torch.tensor([1.0, math.inf, math.nan, 1e-9, 2.0, -math.inf])
+    b = torch.tensor([1.0, math.inf, math.nan, 0.0, 2.00001, math.inf])
+    for kw in [{}, {"equal_nan": True}, {"rtol": 0, "atol": 0}, {"rtol": 1e-7, "atol": 1e-7}]:
+        close(ct.isclose(a, b, **kw), torch.isclose(a, b, **kw))
+    close(ct.isclose(torch.arange(5), torch.tensor([0, 1, 3, 3, 5])), torch.isclose(torch.arange(5),
+                                                                                torch.tensor([0, 1, 3, 3, 5])))
+    for dt in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        v = (a * torch.tensor([1, 1, 1, 1, -1, 1.0])).to(dt)
+        close(ct.nan_to_num(v), torch.nan_to_num(v))
+        close(ct.nan_to_num(v, nan=2.5, posinf=7.0, neginf=-7.0), torch.nan_to_num(v, nan=2.5, posinf=7.0, neginf=-7.0))
+    close(ct.nan_to_num(torch.arange(4)), torch.arange(4))
+    i = torch.arange(-3, 4, dtype=torch.int32)
+    close(ct.float_power(i, 2.5), torch.float_power(i, 2.5), equal_nan=True)
+    close(ct.float_power(a.float(), i[:6]), torch.float_power(a.float(), i[:6]), equal_nan=True)
+    close(ct.fill(i, 3), torch.fill(i, 3))
+    close(ct.fill(a, True), torch.fill(a, True))
+    x = torch.randn(4, 5)
+    close(ct.rrelu(x, 0.1, 0.3), F.rrelu(x, 0.1, 0.3, training=False))
+    with pytest.raises(NotImplementedError, match="random"):
+        ct.rrelu(x, training=True)
+
+
+def test_norms_match_torch():
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(3, 6, 5, 4, generator=g)
+    w, b = torch.randn(6, generator=g), torch.randn(6, generator=g)
+    close(ct.rms_norm(x, [5, 4]), F.rms_norm(x, [5, 4]))
+    wl = torch.randn(4, generator=g)
+    close(ct.rms_norm(x, [4], wl, 1e-3), F.rms_norm(x, [4], wl, 1e-3))
+    xh = x.to(torch.bfloat16)
+    close(ct.rms_norm(xh, [4]), F.rms_norm(xh, [4]), rtol=2e-2, atol=2e-2)
+    for groups in (1, 2, 3, 6):
+        close(ct.group_norm(x, groups, w, b), F.group_norm(x, groups, w, b))
+    close(ct.group_norm(x[:, :, 0], 3), F.group_norm(x[:, :, 0], 3))  # (N, C, L), no affine
+    rm, rv = torch.randn(6, generator=g), torch.rand(6, generator=g) + 0.5
+    rm2, rv2 = rm.clone(), rv.clone()
+    close(ct.instance_norm(x, rm, rv, w, b), F.instance_norm(x, rm2, rv2, w, b))
+    torch.testing.assert_close(rm, rm2)
+    torch.testing.assert_close(rv, rv2)
+    close(ct.instance_norm(x, rm, rv, use_input_stats=False), F.instance_norm(x, rm, rv, use_input_stats=False))
+    with pytest.raises(ValueError, match="num_groups=4"):
+        ct.group_norm(x, 4)
+
+
+def test_adaptive_pools_match_torch_with_uneven_windows():
+    g = torch.Generator().manual_seed(11)
+    for k, shape, sizes in [(1, (2, 3, 17), [1, 5, 17, 20]), (2, (2, 3, 7, 9), [(3, 4), (7, 9), (1, 1), (None, 2)]),
+                            (3, (2, 2, 5, 6, 7), [(2, 3, 4), (5, 1, None)])]:
+        x = torch.randn(*shape, generator=g)
+        x[0, 0].view(-1)[3] = math.nan
+        for o in sizes:
+            avg, mx = getattr(F, f"adaptive_avg_pool{k}d"), getattr(F, f"adaptive_max_pool{k}d")
+            close(getattr(ct, f"adaptive_avg_pool{k}d")(x, o), avg(x, o), equal_nan=True)
+            close(getattr(ct, f"adaptive_max_pool{k}d")(x, o), mx(x, o), equal_nan=True)
+            close(getattr(ct, f"adaptive_avg_pool{k}d")(x[0], o), avg(x[0], o), equal_nan=True)  # unbatched
+    with pytest.raises(NotImplementedError, match="return_indices"):
+        ct.adaptive_max_pool2d(torch.randn(1, 1, 4, 4), 2, return_indices=True)
+
+
+def test_scaled_dot_product_attention_matches_torch():
+    g = torch.Generator().manual_seed(13)
+    q, k, v = (torch.randn(2, 4, 9, 8, generator=g), torch.randn(2, 4, 11, 8, generator=g),
+               torch.randn(2, 4, 11, 5, generator=g))
+    close(ct.scaled_dot_product_attention(q, k, v), F.scaled_dot_product_attention(q, k, v))
+    close(ct.scaled_dot_product_attention(q, k, v, scale=0.3), F.scaled_dot_product_attention(q, k, v, scale=0.3))
+    close(ct.scaled_dot_product_attention(q, k, v, is_causal=True), F.scaled_dot_product_attention(q, k, v,
+                                                                                                  is_causal=True))
+    m = torch.rand(9, 11, generator=g) > 0.3
+    m[:, 0] = True
+    close(ct.scaled_dot_product_attention(q, k, v, attn_mask=m), F.scaled_dot_product_attention(q, k, v, attn_mask=m))
+    fm = torch.randn(2, 1, 9, 11, generator=g)
+    close(ct.scaled_dot_product_attention(q, k, v, attn_mask=fm), F.scaled_dot_product_attention(q, k, v,
+                                                                                                attn_mask=fm))
+    k2, v2 = k[:, :2], v[:, :2]
+    close(ct.scaled_dot_product_attention(q, k2, v2, enable_gqa=True),
+          F.scaled_dot_product_attention(q, k2, v2, enable_gqa=True))
+    with pytest.raises(ValueError, match="heads"):
+        ct.scaled_dot_product_attention(q, k2, v2)
+    with pytest.raises(NotImplementedError, match="dropout_p"):
+        ct.scaled_dot_product_attention(q, k, v, dropout_p=0.1)
