@@ -20,6 +20,19 @@ from ._nn import batch_norm, layer_norm, matmul
 _NARROW = ("float16", "bfloat16")
 
 
+def _in_float32(f):
+    """f run on float16 / bfloat16 inputs in float32 and rounded once at the end (PyTorch's opmath), so the
+    composition's intermediate results are not rounded to the narrow type."""
+    def g(input, *args, **kw):
+        t = _ctensor.asarray(input)
+        dt = str(t.dtype)
+        if dt not in _NARROW:
+            return f(t, *args, **kw)
+        return _ctensor.astype(f(_ctensor.astype(t, "float32"), *args, **kw), dt)
+    g.__name__, g.__doc__ = f.__name__, f.__doc__
+    return g
+
+
 def _dims_of(shape, normalized_shape):
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(ns)
@@ -53,12 +66,15 @@ def rms_norm(input, normalized_shape, weight=None, eps: float | None = None):
     return _ctensor.astype(y, dt) if dt in _NARROW else y
 
 
-def _per_channel(v, ndim: int):
-    """A (C,) tensor as (C, 1, ..., 1) against an (N, C, ...) input of ndim dims."""
+def _per_channel(v, ndim: int, dtype: str):
+    """A (C,) tensor as (C, 1, ..., 1) of dtype against an (N, C, ...) input of ndim dims."""
     w = _ctensor.asarray(v)
+    if str(w.dtype) != dtype:
+        w = _ctensor.astype(w, dtype)
     return _views.reshape(w, (w.shape[0],) + (1,) * (ndim - 2))
 
 
+@_in_float32
 def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
     """Normalisation over groups of channels of (N, C, ...), as torch.nn.functional.group_norm: each (n, group)'s
     elements to mean 0 and variance 1 (biased), then weight and bias per channel. The statistics are layer_norm's
@@ -74,9 +90,9 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
     y = layer_norm(_views.reshape(t, (n, num_groups, m)), [m], eps=eps)
     y = _views.reshape(y, t.shape)
     if weight is not None:
-        y = _ctensor.mul(y, _per_channel(weight, t.ndim))
+        y = _ctensor.mul(y, _per_channel(weight, t.ndim, str(y.dtype)))
     if bias is not None:
-        y = _ctensor.add(y, _per_channel(bias, t.ndim))
+        y = _ctensor.add(y, _per_channel(bias, t.ndim, str(y.dtype)))
     return y
 
 
@@ -106,6 +122,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 def _adaptive(fn: str, reduce, input, output_size, k: int):
     """One reduction per output index along each of the last k dims, window [floor(i n / o), ceil((i + 1) n / o))."""
     t = _ctensor.asarray(input)
+    if str(t.dtype) in _NARROW and reduce is _ctensor.mean:  # the partial means in float32, rounded once
+        return _ctensor.astype(_adaptive(fn, reduce, _ctensor.astype(t, "float32"), output_size, k), str(t.dtype))
     if t.ndim < k + 1:
         raise ValueError(f"{fn}: input.shape={list(t.shape)} needs at least {k + 1} dims")
     sizes = [output_size] * k if isinstance(output_size, int) or output_size is None else list(output_size)
@@ -166,6 +184,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     if dropout_p != 0.0:
         raise NotImplementedError("scaled_dot_product_attention: dropout_p must be 0 (ctensor draws no random numbers)")
     q, k, v = _ctensor.asarray(query), _ctensor.asarray(key), _ctensor.asarray(value)
+    dt = str(q.dtype)
+    if dt in _NARROW:  # the scores, softmax and products in float32, rounded once (PyTorch's CPU kernels)
+        f32 = [None if a is None else _ctensor.astype(_ctensor.asarray(a), "float32") for a in (q, k, v)]
+        m = attn_mask
+        if m is not None and str(_ctensor.asarray(m).dtype) in _NARROW:
+            m = _ctensor.astype(_ctensor.asarray(m), "float32")
+        return _ctensor.astype(scaled_dot_product_attention(*f32, attn_mask=m, dropout_p=dropout_p, is_causal=is_causal,
+                                                            scale=scale, enable_gqa=enable_gqa), dt)
     if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
         raise ValueError("scaled_dot_product_attention: query, key and value need at least 2 dims")
     if is_causal and attn_mask is not None:
