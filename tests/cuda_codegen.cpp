@@ -85,6 +85,11 @@ int main(int argc, char** argv) {
       else if (s.family == CT_KIND_INDEX) j.source = ctgpu::index_source(&target, s.in[0], s.out, &j.label);
       else j.source = ctgpu::elementwise_source(&target, s.family, s.in.data(), (int)s.in.size(), s.out, &j.label);
       jobs.push_back(j);
+      if (s.family == CT_KIND_UNARY || s.family == CT_KIND_BINARY || s.family == CT_KIND_TERNARY) {
+        j.source = ctgpu::elementwise_source(&target, s.family, s.in.data(), (int)s.in.size(), s.out, &j.label, true);
+        j.label += " (special functions)";
+        jobs.push_back(j);
+      }
     }
   // The NN ops' programs (the OpenCL module's kernels, nn_kernels.h), and
   // the kernels nn_geometry.cc's pool_call and norm_call name.

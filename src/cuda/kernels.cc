@@ -26,12 +26,12 @@ CTStatus program_for(const char* fn, Device* d, const std::string& key, Gen gen,
   }, prog);
 }
 
-CTStatus elementwise_program(const char* fn, Device* d, int kind, const int32_t* in_dt, int n, int32_t out_dt,
+CTStatus elementwise_program(const char* fn, Device* d, int kind, bool special, const int32_t* in_dt, int n, int32_t out_dt,
                              Program** prog) {
   const int family = kind == CT_KIND_UNARY_PARAM ? CT_KIND_UNARY : kind;
   const char* fam = family == CT_KIND_CAST ? ":cast" : family == CT_KIND_BINARY ? ":bin" : family == CT_KIND_TERNARY ? ":ter" : ":un";
-  return program_for(fn, d, sig_key(d, fam, in_dt, n, out_dt),
-                     [&](std::string* label) { return elementwise_source(d, family, in_dt, n, out_dt, label); }, prog);
+  return program_for(fn, d, sig_key(d, (std::string(fam) + (special ? ":sf" : "")).c_str(), in_dt, n, out_dt),
+                     [&](std::string* label) { return elementwise_source(d, family, in_dt, n, out_dt, label, special); }, prog);
 }
 
 }  // namespace
@@ -80,7 +80,7 @@ CTStatus cu_elementwise(const CTElementwiseCall* call) {
     return e == cudaSuccess ? CT_OK : cuda_fail(fn, "cudaMemcpyAsync", e);
   }
   Program* prog = nullptr;
-  if (CTStatus s = elementwise_program(fn, d, info.kind, call->in_dt, n_in, call->out_dt, &prog)) return s;
+  if (CTStatus s = elementwise_program(fn, d, info.kind, special_op(call->op), call->in_dt, n_in, call->out_dt, &prog)) return s;
   const std::string name = elementwise_kernel(d, call, info.kind, dense);
   cudaKernel_t k = nullptr;
   if (CTStatus s = prog->kernel(fn, name, &k)) return s;
@@ -121,7 +121,7 @@ CTStatus device_copy(const char* fn, Device* d, cudaStream_t stream, int32_t dt,
   const int64_t numel = numel_of(dst);
   if (numel == 0) return CT_OK;
   Program* prog = nullptr;
-  if (CTStatus s = elementwise_program(fn, d, CT_KIND_CAST, &dt, 1, dt, &prog)) return s;
+  if (CTStatus s = elementwise_program(fn, d, CT_KIND_CAST, false, &dt, 1, dt, &prog)) return s;
   cudaKernel_t k = nullptr;
   if (CTStatus s = prog->kernel(fn, "cast_s", &k)) return s;
   void* om = dst->data;

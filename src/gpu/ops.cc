@@ -631,9 +631,11 @@ bool has_line_block(int32_t op) {
 std::string special_functions(const char* compute, bool fp64) {
   // src/math/special.inc's text in double where the device has it (float32 and the narrow types then agree
   // with the CPU, which computes them in double), else in float; its lgamma is its own (OpenCL C leaves the
-  // built-in's accuracy undefined). T is the program's compute type again afterwards.
+  // built-in's accuracy undefined). T is the program's compute type again afterwards. The functions are
+  // CT_FN, not forced inline: a program has every op of its kind in several kernel forms, and one copy of
+  // the Bessel functions each keeps its compile time (PoCL, NVRTC) from growing with them.
   return std::string("#undef T\n#define T ") + (fp64 ? "double" : "float") +
-         "\n#define CT_SF CT_INL\n#define CT_SF_LGAMMA(x) ct_sf_lgamma(x)\n" + kSpecialSource +
+         "\n#define CT_SF CT_FN\n#define CT_SF_LGAMMA(x) ct_sf_lgamma(x)\n" + kSpecialSource +
          "#undef CT_SF\n#undef CT_SF_LGAMMA\n#undef T\n#define T " + compute + "\n";
 }
 const char* helpers(int cls) {

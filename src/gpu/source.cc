@@ -36,6 +36,7 @@ namespace {
 // relaxed, device-wide exchange.
 const char kCudaCompat[] = R"CU(
 #define CT_INL static __device__ __forceinline__
+#define CT_FN static __device__
 #define __kernel extern "C" __global__
 #define __global
 #define CT_TABLE __device__ const
@@ -98,7 +99,8 @@ CT_INL void vstore_half_rte(float v, int, half* p) { half h; asm("cvt.rn.f16.f32
 std::string prelude(const Target* d) {
   std::string s;
   if (d->dialect == Dialect::kCuda) s = kCudaCompat;
-  else s = "#define CT_INL inline __attribute__((always_inline))\n#define CT_TABLE __constant\n#define CT_TABLE_PTR __constant\n";
+  else s = "#define CT_INL inline __attribute__((always_inline))\n#define CT_FN static\n#define CT_TABLE __constant\n"
+           "#define CT_TABLE_PTR __constant\n";
   s += "#define CT_CHUNK " + std::to_string(d->chunk) + "\n";
   if (d->fp64)
     s += std::string(d->dialect == Dialect::kOpenCL ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") +
@@ -367,8 +369,13 @@ TypeInfo type_info(const Target* d, int32_t dt) {
   }
 }
 
+bool special_op(int32_t op) {
+  const ElemRow* row = elem_row(op);
+  return row && row->expr[kFloat] && std::strstr(row->expr[kFloat], "ct_sf_") != nullptr;
+}
+
 std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
-                               std::string* label) {
+                               std::string* label, bool special) {
   const int slot = data_slot(num_inputs);
   TypeInfo in[3];
   for (int k = 0; k < num_inputs; ++k) in[k] = type_info(d, in_dt[k]);
@@ -392,11 +399,11 @@ std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, 
   }
   if (t.cls == kFloat) s << float_math(d, std::strcmp(t.compute, "float") == 0);
   s << helpers(t.cls);
-  if (t.cls == kFloat) s << special_functions(t.compute, d->fp64);
-  // every op of this kind whose output rule maps the data dtype to out_dt
+  if (t.cls == kFloat && special) s << special_functions(t.compute, d->fp64);
+  // every op of this kind (and of this program: special or not) whose output rule maps the data dtype to out_dt
   for (int32_t op = 0; op < CT_OP_END_; ++op) {
     const ElemRow* row = elem_row(op);
-    if (!row || !row->expr[t.cls]) continue;
+    if (!row || !row->expr[t.cls] || special_op(op) != special) continue;
     const CTOpInfo info = op_info(op);
     if (!info.name) continue;
     const bool unary_kind = info.kind == CT_KIND_UNARY || info.kind == CT_KIND_UNARY_PARAM;

@@ -139,8 +139,13 @@ std::string float_math(const Target* d, bool float32);
 // (one pass), "_r1" / "_r2" (partials, then their combination; CUDA also
 // "_w1": the partials of a unit-stride reduced axis by warps), for
 // along-axis ops "<name>_a"; the cast's are "cast_c" / "cast_s".
+// The ops of a kind split in two programs per signature: those that call the special functions
+// (src/math/special.inc; special = true) and the rest, so the common maps' programs do not compile the Bessel
+// functions (a PoCL compile of a float unary program went from seconds to half a minute with them).
 std::string elementwise_source(const Target* d, int kind, const int32_t* in_dt, int num_inputs, int32_t out_dt,
-                               std::string* label);
+                               std::string* label, bool special = false);
+// Whether op's float row calls the special functions (its program is the special one of its signature).
+bool special_op(int32_t op);
 std::string reduce_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label);
 std::string along_source(const Target* d, int32_t x_dt, int32_t out_dt, std::string* label);
 // The index kind's kernels "ix_gather", "ix_scatter" and (integers and the

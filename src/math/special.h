@@ -18,6 +18,7 @@ using std::fabs;
 using std::floor;
 using std::fmod;
 using std::isfinite;
+using std::ldexp;
 using std::isinf;
 using std::isnan;
 using std::log;

@@ -75,12 +75,12 @@ CTStatus launch(const char* fn, const Queue& q, cl_kernel k, int64_t n, const ch
   return CT_OK;
 }
 
-CTStatus elementwise_program(const char* fn, Device* d, cl_context ctx, int kind, const int32_t* in_dt, int n,
+CTStatus elementwise_program(const char* fn, Device* d, cl_context ctx, int kind, bool special, const int32_t* in_dt, int n,
                              int32_t out_dt, Program** prog) {
   const int family = kind == CT_KIND_UNARY_PARAM ? CT_KIND_UNARY : kind;
   const char* fam = family == CT_KIND_CAST ? ":cast" : family == CT_KIND_BINARY ? ":bin" : family == CT_KIND_TERNARY ? ":ter" : ":un";
-  return program_for(fn, d, ctx, sig_key(ctx, fam, in_dt, n, out_dt),
-                     [&](std::string* label) { return elementwise_source(d, family, in_dt, n, out_dt, label); }, prog);
+  return program_for(fn, d, ctx, sig_key(ctx, (std::string(fam) + (special ? ":sf" : "")).c_str(), in_dt, n, out_dt),
+                     [&](std::string* label) { return elementwise_source(d, family, in_dt, n, out_dt, label, special); }, prog);
 }
 
 namespace {
@@ -99,7 +99,7 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
   const CTOpInfo info = op_info(call->op);
   const int n_in = call->num_inputs;
   Program* prog = nullptr;
-  if (CTStatus s = elementwise_program(fn, d, q.ctx, info.kind, call->in_dt, n_in, call->out_dt, &prog)) return s;
+  if (CTStatus s = elementwise_program(fn, d, q.ctx, info.kind, special_op(call->op), call->in_dt, n_in, call->out_dt, &prog)) return s;
   const int64_t numel = numel_of(call->out);
   if (numel == 0) return CT_OK;
   const bool dense = dense_call(call);
@@ -149,7 +149,7 @@ CTStatus cl_elementwise(const CTElementwiseCall* call) {
 
 CTStatus device_copy(const char* fn, Device* d, const Queue& q, int32_t dt, const CTensor* src, const CTensor* dst) {
   Program* prog = nullptr;
-  if (CTStatus s = elementwise_program(fn, d, q.ctx, CT_KIND_CAST, &dt, 1, dt, &prog)) return s;
+  if (CTStatus s = elementwise_program(fn, d, q.ctx, CT_KIND_CAST, false, &dt, 1, dt, &prog)) return s;
   const int64_t numel = numel_of(dst);
   if (numel == 0) return CT_OK;
   KernelLease lease{prog, "cast_s"};

@@ -216,13 +216,13 @@ template <int kKind, bool kShifted> double f_poly(double x, double n) {
   return poly_ref(kShifted ? 2 * x - 1 : x, n, kKind);
 }
 double f_zeta(double s, double q) {
-  if (std::isnan(s) || std::isnan(q)) return s + q;
   if (s == 1) return HUGE_VAL;
   if (s < 1) return kNaN;
   if (q <= 0) {
     if (q == std::floor(q)) return HUGE_VAL;
     if (s != std::floor(s)) return kNaN;
   }
+  if (std::isnan(s) || std::isnan(q)) return s + q;
   if (std::isinf(s)) return q > 1 ? 0.0 : q == 1 ? 1.0 : HUGE_VAL;
   if (std::isinf(q)) return 0.0;
   long double sum = 0, a = q;
@@ -234,12 +234,12 @@ double f_zeta(double s, double q) {
 // P(a, x) and Q(a, x) in long double: P by its series (positive terms) where
 // x < a + 5, else Q by its continued fraction; the other as 1 minus.
 double igamma_ref(double ad, double xd, bool upper) {
-  if (std::isnan(ad) || std::isnan(xd)) return ad + xd;
   if (ad < 0 || xd < 0) return kNaN;
   if (ad == 0) return xd > 0 ? (upper ? 0.0 : 1.0) : kNaN;
   if (xd == 0) return upper ? 1.0 : 0.0;
   if (std::isinf(ad)) return std::isinf(xd) ? kNaN : upper ? 1.0 : 0.0;
   if (std::isinf(xd)) return upper ? 0.0 : 1.0;
+  if (std::isnan(ad) || std::isnan(xd)) return ad + xd;
   const long double a = ad, x = xd;
   int sign;
   const long double pre = expl(a * logl(x) - x - lgammal_r(a, &sign));

@@ -100,6 +100,30 @@ def _xlog1py(a, b):  # torch.special.xlog1py: NaN b gives NaN, a == 0 gives 0
     return np.where(np.isnan(b), b, np.where(a == 0, 0.0, a * np.log1p(b)))
 
 
+def _torch_special(name):
+    """torch.special's two-argument special function in float64 (NumPy has none of them), with ctensor's
+    documented limits where torch's float64 gives NaN: zeta(a, +inf) = 0 (every term 0) and zeta(+inf, q) = 0, 1
+    or inf for q > 1, = 1, < 1."""
+    def f(a, b):
+        import torch
+
+        fn = {"igamma": torch.special.gammainc, "igammac": torch.special.gammaincc}.get(name) or getattr(
+            torch.special, name)
+        ta, tb = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+        r = fn(torch.from_numpy(ta.copy()), torch.from_numpy(tb.copy())).numpy()
+        if name == "zeta":  # the limits where torch's float64 gives NaN: zeta(a, +inf) = 0, zeta(+inf, q > 0)
+            r = np.where((tb == np.inf) & ~np.isnan(ta) & (ta > 1), 0.0, r)
+            r = np.where((ta == np.inf) & (tb > 0), np.where(tb > 1, 0.0, np.where(tb == 1, 1.0, np.inf)), r)
+        return r
+    return f
+
+
+POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+               "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+               "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+               "laguerre_polynomial_l", "legendre_polynomial_p")
+
+
 def _lshift_i(a, b, bits, signed):
     return 0 if b < 0 or b >= bits else a << b
 
@@ -141,6 +165,7 @@ BINARY = {
     "xlogy": Bin(F, _xlogy, tol="trans"),
     "xlog1py": Bin(F, _xlog1py, tol="trans"),
     "nextafter": Bin({"float32", "float64"}, np.nextafter),
+    **{n: Bin(F, _torch_special(n), tol="trans") for n in POLYNOMIALS + ("zeta", "igamma", "igammac")},
     "gcd": Bin(I, np.gcd, int_fn=_gcd_i),
     "lcm": Bin(I, np.lcm, int_fn=_lcm_i),
     "heaviside": Bin(F, np.heaviside, tol="trans"),
