@@ -183,6 +183,10 @@ def _row_ref(info):
 for _info in ct.ops(category="elementwise"):
     if _info.name not in REFS:
         REFS[_info.name] = _row_ref(_info)
+# counts: polygamma's order and mvlgamma's dimension are integers (0.5 is refused), over x in (0, 12]
+for _name, _sets in (("polygamma", [(0,), (1,), (3,)]), ("mvlgamma", [(1,), (3,)])):
+    REFS[_name].params = _p(_sets)
+    REFS[_name].lo, REFS[_name].hi = (0.1, 12.0) if _name == "polygamma" else (1.5, 12.0)
 
 
 def _fn(name):
