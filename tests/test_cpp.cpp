@@ -690,7 +690,13 @@ TEST_CASE("every category 2 op's result dtype, for int32 and float32 inputs", "[
       {CT_OP_ARGSORT, 'I'}, {CT_OP_XLOG1PY, 'S'}, {CT_OP_MEDIAN, 'S'}, {CT_OP_NANMEDIAN, 'S'},
       {CT_OP_QUANTILE, 'F'}, {CT_OP_NANQUANTILE, 'F'}, {CT_OP_KTHVALUE, 'S'}, {CT_OP_CUMMAX, 'S'},
       {CT_OP_CUMMIN, 'S'}, {CT_OP_MODE, 'S'}, {CT_OP_TAKE, 'S'}, {CT_OP_GATHER, 'S'},
-      {CT_OP_SCATTER, 'S'}, {CT_OP_SCATTER_ADD, 'S'}, {CT_OP_INDEX_ADD, 'S'}};
+      {CT_OP_SCATTER, 'S'}, {CT_OP_SCATTER_ADD, 'S'}, {CT_OP_INDEX_ADD, 'S'},
+      {CT_OP_CHEBYSHEV_POLYNOMIAL_T, 'S'}, {CT_OP_CHEBYSHEV_POLYNOMIAL_U, 'S'}, {CT_OP_CHEBYSHEV_POLYNOMIAL_V, 'S'},
+      {CT_OP_CHEBYSHEV_POLYNOMIAL_W, 'S'}, {CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_T, 'S'},
+      {CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_U, 'S'}, {CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_V, 'S'},
+      {CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_W, 'S'}, {CT_OP_HERMITE_POLYNOMIAL_H, 'S'},
+      {CT_OP_HERMITE_POLYNOMIAL_HE, 'S'}, {CT_OP_LAGUERRE_POLYNOMIAL_L, 'S'}, {CT_OP_LEGENDRE_POLYNOMIAL_P, 'S'},
+      {CT_OP_ZETA, 'S'}, {CT_OP_IGAMMA, 'S'}, {CT_OP_IGAMMAC, 'S'}};
   size_t category2 = 0;  // every built-in op of category 2 has a row here
   for (int32_t op = 0; op < (int32_t)CT_OP_END_; ++op)
     if (ct::op_info(op).category == CT_CATEGORY_BROADCAST_REDUCE) ++category2;
