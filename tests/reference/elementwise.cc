@@ -284,8 +284,11 @@ double f_mvlgamma(double x, const double* p) {
   if (std::isnan(x)) return x;
   long double r = p[0] * (p[0] - 1) / 4 * logl(3.14159265358979323846264338327950288L);
   for (int j = 0; j < (int)p[0]; ++j) {
+    // x - j/2 rounded to double first, as every implementation (PyTorch's
+    // too) computes it: near a pole lgamma is so ill-conditioned that the
+    // one rounding of the argument moves it by 1e-9 (x = -3.5000004)
     int sign;
-    r += lgammal_r((long double)x - j / 2.0L, &sign);
+    r += lgammal_r((long double)(x - j / 2.0), &sign);
   }
   return (double)r;
 }
