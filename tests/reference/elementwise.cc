@@ -206,9 +206,19 @@ double f_ndtri(double p, const double*) {
   const double x = (double)((lo + hi) / 2);
   return upper ? -x : x;
 }
-double f_round_decimals(double x, const double* p) {  // long double: the product is exact for the narrow types
-  const long double ten = powl(10.0L, fabsl((long double)p[0]));
-  return (double)(p[0] < 0 ? nearbyintl((long double)x / ten) * ten : nearbyintl((long double)x * ten) / ten);
+// round(x, decimals) as NumPy, PyTorch and the kernels define it: x * 10^d
+// (or x / 10^-d) rounded to the compute type T (float below float64) before
+// rint, so a product that rounds onto a tie (x = -1.155f: -115.5f) rounds as
+// theirs does: exact arithmetic would give -1.15, all of them -1.16.
+template <class T>
+double f_round_decimals(double x, const double* p) {
+  const T ten = (T)std::pow(10.0, std::fabs(p[0]));
+  const T v = (T)x;
+  return (double)(p[0] < 0 ? std::nearbyint((T)(v / ten)) * ten : std::nearbyint((T)(v * ten)) / ten);
+}
+bool round_decimals(const Call& c, const Outs& o, std::string* why) {
+  const bool f64 = !c.inputs.empty() && c.inputs[0] && c.inputs[0]->dtype.bits == 64;
+  return f64 ? unary<f_round_decimals<double>>(c, o, why) : unary<f_round_decimals<float>>(c, o, why);
 }
 double f_softplus_beta(double x, const double* p) {
   const long double bx = (long double)x * p[0];
@@ -541,7 +551,7 @@ const Entry kElementwise[] = {
     {CT_OP_NDTR, unary<f_ndtr>},
     {CT_OP_NDTRI, unary<f_ndtri>},
     {CT_OP_ENTR, unary<f_entr>},
-    {CT_OP_ROUND_DECIMALS, unary<f_round_decimals>},
+    {CT_OP_ROUND_DECIMALS, round_decimals},
     {CT_OP_POSITIVE, unary<f_identity_f, i_identity>},
     {CT_OP_SOFTPLUS_BETA, unary<f_softplus_beta>},
     {CT_OP_SPHERICAL_BESSEL_J0, unary<f_spherical_bessel_j0>},
