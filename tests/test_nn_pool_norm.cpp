@@ -1298,8 +1298,10 @@ TEST_CASE("max_pool2d: forward vs reference, indices NULL and given, ties, paddi
 
 // Planes wide enough that the interior outputs of a row run as vector loops
 // (the forward keeps each winner's tap in an integer of the value's width):
-// ties, NaN (a NaN first tap stays, a later one is passed over) and -inf,
-// y and indices against the reference.
+// ties, NaN (PyTorch's rule: a NaN propagates, the last NaN tap in window
+// order gives the index) and -inf, y and indices against the reference; the
+// same in channels-last and bfloat16 (oneDNN's kernels, whose max passes
+// NaN over, then the NaN pass).
 TEST_CASE("max_pool2d: wide rows (vector interior) with ties, NaN and -inf: y and indices", "[nn]") {
   const PoolP wide[] = {
       {"3x3 stride 2 pad 1, 45 wide", 1, 3, 9, 45, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
@@ -1307,13 +1309,19 @@ TEST_CASE("max_pool2d: wide rows (vector interior) with ties, NaN and -inf: y an
       {"2x2 stride 0, 50 wide", 1, 2, 6, 50, {2, 2}, {0, 0}, {0, 0}, {0, 0}, {0, 0}},
       {"2x3 stride 3 dilation 2, pad (1,2), 61 wide", 1, 2, 8, 61, {2, 3}, {3, 3}, {1, 2}, {0, 2}, {1, 2}},
   };
-  const int d = DT_F32;  // the NN ops' widest float (CT_DTS_NN)
+  struct DL {
+    int d, layout;
+  };
+  for (DL dl : {DL{DT_F32, L_COMPACT}, DL{DT_F32, L_CLAST}, DL{DT_BF16, L_COMPACT}})
   for (const PoolP& p : wide)
     for (int vmode : {0, 3, 4}) {
-      INFO("max_pool2d " << p.str() << "; " << dtype(d).name << "; values "
+      const int d = dl.d;
+      if (dl.layout != L_COMPACT && vmode != 4) continue;
+      if (d == DT_BF16 && !supported(CT_OP_MAX_POOL2D, d)) continue;
+      INFO("max_pool2d " << p.str() << "; " << dtype(d).name << ", " << lname(dl.layout) << "; values "
                          << (vmode == 4 ? "uniform(-1,1), 1 in 8 NaN, 1 in 8 -inf" : vmode_name(vmode)));
       Rng rng(77 + (uint64_t)vmode);
-      HostTensor x = make_nd(d, p.xshape(), L_COMPACT);
+      HostTensor x = make_nd(d, p.xshape(), dl.layout);
       fill_input(x, [&](int64_t) {
         if (vmode != 4) return pool_value(rng, vmode);
         const int64_t k = rng.int_in(0, 7);
@@ -1324,7 +1332,10 @@ TEST_CASE("max_pool2d: wide rows (vector interior) with ties, NaN and -inf: y an
       HostTensor y = make_nd(d, p.yshape(), L_COMPACT), ind = make_nd(DT_I64, p.yshape(), L_COMPACT);
       CTensor xv = x.view(), yv = y.view(), iv = ind.view();
       const CTPool2dDesc desc = p.desc(0);
-      REQUIRE(ct_max_pool2d(&desc, &xv, &yv, &iv, nullptr, 0, nullptr) == CT_OK);
+      size_t ws = 0;  // oneDNN's kernels (channels-last, bfloat16) take one
+      REQUIRE(ct_max_pool2d_workspace_size(&desc, &xv, &yv, &iv, &ws) == CT_OK);
+      std::vector<unsigned char> wbuf(ws + 1);
+      REQUIRE(ct_max_pool2d(&desc, &xv, &yv, &iv, wbuf.data(), ws, nullptr) == CT_OK);
       const PoolRef ref = ref_max_pool(p, vals(x));
       check_index("indices", ivals(ind), ref.idx);
       const std::vector<double> got = vals(y);

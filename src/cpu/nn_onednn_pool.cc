@@ -11,6 +11,7 @@
 #include <vector>
 #include <utility>
 
+#include "cpu/half.h"
 #include "cpu/nn_onednn_internal.h"
 
 namespace ct {
@@ -316,8 +317,9 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
 // q, one window tap at a time (max: v > best selects, without branches;
 // avg: a sum), the few at the edges tap by tap. Taps go in row-major
 // window order, the first tap inside x starts the max, and a strictly
-// greater one replaces it (a NaN first tap stays, a later NaN is passed
-// over, as in oneDNN); a window without taps gives -inf and index -1. avg
+// greater one or a NaN replaces it (PyTorch's rule: a NaN propagates, the
+// last NaN in window order giving the index); a window without taps gives
+// -inf and index -1. avg
 // divides by the window's area (count_include_pad) or its taps inside x.
 enum class PoolMode { kMax, kMaxIndex, kAvg };
 
@@ -354,7 +356,7 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
       } else if (M == PoolMode::kMax) {
         for (int64_t q = q0; q < q1; ++q) {
           const T v = load_at<T>(r + q * sw * z);
-          best[q] = v > best[q] ? v : best[q];
+          best[q] = (v > best[q] || v != v) ? v : best[q];
         }
       } else {
         const I base = (I)(h * g.W + off);
@@ -363,8 +365,9 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
         for (int64_t q = q0; q < q1; ++q) {
           const T v = load_at<T>(r + q * sw * z), o = b[q];
           const I ot = t[q];
-          const I m = -(I)(v > o);  // a mask: GCC does not if-convert two selects on one compare
-          b[q] = v > o ? v : o;
+          const bool take = v > o || v != v;  // greater, or a NaN
+          const I m = -(I)take;                // a mask: GCC does not if-convert two selects on one compare
+          b[q] = take ? v : o;
           t[q] = (base & m) | (ot & ~m);
         }
       }
@@ -402,7 +405,7 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
         const T v = load_at<T>(row + w * z);
         ++n;
         if (M == PoolMode::kAvg) acc += v;
-        else if (!found || v > acc) found = true, acc = v, idx = h * g.W + w;
+        else if (!found || v > acc || v != v) found = true, acc = v, idx = h * g.W + w;
       }
     }
     if (M == PoolMode::kAvg) acc = acc / (cip ? T(g.KH * g.KW) : T(n));
@@ -461,6 +464,69 @@ template <class T, PoolMode M> void build_pool_direct_mode(const PoolIndex& g, b
     if (g.H * g.W < std::numeric_limits<int32_t>::max() - g.PL) return build_pool_direct_width<T, M, int32_t>(g, cip, p);
   }
   build_pool_direct_width<T, M, int64_t>(g, cip, p);
+}
+
+// oneDNN's max passes a NaN over where PyTorch's (and the direct kernel
+// above) propagates it, and a window whose taps are all -inf gets oneDNN's
+// start value (the lowest finite) and a padding offset. After oneDNN's
+// forward and the index conversion, per (n, c) plane: a scan for a NaN or a
+// -inf and, only in a plane that has one, its windows redone in window
+// order as the direct kernel does them (the first tap inside x starts the
+// max, a greater one or a NaN replaces it; y gets the winner's bytes). A
+// plane without either costs one read.
+template <class T> inline bool special_at(const char* p) {
+  const T v = load_at<T>(p);
+  return v != v || v == -std::numeric_limits<T>::infinity();
+}
+template <> inline bool special_at<f16>(const char* p) {
+  const uint16_t b = load_at<uint16_t>(p);
+  return (b & 0x7fff) > 0x7c00 || b == 0xfc00;
+}
+template <> inline bool special_at<bf16>(const char* p) {
+  const uint16_t b = load_at<uint16_t>(p);
+  return (b & 0x7fff) > 0x7f80 || b == 0xff80;
+}
+template <class T> inline double value_at(const char* p) { return to_double(load_at<T>(p)); }
+
+template <class T> void pool_special_fixup(const PoolIndex& g, const Exec& e, int ii) {
+  const CTensor *x = e.t[0], *y = e.t[1], *ind = ii >= 0 ? e.t[ii] : nullptr;
+  constexpr int64_t z = (int64_t)sizeof(T);
+  int64_t xs[4], ys[4], is[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; ++i) xs[i] = ct_stride_of(x, i) * z, ys[i] = ct_stride_of(y, i) * z;
+  for (int i = 0; ind && i < 4; ++i) is[i] = ct_stride_of(ind, i) * 8;
+  const char* xb = data_of(x);
+  char* yb = data_of(y);
+  char* ib = ind ? data_of(ind) : nullptr;
+  const int64_t planes = g.N * g.C;
+#pragma omp parallel for schedule(static)
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    const int64_t n = pl / g.C, ch = pl % g.C;
+    const char* xp = xb + n * xs[0] + ch * xs[1];
+    bool any = false;
+    for (int64_t h = 0; h < g.H && !any; ++h)
+      for (int64_t w = 0; w < g.W; ++w) any |= special_at<T>(xp + h * xs[2] + w * xs[3]);
+    if (!any) continue;
+    for (int64_t pp = 0; pp < g.P; ++pp)
+      for (int64_t q = 0; q < g.Q; ++q) {
+        const char* win = nullptr;
+        double best = 0;
+        int64_t bi = -1;
+        for (int64_t kh = 0; kh < g.KH; ++kh) {
+          const int64_t h = pp * g.SH - g.PT + kh * g.DH;
+          if (h < 0 || h >= g.H) continue;
+          for (int64_t kw = 0; kw < g.KW; ++kw) {
+            const int64_t w = q * g.SW - g.PL + kw * g.DW;
+            if (w < 0 || w >= g.W) continue;
+            const char* t = xp + h * xs[2] + w * xs[3];
+            const double v = value_at<T>(t);
+            if (!win || v > best || v != v) win = t, best = v, bi = h * g.W + w;
+          }
+        }
+        if (!win) continue;
+        std::memcpy(yb + n * ys[0] + ch * ys[1] + pp * ys[2] + q * ys[3], win, sizeof(T));
+        if (ib) store_at<int64_t>(ib + n * is[0] + ch * is[1] + pp * is[2] + q * is[3], bi);
+      }
+  }
 }
 
 // Whether the direct forward takes this call: float32/float64, x's rows
@@ -543,6 +609,15 @@ void build_pool(const CTNNCall* c, Plan* p) {
           std::memcpy(ptr, &v, sizeof v);
         });
       });
+    }
+    if (maxp) {
+      const PoolIndex g = pool_index(d, c->t[xi], c->t[yi]);
+      const int wi = with_ws ? ii : -1;
+      const CTDataType dt = c->t[xi]->dtype;
+      if (dt.code == CT_BFLOAT) p->post.push_back([g, wi](const Exec& e) { pool_special_fixup<bf16>(g, e, wi); });
+      else if (dt.bits == 16) p->post.push_back([g, wi](const Exec& e) { pool_special_fixup<f16>(g, e, wi); });
+      else if (dt.bits == 32) p->post.push_back([g, wi](const Exec& e) { pool_special_fixup<float>(g, e, wi); });
+      else p->post.push_back([g, wi](const Exec& e) { pool_special_fixup<double>(g, e, wi); });
     }
     finish(p, dnnl::pooling_v2_forward(pd), pd.scratchpad_desc());
     return;

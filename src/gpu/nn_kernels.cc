@@ -58,7 +58,7 @@ __kernel void pool_fwd(__global DS* y, ulong yo, __global long* ind, ulong io, _
       const long w = q * g.sw - g.pw + s * g.dw;
       if (w < 0 || w >= g.W) continue;
       const float v = ld(px, h * g.xs[2] + w * g.xs[3]);
-      if (bi < 0 || v > best) { best = v; bi = h * g.W + w; }
+      if (bi < 0 || v > best || isnan(v)) { best = v; bi = h * g.W + w; }  /* a NaN wins, the last (PyTorch) */
       sum += v;
     }
   }

@@ -60,8 +60,9 @@ bool pool_geo(const CTPool2dDesc& d, const Shape& x, const Shape& y, PoolGeo& g,
   return true;
 }
 
-// y = the window's max, the first in window order on ties; indices = its
-// h * W + w in the (n, c) plane. A window without a tap gives -inf and -1.
+// y = the window's max, the first in window order on ties, NaN where the
+// window holds one (PyTorch's rule: the last NaN in window order gives the
+// index); indices = its h * W + w in the (n, c) plane. A window without a tap gives -inf and -1.
 bool ref_max_pool2d(const Call& c, const Outs& outs, std::string* why) {
   const CTPool2dDesc d = read_desc<CTPool2dDesc>(c.desc);
   const Array* x = arg_in(c, 0);
@@ -79,7 +80,7 @@ bool ref_max_pool2d(const Call& c, const Outs& outs, std::string* why) {
         int64_t bi = -1;
         g.taps(p, q, [&](int64_t h, int64_t w) {
           const double v = x->get((nc * g.H + h) * g.W + w);
-          if (!found || v > best) {  // strict: the first max in window order wins
+          if (!found || v > best || std::isnan(v)) {  // the first max in window order; a NaN wins, the last
             found = true;
             best = v;
             bi = h * g.W + w;
