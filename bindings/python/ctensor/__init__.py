@@ -43,7 +43,7 @@ from ._ctensor import (  # noqa: F401
     set_num_threads,
     set_stream,
 )
-from ._composite import fill, float_power, isclose, nan_to_num, rrelu  # noqa: F401
+from ._composite import fill, float_power, frexp, isclose, nan_to_num, rrelu  # noqa: F401
 from ._nn_compose import (  # noqa: F401
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -69,6 +69,7 @@ from ._index import (  # noqa: F401
     take_along_axis,
     take_along_dim,
 )
+from ._nn3d import avg_pool3d, conv3d, conv_transpose3d, max_pool3d  # noqa: F401
 from ._nn_lower import (  # noqa: F401
     avg_pool1d,
     conv1d,
