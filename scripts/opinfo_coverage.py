@@ -66,12 +66,13 @@ REDUCTION_EXTRA = set("cumsum cumprod cummax cummin logcumsumexp argmax argmin a
 # Data movement: Python functions of views and copies (ctensor/_movement.py), compared bit for bit below.
 MOVEMENT = ("cat", "stack", "flip", "roll", "tile", "repeat", "constant_pad_nd", "pad", "tril", "triu")
 # NN functions that are views of the 2-d ops, and topk (argsort and gather): ctensor/_nn_lower.py.
-LOWERED = ("conv1d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d", "glu", "topk")
+LOWERED = ("conv1d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d", "glu", "topk", "conv3d",
+           "conv_transpose3d", "max_pool3d", "avg_pool3d")
 # Compositions of registry ops (ctensor/_composite.py), and the unary ops with a count parameter, run with
 # PyTorch's arguments as the lowered functions are.
 COMPOSED_NN = ("rms_norm", "group_norm", "instance_norm", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-               "adaptive_avg_pool3d", "scaled_dot_product_attention")
-COMPOSITE = ("fill", "float_power", "isclose", "nan_to_num", "rrelu", "polygamma", "mvlgamma", "rms_norm", "group_norm",
+               "adaptive_avg_pool3d", "scaled_dot_product_attention", "conv3d", "conv_transpose3d", "avg_pool3d")
+COMPOSITE = ("fill", "float_power", "frexp", "isclose", "nan_to_num", "rrelu", "polygamma", "mvlgamma", "rms_norm", "group_norm",
              "instance_norm", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
              "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "scaled_dot_product_attention")
 # Contractions: Python functions lowered onto ctensor's matmul (ctensor/_contract.py), compared below.
@@ -501,7 +502,15 @@ def compare_lowered(op, name, stats, bad):
             stats["refused"] += 1
             bad.append((op.name, str(dtype), shapes, "refused: " + str(e)[:160]))
             continue
-        if isinstance(res, tuple):  # topk: (values, indices)
+        if isinstance(res, tuple) and name != "topk":  # a max pooling's (values, indices): torch's indices exactly
+            got, idx = torch.from_dlpack(res[0]), torch.from_dlpack(res[1])
+            want_idx, want = want[1], want[0]
+            if not torch.equal(idx, want_idx):
+                stats["compared"] += 1
+                stats["wrong"] += 1
+                bad.append((op.name, str(dtype), shapes, "indices differ from torch's"))
+                continue
+        elif isinstance(res, tuple):  # topk: (values, indices)
             got, idx = torch.from_dlpack(res[0]), torch.from_dlpack(res[1])
             want = want[0]
             x = s.input if s.input.dim() else s.input.reshape(1)

@@ -1,5 +1,5 @@
 """Functions that are compositions of registry ops, with NumPy's and PyTorch's meaning: fill, float_power,
-isclose, nan_to_num and rrelu (evaluation mode).
+isclose, nan_to_num, rrelu (evaluation mode) and frexp.
 
 Each is a few calls of ops every device has (copy, cast, the elementwise and binary maps), so it runs on every
 device and dtype they run on; nothing here computes an element itself. A C or C++ caller composes the same calls.
@@ -101,3 +101,26 @@ def rrelu(x, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = Fa
                                   "generator; call it with training=False (the slope (lower + upper) / 2)")
     t = _ctensor.asarray(x)
     return _ctensor.leaky_relu(t, (lower + upper) / 2, out=t if inplace else None)
+
+
+def frexp(x):
+    """(mantissa, exponent) with x = mantissa * 2**exponent and |mantissa| in [0.5, 1), as torch.frexp and
+    numpy.frexp: the mantissa in x's dtype, the exponent int32; 0, +-inf and NaN give themselves and exponent 0.
+    The exponent is floor(log2|x|) + 1 corrected by one step either way from the exact mantissa ldexp gives (log2
+    may round up to an integer just below a power of two), computed in float32 (float64 for float64) so every
+    exponent, subnormals' included, is exact."""
+    t = _ctensor.asarray(x)
+    if not _is_float(t):
+        raise TypeError(f"frexp: x.dtype={t.dtype} is not a float dtype (torch.frexp takes floating point only)")
+    dt = str(t.dtype)
+    w = t if dt == "float64" else _ctensor.astype(t, "float32")  # exact: every narrower float fits
+    a = _ctensor.abs(w)
+    fin = _ctensor.logical_and(_ctensor.isfinite(w), _ctensor.not_equal(w, _scalar_like(w, 0)))
+    one = _scalar_like(w, 1)
+    e = _ctensor.add(_ctensor.floor(_ctensor.log2(_ctensor.where(fin, a, one))), one)
+    am = _ctensor.abs(_ctensor.ldexp(w, _ctensor.negative(e)))
+    e = _ctensor.add(e, _ctensor.astype(_ctensor.greater_equal(am, one), w.dtype))
+    e = _ctensor.subtract(e, _ctensor.astype(_ctensor.less(am, _scalar_like(w, 0.5)), w.dtype))
+    e = _ctensor.where(fin, e, _scalar_like(w, 0))
+    m = _ctensor.where(fin, _ctensor.ldexp(w, _ctensor.negative(e)), w)
+    return (m if dt == str(w.dtype) else _ctensor.astype(m, dt)), _ctensor.astype(e, "int32")

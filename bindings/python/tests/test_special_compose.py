@@ -209,3 +209,23 @@ def test_scaled_dot_product_attention_matches_torch():
         ct.scaled_dot_product_attention(q, k2, v2)
     with pytest.raises(NotImplementedError, match="dropout_p"):
         ct.scaled_dot_product_attention(q, k, v, dropout_p=0.1)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32", "float64"])
+def test_frexp_matches_numpy_and_torch_including_edges_and_subnormals(dt):
+    tdt = getattr(torch, dt)
+    fi = torch.finfo(tdt)
+    edges = [0.0, -0.0, 1.0, -1.0, 0.5, 3.0, fi.max, -fi.max, fi.tiny, fi.tiny / 4, math.inf, -math.inf, math.nan]
+    rng = np.random.default_rng(7)
+    wide = rng.standard_normal(5000) * np.exp(rng.standard_normal(5000) * 12)
+    x = torch.cat([torch.tensor(edges, dtype=torch.float64).to(tdt), torch.from_numpy(wide).to(tdt)])
+    # just below powers of two, where log2 rounds up to the integer
+    p2 = torch.tensor([2.0, 4.0, 1024.0, 0.5], dtype=tdt)
+    x = torch.cat([x, torch.nextafter(p2, torch.zeros_like(p2))])
+    m, e = ct.frexp(x)
+    wm, we = torch.frexp(x)
+    assert torch.equal(torch.from_dlpack(e), we)
+    assert torch.equal(torch.from_dlpack(m).isnan(), wm.isnan())
+    assert torch.equal(torch.from_dlpack(m).nan_to_num(), wm.nan_to_num())
+    with pytest.raises(TypeError, match="frexp"):
+        ct.frexp(np.arange(3))
