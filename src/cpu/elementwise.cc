@@ -524,7 +524,12 @@ template <class D, class V> HWY_INLINE V ExpNonPositive(D d, V t) {
   using T = hn::TFromD<D>;
   if constexpr (std::is_same<T, float>::value) {
     if (hn::AllTrue(d, t >= hn::Set(d, -kExpNormal))) return ExpNormal(d, t);  // t <= 0: the floor is all to test
-    return ExpCore(d, hn::Max(t, hn::Set(d, Limits<T>::kExpMin)));
+    // lanes below the floor (masked scores: -inf) are 0 without arithmetic
+    // (ExpCore would make subnormal products there, each a microcode assist)
+    const auto zero = t < hn::Set(d, Limits<T>::kExpMin);
+    const V tz = hn::IfThenElse(zero, hn::Zero(d), t);
+    const V r = hn::AllTrue(d, tz >= hn::Set(d, -kExpNormal)) ? ExpNormal(d, tz) : ExpCore(d, tz);
+    return hn::IfThenElse(zero, hn::Zero(d), r);
   } else {
     return SafeExp(d, t);
   }

@@ -163,7 +163,14 @@ template <class D, class V> HWY_INLINE V SafeExp(D d, V x) {
   V r;
   if constexpr (std::is_same<T, float>::value) {
     if (AllExpNormal(d, x)) return ExpNormal(d, x);  // nearly every vector: no specials to mend
-    r = ExpCore(d, hn::Max(hn::Min(x, hi), hn::Set(d, Limits<T>::kExpMin)));
+    // Lanes whose e^x rounds to 0 (-inf, the masks of attention scores) get
+    // no arithmetic: through ExpCore they would make subnormal products, each
+    // a microcode assist (~100x). A vector whose other lanes are normal
+    // still takes ExpNormal.
+    const auto zero = x < hn::Set(d, Limits<T>::kExpMin);
+    const V xz = hn::IfThenElse(zero, hn::Zero(d), x);
+    r = AllExpNormal(d, xz) ? ExpNormal(d, xz) : ExpCore(d, hn::Max(hn::Min(xz, hi), hn::Set(d, Limits<T>::kExpMin)));
+    r = hn::IfThenElse(zero, hn::Zero(d), r);
   } else {
     r = hn::Exp(d, hn::Min(x, hi));
   }

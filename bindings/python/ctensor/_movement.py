@@ -294,12 +294,18 @@ def _triangle(fn: str, x, k: int, lower: bool, out):
     o = _new(t.shape, t, out)
     if o.size == 0:
         return o
-    _ctensor.copy(t, out=o)
+    # one select against a (rows, cols) mask of the kept triangle (col - row <= k, or >= k), broadcast over the
+    # leading dims: a single pass whatever the size
+    import numpy as np
+
     rows, cols = t.shape[-2], t.shape[-1]
-    for i in range(rows):
-        lo, hi = (max(0, i + k + 1), cols) if lower else (0, min(cols, max(0, i + k)))
-        if lo < hi:
-            _fill(o[..., i, lo:hi], 0)
+    d = np.arange(cols, dtype=np.int64)[None, :] - np.arange(rows, dtype=np.int64)[:, None]
+    keep = _ctensor.asarray(d <= k if lower else d >= k)
+    if str(t.device) != "cpu":
+        keep = keep.to(device=t.device)
+    zero = _ctensor.empty((), t.dtype, t.device)
+    _fill(zero, 0)
+    _ctensor.where(keep, t, zero, out=o)
     return o
 
 

@@ -209,19 +209,58 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         k, v = take(k, idx, axis=-3), take(v, idx, axis=-3)
     e = q.shape[-1]
     s = (1.0 / math.sqrt(e) if e else 1.0) if scale is None else float(scale)
-    scores = _ctensor.mul(matmul(q, k.mT), s)
-    L, S = scores.shape[-2], scores.shape[-1]
+    L, S = q.shape[-2], k.shape[-2]
+    mask = None
     if is_causal:
-        ninf = _ctensor.empty((L, S), scores.dtype, scores.device)
-        _fill(ninf, -math.inf)
-        scores = _ctensor.add(scores, triu(ninf, 1))
+        mask = _causal_mask(L, S, str(q.dtype), q.device)
     elif attn_mask is not None:
-        m = _ctensor.asarray(attn_mask)
-        if str(m.dtype) == "bool":
-            zero = _ctensor.empty((), scores.dtype, scores.device)
+        mask = _ctensor.asarray(attn_mask)
+        if str(mask.dtype) == "bool":
+            zero = _ctensor.empty((), q.dtype, q.device)
             _fill(zero, 0.0)
-            ninf = _ctensor.empty((), scores.dtype, scores.device)
+            ninf = _ctensor.empty((), q.dtype, q.device)
             _fill(ninf, -math.inf)
-            m = _ctensor.where(m, zero, ninf)
-        scores = _ctensor.add(scores, m)
-    return matmul(_ctensor.softmax(scores, axis=-1), v)
+            mask = _ctensor.where(mask, zero, ninf)
+    # the scale applied to the query (L x E products, not L x S: exact for the power-of-two default of E = 4^k)
+    q = _ctensor.mul(q, s)
+    batch = tuple(q.shape[:-2])
+    if (len(batch) and tuple(k.shape[:-2]) == batch and tuple(v.shape[:-2]) == batch and
+            (mask is None or mask.ndim <= 2) and L * S):
+        return _attention_blocks(q, k, v, mask, batch)
+    scores = matmul(q, k.mT)
+    if mask is not None:
+        scores = _ctensor.add(scores, mask)
+    return matmul(_ctensor.softmax(scores, axis=-1, out=scores), v)
+
+
+_BLOCK_BYTES = 4 << 20  # the scores of one block of heads: a few MiB, which stay in the caches between the passes
+
+
+def _attention_blocks(q, k, v, mask, batch):
+    """softmax(q @ k^T + mask) @ v over blocks of the flattened batch: each block's scores are written by the first
+    matmul, masked and normalised in place and read by the second while still in cache, and one buffer serves
+    every block (no allocation of the whole (..., L, S) scores)."""
+    nb = 1
+    for d in batch:
+        nb *= d
+    L, S, E, Ev = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
+    qf, kf, vf = _views.reshape(q, nb, L, E), _views.reshape(k, nb, S, E), _views.reshape(v, nb, S, Ev)
+    out = _ctensor.empty((nb, L, Ev), q.dtype, q.device)
+    per = max(1, min(nb, _BLOCK_BYTES // (L * S * max(1, q.nbytes // max(1, q.size)))))
+    buf = _ctensor.empty((per, L, S), q.dtype, q.device)
+    for i in range(0, nb, per):
+        n = min(per, nb - i)
+        sc = buf[:n]
+        matmul(qf[i:i + n], kf[i:i + n].mT, out=sc)
+        if mask is not None:
+            _ctensor.add(sc, mask, out=sc)
+        _ctensor.softmax(sc, axis=-1, out=sc)
+        matmul(sc, vf[i:i + n], out=out[i:i + n])
+    return _views.reshape(out, *batch, L, Ev)
+
+
+def _causal_mask(L: int, S: int, dtype: str, device):
+    """(L, S): 0 where key j <= query i, -inf above (PyTorch's is_causal: the top-left aligned triangle)."""
+    m = _ctensor.empty((L, S), dtype, device)
+    _fill(m, -math.inf)
+    return triu(m, 1)

@@ -211,6 +211,23 @@ def test_scaled_dot_product_attention_matches_torch():
         ct.scaled_dot_product_attention(q, k, v, dropout_p=0.1)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_over_several_blocks_of_heads_matches_torch(causal):
+    # 600 x 700 scores: a few heads per block of the composition's scores buffer, the last block partial; q, k
+    # and v as non-contiguous views (k transposed in memory), unbatched, and a 2-d mask
+    g = torch.Generator().manual_seed(14)
+    q, k, v = (torch.randn(5, 600, 16, generator=g), torch.randn(5, 16, 700, generator=g).mT,
+               torch.randn(5, 700, 8, generator=g))
+    close(ct.scaled_dot_product_attention(q, k, v, is_causal=causal),
+          F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+    close(ct.scaled_dot_product_attention(q[0], k[0], v[0], is_causal=causal),
+          F.scaled_dot_product_attention(q[0], k[0], v[0], is_causal=causal))
+    if not causal:
+        m = torch.randn(600, 700, generator=g)
+        close(ct.scaled_dot_product_attention(q, k, v, attn_mask=m), F.scaled_dot_product_attention(q, k, v,
+                                                                                                  attn_mask=m))
+
+
 @pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32", "float64"])
 def test_frexp_matches_numpy_and_torch_including_edges_and_subnormals(dt):
     tdt = getattr(torch, dt)

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""scaled_dot_product_attention against torch.nn.functional.scaled_dot_product_attention in the same run, on the
+CPU with 2 threads: (batch, heads, L, S, E) = (8, 12, 512, 512, 64) in float32 and bfloat16, plain and causal, and a
+smaller shape; best of 5 calls each, and the fraction of the matmul rate measured in the same run (the two
+products are 4 B H L S E flops; a (4096, 4096, 4096)-flop-equivalent matmul gives the host's rate).
+
+usage: PYTHONPATH=build/python python3 bench/bench_attention.py
+"""
+import os
+import time
+
+import numpy as np
+import torch
+
+import ctensor as ct
+
+torch.set_num_threads(2)
+ct.set_num_threads(2)
+F = torch.nn.functional
+
+
+def best(f, k=5):
+    f()
+    b = 1e9
+    for _ in range(k):
+        t0 = time.perf_counter()
+        f()
+        b = min(b, time.perf_counter() - t0)
+    return b
+
+
+def l3_mib():
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index3/size") as fh:
+            s = fh.read().strip()
+        return int(s[:-1]) // 1024 if s.endswith("K") else int(s)
+    except OSError:
+        return float("nan")
+
+
+def matmul_rate():
+    a = np.random.default_rng(0).standard_normal((2048, 2048)).astype(np.float32)
+    o = np.empty_like(a)
+    s = best(lambda: ct.matmul(a, a, out=o), 3)
+    return 2 * 2048 ** 3 / s / 1e9
+
+
+print(f"host: {os.cpu_count()} CPUs, L3 {l3_mib()} MiB; ctensor {ct.__version__}, torch {torch.__version__}")
+peak = matmul_rate()
+print(f"ctensor float32 matmul (2048^3) in this run: {peak:.1f} GFLOP/s")
+for shape in ((8, 12, 512, 512, 64), (2, 8, 128, 128, 32)):
+    b, h, L, S, E = shape
+    for dt in (torch.float32, torch.bfloat16):
+        for causal in (False, True):
+            g = torch.Generator().manual_seed(0)
+            q, k, v = (torch.randn(b, h, n, E, generator=g).to(dt) for n in (L, S, S))
+            tc = best(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+            cc = best(lambda: ct.scaled_dot_product_attention(q, k, v, is_causal=causal))
+            got = torch.from_dlpack(ct.scaled_dot_product_attention(q, k, v, is_causal=causal)).float()
+            ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
+            want = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
+            flops = 4 * b * h * L * S * E / (2 if causal else 1)
+            print(f"{str(shape):22s} {str(dt)[6:]:8s} causal={causal!s:5s} ctensor {cc * 1e3:8.2f} ms  torch "
+                  f"{tc * 1e3:8.2f} ms  ({tc / cc:4.2f}x)  ctensor {flops / cc / 1e9:6.1f} GFLOP/s "
+                  f"({flops / cc / 1e9 / peak:4.0%} of matmul)  max err vs float64: ctensor "
+                  f"{(got.double() - ref).abs().max():.1e} torch {(want.double() - ref).abs().max():.1e}")
