@@ -55,6 +55,7 @@ from ._nn_compose import (  # noqa: F401
     instance_norm,
     rms_norm,
     scaled_dot_product_attention,
+    scaled_dot_product_attention_backward,
 )
 from ._contract import addbmm, addmm, addmv, addr, baddbmm, dot, einsum, inner, mv, outer, tensordot, vdot  # noqa: F401
 from ._index import (  # noqa: F401

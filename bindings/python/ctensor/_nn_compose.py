@@ -1,9 +1,10 @@
 """NN functions composed of registry ops and the NN kinds' ops: rms_norm, group_norm, instance_norm, the adaptive
-poolings (1-d to 3-d, average and max) and scaled_dot_product_attention, with torch.nn.functional's signatures.
+poolings (1-d to 3-d, average and max), scaled_dot_product_attention and its backward, with torch.nn.functional's
+signatures.
 
 Each is a handful of calls (views, reductions, elementwise maps, layer_norm / batch_norm, matmul, softmax), so it
 runs wherever and in whatever dtypes those run, with their checks. They are compositions, not fused kernels: an
-attention here materialises the (L, S) scores, and an adaptive pooling is one reduction per output index of each
+attention here writes the (L, S) scores of a few heads at a time, and an adaptive pooling is one reduction per output index of each
 pooled dim (the window averages and maxima are separable over the dims).
 """
 
@@ -179,8 +180,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     query (..., L, E), key (..., S, E), value (..., S, Ev); scale defaults to 1 / sqrt(E); attn_mask a bool mask
     (True: attend) or an additive float mask broadcasting to (..., L, S); is_causal masks key j > query i. With
     enable_gqa, key and value may have fewer heads (dim -3) than query, each shared by H_q / H_kv query heads.
-    Dropout needs random numbers, which ctensor does not draw: dropout_p must be 0. A composition (two matmuls and
-    a softmax over the materialised scores), not a fused kernel."""
+    Dropout needs random numbers, which ctensor does not draw: dropout_p must be 0. A composition by blocks of
+    heads (two matmuls and an in-place softmax over each block's scores, a few MiB that stay in cache), not a fused
+    kernel; its gradients: scaled_dot_product_attention_backward."""
     if dropout_p != 0.0:
         raise NotImplementedError("scaled_dot_product_attention: dropout_p must be 0 (ctensor draws no random numbers)")
     q, k, v = _ctensor.asarray(query), _ctensor.asarray(key), _ctensor.asarray(value)
@@ -192,16 +194,37 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
             m = _ctensor.astype(_ctensor.asarray(m), "float32")
         return _ctensor.astype(scaled_dot_product_attention(*f32, attn_mask=m, dropout_p=dropout_p, is_causal=is_causal,
                                                             scale=scale, enable_gqa=enable_gqa), dt)
+    q, k, v, mask, s, _ = _attention_inputs("scaled_dot_product_attention", q, k, v, attn_mask, is_causal, scale,
+                                            enable_gqa)
+    L, S = q.shape[-2], k.shape[-2]
+    # the scale applied to the query (L x E products, not L x S: exact for the power-of-two default of E = 4^k)
+    q = _ctensor.mul(q, s)
+    batch = tuple(q.shape[:-2])
+    if (len(batch) and tuple(k.shape[:-2]) == batch and tuple(v.shape[:-2]) == batch and
+            (mask is None or mask.ndim <= 2) and L * S):
+        return _attention_blocks(q, k, v, mask, batch)
+    scores = matmul(q, k.mT)
+    if mask is not None:
+        scores = _ctensor.add(scores, mask)
+    return matmul(_ctensor.softmax(scores, axis=-1, out=scores), v)
+
+
+def _attention_inputs(fn, q, k, v, attn_mask, is_causal, scale, enable_gqa):
+    """The checked operands of an attention call: key and value with the query's heads (grouped-query heads
+    repeated; the group size, or 0, returned last), the additive mask (is_causal's triangle, a bool mask as 0 /
+    -inf) or None, and the scale."""
     if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
-        raise ValueError("scaled_dot_product_attention: query, key and value need at least 2 dims")
+        raise ValueError(f"{fn}: query, key and value need at least 2 dims")
     if is_causal and attn_mask is not None:
-        raise ValueError("scaled_dot_product_attention: attn_mask and is_causal=True are exclusive (as PyTorch)")
+        raise ValueError(f"{fn}: attn_mask and is_causal=True are exclusive (as PyTorch)")
+    group = 0
     if q.ndim >= 3 and k.ndim >= 3 and q.shape[-3] != k.shape[-3]:
         hq, hk = q.shape[-3], k.shape[-3]
         if not enable_gqa or hk == 0 or hq % hk or v.shape[-3] != hk:
-            raise ValueError(f"scaled_dot_product_attention: query has {hq} heads and key {hk}: they must match, or "
-                             "divide with enable_gqa=True")
-        idx = _ctensor.asarray(__import__("numpy").arange(hq, dtype="int64") // (hq // hk))
+            raise ValueError(f"{fn}: query has {hq} heads and key {hk}: they must match, or divide with "
+                             "enable_gqa=True")
+        group = hq // hk
+        idx = _ctensor.asarray(__import__("numpy").arange(hq, dtype="int64") // group)
         if str(k.device) != "cpu":
             idx = idx.to(device=k.device)
         from ._index import take
@@ -221,16 +244,97 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
             ninf = _ctensor.empty((), q.dtype, q.device)
             _fill(ninf, -math.inf)
             mask = _ctensor.where(mask, zero, ninf)
-    # the scale applied to the query (L x E products, not L x S: exact for the power-of-two default of E = 4^k)
-    q = _ctensor.mul(q, s)
-    batch = tuple(q.shape[:-2])
-    if (len(batch) and tuple(k.shape[:-2]) == batch and tuple(v.shape[:-2]) == batch and
-            (mask is None or mask.ndim <= 2) and L * S):
-        return _attention_blocks(q, k, v, mask, batch)
-    scores = matmul(q, k.mT)
-    if mask is not None:
-        scores = _ctensor.add(scores, mask)
-    return matmul(_ctensor.softmax(scores, axis=-1, out=scores), v)
+    return q, k, v, mask, s, group
+
+
+def scaled_dot_product_attention_backward(grad_output, query, key, value, attn_mask=None, is_causal: bool = False,
+                                          scale: float | None = None, enable_gqa: bool = False):
+    """(grad_query, grad_key, grad_value) of scaled_dot_product_attention(query, key, value, attn_mask, 0.0,
+    is_causal, scale, enable_gqa) for grad_output: the attention weights P recomputed by blocks of heads, as a
+    flash attention's backward does, then dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(P dP)), dQ = scale dS K,
+    dK = scale dS^T Q; with enable_gqa each shared head's dK and dV summed over its query heads, and over any
+    batch dims key and value broadcast along. No gradient for the mask. float16 and bfloat16 in float32, each
+    gradient rounded once to its input's dtype."""
+    fn = "scaled_dot_product_attention_backward"
+    do, q, k, v = (_ctensor.asarray(a) for a in (grad_output, query, key, value))
+    dts = [str(a.dtype) for a in (q, k, v)]
+    if any(d in _NARROW for d in dts + [str(do.dtype)]):
+        f32 = [_ctensor.astype(a, "float32") for a in (do, q, k, v)]
+        m = attn_mask
+        if m is not None and str(_ctensor.asarray(m).dtype) in _NARROW:
+            m = _ctensor.astype(_ctensor.asarray(m), "float32")
+        grads = scaled_dot_product_attention_backward(*f32, attn_mask=m, is_causal=is_causal, scale=scale,
+                                                      enable_gqa=enable_gqa)
+        return tuple(_ctensor.astype(g, d) for g, d in zip(grads, dts))
+    qshape, kshape, vshape = tuple(q.shape), tuple(k.shape), tuple(v.shape)
+    q, k, v, mask, s, group = _attention_inputs(fn, q, k, v, attn_mask, is_causal, scale, enable_gqa)
+    L, S, E, Ev = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
+    batch = tuple(_broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2]))
+    if tuple(do.shape) != batch + (L, Ev):
+        raise ValueError(f"{fn}: grad_output.shape={list(do.shape)} is not the attention's output shape "
+                         f"{list(batch + (L, Ev))}")
+    nb = 1
+    for d in batch:
+        nb *= d
+    qs = _ctensor.mul(q, s)
+    flat = [_views.reshape(_views.broadcast_to(t, batch + tuple(t.shape[-2:])), nb, *t.shape[-2:])
+            for t in (qs, k, v, do)]
+    qf, kf, vf, dof = flat
+    if mask is not None and mask.ndim > 2:  # per head: the mask broadcast over the batch, one copy
+        mask = _views.reshape(_views.broadcast_to(mask, batch + (L, S)), nb, L, S)
+    dq, dk = _ctensor.empty((nb, L, E), q.dtype, q.device), _ctensor.empty((nb, S, E), q.dtype, q.device)
+    dv = _ctensor.empty((nb, S, Ev), q.dtype, q.device)
+    per = max(1, min(max(nb, 1), _BLOCK_BYTES // max(1, L * S * max(1, q.nbytes // max(1, q.size)))))
+    bp, bd = (_ctensor.empty((per, L, S), q.dtype, q.device) for _ in range(2))
+    for i in range(0, nb if L * S else 0, per):
+        n = min(per, nb - i)
+        blk = slice(i, i + n)
+        p, dp = bp[:n], bd[:n]
+        matmul(qf[blk], kf[blk].mT, out=p)
+        if mask is not None:
+            _ctensor.add(p, mask if mask.ndim <= 2 else mask[blk], out=p)
+        _ctensor.softmax(p, axis=-1, out=p)
+        matmul(p.mT, dof[blk], out=dv[blk])
+        matmul(dof[blk], vf[blk].mT, out=dp)
+        rows = _ctensor.sum(_ctensor.multiply(p, dp), axis=-1, keepdims=True)
+        _ctensor.subtract(dp, rows, out=dp)
+        _ctensor.multiply(dp, p, out=dp)  # dS
+        matmul(dp, kf[blk], out=dq[blk])
+        _ctensor.mul(dq[blk], s, out=dq[blk])
+        matmul(dp.mT, qf[blk], out=dk[blk])  # the scale is in qf
+    if L * S == 0:
+        for t in (dq, dk, dv):
+            _fill(t, 0)
+    dq = _views.reshape(dq, *batch, L, E)
+    dk, dv = _views.reshape(dk, *batch, S, E), _views.reshape(dv, *batch, S, Ev)
+    if group:  # the query heads that shared a key/value head: their gradients summed into it
+        dk = _ctensor.sum(_views.reshape(dk, *batch[:-1], batch[-1] // group, group, S, E), axis=-3)
+        dv = _ctensor.sum(_views.reshape(dv, *batch[:-1], batch[-1] // group, group, S, Ev), axis=-3)
+    return _sum_to(dq, qshape), _sum_to(dk, kshape), _sum_to(dv, vshape)
+
+
+def _broadcast_shapes(*shapes):
+    nd = max(len(x) for x in shapes)
+    out = []
+    for i in range(nd):
+        ext = {x[len(x) - nd + i] for x in shapes if len(x) - nd + i >= 0} - {1}
+        if len(ext) > 1:
+            raise ValueError(f"scaled_dot_product_attention_backward: batch dims {[list(x) for x in shapes]} do not "
+                             "broadcast")
+        out.append(ext.pop() if ext else 1)
+    return out
+
+
+def _sum_to(g, shape):
+    """g summed over the dims along which an operand of `shape` was broadcast to g's shape."""
+    shape = tuple(shape)
+    lead = g.ndim - len(shape)
+    if lead:
+        g = _ctensor.sum(g, axis=tuple(range(lead)))
+    axes = tuple(i for i, (a, b) in enumerate(zip(g.shape, shape)) if b == 1 and a != 1)
+    if axes:
+        g = _ctensor.sum(g, axis=axes, keepdims=True)
+    return g
 
 
 _BLOCK_BYTES = 4 << 20  # the scores of one block of heads: a few MiB, which stay in the caches between the passes

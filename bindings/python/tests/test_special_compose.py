@@ -246,3 +246,45 @@ def test_frexp_matches_numpy_and_torch_including_edges_and_subnormals(dt):
     assert torch.equal(torch.from_dlpack(m).nan_to_num(), wm.nan_to_num())
     with pytest.raises(TypeError, match="frexp"):
         ct.frexp(np.arange(3))
+
+
+@pytest.mark.parametrize("case", ["plain", "causal", "bool_mask", "float_mask_batched", "gqa", "broadcast_kv",
+                                  "unbatched", "scale", "bfloat16", "blocks"])
+def test_attention_backward_matches_torch_autograd(case):
+    g = torch.Generator().manual_seed(15)
+    B, H, L, S, E, Ev = 2, 4, 9, 11, 8, 5
+    if case == "blocks":
+        B, H, L, S = 1, 5, 600, 700
+    shp = {"q": (B, H, L, E), "k": (B, H, S, E), "v": (B, H, S, Ev)}
+    if case == "gqa":
+        shp["k"], shp["v"] = (B, 2, S, E), (B, 2, S, Ev)
+    if case == "broadcast_kv":
+        shp["k"], shp["v"] = (1, H, S, E), (1, H, S, Ev)
+    if case == "unbatched":
+        shp = {"q": (L, E), "k": (S, E), "v": (S, Ev)}
+    q, k, v = (torch.randn(*shp[n], generator=g, requires_grad=True) for n in "qkv")
+    kw = {}
+    if case == "causal":
+        kw["is_causal"] = True
+    if case == "bool_mask":
+        m = torch.rand(L, S, generator=g) > 0.3
+        m[:, 0] = True
+        kw["attn_mask"] = m
+    if case == "float_mask_batched":
+        kw["attn_mask"] = torch.randn(B, 1, L, S, generator=g)
+    if case == "gqa":
+        kw["enable_gqa"] = True
+    if case == "scale":
+        kw["scale"] = 0.37
+    tq, tk, tv = q, k, v
+    if case == "bfloat16":
+        tq, tk, tv = (t.detach().bfloat16().requires_grad_() for t in (q, k, v))
+    out = F.scaled_dot_product_attention(tq, tk, tv, **kw)
+    do = torch.randn(out.shape, generator=g).to(out.dtype)
+    out.backward(do)
+    got = ct.scaled_dot_product_attention_backward(do, tq.detach(), tk.detach(), tv.detach(), **kw)
+    for name, a, want in zip("qkv", got, (tq.grad, tk.grad, tv.grad)):
+        t = torch.from_dlpack(a)
+        assert t.shape == want.shape and t.dtype == want.dtype, name
+        tol = 2e-2 if case == "bfloat16" else 1e-5
+        torch.testing.assert_close(t.float(), want.float(), rtol=tol, atol=tol * (1 + float(want.abs().max())))
