@@ -4,8 +4,8 @@ signatures.
 
 Each is a handful of calls (views, reductions, elementwise maps, layer_norm / batch_norm, matmul, softmax), so it
 runs wherever and in whatever dtypes those run, with their checks. They are compositions, not fused kernels: an
-attention here writes the (L, S) scores of a few heads at a time, and an adaptive pooling is one reduction per output index of each
-pooled dim (the window averages and maxima are separable over the dims).
+attention here writes the (L, S) scores of a few heads at a time, and an adaptive pooling is one reduction per
+output index of each pooled dim (the window averages and maxima are separable over the dims).
 """
 
 from __future__ import annotations
