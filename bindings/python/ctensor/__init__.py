@@ -52,8 +52,10 @@ from ._nn_compose import (  # noqa: F401
     adaptive_max_pool2d,
     adaptive_max_pool3d,
     group_norm,
+    group_norm_backward,
     instance_norm,
     rms_norm,
+    rms_norm_backward,
     scaled_dot_product_attention,
     scaled_dot_product_attention_backward,
 )

@@ -16,7 +16,7 @@ import operator
 from . import _ctensor
 from . import _views
 from ._movement import _fill, triu
-from ._nn import batch_norm, layer_norm, matmul
+from ._nn import batch_norm, layer_norm, layer_norm_backward, matmul
 
 _NARROW = ("float16", "bfloat16")
 
@@ -49,15 +49,7 @@ def rms_norm(input, normalized_shape, weight=None, eps: float | None = None):
     t = _ctensor.asarray(input)
     axes = _dims_of(t.shape, normalized_shape)
     dt = str(t.dtype)
-    if eps is None:  # the machine epsilon of the type computed in (PyTorch's: float32's for the half types)
-        import numpy as np
-
-        try:
-            eps = float(np.finfo("float32" if dt in _NARROW else dt).eps)
-        except (TypeError, ValueError):  # bfloat16, float8: ml_dtypes' finfo
-            import ml_dtypes
-
-            eps = float(ml_dtypes.finfo(getattr(ml_dtypes, dt)).eps)
+    eps = _rms_eps(dt, eps)  # None: the machine epsilon of the type computed in (float32's for the half types)
     x = _ctensor.astype(t, "float32") if dt in _NARROW else t
     ms = _ctensor.mean(_ctensor.square(x), axis=axes, keepdims=True)
     y = _ctensor.mul(x, _ctensor.rsqrt(_ctensor.add(ms, float(eps))))
@@ -66,6 +58,49 @@ def rms_norm(input, normalized_shape, weight=None, eps: float | None = None):
         y = _ctensor.mul(y, _ctensor.astype(w, str(y.dtype)) if str(w.dtype) != str(y.dtype) else w)
     return _ctensor.astype(y, dt) if dt in _NARROW else y
 
+
+
+def _rms_eps(dt: str, eps):
+    if eps is not None:
+        return float(eps)
+    import numpy as np
+
+    try:
+        return float(np.finfo("float32" if dt in _NARROW else dt).eps)
+    except (TypeError, ValueError):  # bfloat16, float8: ml_dtypes' finfo
+        import ml_dtypes
+
+        return float(ml_dtypes.finfo(getattr(ml_dtypes, dt)).eps)
+
+
+def rms_norm_backward(grad_output, input, normalized_shape, weight=None, eps: float | None = None):
+    """(grad_input, grad_weight) of rms_norm(input, normalized_shape, weight, eps) for grad_output (grad_weight
+    None without a weight): with r = 1 / sqrt(mean(x^2) + eps) over the normalized dims and g = dy * weight,
+    dx = r g - x r^3 mean(g x), dweight = the sum of dy x r over the other dims. float16 and bfloat16 in float32,
+    rounded once."""
+    t, dy = _ctensor.asarray(input), _ctensor.asarray(grad_output)
+    dt = str(t.dtype)
+    if tuple(dy.shape) != tuple(t.shape):
+        raise ValueError(f"rms_norm_backward: grad_output.shape={list(dy.shape)} differs from input.shape="
+                         f"{list(t.shape)}")
+    axes = _dims_of(t.shape, normalized_shape)
+    eps = _rms_eps(dt, eps)
+    x = _ctensor.astype(t, "float32") if dt in _NARROW else t
+    g = _ctensor.astype(dy, str(x.dtype)) if str(dy.dtype) != str(x.dtype) else dy
+    r = _ctensor.rsqrt(_ctensor.add(_ctensor.mean(_ctensor.square(x), axis=axes, keepdims=True), eps))
+    dw = None
+    if weight is not None:
+        w = _ctensor.asarray(weight)
+        wdt = str(w.dtype)
+        lead = tuple(range(t.ndim - len(axes)))
+        prod = _ctensor.multiply(_ctensor.multiply(g, x), r)
+        dw = _ctensor.sum(prod, axis=lead) if lead else prod
+        dw = _ctensor.astype(dw, wdt) if str(dw.dtype) != wdt else dw
+        g = _ctensor.multiply(g, _ctensor.astype(w, str(x.dtype)) if wdt != str(x.dtype) else w)
+    m = _ctensor.mean(_ctensor.multiply(g, x), axis=axes, keepdims=True)
+    dx = _ctensor.subtract(_ctensor.multiply(g, r),
+                           _ctensor.multiply(x, _ctensor.multiply(_ctensor.multiply(_ctensor.square(r), r), m)))
+    return (_ctensor.astype(dx, dt) if dt in _NARROW else dx), dw
 
 def _per_channel(v, ndim: int, dtype: str):
     """A (C,) tensor as (C, 1, ..., 1) of dtype against an (N, C, ...) input of ndim dims."""
@@ -96,6 +131,42 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
         y = _ctensor.add(y, _per_channel(bias, t.ndim, str(y.dtype)))
     return y
 
+
+
+def group_norm_backward(grad_output, input, num_groups: int, weight=None, eps: float = 1e-5):
+    """(grad_input, grad_weight, grad_bias) of group_norm(input, num_groups, weight, bias, eps) for grad_output
+    (grad_weight None without a weight; grad_bias, the per-channel sum of grad_output, is given either way):
+    layer_norm_backward over the (N, num_groups, C / num_groups * spatial) view with dy * weight, and the
+    per-channel sums of dy * x_hat and dy. float16 and bfloat16 in float32, rounded once. instance_norm's gradient
+    with the input's statistics is this with one channel per group."""
+    t, dy = _ctensor.asarray(input), _ctensor.asarray(grad_output)
+    dt = str(t.dtype)
+    num_groups = operator.index(num_groups)
+    if t.ndim < 2 or tuple(dy.shape) != tuple(t.shape):
+        raise ValueError(f"group_norm_backward: input.shape={list(t.shape)} needs (N, C, ...) and grad_output "
+                         f"its shape (got {list(dy.shape)})")
+    n, c = t.shape[0], t.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise ValueError(f"group_norm_backward: num_groups={num_groups} must divide the {c} channels")
+    x = _ctensor.astype(t, "float32") if dt in _NARROW else t
+    g = _ctensor.astype(dy, str(x.dtype)) if str(dy.dtype) != str(x.dtype) else dy
+    m = x.size // max(n * num_groups, 1)
+    xv = _views.reshape(x, (n, num_groups, m))
+    xhat, mean, rstd = layer_norm(xv, [m], eps=eps, return_stats=True)
+    xhat = _views.reshape(xhat, t.shape)
+    others = (0,) + tuple(range(2, t.ndim))
+    db = _ctensor.sum(g, axis=others)
+    dw = None
+    if weight is not None:
+        w = _ctensor.asarray(weight)
+        dw = _ctensor.sum(_ctensor.multiply(g, xhat), axis=others)
+        dw = _ctensor.astype(dw, str(w.dtype)) if str(dw.dtype) != str(w.dtype) else dw
+        g = _ctensor.multiply(g, _per_channel(w, t.ndim, str(x.dtype)))
+    dx, _, _ = layer_norm_backward(xv, _views.reshape(g, (n, num_groups, m)), mean, rstd, [m])
+    dx = _views.reshape(dx, t.shape)
+    if dt in _NARROW:
+        dx, db = _ctensor.astype(dx, dt), _ctensor.astype(db, dt)
+    return dx, dw, db
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5):

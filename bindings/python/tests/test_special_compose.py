@@ -288,3 +288,49 @@ def test_attention_backward_matches_torch_autograd(case):
         assert t.shape == want.shape and t.dtype == want.dtype, name
         tol = 2e-2 if case == "bfloat16" else 1e-5
         torch.testing.assert_close(t.float(), want.float(), rtol=tol, atol=tol * (1 + float(want.abs().max())))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("affine", [False, True])
+def test_norm_backwards_match_torch_autograd(dt, affine):
+    g = torch.Generator().manual_seed(16)
+    tdt = getattr(torch, dt)
+    tol = 2e-2 if dt == "bfloat16" else 1e-5
+
+    def check(got, want):
+        for a, w in zip(got, want):
+            if w is None:
+                continue
+            t = torch.from_dlpack(a)
+            assert t.shape == w.shape and t.dtype == w.dtype
+            torch.testing.assert_close(t.float(), w.float(), rtol=tol, atol=tol * (1 + float(w.abs().max())))
+
+    # rms_norm over the last two dims
+    x = torch.randn(3, 4, 5, 6, generator=g).to(tdt).requires_grad_()
+    w = torch.randn(5, 6, generator=g).to(tdt).requires_grad_() if affine else None
+    y = F.rms_norm(x, [5, 6], w, eps=1e-5)
+    dy = torch.randn(y.shape, generator=g).to(tdt)
+    y.backward(dy)
+    dx, dw = ct.rms_norm_backward(dy, x.detach(), [5, 6], None if w is None else w.detach(), eps=1e-5)
+    check((dx,) + ((dw,) if affine else ()), (x.grad,) + ((w.grad,) if affine else ()))
+    assert (dw is None) == (not affine)
+    # group_norm with 2 groups of 3 channels, and instance_norm's case (one channel per group)
+    if dt == "float64":  # layer_norm, which group_norm runs on, is float32 and the half types
+        with pytest.raises(NotImplementedError, match="layer_norm"):
+            ct.group_norm_backward(torch.ones(2, 6, 3), torch.ones(2, 6, 3, dtype=torch.float64), 2)
+        return
+    for groups in (2, 6):
+        x = torch.randn(2, 6, 4, 5, generator=g).to(tdt).requires_grad_()
+        w = torch.randn(6, generator=g).to(tdt).requires_grad_() if affine else None
+        b = torch.randn(6, generator=g).to(tdt).requires_grad_() if affine else None
+        y = F.group_norm(x.float() if dt == "bfloat16" else x, groups, None if w is None else
+                         (w.float() if dt == "bfloat16" else w), None if b is None else
+                         (b.float() if dt == "bfloat16" else b), eps=1e-5)
+        dy = torch.randn(y.shape, generator=g).to(tdt)
+        y.backward(dy.to(y.dtype))
+        dx, dw, db = ct.group_norm_backward(dy, x.detach(), groups, None if w is None else w.detach(), eps=1e-5)
+        want = (x.grad,) + ((w.grad, b.grad) if affine else ())
+        check((dx,) + ((dw, db) if affine else ()), want)
+        if not affine:
+            want_db = dy.float().sum((0, 2, 3)).to(tdt)
+            torch.testing.assert_close(torch.from_dlpack(db).float(), want_db.float(), rtol=tol, atol=tol * 10)
