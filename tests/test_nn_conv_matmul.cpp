@@ -312,7 +312,7 @@ struct MatmulProblem {
 
   MatmulProblem(int d_, const std::vector<int64_t>& as, const std::vector<int64_t>& bs,
                 const std::vector<int64_t>& bias_s, bool with_bias, int bias_d, int al, int bl, int ol, int act,
-                uint64_t seed)
+                uint64_t seed, int out_d = -1)
       : d(d_) {
     Rng rng(seed);
     a = make_mat(d, as, al);
@@ -325,7 +325,7 @@ struct MatmulProblem {
       fill_random(bias, rng);
     }
     std::vector<int64_t> os = matmul_out_shape(as, bs);
-    out = make_mat(d, os, ol);
+    out = make_mat(out_d >= 0 ? out_d : d, os, ol);
     std::memset(&desc, 0, sizeof desc);
     desc.struct_size = sizeof desc;
     desc.activation = act;
@@ -333,7 +333,7 @@ struct MatmulProblem {
     n << "matmul " << dtype(d).name << " a" << vec_str(as) << " " << mat_layout_name(al) << " @ b" << vec_str(bs)
       << " " << mat_layout_name(bl) << " -> out" << vec_str(os) << " " << mat_layout_name(ol) << ", bias "
       << (has_bias ? vec_str(bias_s) + " " + dtype(bias_d).name : std::string("none")) << ", act "
-      << act_name(act);
+      << act_name(act) << (out_d >= 0 && out_d != d ? std::string(", out ") + dtype(out_d).name : std::string());
     name = n.str();
   }
   MatmulProblem(const MatmulProblem&) = delete;
@@ -352,7 +352,8 @@ struct MatmulProblem {
   void verify(const std::string& what) {
     std::vector<double> val, mag;
     ref_matmul(a, b, has_bias ? &bias : nullptr, desc.activation, out.shape, val, mag);
-    expect_close(what + " [out]", out, val, mag, rtol_for(d), atol_for(d));
+    // a float32 out of half data: rounded once, float32's tolerance
+    expect_close(what + " [out]", out, val, mag, rtol_for(out.d), atol_for(out.d));
     expect_gaps_untouched(what + " [out]", out);
   }
 };
@@ -492,6 +493,36 @@ TEST_CASE("matmul bfloat16: correct when ct_op_supported says so, else CT_ERR_UN
 
 TEST_CASE("matmul float16: correct when ct_op_supported says so, else CT_ERR_UNSUPPORTED with a reason", "[nn]") {
   check_half_matmul(DT_F16);
+}
+
+// A float32 out for float16 / bfloat16 a and b (oneDNN's f32 destination:
+// the products accumulated and rounded once to float32) wherever the half
+// matmul runs; any other out dtype is refused naming the rule.
+TEST_CASE("matmul float16/bfloat16 into a float32 out: correct where the half matmul runs, else refused", "[nn]") {
+  for (int d : {DT_BF16, DT_F16}) {
+    const bool sup = ct_op_supported(CT_OP_MATMUL, kCpu, dtype(d).dt) == CT_OK;
+    std::vector<MMCase> cs = matmul_cases();
+    for (size_t i = 0; i < cs.size(); i += 3) {
+      const MMCase& c = cs[i];
+      MatmulProblem p(d, c.as, c.bs, c.bias_s, c.bias, i % 2 ? DT_F32 : d, c.al, c.bl, c.ol,
+                      i % 6 ? CT_ACTIVATION_NONE : CT_ACTIVATION_RELU, 950 + i, DT_F32);
+      if (sup) {
+        check_problem(p, "case " + std::to_string(i) + ": " + p.name);
+        continue;
+      }
+      Workspace ws(1 << 20);
+      CHECK(p.run(ws.ptr(), ws.n) == CT_ERR_UNSUPPORTED);
+      CHECK(!last_error().empty());
+    }
+    MatmulProblem bad(d, {4, 6}, {6, 5}, {}, false, d, 0, 0, 0, CT_ACTIVATION_NONE, 960, DT_F64);
+    Workspace ws(1 << 20);
+    CHECK(bad.run(ws.ptr(), ws.n) == CT_ERR_DTYPE_MISMATCH);
+    CHECK(last_error().find("float32 for float16/bfloat16") != std::string::npos);
+  }
+  // float32 data keeps its dtype: a float16 out is refused
+  MatmulProblem f(DT_F32, {4, 6}, {6, 5}, {}, false, DT_F32, 0, 0, 0, CT_ACTIVATION_NONE, 961, DT_F16);
+  Workspace ws(1 << 20);
+  CHECK(f.run(ws.ptr(), ws.n) == CT_ERR_DTYPE_MISMATCH);
 }
 
 TEST_CASE("matmul: stride-0 (expanded) batch operands", "[nn]") {

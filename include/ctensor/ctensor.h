@@ -556,7 +556,7 @@ typedef enum {
   R(X, IGAMMAC, 206, igammac, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "the regularized upper incomplete gamma function Q(a, b) = 1 - P(a, b)") \
 
 #define CT_NN_OP_ROWS(R, X) \
-  R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides") \
+  R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides; out may be float32 for float16/bfloat16 a and b (accumulated, rounded once)") \
   R(X, CONV2D, 89, conv2d, CT_KIND_NN, 0, "", "x,w,bias?:b|y", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_CONV2D, CT_DESC_CONV2D, "y = act(conv2d(x, w) + bias); NCHW or NHWC by strides") \
   R(X, CONV2D_BACKWARD_DATA, 90, conv2d_backward_data, CT_KIND_NN, 0, "", "dy,w|dx", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_CONV2D_BACKWARD_DATA, CT_DESC_CONV2D, "dx = gradient of conv2d wrt x, from dy and w") \
   R(X, CONV2D_BACKWARD_WEIGHT, 91, conv2d_backward_weight, CT_KIND_NN, 0, "", "x,dy|dw,dbias?:b", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_CONV2D_BACKWARD_WEIGHT, CT_DESC_CONV2D, "dw (and dbias) from x and dy") \

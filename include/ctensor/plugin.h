@@ -190,7 +190,7 @@ typedef struct {
   const char* fn;       /**< for the message */
   int32_t kind;         /**< CT_KIND_* of op */
   int32_t dt;           /**< CTDtypeIndex of the data inputs (cast: the source) */
-  int32_t out_dt;       /**< CTDtypeIndex of the output (cast: the target), -1 when not known yet */
+  int32_t out_dt;       /**< CTDtypeIndex of the output (cast: the target; NN: the data dtype, or float32 for matmul's out of float16/bfloat16 data: refuse what you do not run), -1 when not known yet */
   int32_t device_id;
 } CTSupportQuery;
 

@@ -711,13 +711,24 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
   // dtypes
   const int32_t dt = f[0].dt;
   c->dt = dt;
+  // matmul's out may be float32 for float16 / bfloat16 data: the products
+  // accumulated and rounded once to float32 (oneDNN's and cuBLAS's mixed
+  // precision), which the backend's supports() sees as out_dt
+  int32_t out_dt = dt;
   for (int i = 1; i < num; ++i) {
     if (!t[i]) continue;
     const int32_t r = n.role[i];
     const int32_t got = f[i].dt;
+    if (op == CT_OP_MATMUL && i == n.count - 1 && got == CT_DT_FLOAT32 &&
+        (dt == CT_DT_FLOAT16 || dt == CT_DT_BFLOAT16)) {
+      out_dt = got;
+      continue;
+    }
     if (r == CT_ROLE_DATA && got != dt)
-      return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s differs from %s.dtype=%s", fn, n.name[i], dtype_name(got),
-                  n.name[0], dtype_name(dt));
+      return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s differs from %s.dtype=%s%s", fn, n.name[i], dtype_name(got),
+                  n.name[0], dtype_name(dt),
+                  op == CT_OP_MATMUL && i == n.count - 1 ? " (matmul's out: a's dtype, or float32 for float16/bfloat16 a)"
+                                                         : "");
     if ((r == CT_ROLE_STAT || r == CT_ROLE_PARAM) && got != CT_DT_FLOAT32)
       return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s but statistics, scale and shift are float32 for every data dtype",
                   fn, n.name[i], dtype_name(got));
@@ -730,7 +741,7 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
   if (!(def->dtypes & (1u << dt)))
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, def->name, dtype_name(dt), def->dtype_rule);
   {
-    const CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, CT_KIND_NN, dt, dt, c->device_id};
+    const CTSupportQuery q = {sizeof(CTSupportQuery), op, fn, CT_KIND_NN, dt, out_dt, c->device_id};
     if (CTStatus s = find_kernels(backend, q, kern)) {
       // A plugin op unloaded since the check above took its kernel table with it.
       return def->owner && !op_def(op) ? no_op(fn, op) : s;

@@ -432,6 +432,11 @@ CTStatus nn_supports(const CTSupportQuery* q) {
   const int32_t op = q->op, dt = q->dt;
   if (!known_nn_op(op) || !((CT_DTS_NN >> dt) & 1u))
     return fail(CT_ERR_UNSUPPORTED, "%s: the cpu backend has no %s kernel for %s", q->fn, op_name(op), dtype_name(dt));
+  // A float32 out for half data: matmul only (oneDNN's f32 destination),
+  // wherever the half matmul itself runs (probed below).
+  if (q->out_dt >= 0 && q->out_dt != dt && !(op == CT_OP_MATMUL && q->out_dt == CT_DT_FLOAT32))
+    return fail(CT_ERR_UNSUPPORTED, "%s: the cpu backend has no %s kernel from %s to %s", q->fn, op_name(op),
+                dtype_name(dt), dtype_name(q->out_dt));
   if (dt == CT_DT_FLOAT32) return CT_OK;
   static std::once_flag once[CT_OP_END_][CT_DT_COUNT];
   static std::string why[CT_OP_END_][CT_DT_COUNT];

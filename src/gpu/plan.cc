@@ -60,6 +60,9 @@ CTStatus supports(const Target* d, const CTSupportQuery* q, const char* device_n
       break;
     }
     case CT_KIND_NN: {
+      if (q->out_dt >= 0 && q->out_dt != q->dt)  // matmul's float32 out for half data
+        return refuse(q, device_name, "an NN output in another dtype than the data (matmul's float32 out for "
+                                      "float16/bfloat16) runs on the CPU backend only");
       std::string buf;
       const char* why = nn_why ? nn_why(q->op, q->dt, &buf) : "the module has no NN kernels";
       return why ? refuse(q, device_name, why) : CT_OK;

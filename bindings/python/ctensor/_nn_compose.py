@@ -258,6 +258,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         raise NotImplementedError("scaled_dot_product_attention: dropout_p must be 0 (ctensor draws no random numbers)")
     q, k, v = _ctensor.asarray(query), _ctensor.asarray(key), _ctensor.asarray(value)
     dt = str(q.dtype)
+    if dt in _NARROW and str(k.dtype) == dt and str(v.dtype) == dt and str(q.device) == "cpu":
+        y = _attention_narrow(q, k, v, attn_mask, is_causal, scale, enable_gqa)
+        if y is not None:
+            return y
     if dt in _NARROW:  # the scores, softmax and products in float32, rounded once (PyTorch's CPU kernels)
         f32 = [None if a is None else _ctensor.astype(_ctensor.asarray(a), "float32") for a in (q, k, v)]
         m = attn_mask
@@ -411,27 +415,58 @@ def _sum_to(g, shape):
 _BLOCK_BYTES = 4 << 20  # the scores of one block of heads: a few MiB, which stay in the caches between the passes
 
 
-def _attention_blocks(q, k, v, mask, batch):
+def _attention_blocks(q, k, v, mask, batch, scale=None):
     """softmax(q @ k^T + mask) @ v over blocks of the flattened batch: each block's scores are written by the first
     matmul, masked and normalised in place and read by the second while still in cache, and one buffer serves
-    every block (no allocation of the whole (..., L, S) scores)."""
+    every block (no allocation of the whole (..., L, S) scores).
+
+    float16 / bfloat16 q, k, v (the CPU, where matmul writes their products to float32): the scores in float32
+    (times scale, when given, in float32), the softmax in float32, the weights rounded to q's dtype for the second
+    matmul, which accumulates in float32 and rounds each output once: PyTorch's CPU flash attention's precision,
+    at the half matmul's speed."""
     nb = 1
     for d in batch:
         nb *= d
     L, S, E, Ev = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
     qf, kf, vf = _views.reshape(q, nb, L, E), _views.reshape(k, nb, S, E), _views.reshape(v, nb, S, Ev)
     out = _ctensor.empty((nb, L, Ev), q.dtype, q.device)
-    per = max(1, min(nb, _BLOCK_BYTES // (L * S * max(1, q.nbytes // max(1, q.size)))))
-    buf = _ctensor.empty((per, L, S), q.dtype, q.device)
+    narrow = str(q.dtype) in _NARROW
+    per = max(1, min(nb, _BLOCK_BYTES // (L * S * 4)))
+    buf = _ctensor.empty((per, L, S), "float32" if narrow else q.dtype, q.device)
+    pbuf = _ctensor.empty((per, L, S), q.dtype, q.device) if narrow else None
     for i in range(0, nb, per):
         n = min(per, nb - i)
         sc = buf[:n]
         matmul(qf[i:i + n], kf[i:i + n].mT, out=sc)
+        if scale is not None:
+            _ctensor.mul(sc, scale, out=sc)
         if mask is not None:
             _ctensor.add(sc, mask, out=sc)
         _ctensor.softmax(sc, axis=-1, out=sc)
+        if narrow:
+            _ctensor.cast(sc, out=pbuf[:n])
+            sc = pbuf[:n]
         matmul(sc, vf[i:i + n], out=out[i:i + n])
     return _views.reshape(out, *batch, L, Ev)
+
+
+def _attention_narrow(q, k, v, attn_mask, is_causal, scale, enable_gqa):
+    """float16 / bfloat16 attention through the half matmul with float32 scores (_attention_blocks), or None where
+    that does not apply (batch dims that broadcast, a mask with batch dims, no half matmul with a float32 out on
+    this CPU): the caller then computes in float32."""
+    q, k, v, mask, s, _ = _attention_inputs("scaled_dot_product_attention", q, k, v, attn_mask, is_causal, scale,
+                                            enable_gqa)
+    L, S = q.shape[-2], k.shape[-2]
+    batch = tuple(q.shape[:-2])
+    if not (len(batch) and tuple(k.shape[:-2]) == batch and tuple(v.shape[:-2]) == batch and
+            (mask is None or mask.ndim <= 2) and L * S):
+        return None
+    if mask is not None and str(mask.dtype) != "float32":
+        mask = _ctensor.astype(mask, "float32")
+    try:
+        return _attention_blocks(q, k, v, mask, batch, scale=s)
+    except NotImplementedError:  # no half matmul (or none into float32) on this CPU
+        return None
 
 
 def _causal_mask(L: int, S: int, dtype: str, device):

@@ -1167,3 +1167,25 @@ def test_pool_window_wholly_in_padding_is_refused():
         ct.max_pool2d(x, (2, 1), stride=1, padding=(1, 0), dilation=(3, 1))
     with pytest.raises(ValueError, match="whole window in the padding"):
         ct.avg_pool2d(x, (2, 1), stride=1, padding=(1, 0), dilation=(3, 1))
+
+
+def test_matmul_bfloat16_into_a_float32_out():
+    ml = pytest.importorskip("ml_dtypes")
+    rng = np.random.default_rng(21)
+    a = rng.standard_normal((3, 17, 40)).astype(ml.bfloat16)
+    b = rng.standard_normal((3, 40, 9)).astype(ml.bfloat16)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    out = ct.empty((3, 17, 9), "float32", ct.asarray(a).device)
+    try:
+        ct.matmul(a, b, out=out)
+    except NotImplementedError as e:  # no bfloat16 matmul on this CPU: the message says why
+        assert "bfloat16" in str(e)
+        return
+    np.testing.assert_allclose(to_numpy(out), want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError, match="float32 for float16/bfloat16"):
+        ct.matmul(a, b, out=ct.empty((3, 17, 9), "float64", ct.asarray(a).device))
+    devs = {str(d) for d in ct.devices()}
+    if "opencl:0" in devs:  # the GPU modules refuse the mixed output, saying where it runs
+        with pytest.raises(NotImplementedError, match="CPU backend only|float32"):
+            ct.matmul(ct.asarray(a).to(device="opencl:0"), ct.asarray(b).to(device="opencl:0"),
+                      out=ct.empty((3, 17, 9), "float32", "opencl:0"))
