@@ -67,16 +67,21 @@ def _dev(a, like):
     return a if str(like.device) == "cpu" else a.to(device=like.device)
 
 
+def _conv_operands(fn: str, input, weight, groups, weight_dims: str):
+    """(x batched, whether it was unbatched, the weight contiguous, groups) of a 3-d convolution."""
+    x, unb = _batched(fn, input, 5)
+    w = _contiguous(weight)
+    if w.ndim != 5:
+        raise ValueError(f"{fn}: weight.shape={list(w.shape)} must be 5-d {weight_dims}")
+    return x, unb, w, operator.index(groups)
+
+
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """3-d convolution, as torch.nn.functional.conv3d: input (N, C, D, H, W) or (C, D, H, W), weight
     (K, C/groups, T, R, S); padding an int, a triple, "valid" or "same". One conv2d over the depth taps stacked as
     channels."""
     fn = "conv3d"
-    x, unb = _batched(fn, input, 5)
-    w = _contiguous(weight)
-    if w.ndim != 5:
-        raise ValueError(f"{fn}: weight.shape={list(w.shape)} must be 5-d (K, C/groups, T, R, S)")
-    groups = operator.index(groups)
+    x, unb, w, groups = _conv_operands(fn, input, weight, groups, "(K, C/groups, T, R, S)")
     n, c, d, h, wd = x.shape
     k, cg, kt, kr, ks = w.shape
     if groups < 1 or c % groups or k % groups or cg * groups != c:
@@ -128,11 +133,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     weight (C_in, C_out/groups, T, R, S). One conv_transpose2d with the depth taps as output channels, then each
     tap added at its output depth (float16 and bfloat16 accumulate in float32, rounded once)."""
     fn = "conv_transpose3d"
-    x, unb = _batched(fn, input, 5)
-    w = _contiguous(weight)
-    if w.ndim != 5:
-        raise ValueError(f"{fn}: weight.shape={list(w.shape)} must be 5-d (C_in, C_out/groups, T, R, S)")
-    groups = operator.index(groups)
+    x, unb, w, groups = _conv_operands(fn, input, weight, groups, "(C_in, C_out/groups, T, R, S)")
     n, ci, d, h, wd = x.shape
     if groups < 1 or w.shape[0] != ci or ci % groups:
         raise ValueError(f"{fn}: input has {ci} channels, weight.shape={list(w.shape)}, groups={groups}: "
