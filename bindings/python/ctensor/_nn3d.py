@@ -255,7 +255,8 @@ def _avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = Fa
     # zeros around the input so that every window is whole: the left padding and, at the end, whatever the last
     # window reaches (a negative pad crops rows no window covers)
     ends = [(lens[j] - 1) * s[j] + k[j] - x.shape[2 + j] - p[j] for j in range(3)]
-    xp = pad(x, (p[2], ends[2], p[1], ends[1], p[0], ends[0]))
+    pads = (p[2], ends[2], p[1], ends[1], p[0], ends[0])
+    xp = pad(x, pads) if any(pads) else _contiguous(x)
     dp, hp, wp = xp.shape[2:]
     m = _ctensor.asarray(avg_pool2d(_views.reshape(xp, n, c * dp, hp, wp), k[1:], s[1:], 0))
     m = _ctensor.asarray(avg_pool2d(_views.reshape(m, n, c, dp, lens[1] * lens[2]), (k[0], 1), (s[0], 1), 0))
