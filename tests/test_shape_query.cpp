@@ -56,6 +56,7 @@ std::vector<std::vector<int64_t>> input_shapes(const CTOpInfo& info) {
       }
       break;
     }
+    case CT_SHAPE_ATTENTION: s = {{2, 3, 4}, {2, 5, 4}, {1, 5, 6}, {3, 5}}; break;  // mask: the data dtype
     default: FAIL("op " << info.name << " has an unknown shape rule " << info.shape_rule);
   }
   return s;
@@ -68,6 +69,7 @@ struct Descs {
   CTPool2dDesc pool;
   CTBatchNormDesc bn = {sizeof(CTBatchNormDesc), 0, 1e-5};
   CTLayerNormDesc ln = {sizeof(CTLayerNormDesc), 1, 1e-5};
+  CTAttentionDesc attn = {sizeof(CTAttentionDesc), CT_CAUSAL_TOP_LEFT, 0.0};
   Descs() {
     std::memset(&conv, 0, sizeof conv);
     conv.struct_size = sizeof conv;
@@ -83,6 +85,7 @@ struct Descs {
       case CT_DESC_POOL2D: return &pool;
       case CT_DESC_BATCH_NORM: return &bn;
       case CT_DESC_LAYER_NORM: return &ln;
+      case CT_DESC_ATTENTION: return &attn;
       default: return nullptr;
     }
   }

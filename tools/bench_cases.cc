@@ -251,6 +251,7 @@ void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick, Row& row
     CTPool2dDesc pool;
     CTBatchNormDesc bn;
     CTLayerNormDesc ln;
+    CTAttentionDesc attn;
     unsigned char custom[256];  // a plugin op's CT_DESC_CUSTOM descriptor (1..256 bytes)
   };
   auto d = std::make_shared<Descs>();
@@ -260,6 +261,7 @@ void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick, Row& row
   d->pool.struct_size = sizeof d->pool;
   d->bn.struct_size = sizeof d->bn;
   d->ln.struct_size = sizeof d->ln;
+  d->attn.struct_size = sizeof d->attn;
   d->bn.epsilon = d->ln.epsilon = 1e-5;
   d->ln.normalized_ndim = 1;
   bool has_index = false;
@@ -325,6 +327,14 @@ void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick, Row& row
       }
       c.shape = dims(xs) + (ln ? " last axis" : "");
       desc = ln ? (const void*)&d->ln : (const void*)&d->bn;
+      break;
+    }
+    case CT_SHAPE_ATTENTION: {  // a BERT-base layer's attention: (batch, 12 heads, seq, 64), no mask
+      const int64_t B = quick ? 2 : 8, H = 12, L = quick ? 128 : 512, E = 64;
+      in = {{B, H, L, E}, {B, H, L, E}, {B, H, L, E}, {}};
+      c.flops = 4.0 * B * H * L * L * E;
+      c.shape = dims(in[0]) + " self-attention";
+      desc = &d->attn;
       break;
     }
     case CT_SHAPE_CUSTOM: {

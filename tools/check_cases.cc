@@ -572,6 +572,42 @@ Domain domain(const std::string& n, int input, CTDataType dt) {
 // float32 tolerances are tight enough that adding 1.0 to any element of
 // magnitude <= 100 fails: atol + rtol * 101 < 1.
 
+CTAttentionDesc attn_desc(int32_t causal, double scale) {
+  CTAttentionDesc d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.causal = causal;
+  d.scale = scale;
+  return d;
+}
+
+// Attention: batch dims that broadcast, masks of each dtype kind and rank,
+// both causal rules, a transposed q, a last query block of 2 rows (130 =
+// 128 + 2) and a row with every key masked (bool masks of random bits).
+void attention_cases(std::vector<NNCase>& v) {
+  auto add = [&](const std::string& label, const CTAttentionDesc& d, const Shape& q, const Shape& k, const Shape& val,
+                 const Shape& mask, int mask_kind, const Shape& out, const Shape& qperm = {}) {
+    v.push_back(Builder("scaled_dot_product_attention " + label, bytes_of(d), 4)
+                    .t(q, kData, qperm)
+                    .t(k)
+                    .t(val)
+                    .opt(!mask.empty() || mask_kind >= 0, mask, mask_kind < 0 ? kData : mask_kind)
+                    .t(out)
+                    .c);
+  };
+  add("(2,3,5,8) S=7 Ev=6", attn_desc(0, 0), {2, 3, 5, 8}, {2, 3, 7, 8}, {2, 3, 7, 6}, {}, -1, {2, 3, 5, 6});
+  add("causal (1,2,9,16)", attn_desc(CT_CAUSAL_TOP_LEFT, 0), {1, 2, 9, 16}, {1, 2, 9, 16}, {1, 2, 9, 16}, {}, -1,
+      {1, 2, 9, 16});
+  add("bool mask (5,7), batch (2,1) x (1,3)", attn_desc(0, 0), {2, 1, 5, 4}, {1, 3, 7, 4}, {1, 3, 7, 4}, {5, 7}, 3,
+      {2, 3, 5, 4});
+  add("float32 mask (2,1,5,7) bottom-right causal", attn_desc(CT_CAUSAL_BOTTOM_RIGHT, 0), {2, 3, 5, 8},
+      {2, 3, 7, 8}, {2, 3, 7, 8}, {2, 1, 5, 7}, 1, {2, 3, 5, 8});
+  add("q^T, data-dtype mask (7,), scale 0.3", attn_desc(0, 0.3), {3, 6, 5}, {3, 7, 5}, {3, 7, 2}, {7}, 0,
+      {3, 6, 2}, {0, 2, 1});
+  add("(1,2,130,16) S=140 top-left causal", attn_desc(CT_CAUSAL_TOP_LEFT, 0), {1, 2, 130, 16}, {1, 2, 140, 16},
+      {1, 2, 140, 16}, {}, -1, {1, 2, 130, 16});
+}
+
 // NN ops (CT_KIND_NN; oneDNN accumulates in float32; bfloat16 pooling backwards
 // accumulate overlapping windows in bfloat16), measured over 200 seeds of
 // the nn_cases data: float32 needs ~4e-6 absolute, bfloat16 one output
@@ -623,6 +659,7 @@ std::vector<NNCase> nn_cases(const std::string& op, bool quick) {
     pool_cases(op, v);
   else if (op == "batch_norm" || op == "batch_norm_training" || op == "batch_norm_backward") bn_cases(op, v);
   else if (op == "layer_norm" || op == "layer_norm_backward") ln_cases(op, v);
+  else if (op == "scaled_dot_product_attention") attention_cases(v);
   if (quick && v.size() > 2) v.resize(2);
   return v;
 }

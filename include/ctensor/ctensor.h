@@ -354,7 +354,8 @@ typedef enum {
   CT_SHAPE_POOL2D_BACKWARD = 8,        /**< dy (N, C, P, Q) -> dx (N, C, H, W) */
   CT_SHAPE_NORM = 9,                   /**< data like x; statistics and scale/shift by the norm */
   CT_SHAPE_TAKE = 10,                  /**< x.shape[:axis] + index.shape + x.shape[axis+1:] (NumPy's take) */
-  CT_SHAPE_INDEX = 11                  /**< the index's shape (gather) */
+  CT_SHAPE_INDEX = 11,                 /**< the index's shape (gather) */
+  CT_SHAPE_ATTENTION = 12              /**< q (..., L, E), k (..., S, E), v (..., S, Ev) -> (broadcast batch..., L, Ev) */
 } CTShapeRule;
 
 #define CT_ELEMENTWISE_OP_ROWS(R, X) \
@@ -569,6 +570,7 @@ typedef enum {
   R(X, BATCH_NORM_BACKWARD, 98, batch_norm_backward, CT_KIND_NN, 0, "", "x,dy,mean:s,invstd:s,scale?:p|dx,dscale?:p,dshift?:p", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_BATCH_NORM, "dx, dscale, dshift from x, dy, mean, invstd") \
   R(X, LAYER_NORM, 99, layer_norm, CT_KIND_NN, 0, "", "x,scale?:p,shift?:p|y,mean?:s,rstd?:s", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_LAYER_NORM, "over the last k axes: y, and mean and rstd for the backward") \
   R(X, LAYER_NORM_BACKWARD, 100, layer_norm_backward, CT_KIND_NN, 0, "", "x,dy,mean:s,rstd:s,scale?:p|dx,dscale?:p,dshift?:p", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_NORM, CT_DESC_LAYER_NORM, "dx, dscale, dshift from x, dy, mean, rstd") \
+  R(X, SCALED_DOT_PRODUCT_ATTENTION, 207, scaled_dot_product_attention, CT_KIND_NN, 0, "", "q,k,v,mask?:a|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_ATTENTION, CT_DESC_ATTENTION, "out = softmax(q @ k^T * scale + mask) @ v per batch entry; mask bool (true: attend) or additive; causal masks; a row with no key left gives 0") \
 
 /** Every op, grouped by category (not in id order), with all 13 columns. */
 #define CT_OP_WIDE_(X, ...) X(__VA_ARGS__)
@@ -644,7 +646,8 @@ typedef enum {
   CT_DESC_CONV2D = 2,     /**< CTConv2dDesc */
   CT_DESC_POOL2D = 3,     /**< CTPool2dDesc */
   CT_DESC_BATCH_NORM = 4, /**< CTBatchNormDesc */
-  CT_DESC_LAYER_NORM = 5  /**< CTLayerNormDesc */
+  CT_DESC_LAYER_NORM = 5, /**< CTLayerNormDesc */
+  CT_DESC_ATTENTION = 6   /**< CTAttentionDesc */
 } CTDescType;
 
 /** Dense dtype indices: bit (1u << i) of CTOpInfo.dtype_mask is dtype i.

@@ -135,6 +135,30 @@ typedef struct {
   double epsilon;          /**< added to the variance, >= 0 */
 } CTLayerNormDesc;
 
+/** ct_scaled_dot_product_attention: out[..., i, :] = sum_j w[i, j] v[..., j, :]
+ *  with w[i, :] = softmax_j(scale * q[..., i, :] . k[..., j, :] + mask[..., i, j])
+ *  over the keys j that the mask and the causal rule leave (PyTorch's
+ *  scaled_dot_product_attention without dropout). q (..., L, E),
+ *  k (..., S, E), v (..., S, Ev), out (..., L, Ev): at least 2-d; the batch
+ *  dims broadcast as in NumPy, and out has the broadcast batch shape. mask
+ *  (NULL: none) broadcasts to out's batch dims + (L, S): bool (true:
+ *  attend), or added to the scores (the data dtype or float32; -inf
+ *  removes a key). A row with no key left (every key masked) gives 0, as
+ *  PyTorch does. float16 / bfloat16: the scores, softmax and sums in
+ *  float32, the weights rounded to the data dtype for the second product
+ *  (PyTorch's CPU precision), each output rounded once. */
+typedef enum {
+  CT_CAUSAL_NONE = 0,
+  CT_CAUSAL_TOP_LEFT = 1,    /**< key j <= query i (PyTorch's is_causal) */
+  CT_CAUSAL_BOTTOM_RIGHT = 2 /**< key j <= query i + S - L (the last query sees every key; FlashAttention's) */
+} CTCausal;
+
+typedef struct {
+  uint32_t struct_size; /**< sizeof(CTAttentionDesc) */
+  int32_t causal;       /**< CTCausal; applied together with mask when both are given */
+  double scale;         /**< the factor on q . k, finite; 0 means 1 / sqrt(E) (PyTorch's default) */
+} CTAttentionDesc;
+
 /** out = act(a @ b + bias). bias may be NULL. */
 CT_API CTStatus ct_matmul_workspace_size(const CTMatmulDesc* desc, const CTensor* a, const CTensor* b,
                                          const CTensor* bias, const CTensor* out, size_t* bytes);
@@ -240,6 +264,15 @@ CT_API CTStatus ct_layer_norm_backward(const CTLayerNormDesc* desc, const CTenso
                                        const CTensor* mean, const CTensor* rstd, const CTensor* scale,
                                        CTensor* dx, CTensor* dscale, CTensor* dshift, void* workspace,
                                        size_t workspace_bytes, void* stream);
+
+/** out = softmax(q @ k^T * scale + mask) @ v (CTAttentionDesc). mask may be NULL. */
+CT_API CTStatus ct_scaled_dot_product_attention_workspace_size(const CTAttentionDesc* desc, const CTensor* q,
+                                                               const CTensor* k, const CTensor* v,
+                                                               const CTensor* mask, const CTensor* out,
+                                                               size_t* bytes);
+CT_API CTStatus ct_scaled_dot_product_attention(const CTAttentionDesc* desc, const CTensor* q, const CTensor* k,
+                                                const CTensor* v, const CTensor* mask, CTensor* out,
+                                                void* workspace, size_t workspace_bytes, void* stream);
 
 /* ---- any NN op by id -------------------------------------------------- */
 

@@ -439,6 +439,18 @@ CT_API CTStatus ct_layer_norm_backward(const CTLayerNormDesc* desc, const CTenso
   CT_NN_RUN(CT_OP_LAYER_NORM_BACKWARD, x, dy, mean, rstd, scale, dx, dscale, dshift)
 }
 
+CT_API CTStatus ct_scaled_dot_product_attention_workspace_size(const CTAttentionDesc* desc, const CTensor* q,
+                                                               const CTensor* k, const CTensor* v,
+                                                               const CTensor* mask, const CTensor* out,
+                                                               size_t* bytes) {
+  CT_NN_QUERY(CT_OP_SCALED_DOT_PRODUCT_ATTENTION, q, k, v, mask, out)
+}
+CT_API CTStatus ct_scaled_dot_product_attention(const CTAttentionDesc* desc, const CTensor* q, const CTensor* k,
+                                                const CTensor* v, const CTensor* mask, CTensor* out,
+                                                void* workspace, size_t workspace_bytes, void* stream) {
+  CT_NN_RUN(CT_OP_SCALED_DOT_PRODUCT_ATTENTION, q, k, v, mask, out)
+}
+
 // ---- any NN op by id ---------------------------------------------------------
 
 namespace ct {

@@ -32,6 +32,7 @@ struct NNCall {
   CTPool2dDesc pool;
   CTBatchNormDesc bn;
   CTLayerNormDesc ln;
+  CTAttentionDesc attn;
   unsigned char custom[kMaxCustomDesc];  // a plugin op's descriptor (CT_DESC_CUSTOM), custom_size bytes
   size_t custom_size;
   const Library* owner;  // the plugin library of the kernel table that runs it (NULL: built in)

@@ -159,6 +159,16 @@ CTStatus load_op_desc(const char* fn, int32_t op, const void* desc, NNCall* c) {
       if (c->ln.normalized_ndim == 0) c->ln.normalized_ndim = 1;
       return check_epsilon(fn, c->ln.epsilon);
     }
+    case CT_DESC_ATTENTION: {
+      CTAttentionDesc& d = c->attn;
+      if (CTStatus s = load_desc(fn, desc, &d)) return s;
+      if (d.causal < CT_CAUSAL_NONE || d.causal > CT_CAUSAL_BOTTOM_RIGHT)
+        return fail(CT_ERR_INVALID_ARGUMENT,
+                    "%s: desc->causal=%d is not a CTCausal (0 none, 1 top-left, 2 bottom-right)", fn, d.causal);
+      if (!std::isfinite(d.scale))
+        return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc->scale=%g must be finite (0 means 1/sqrt(E))", fn, d.scale);
+      return CT_OK;
+    }
     case CT_DESC_CUSTOM: {  // a plugin op's: bytes only the plugin reads
       const size_t size = (size_t)op_def_any(op)->desc_size;
       if (!desc) return fail(CT_ERR_INVALID_ARGUMENT, "%s: desc is NULL but %s takes a %zu-byte descriptor", fn,
@@ -183,6 +193,7 @@ const void* desc_of(const NNCall& c, size_t* size) {
     case CT_DESC_POOL2D: *size = sizeof c.pool; return &c.pool;
     case CT_DESC_BATCH_NORM: *size = sizeof c.bn; return &c.bn;
     case CT_DESC_LAYER_NORM: *size = sizeof c.ln; return &c.ln;
+    case CT_DESC_ATTENTION: *size = sizeof c.attn; return &c.attn;
     case CT_DESC_CUSTOM: *size = c.custom_size; return c.custom;
     default: *size = 0; return nullptr;
   }
@@ -590,6 +601,66 @@ CTStatus shapes_norm(const char* fn, const NNCall* c, const Names& n, const CTen
   return CT_OK;
 }
 
+// Attention: q (..., L, E), k (..., S, E), v (..., S, Ev), mask broadcasting
+// to (batch..., L, S), out (batch..., L, Ev); batch = the broadcast of q's,
+// k's and v's batch dims.
+CTStatus shapes_attention(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, Expect* e) {
+  const CTensor *q = t[0], *k = t[1], *v = t[2], *mask = t[3];
+  const char* need2 = "attention takes (..., L, E) queries, (..., S, E) keys and (..., S, Ev) values";
+  for (int i = 0; i < 3; ++i)
+    if (CTStatus s = want_ndim(fn, n.name[i], t[i], 2, CT_MAX_NDIM, need2)) return s;
+  Shape sa, sb, sc;
+  const int64_t L = q->shape[q->ndim - 2], E = q->shape[q->ndim - 1], S = k->shape[k->ndim - 2];
+  if (k->shape[k->ndim - 1] != E)
+    return fail(CT_ERR_SHAPE_MISMATCH, "%s: q.shape=%s and k.shape=%s: q.shape[%d]=%" PRId64 " != k.shape[%d]=%" PRId64
+                " (the dims of the dot products)", fn, format_shape(sa, sizeof sa, q->ndim, q->shape),
+                format_shape(sb, sizeof sb, k->ndim, k->shape), q->ndim - 1, E, k->ndim - 1, k->shape[k->ndim - 1]);
+  if (v->shape[v->ndim - 2] != S)
+    return fail(CT_ERR_SHAPE_MISMATCH, "%s: k.shape=%s and v.shape=%s: k.shape[%d]=%" PRId64 " != v.shape[%d]=%" PRId64
+                " (one value per key)", fn, format_shape(sa, sizeof sa, k->ndim, k->shape),
+                format_shape(sb, sizeof sb, v->ndim, v->shape), k->ndim - 2, S, v->ndim - 2, v->shape[v->ndim - 2]);
+  int32_t nd = q->ndim;
+  for (int i = 1; i < 3; ++i) nd = t[i]->ndim > nd ? t[i]->ndim : nd;
+  int64_t want[CT_MAX_NDIM];
+  for (int32_t d = 0; d < nd - 2; ++d) {
+    int64_t ext = 1;
+    for (int i = 0; i < 3; ++i) {
+      const int32_t di = d - (nd - t[i]->ndim);
+      const int64_t ei = di >= 0 ? t[i]->shape[di] : 1;
+      if (ei != 1 && ext != 1 && ei != ext)
+        return fail(CT_ERR_SHAPE_MISMATCH, "%s: the batch dims of q.shape=%s, k.shape=%s and v.shape=%s do not broadcast "
+                    "(%" PRId64 " vs %" PRId64 " at batch dim %d)", fn, format_shape(sa, sizeof sa, q->ndim, q->shape),
+                    format_shape(sb, sizeof sb, k->ndim, k->shape), format_shape(sc, sizeof sc, v->ndim, v->shape), ext, ei, d);
+      if (ei != 1) ext = ei;
+    }
+    want[d] = ext;
+  }
+  want[nd - 2] = L;
+  want[nd - 1] = v->shape[v->ndim - 1];
+  set_expect(&e[4], nd, want, c->dt, "attention of q, k and v");
+  if (mask) {
+    const int32_t mdt = dtype_index(mask->dtype);
+    if (mdt != CT_DT_BOOL && mdt != c->dt && mdt != CT_DT_FLOAT32)
+      return fail(CT_ERR_DTYPE_MISMATCH, "%s: mask.dtype=%s but a mask is bool (true: attend) or added to the scores "
+                  "(%s or float32)", fn, dtype_name(mdt), dtype_name(c->dt));
+    int64_t scores[CT_MAX_NDIM];
+    for (int32_t d = 0; d < nd - 2; ++d) scores[d] = want[d];
+    scores[nd - 2] = L;
+    scores[nd - 1] = S;
+    bool ok = mask->ndim <= nd;
+    for (int32_t i = 0; ok && i < mask->ndim; ++i) {
+      const int64_t em = mask->shape[i], w = scores[nd - mask->ndim + i];
+      ok = em == w || em == 1;
+    }
+    if (!ok) {
+      Shape sm, ss;
+      return fail(CT_ERR_SHAPE_MISMATCH, "%s: mask.shape=%s does not broadcast to the scores' shape %s", fn,
+                  format_shape(sm, sizeof sm, mask->ndim, mask->shape), format_shape(ss, sizeof ss, nd, scores));
+    }
+  }
+  return CT_OK;
+}
+
 // A plugin op: its output_shape callback says each output's shape; its
 // outputs have the data dtype (CT_OUTPUT_SAME) unless their role says more.
 CTStatus shapes_custom(const char* fn, const NNCall* c, const Names& n, const CTensor* const* t, Expect* e) {
@@ -629,6 +700,7 @@ CTStatus nn_shapes(const char* fn, const NNCall* c, const CTensor* const* t, con
     case CT_SHAPE_POOL2D:
     case CT_SHAPE_POOL2D_BACKWARD: return shapes_pool(fn, c, n, t, hint, e);
     case CT_SHAPE_NORM: return shapes_norm(fn, c, n, t, e);
+    case CT_SHAPE_ATTENTION: return shapes_attention(fn, c, n, t, e);
     case CT_SHAPE_CUSTOM: return shapes_custom(fn, c, n, t, e);
     default:
       return fail(CT_ERR_INTERNAL, "%s: %s has shape rule %d, which core's NN shape rules do not know", fn, def->name,

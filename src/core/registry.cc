@@ -34,6 +34,7 @@ int32_t desc_size_of(int32_t desc) {
     case CT_DESC_POOL2D: return (int32_t)sizeof(CTPool2dDesc);
     case CT_DESC_BATCH_NORM: return (int32_t)sizeof(CTBatchNormDesc);
     case CT_DESC_LAYER_NORM: return (int32_t)sizeof(CTLayerNormDesc);
+    case CT_DESC_ATTENTION: return (int32_t)sizeof(CTAttentionDesc);
     default: return 0;
   }
 }

@@ -281,6 +281,18 @@ CTStatus create(const CTNNCall* c, std::unique_ptr<Plan>* out, int64_t* primitiv
   p->op = c->op;
   p->nthreads = (int)c->variant;
   bool empty = false;
+  if (c->op == CT_OP_SCALED_DOT_PRODUCT_ATTENTION) {  // its own plan, empty inputs included
+    try {
+      ThreadScope threads(p->nthreads);
+      build_attention(c, p.get());
+    } catch (const dnnl::error& e) {
+      *primitives = p->primitives;
+      return backend_reason(op_name(c->op), e, why);
+    }
+    *primitives = p->primitives;
+    *out = std::move(p);
+    return CT_OK;
+  }
   if (CTStatus s = build_empty(c, p.get(), &empty, why)) return s;
   if (empty) {  // no primitive, no workspace: the hooks write the outputs
     *out = std::move(p);
@@ -332,7 +344,7 @@ bool known_nn_op(int32_t op) {
     case CT_OP_MATMUL: case CT_OP_CONV2D: case CT_OP_CONV2D_BACKWARD_DATA: case CT_OP_CONV2D_BACKWARD_WEIGHT:
     case CT_OP_MAX_POOL2D: case CT_OP_MAX_POOL2D_BACKWARD: case CT_OP_AVG_POOL2D: case CT_OP_AVG_POOL2D_BACKWARD:
     case CT_OP_BATCH_NORM: case CT_OP_BATCH_NORM_TRAINING: case CT_OP_BATCH_NORM_BACKWARD: case CT_OP_LAYER_NORM:
-    case CT_OP_LAYER_NORM_BACKWARD:
+    case CT_OP_LAYER_NORM_BACKWARD: case CT_OP_SCALED_DOT_PRODUCT_ATTENTION:
       return true;
     default:
       return false;
@@ -410,6 +422,12 @@ bool probe(int32_t op, int32_t dt, std::string* why) {
       c.desc = &ln, set(0, T(2, m2, x)), set(1, T(2, m2, x)), set(2, T(1, m2, f32)), set(3, T(1, m2, f32)),
       set(5, T(2, m2, x));
       break;
+    case CT_OP_SCALED_DOT_PRODUCT_ATTENTION: {
+      static CTAttentionDesc ad = {sizeof(CTAttentionDesc), 0, 0.0};
+      static int64_t a3[3] = {2, 32, 32};
+      c.desc = &ad, set(0, T(3, a3, x)), set(1, T(3, a3, x)), set(2, T(3, a3, x)), set(4, T(3, a3, x));
+      break;
+    }
     default: *why = "not an NN op of the cpu backend"; return false;
   }
   c.num_tensors = 8;

@@ -192,6 +192,7 @@ void build_matmul(const CTNNCall* c, Plan* p);  // nn_onednn_matmul_conv.cc
 void build_conv(const CTNNCall* c, Plan* p);    // nn_onednn_matmul_conv.cc
 void build_pool(const CTNNCall* c, Plan* p);    // nn_onednn_pool.cc
 void build_norm(const CTNNCall* c, Plan* p);    // nn_onednn_norm.cc
+void build_attention(const CTNNCall* c, Plan* p);  // nn_attention.cc (own loops around two matmuls)
 // Batch norm of float32 with contiguous (n, c) planes, without oneDNN; false
 // (nothing built) for other layouts and dtypes (nn_norm_direct.cc).
 bool build_batch_norm_direct(const CTNNCall* c, Plan* p);

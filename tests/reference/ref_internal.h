@@ -33,6 +33,7 @@ Table reduce_table();       // reduce.cc: reductions and along-axis ops
 Table nn_conv_table();      // nn_conv.cc: matmul, conv2d and its backwards
 Table nn_pool_table();      // nn_pool.cc: max/avg pooling and backwards
 Table nn_norm_table();      // nn_norm.cc: batch norm, layer norm
+Table nn_attention_table(); // nn_attention.cc: scaled_dot_product_attention
 Table index_table();        // index.cc: take, gather, scatter, scatter_add, index_add
 
 #define CTREF_TABLE(fn, arr) \

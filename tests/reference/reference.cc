@@ -60,7 +60,7 @@ struct Index {
   std::string duplicate;  // an op with two references (a bug in a table)
   Index() {
     for (Table t : {elementwise_table(), binary_table(), reduce_table(), nn_conv_table(), nn_pool_table(),
-                    nn_norm_table(), index_table()})
+                    nn_norm_table(), nn_attention_table(), index_table()})
       for (size_t k = 0; k < t.size; ++k) {
         const Entry& e = t.entries[k];
         if (e.op < 0) continue;

@@ -14,7 +14,7 @@ import math
 import operator
 
 from . import _ctensor
-from . import _views
+from . import _nn, _views
 from ._movement import _fill, triu
 from ._nn import batch_norm, layer_norm, layer_norm_backward, matmul
 
@@ -257,6 +257,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     if dropout_p != 0.0:
         raise NotImplementedError("scaled_dot_product_attention: dropout_p must be 0 (ctensor draws no random numbers)")
     q, k, v = _ctensor.asarray(query), _ctensor.asarray(key), _ctensor.asarray(value)
+    y = _attention_native(q, k, v, attn_mask, is_causal, scale, enable_gqa)
+    if y is not None:
+        return y
     dt = str(q.dtype)
     if dt in _NARROW and str(k.dtype) == dt and str(v.dtype) == dt and str(q.device) == "cpu":
         y = _attention_narrow(q, k, v, attn_mask, is_causal, scale, enable_gqa)
@@ -282,6 +285,28 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     if mask is not None:
         scores = _ctensor.add(scores, mask)
     return matmul(_ctensor.softmax(scores, axis=-1, out=scores), v)
+
+
+def _attention_native(q, k, v, attn_mask, is_causal, scale, enable_gqa):
+    """The fused op (ct_scaled_dot_product_attention) where the device runs it and the call is one it takes (equal
+    dtypes, a bool mask or one of q's dtype or float32, not both a mask and is_causal, no grouped-query heads); None
+    otherwise, and the composition below answers (its errors included)."""
+    dt = str(q.dtype)
+    if str(k.dtype) != dt or str(v.dtype) != dt or (attn_mask is not None and is_causal) or scale == 0.0:
+        return None
+    if enable_gqa and q.ndim >= 3 and k.ndim >= 3 and q.shape[-3] != k.shape[-3]:
+        return None
+    m = None
+    if attn_mask is not None:
+        m = _ctensor.asarray(attn_mask)
+        if str(m.dtype) not in ("bool", dt, "float32"):
+            return None
+    try:
+        (y,) = _nn._run("scaled_dot_product_attention", [q, k, v, m], [True],
+                        {"causal": 1 if is_causal else 0, "scale": 0.0 if scale is None else float(scale)})
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    return y
 
 
 def _attention_inputs(fn, q, k, v, attn_mask, is_causal, scale, enable_gqa):

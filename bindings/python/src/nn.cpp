@@ -39,6 +39,7 @@ const Field kPoolFields[] = {
 const Field kBatchNormFields[] = {CTPY_FIELD(CTBatchNormDesc, epsilon, kF64)};
 const Field kLayerNormFields[] = {CTPY_FIELD(CTLayerNormDesc, normalized_ndim, kI32),
                                   CTPY_FIELD(CTLayerNormDesc, epsilon, kF64)};
+const Field kAttentionFields[] = {CTPY_FIELD(CTAttentionDesc, causal, kI32), CTPY_FIELD(CTAttentionDesc, scale, kF64)};
 #undef CTPY_FIELD
 
 struct DescType {
@@ -55,6 +56,7 @@ DescType desc_type(int32_t t) {
     case CT_DESC_POOL2D: return {"CTPool2dDesc", kPoolFields, 6, sizeof(CTPool2dDesc)};
     case CT_DESC_BATCH_NORM: return {"CTBatchNormDesc", kBatchNormFields, 1, sizeof(CTBatchNormDesc)};
     case CT_DESC_LAYER_NORM: return {"CTLayerNormDesc", kLayerNormFields, 2, sizeof(CTLayerNormDesc)};
+    case CT_DESC_ATTENTION: return {"CTAttentionDesc", kAttentionFields, 2, sizeof(CTAttentionDesc)};
     default: return {nullptr, nullptr, 0, 0};
   }
 }

@@ -239,6 +239,35 @@ class LayerNormOptions {
   CTLayerNormDesc d_;
 };
 
+/** Options of ct_scaled_dot_product_attention (CTAttentionDesc). */
+class AttentionOptions {
+ public:
+  /** No causal mask, scale 1/sqrt(E) (PyTorch's defaults). */
+  AttentionOptions() noexcept {
+    std::memset(&d_, 0, sizeof d_);
+    d_.struct_size = sizeof d_;
+  }
+  /** A copy of @p d (struct_size set to this header's size). */
+  explicit AttentionOptions(const CTAttentionDesc& d) noexcept : d_(d) { d_.struct_size = sizeof d_; }
+  /** CT_CAUSAL_TOP_LEFT (PyTorch's is_causal), CT_CAUSAL_BOTTOM_RIGHT or CT_CAUSAL_NONE. */
+  AttentionOptions& causal(int32_t c) noexcept {
+    d_.causal = c;
+    return *this;
+  }
+  /** The factor on q . k (0: 1/sqrt(E)). */
+  AttentionOptions& scale(double s) noexcept {
+    d_.scale = s;
+    return *this;
+  }
+  /** The C descriptor. */
+  const CTAttentionDesc& c() const noexcept { return d_; }
+  /** A copy of the C descriptor. */
+  operator CTAttentionDesc() const noexcept { return d_; }  // NOLINT: implicit on purpose
+
+ private:
+  CTAttentionDesc d_;
+};
+
 /** The descriptor of one NN call, as the generic ct::nn, ct::nn_outputs and
  *  ct::Plan take it: a pointer to a C descriptor and its CTDescType. Every
  *  options class and C descriptor converts to it implicitly (it points at
@@ -257,6 +286,8 @@ class NNDesc {
   NNDesc(const BatchNormOptions& o) noexcept : NNDesc(CT_DESC_BATCH_NORM, &o.c()) {}  // NOLINT
   /** ct::LayerNormOptions */
   NNDesc(const LayerNormOptions& o) noexcept : NNDesc(CT_DESC_LAYER_NORM, &o.c()) {}  // NOLINT
+  /** ct::AttentionOptions */
+  NNDesc(const AttentionOptions& o) noexcept : NNDesc(CT_DESC_ATTENTION, &o.c()) {}  // NOLINT
   /** A CTMatmulDesc (its struct_size as the caller set it). */
   NNDesc(const CTMatmulDesc& d) noexcept : NNDesc(CT_DESC_MATMUL, &d) {}  // NOLINT
   /** A CTConv2dDesc. */
@@ -267,6 +298,8 @@ class NNDesc {
   NNDesc(const CTBatchNormDesc& d) noexcept : NNDesc(CT_DESC_BATCH_NORM, &d) {}  // NOLINT
   /** A CTLayerNormDesc. */
   NNDesc(const CTLayerNormDesc& d) noexcept : NNDesc(CT_DESC_LAYER_NORM, &d) {}  // NOLINT
+  /** A CTAttentionDesc. */
+  NNDesc(const CTAttentionDesc& d) noexcept : NNDesc(CT_DESC_ATTENTION, &d) {}  // NOLINT
 
   /** The CTDescType of the descriptor. */
   int32_t type() const noexcept { return type_; }
@@ -280,6 +313,7 @@ class NNDesc {
       case CT_DESC_POOL2D: return "ct::Pool2dOptions";
       case CT_DESC_BATCH_NORM: return "ct::BatchNormOptions";
       case CT_DESC_LAYER_NORM: return "ct::LayerNormOptions";
+      case CT_DESC_ATTENTION: return "ct::AttentionOptions";
       default: return "no options (not an NN op)";
     }
   }

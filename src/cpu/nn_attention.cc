@@ -1,0 +1,378 @@
+// nn_attention.cc — scaled_dot_product_attention on the CPU: a fused kernel
+// over blocks of queries, with oneDNN's matmul for the two products.
+//
+// Work is split into jobs (batch entry, block of BQ queries); each thread
+// takes a contiguous run of them, so it packs a batch entry's keys and
+// values into the layout the matmul wants (a reorder; AMX/VNNI tiles for
+// bfloat16) once and reuses them for every query block of that entry. Per
+// job, in the thread's slice of the caller's workspace:
+//   s = scale * q_blk @ k^T   (BQ x S, float32: oneDNN's output scale)
+//   per row: + mask, the causal limit, max, e^(s - max) and its sum (the
+//   library's vector kernels), the weights rounded to the data dtype
+//   o = w @ v                 (BQ x Ev, float32)
+//   out rows = o / sum, rounded once to the data dtype.
+// The scores of a block stay in L2 (BQ is chosen so that BQ x S floats are
+// at most 512 KiB): no (L, S) matrix is ever written to memory, and the
+// softmax's passes read cache. A row whose every key is masked gives 0
+// (PyTorch's rule). Threads: the plan's count, one OpenMP region per call;
+// oneDNN runs single-threaded inside it.
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "cpu/engine.h"
+#include "cpu/half.h"
+#include "cpu/kernels.h"
+#include "cpu/nn_onednn_internal.h"
+#include "cpu/reduce_internal.h"
+
+namespace ct {
+namespace cpu {
+namespace onednn {
+
+namespace {
+
+size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
+
+float load_f32(const char* p, int32_t dt) {
+  switch (dt) {
+    case CT_DT_FLOAT32: return load_at<float>(p);
+    case CT_DT_BFLOAT16: return bf16_to_float(load_at<uint16_t>(p));
+    case CT_DT_FLOAT16: return f16_to_float(load_at<uint16_t>(p));
+    default: return load_at<uint8_t>(p) ? 0.0f : -std::numeric_limits<float>::infinity();  // bool: true attends
+  }
+}
+void store_f32(char* p, int32_t dt, float v) {
+  switch (dt) {
+    case CT_DT_FLOAT32: store_at<float>(p, v); break;
+    case CT_DT_BFLOAT16: store_at<uint16_t>(p, float_to_bf16(v)); break;
+    default: store_at<uint16_t>(p, double_to_f16(v)); break;
+  }
+}
+
+// A tensor's place in the call: base pointer, element strides of its last
+// two dims and byte strides of out's batch dims (0 where it broadcasts).
+struct View {
+  const char* base = nullptr;
+  int64_t rs = 0, cs = 0;                 // elements
+  int64_t bstride[CT_MAX_NDIM] = {0};     // bytes, per batch dim of out
+  int64_t esize = 0;
+  int32_t dt = 0;
+};
+
+View view_of(const CTensor* t, int32_t out_nd) {
+  View v;
+  v.base = data_of(t);
+  v.dt = dtype_index(t->dtype);
+  v.esize = t->dtype.bits / 8;
+  const int32_t nd = t->ndim;  // a mask may have fewer than 2 dims: the missing ones broadcast
+  v.rs = nd < 2 || t->shape[nd - 2] == 1 ? 0 : ct_stride_of(t, nd - 2);
+  v.cs = nd < 1 || t->shape[nd - 1] == 1 ? 0 : ct_stride_of(t, nd - 1);
+  for (int32_t d = 0; d < out_nd - 2; ++d) {
+    const int32_t td = d - (out_nd - nd);
+    v.bstride[d] = td >= 0 && t->shape[td] != 1 ? ct_stride_of(t, td) * v.esize : 0;
+  }
+  return v;
+}
+
+// Copies rows x cols elements of esize bytes from a strided source into a
+// dense row-major buffer (rows from `rows` on, up to `pad_rows`, zeroed).
+void gather(char* dst, const char* src, int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t esize,
+            int64_t pad_rows) {
+  const size_t row_bytes = (size_t)(cols * esize);
+  for (int64_t i = 0; i < rows; ++i) {
+    const char* s = src + i * rs * esize;
+    char* d = dst + (size_t)i * row_bytes;
+    if (cs == 1 || cols == 1) {
+      std::memcpy(d, s, row_bytes);
+    } else {
+      for (int64_t j = 0; j < cols; ++j) std::memcpy(d + j * esize, s + j * cs * esize, (size_t)esize);
+    }
+  }
+  if (pad_rows > rows) std::memset(dst + (size_t)rows * row_bytes, 0, (size_t)(pad_rows - rows) * row_bytes);
+}
+
+struct Attention {
+  int nthreads = 1;
+  int32_t dt = CT_DT_FLOAT32, mask_dt = -1;
+  int causal = 0;
+  float scale = 1;
+  int32_t out_nd = 2;
+  int64_t batch_shape[CT_MAX_NDIM] = {0};
+  int64_t nb = 1, L = 0, S = 0, E = 0, Ev = 0, BQ = 1, nq = 1;
+  int64_t esize = 4;
+  bool direct = false;  // E > 0 and S > 0: the matmul path (else the plain loops below)
+  dnnl::matmul mm1, mm2;
+  dnnl::reorder pack_k, pack_v;
+  memory::desc q_md, k_md, kp_md, s_md, p_md, v_md, vp_md, o_md;
+  // per-thread slice of the workspace
+  size_t off_q = 0, off_k = 0, off_kp = 0, off_v = 0, off_vp = 0, off_s = 0, off_p = 0, off_o = 0, off_m = 0,
+         off_scr = 0, per_thread = 0;
+};
+
+// The causal limit: keys [0, end) of query i.
+int64_t key_end(const Attention& a, int64_t i) {
+  int64_t e = a.S;
+  if (a.causal == CT_CAUSAL_TOP_LEFT) e = i + 1;
+  if (a.causal == CT_CAUSAL_BOTTOM_RIGHT) e = i + a.S - a.L + 1;
+  return e < 0 ? 0 : e > a.S ? a.S : e;
+}
+
+// One row of scores -> weights (in place for float32, else into w of the
+// data dtype); returns 1/sum, 0 for a row with no key left.
+float softmax_row(const Attention& a, float* s, char* w, const char* mrow, int64_t mcs, int64_t mesize, int64_t end,
+                  float* mbuf) {
+  const KernelTable& kt = kernel_table();
+  float inv = 0;
+  if (end > 0 && mrow) {
+    if (a.mask_dt == CT_DT_FLOAT32 && mcs == 1) {
+      char* p[3] = {reinterpret_cast<char*>(s), reinterpret_cast<char*>(s), const_cast<char*>(mrow)};
+      kt.op[CT_OP_ADD][CT_DT_FLOAT32](p, end, nullptr);
+    } else {
+      for (int64_t j = 0; j < end; ++j) mbuf[j] = load_f32(mrow + j * mcs * mesize, a.mask_dt);
+      char* p[3] = {reinterpret_cast<char*>(s), reinterpret_cast<char*>(s), reinterpret_cast<char*>(mbuf)};
+      kt.op[CT_OP_ADD][CT_DT_FLOAT32](p, end, nullptr);
+    }
+  }
+  const float m = end > 0 ? rk().max_f32(s, end) : -std::numeric_limits<float>::infinity();
+  if (m == -std::numeric_limits<float>::infinity()) {
+    std::memset(s, 0, (size_t)end * sizeof(float));
+  } else {
+    inv = (float)(1.0 / kt.exp_shift_sum[0](s, s, end, (double)m));
+  }
+  std::memset(s + end, 0, (size_t)(a.S - end) * sizeof(float));  // keys past the causal limit weigh 0
+  if (a.dt == CT_DT_BFLOAT16) rk().encode_bf16(s, reinterpret_cast<uint16_t*>(w), a.S);
+  else if (a.dt == CT_DT_FLOAT16) rk().encode_f16(s, reinterpret_cast<uint16_t*>(w), a.S);
+  return inv;
+}
+
+struct Job {
+  const Attention* a;
+  View q, k, v, m, o;
+  bool has_mask;
+};
+
+// The byte offset of batch entry b in view x.
+int64_t batch_offset(const Attention& a, const View& x, int64_t b) {
+  int64_t off = 0;
+  for (int32_t d = a.out_nd - 3; d >= 0; --d) {
+    const int64_t e = a.batch_shape[d];
+    off += (b % e) * x.bstride[d];
+    b /= e;
+  }
+  return off;
+}
+
+// E = 0 or S = 0: no products to run. Scores are 0 (+ mask); the output is
+// the weighted mean of v, 0 without keys.
+void run_plain(const Job& j, int64_t b, char* ws) {
+  const Attention& a = *j.a;
+  float* s = reinterpret_cast<float*>(ws);
+  const char *vb = j.v.base + batch_offset(a, j.v, b), *mb = j.has_mask ? j.m.base + batch_offset(a, j.m, b) : nullptr;
+  char* ob = const_cast<char*>(j.o.base) + batch_offset(a, j.o, b);
+  for (int64_t i = 0; i < a.L; ++i) {
+    const int64_t end = key_end(a, i);
+    float m = -std::numeric_limits<float>::infinity();
+    for (int64_t jj = 0; jj < end; ++jj) {
+      s[jj] = mb ? load_f32(mb + (i * j.m.rs + jj * j.m.cs) * j.m.esize, a.mask_dt) : 0.0f;
+      m = std::max(m, s[jj]);
+    }
+    for (int64_t c = 0; c < a.Ev; ++c) {
+      double acc = 0, sum = 0;
+      if (m != -std::numeric_limits<float>::infinity())
+        for (int64_t jj = 0; jj < end; ++jj) {
+          const double w = std::exp((double)s[jj] - m);
+          sum += w;
+          acc += w * load_f32(vb + (jj * j.v.rs + c * j.v.cs) * j.v.esize, a.dt);
+        }
+      store_f32(ob + (i * j.o.rs + c * j.o.cs) * j.o.esize, a.dt, sum > 0 ? (float)(acc / sum) : 0.0f);
+    }
+  }
+}
+
+void run_jobs(const Job& j, int64_t first, int64_t last, char* ws) {
+  const Attention& a = *j.a;
+  if (!a.direct) {
+    for (int64_t job = first; job < last; ++job) run_plain(j, job, ws);
+    return;
+  }
+  dnnl::stream strm(eng());
+  char *qbuf = ws + a.off_q, *kbuf = ws + a.off_k, *vbuf = ws + a.off_v, *kp = ws + a.off_kp, *vp = ws + a.off_vp;
+  float* sbuf = reinterpret_cast<float*>(ws + a.off_s);
+  char* pbuf = a.dt == CT_DT_FLOAT32 ? ws + a.off_s : ws + a.off_p;
+  float* obuf = reinterpret_cast<float*>(ws + a.off_o);
+  float* mbuf = reinterpret_cast<float*>(ws + a.off_m);
+  memory mq(a.q_md, eng(), qbuf), mk(a.k_md, eng(), kbuf), mkp(a.kp_md, eng(), kp), ms(a.s_md, eng(), sbuf),
+      mp(a.p_md, eng(), pbuf), mv(a.v_md, eng(), vbuf), mvp(a.vp_md, eng(), vp), mo(a.o_md, eng(), obuf);
+  memory scr;
+  const bool has_scr = a.off_scr != a.per_thread;
+  if (has_scr)
+    scr = memory(memory::desc({(int64_t)(a.per_thread - a.off_scr)}, mdt::u8, memory::format_tag::a), eng(),
+                 ws + a.off_scr);
+  auto with_scr = [&](std::unordered_map<int, memory> args) {
+    if (has_scr) args[DNNL_ARG_SCRATCHPAD] = scr;
+    return args;
+  };
+  const auto args1 = with_scr({{DNNL_ARG_SRC, mq}, {DNNL_ARG_WEIGHTS, mkp}, {DNNL_ARG_DST, ms}});
+  const auto args2 = with_scr({{DNNL_ARG_SRC, mp}, {DNNL_ARG_WEIGHTS, mvp}, {DNNL_ARG_DST, mo}});
+  const auto argsk = with_scr({{DNNL_ARG_FROM, mk}, {DNNL_ARG_TO, mkp}});
+  const auto argsv = with_scr({{DNNL_ARG_FROM, mv}, {DNNL_ARG_TO, mvp}});
+  float inv[128];  // BQ <= 128
+  int64_t packed = -1;
+  for (int64_t job = first; job < last; ++job) {
+    const int64_t b = job / a.nq, q0 = (job % a.nq) * a.BQ, rows = std::min(a.BQ, a.L - q0);
+    if (b != packed) {  // this batch entry's keys and values, packed once per run of jobs
+      gather(kbuf, j.k.base + batch_offset(a, j.k, b), a.S, a.E, j.k.rs, j.k.cs, j.k.esize, a.S);
+      gather(vbuf, j.v.base + batch_offset(a, j.v, b), a.S, a.Ev, j.v.rs, j.v.cs, j.v.esize, a.S);
+      a.pack_k.execute(strm, argsk);
+      a.pack_v.execute(strm, argsv);
+      packed = b;
+    }
+    gather(qbuf, j.q.base + batch_offset(a, j.q, b) + q0 * j.q.rs * j.q.esize, rows, a.E, j.q.rs, j.q.cs, j.q.esize,
+           a.BQ);
+    a.mm1.execute(strm, args1);
+    const char* mb = j.has_mask ? j.m.base + batch_offset(a, j.m, b) : nullptr;
+    for (int64_t i = 0; i < a.BQ; ++i) {
+      float* srow = sbuf + i * a.S;
+      char* prow = pbuf + (size_t)(i * a.S * a.esize);
+      if (i >= rows) {  // the padding rows of a last block: weights 0
+        std::memset(prow, 0, (size_t)(a.S * a.esize));
+        continue;
+      }
+      const int64_t gi = q0 + i;
+      inv[i] = softmax_row(a, srow, prow, mb ? mb + gi * j.m.rs * j.m.esize : nullptr, j.m.cs, j.m.esize,
+                           key_end(a, gi), mbuf);
+    }
+    a.mm2.execute(strm, args2);
+    char* ob = const_cast<char*>(j.o.base) + batch_offset(a, j.o, b) + q0 * j.o.rs * j.o.esize;
+    for (int64_t i = 0; i < rows; ++i) {
+      float* orow = obuf + i * a.Ev;
+      char* dst = ob + i * j.o.rs * j.o.esize;
+      const float r = inv[i];
+      for (int64_t c = 0; c < a.Ev; ++c) orow[c] *= r;
+      if (j.o.cs != 1 && a.Ev > 1) {
+        for (int64_t c = 0; c < a.Ev; ++c) store_f32(dst + c * j.o.cs * j.o.esize, a.dt, orow[c]);
+      } else if (a.dt == CT_DT_FLOAT32) {
+        std::memcpy(dst, orow, (size_t)a.Ev * sizeof(float));
+      } else if (((uintptr_t)dst & 1) == 0) {  // the vector encoders store uint16 lanes
+        if (a.dt == CT_DT_BFLOAT16) rk().encode_bf16(orow, reinterpret_cast<uint16_t*>(dst), a.Ev);
+        else rk().encode_f16(orow, reinterpret_cast<uint16_t*>(dst), a.Ev);
+      } else {
+        for (int64_t c = 0; c < a.Ev; ++c) store_f32(dst + c * j.o.esize, a.dt, orow[c]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// The plan: primitives for one block shape, the workspace split per thread,
+// and a hook that runs the jobs.
+void build_attention(const CTNNCall* c, Plan* p) {
+  auto a = std::make_shared<Attention>();
+  const CTAttentionDesc& d = *static_cast<const CTAttentionDesc*>(c->desc);
+  const CTensor *q = c->t[0], *k = c->t[1], *v = c->t[2], *mask = c->t[3], *out = c->t[4];
+  a->nthreads = p->nthreads > 0 ? p->nthreads : 1;
+  a->dt = c->dt;
+  a->esize = q->dtype.bits / 8;
+  a->mask_dt = mask ? dtype_index(mask->dtype) : -1;
+  a->causal = d.causal;
+  a->out_nd = out->ndim;
+  a->L = q->shape[q->ndim - 2];
+  a->E = q->shape[q->ndim - 1];
+  a->S = k->shape[k->ndim - 2];
+  a->Ev = v->shape[v->ndim - 1];
+  a->scale = (float)(d.scale != 0 ? d.scale : a->E > 0 ? 1.0 / std::sqrt((double)a->E) : 1.0);
+  for (int32_t i = 0; i < out->ndim - 2; ++i) a->nb *= (a->batch_shape[i] = out->shape[i]);
+  a->direct = a->E > 0 && a->S > 0;
+  p->has_prim = false;
+  if (!a->direct) {
+    a->per_thread = align64((size_t)std::max<int64_t>(a->S, 1) * sizeof(float));
+  } else {
+    // BQ: up to 128 queries, with the block's scores within 512 KiB
+    int64_t bq = (512 << 10) / (a->S * 4);
+    bq = std::max<int64_t>(16, std::min<int64_t>(128, bq));
+    a->BQ = std::min(bq, a->L);
+    a->nq = (a->L + a->BQ - 1) / a->BQ;
+    const mdt dd = dnnl_dt(a->dt);
+    const int64_t BQ = a->BQ, S = a->S, E = a->E, Ev = a->Ev;
+    a->q_md = memory::desc({BQ, E}, dd, {E, 1});
+    a->k_md = memory::desc({E, S}, dd, {1, E});  // the dense S x E copy, seen as k^T
+    a->s_md = memory::desc({BQ, S}, mdt::f32, {S, 1});
+    a->p_md = memory::desc({BQ, S}, dd, {S, 1});
+    a->v_md = memory::desc({S, Ev}, dd, {Ev, 1});
+    a->o_md = memory::desc({BQ, Ev}, mdt::f32, {Ev, 1});
+    dnnl::primitive_attr at1 = scratch_attr();
+    at1.set_output_scales(0, {a->scale});
+    const dnnl::matmul::primitive_desc pd1(
+        dnnl::matmul::desc(a->q_md, memory::desc({E, S}, dd, memory::format_tag::any), a->s_md), at1, eng());
+    const dnnl::matmul::primitive_desc pd2(
+        dnnl::matmul::desc(a->p_md, memory::desc({S, Ev}, dd, memory::format_tag::any), a->o_md), scratch_attr(),
+        eng());
+    a->kp_md = pd1.weights_desc();
+    a->vp_md = pd2.weights_desc();
+    const dnnl::reorder::primitive_desc rk(eng(), a->k_md, eng(), a->kp_md, scratch_attr()),
+        rv(eng(), a->v_md, eng(), a->vp_md, scratch_attr());
+    a->mm1 = dnnl::matmul(pd1);
+    a->mm2 = dnnl::matmul(pd2);
+    a->pack_k = dnnl::reorder(rk);
+    a->pack_v = dnnl::reorder(rv);
+    p->primitives += 4;
+    const size_t scr = std::max(std::max(pd1.scratchpad_desc().get_size(), pd2.scratchpad_desc().get_size()),
+                                std::max(rk.scratchpad_desc().get_size(), rv.scratchpad_desc().get_size()));
+    size_t off = 0;
+    auto take = [&](size_t bytes) {
+      const size_t at = off;
+      off += align64(bytes);
+      return at;
+    };
+    a->off_q = take((size_t)(BQ * E * a->esize));
+    a->off_k = take((size_t)(S * E * a->esize));
+    a->off_v = take((size_t)(S * Ev * a->esize));
+    a->off_kp = take(a->kp_md.get_size());
+    a->off_vp = take(a->vp_md.get_size());
+    a->off_s = take((size_t)(BQ * S) * sizeof(float));
+    a->off_p = take(a->dt == CT_DT_FLOAT32 ? 0 : (size_t)(BQ * S * a->esize));
+    a->off_o = take((size_t)(BQ * Ev) * sizeof(float));
+    a->off_m = take((size_t)S * sizeof(float));
+    a->off_scr = off;
+    a->per_thread = off + align64(scr);
+  }
+  p->total = a->per_thread * (size_t)a->nthreads + 64;
+  const bool has_mask = mask != nullptr;
+  p->post.push_back([a, has_mask](const Exec& e) {
+    Job j;
+    j.a = a.get();
+    j.q = view_of(e.t[0], a->out_nd);
+    j.k = view_of(e.t[1], a->out_nd);
+    j.v = view_of(e.t[2], a->out_nd);
+    j.has_mask = has_mask;
+    if (has_mask) j.m = view_of(e.t[3], a->out_nd);
+    j.o = view_of(e.t[4], a->out_nd);
+    const int64_t jobs = a->direct ? a->nb * a->nq : a->nb;
+    const int nt = (int)std::max<int64_t>(1, std::min<int64_t>(a->nthreads, jobs));
+    std::exception_ptr err;
+#pragma omp parallel num_threads(nt)
+    {
+      const int t = omp_get_thread_num(), n = omp_get_num_threads();
+      const int64_t first = jobs * t / n, last = jobs * (t + 1) / n;
+      try {
+        run_jobs(j, first, last, e.base + a->per_thread * (size_t)t);
+      } catch (...) {
+#pragma omp critical(ct_attention_error)
+        if (!err) err = std::current_exception();
+      }
+    }
+    if (err) std::rethrow_exception(err);
+  });
+}
+
+}  // namespace onednn
+}  // namespace cpu
+}  // namespace ct
