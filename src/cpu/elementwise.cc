@@ -569,6 +569,63 @@ template <class T> double ExpShiftSum(const void* xv, void* yv, int64_t n, doubl
   return total + (double)hn::GetLane(hn::SumOfLanes(d, acc));
 }
 
+// ExpShiftSum for float32 x with y rounded to bfloat16 (F16 = false) or
+// float16: the encoders' rounding (simd-inl.h's codecs) on the vector in
+// registers. No prefetch: the callers' rows are in cache.
+template <bool F16> double ExpShiftSumHalf(const float* x, uint16_t* y, int64_t n, double shift) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const hn::RebindToSigned<decltype(d)> di;
+  const hn::Rebind<uint16_t, decltype(d)> d16;
+  const hn::Rebind<hwy::float16_t, decltype(d)> dh;
+  const int64_t N = (int64_t)hn::Lanes(d);
+  const auto sh = hn::Set(d, (float)shift);
+  auto acc = hn::Zero(d);
+  double total = 0;
+  int cnt = 0;
+  const auto store = [&](decltype(acc) e, int64_t i) {
+    if constexpr (F16) {
+      if constexpr (CT_VECTOR_F16) {
+        hn::StoreU(hn::DemoteTo(dh, e), dh, reinterpret_cast<hwy::float16_t*>(y) + i);
+      } else {
+        HWY_ALIGN float buf[hn::MaxLanes(d)];
+        hn::Store(e, d, buf);
+        for (int64_t k = 0; k < N; ++k) y[i + k] = double_to_f16(buf[k]);
+      }
+    } else {
+      const auto u = hn::BitCast(du, e);
+      const auto rounded = hn::ShiftRight<16>(u + hn::Set(du, 0x7fffu) + (hn::ShiftRight<16>(u) & hn::Set(du, 1u)));
+      const auto quiet = hn::ShiftRight<16>(u) | hn::Set(du, 0x40u);
+      const auto bits = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(e)), quiet, rounded);
+      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, bits)), d16, y + i);
+    }
+  };
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), sh));
+    store(e, i);
+    acc = hn::Add(acc, e);
+    if (++cnt == 64) {
+      total += (double)hn::GetLane(hn::SumOfLanes(d, acc));
+      acc = hn::Zero(d);
+      cnt = 0;
+    }
+  }
+  if (i < n) {  // the tail: the same vector code on a padded copy, then its lanes stored one by one
+    HWY_ALIGN float buf[hn::MaxLanes(d)];
+    HWY_ALIGN uint16_t out[hn::MaxLanes(d)];
+    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : (float)shift - 1000.0f;
+    const auto e = ExpNonPositive(d, hn::Sub(hn::Load(d, buf), sh));  // padding gives e^-1000 = 0
+    uint16_t* keep = y;
+    y = out;
+    store(e, 0);
+    y = keep;
+    for (int64_t k = 0; i + k < n; ++k) y[i + k] = out[k];
+    acc = hn::Add(acc, e);
+  }
+  return total + (double)hn::GetLane(hn::SumOfLanes(d, acc));
+}
+
 template <class T> void SoftmaxFinish(const void* xv, void* yv, int64_t n, double a, double b, int log, int stream) {
   const T* x = static_cast<const T*>(xv);
   T* y = static_cast<T*>(yv);
@@ -594,6 +651,8 @@ void FillKernels(KernelTable* t) {
   t->target = hwy::TargetName(HWY_TARGET);
   t->exp_shift_sum[0] = &ExpShiftSum<float>;
   t->exp_shift_sum[1] = &ExpShiftSum<double>;
+  t->exp_shift_sum_half[0] = &ExpShiftSumHalf<false>;
+  t->exp_shift_sum_half[1] = &ExpShiftSumHalf<true>;
   t->softmax_finish[0] = &SoftmaxFinish<float>;
   t->softmax_finish[1] = &SoftmaxFinish<double>;
 

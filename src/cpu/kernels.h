@@ -22,6 +22,10 @@ struct KernelTable {
   // y = e^(x - shift), returns sum(y): [0] float32, [1] float64 (y may be x);
   // shift >= every x (the max), no NaN in x: the callers' lines.
   double (*exp_shift_sum[2])(const void* x, void* y, int64_t n, double shift);
+  // The same e^(x - shift) from float32 x, stored rounded to [0] bfloat16,
+  // [1] float16 (to nearest even); returns the sum of the float32 values
+  // (attention's weights: one pass where exp then encode took two).
+  double (*exp_shift_sum_half[2])(const float* x, uint16_t* y, int64_t n, double shift);
   // softmax's last pass: y = x * a (log = 0) or y = (x + a) + b (log = 1,
   // in that order), [0] float32, [1] float64 (y may be x); stream: write y
   // with streaming stores (a line of an output that will not stay in cache).

@@ -3,19 +3,24 @@
 //
 // Work is split into jobs (batch entry, block of BQ queries); each thread
 // takes a contiguous run of them, so it packs a batch entry's keys and
-// values into the layout the matmul wants (a reorder; AMX/VNNI tiles for
-// bfloat16) once and reuses them for every query block of that entry. Per
-// job, in the thread's slice of the caller's workspace:
-//   s = scale * q_blk @ k^T   (BQ x S, float32: oneDNN's output scale)
+// values into the layout the matmul wants (a reorder; AMX tiles for
+// bfloat16) once and reuses them for every query block of that entry. Keys
+// come in chunks of KC: all of them in one without a causal rule, 128 with
+// one, so that a block of queries runs only the chunks its last query
+// reaches (the causal half of the work is skipped, not masked). Per job, in
+// the thread's slice of the caller's workspace:
+//   s_c = scale * q_blk @ k_c^T  per chunk c (BQ x KC, float32: oneDNN's output scale)
 //   per row: + mask, the causal limit, max, e^(s - max) and its sum (the
-//   library's vector kernels), the weights rounded to the data dtype
-//   o = w @ v                 (BQ x Ev, float32)
+//   library's vector kernels; for 16-bit data the weights are rounded to
+//   the data dtype as they are made)
+//   o = sum_c w_c @ v_c          (BQ x Ev, float32: oneDNN's sum post-op)
 //   out rows = o / sum, rounded once to the data dtype.
-// The scores of a block stay in L2 (BQ is chosen so that BQ x S floats are
-// at most 512 KiB): no (L, S) matrix is ever written to memory, and the
-// softmax's passes read cache. A row whose every key is masked gives 0
-// (PyTorch's rule). Threads: the plan's count, one OpenMP region per call;
-// oneDNN runs single-threaded inside it.
+// The tile of scores is chunk-major (each chunk a dense BQ x KC block, as
+// oneDNN's AMX kernels want; a strided one sends it to a slower gemm) and
+// within 512 KiB (BQ is chosen so): no (L, S) matrix is ever written to
+// memory, and the softmax's passes read L2. A row whose every key is masked
+// gives 0 (PyTorch's rule). Threads: the plan's count, one OpenMP region per
+// call; oneDNN runs single-threaded inside it.
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
@@ -107,10 +112,15 @@ struct Attention {
   int64_t batch_shape[CT_MAX_NDIM] = {0};
   int64_t nb = 1, L = 0, S = 0, E = 0, Ev = 0, BQ = 1, nq = 1;
   int64_t esize = 4;
+  // Keys in nkc chunks of KC (S_pad = nkc * KC, the padding keys zero):
+  // one chunk without a causal rule; KC = 128 with one, so that a block of
+  // queries runs only the chunks its last query reaches.
+  int64_t KC = 0, nkc = 1, S_pad = 0;
   bool direct = false;  // E > 0 and S > 0: the matmul path (else the plain loops below)
-  dnnl::matmul mm1, mm2;
-  dnnl::reorder pack_k, pack_v;
+  dnnl::matmul mm1, mm2, mm2_acc;  // per chunk: scores; values (first chunk), values added (the others)
+  dnnl::reorder pack_k, pack_v;    // one chunk of keys / values into the matmuls' layout
   memory::desc q_md, k_md, kp_md, s_md, p_md, v_md, vp_md, o_md;
+  size_t kp_bytes = 0, vp_bytes = 0;  // one packed chunk
   // per-thread slice of the workspace
   size_t off_q = 0, off_k = 0, off_kp = 0, off_v = 0, off_vp = 0, off_s = 0, off_p = 0, off_o = 0, off_m = 0,
          off_scr = 0, per_thread = 0;
@@ -126,30 +136,46 @@ int64_t key_end(const Attention& a, int64_t i) {
 
 // One row of scores -> weights (in place for float32, else into w of the
 // data dtype); returns 1/sum, 0 for a row with no key left.
-float softmax_row(const Attention& a, float* s, char* w, const char* mrow, int64_t mcs, int64_t mesize, int64_t end,
-                  float* mbuf) {
+// One query's scores -> weights. The scores of chunk c sit at s + c * cs
+// (KC of them; the tile is chunk-major, so that every matmul sees a dense
+// block), the weights likewise at w (float32: in place; else the data
+// dtype). Keys [0, end) count; the weights of the others in the `chunks`
+// chunks run are 0. Returns 1/sum, 0 for a row with no key left.
+float softmax_row(const Attention& a, float* s, char* w, int64_t cs, const char* mrow, int64_t mcs, int64_t mesize,
+                  int64_t end, int64_t chunks, float* mbuf) {
   const KernelTable& kt = kernel_table();
-  float inv = 0;
-  if (end > 0 && mrow) {
-    if (a.mask_dt == CT_DT_FLOAT32 && mcs == 1) {
-      char* p[3] = {reinterpret_cast<char*>(s), reinterpret_cast<char*>(s), const_cast<char*>(mrow)};
-      kt.op[CT_OP_ADD][CT_DT_FLOAT32](p, end, nullptr);
-    } else {
-      for (int64_t j = 0; j < end; ++j) mbuf[j] = load_f32(mrow + j * mcs * mesize, a.mask_dt);
-      char* p[3] = {reinterpret_cast<char*>(s), reinterpret_cast<char*>(s), reinterpret_cast<char*>(mbuf)};
-      kt.op[CT_OP_ADD][CT_DT_FLOAT32](p, end, nullptr);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  auto valid = [&](int64_t c) { return std::max<int64_t>(0, std::min(a.KC, end - c * a.KC)); };
+  float m = ninf;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t n = valid(c);
+    if (n == 0) break;
+    float* seg = s + c * cs;
+    if (mrow) {
+      const char* mseg = mrow + c * a.KC * mcs * mesize;
+      char* p[3] = {reinterpret_cast<char*>(seg), reinterpret_cast<char*>(seg), const_cast<char*>(mseg)};
+      if (!(a.mask_dt == CT_DT_FLOAT32 && mcs == 1)) {
+        for (int64_t j = 0; j < n; ++j) mbuf[j] = load_f32(mseg + j * mcs * mesize, a.mask_dt);
+        p[2] = reinterpret_cast<char*>(mbuf);
+      }
+      kt.op[CT_OP_ADD][CT_DT_FLOAT32](p, n, nullptr);
     }
+    const float mc = rk().max_f32(seg, n);  // NaN-propagating, and so is the running max
+    if (std::isnan(mc) || mc > m || std::isnan(m)) m = std::isnan(m) ? m : mc;
   }
-  const float m = end > 0 ? rk().max_f32(s, end) : -std::numeric_limits<float>::infinity();
-  if (m == -std::numeric_limits<float>::infinity()) {
-    std::memset(s, 0, (size_t)end * sizeof(float));
-  } else {
-    inv = (float)(1.0 / kt.exp_shift_sum[0](s, s, end, (double)m));
+  double sum = 0;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t n = m == ninf ? 0 : valid(c);
+    float* seg = s + c * cs;
+    char* wseg = w + (size_t)(c * cs * a.esize);
+    if (a.dt == CT_DT_FLOAT32) {
+      if (n) sum += kt.exp_shift_sum[0](seg, seg, n, (double)m);
+    } else if (n) {  // e^(s - m) rounded to the data dtype as it is made; the sum of the float32 values
+      sum += kt.exp_shift_sum_half[a.dt == CT_DT_FLOAT16](seg, reinterpret_cast<uint16_t*>(wseg), n, (double)m);
+    }
+    std::memset(wseg + n * a.esize, 0, (size_t)((a.KC - n) * a.esize));  // keys past the limit weigh 0 (+0.0)
   }
-  std::memset(s + end, 0, (size_t)(a.S - end) * sizeof(float));  // keys past the causal limit weigh 0
-  if (a.dt == CT_DT_BFLOAT16) rk().encode_bf16(s, reinterpret_cast<uint16_t*>(w), a.S);
-  else if (a.dt == CT_DT_FLOAT16) rk().encode_f16(s, reinterpret_cast<uint16_t*>(w), a.S);
-  return inv;
+  return m == ninf ? 0.0f : (float)(1.0 / sum);
 }
 
 struct Job {
@@ -208,48 +234,63 @@ void run_jobs(const Job& j, int64_t first, int64_t last, char* ws) {
   char* pbuf = a.dt == CT_DT_FLOAT32 ? ws + a.off_s : ws + a.off_p;
   float* obuf = reinterpret_cast<float*>(ws + a.off_o);
   float* mbuf = reinterpret_cast<float*>(ws + a.off_m);
-  memory mq(a.q_md, eng(), qbuf), mk(a.k_md, eng(), kbuf), mkp(a.kp_md, eng(), kp), ms(a.s_md, eng(), sbuf),
-      mp(a.p_md, eng(), pbuf), mv(a.v_md, eng(), vbuf), mvp(a.vp_md, eng(), vp), mo(a.o_md, eng(), obuf);
   memory scr;
   const bool has_scr = a.off_scr != a.per_thread;
   if (has_scr)
     scr = memory(memory::desc({(int64_t)(a.per_thread - a.off_scr)}, mdt::u8, memory::format_tag::a), eng(),
                  ws + a.off_scr);
-  auto with_scr = [&](std::unordered_map<int, memory> args) {
+  using Args = std::unordered_map<int, memory>;
+  auto with_scr = [&](Args args) {
     if (has_scr) args[DNNL_ARG_SCRATCHPAD] = scr;
     return args;
   };
-  const auto args1 = with_scr({{DNNL_ARG_SRC, mq}, {DNNL_ARG_WEIGHTS, mkp}, {DNNL_ARG_DST, ms}});
-  const auto args2 = with_scr({{DNNL_ARG_SRC, mp}, {DNNL_ARG_WEIGHTS, mvp}, {DNNL_ARG_DST, mo}});
-  const auto argsk = with_scr({{DNNL_ARG_FROM, mk}, {DNNL_ARG_TO, mkp}});
-  const auto argsv = with_scr({{DNNL_ARG_FROM, mv}, {DNNL_ARG_TO, mvp}});
+  // per chunk c: its keys and values (dense, then packed), its columns of the scores and weights
+  const memory mq(a.q_md, eng(), qbuf), mo(a.o_md, eng(), obuf);
+  std::vector<Args> pk, pv, m1, m2;
+  for (int64_t c = 0; c < a.nkc; ++c) {
+    const memory mk(a.k_md, eng(), kbuf + (size_t)(c * a.KC * a.E * a.esize)),
+        mkp(a.kp_md, eng(), kp + (size_t)c * a.kp_bytes),
+        mv(a.v_md, eng(), vbuf + (size_t)(c * a.KC * a.Ev * a.esize)),
+        mvp(a.vp_md, eng(), vp + (size_t)c * a.vp_bytes), ms(a.s_md, eng(), sbuf + c * a.BQ * a.KC),
+        mp(a.p_md, eng(), pbuf + (size_t)(c * a.BQ * a.KC * a.esize));
+    pk.push_back(with_scr({{DNNL_ARG_FROM, mk}, {DNNL_ARG_TO, mkp}}));
+    pv.push_back(with_scr({{DNNL_ARG_FROM, mv}, {DNNL_ARG_TO, mvp}}));
+    m1.push_back(with_scr({{DNNL_ARG_SRC, mq}, {DNNL_ARG_WEIGHTS, mkp}, {DNNL_ARG_DST, ms}}));
+    m2.push_back(with_scr({{DNNL_ARG_SRC, mp}, {DNNL_ARG_WEIGHTS, mvp}, {DNNL_ARG_DST, mo}}));
+  }
   float inv[128];  // BQ <= 128
   int64_t packed = -1;
   for (int64_t job = first; job < last; ++job) {
     const int64_t b = job / a.nq, q0 = (job % a.nq) * a.BQ, rows = std::min(a.BQ, a.L - q0);
     if (b != packed) {  // this batch entry's keys and values, packed once per run of jobs
-      gather(kbuf, j.k.base + batch_offset(a, j.k, b), a.S, a.E, j.k.rs, j.k.cs, j.k.esize, a.S);
-      gather(vbuf, j.v.base + batch_offset(a, j.v, b), a.S, a.Ev, j.v.rs, j.v.cs, j.v.esize, a.S);
-      a.pack_k.execute(strm, argsk);
-      a.pack_v.execute(strm, argsv);
+      gather(kbuf, j.k.base + batch_offset(a, j.k, b), a.S, a.E, j.k.rs, j.k.cs, j.k.esize, a.S_pad);
+      gather(vbuf, j.v.base + batch_offset(a, j.v, b), a.S, a.Ev, j.v.rs, j.v.cs, j.v.esize, a.S_pad);
+      for (int64_t c = 0; c < a.nkc; ++c) {
+        a.pack_k.execute(strm, pk[(size_t)c]);
+        a.pack_v.execute(strm, pv[(size_t)c]);
+      }
       packed = b;
     }
+    // the chunks the block's last query reaches (a row with no key: none, and 0 out)
+    const int64_t reach = key_end(a, q0 + rows - 1), chunks = (reach + a.KC - 1) / a.KC;
     gather(qbuf, j.q.base + batch_offset(a, j.q, b) + q0 * j.q.rs * j.q.esize, rows, a.E, j.q.rs, j.q.cs, j.q.esize,
            a.BQ);
-    a.mm1.execute(strm, args1);
+    for (int64_t c = 0; c < chunks; ++c) a.mm1.execute(strm, m1[(size_t)c]);
     const char* mb = j.has_mask ? j.m.base + batch_offset(a, j.m, b) : nullptr;
+    const int64_t cs = a.BQ * a.KC;  // elements from one chunk of the tile to the next
     for (int64_t i = 0; i < a.BQ; ++i) {
-      float* srow = sbuf + i * a.S;
-      char* prow = pbuf + (size_t)(i * a.S * a.esize);
+      float* srow = sbuf + i * a.KC;
+      char* prow = pbuf + (size_t)(i * a.KC * a.esize);
       if (i >= rows) {  // the padding rows of a last block: weights 0
-        std::memset(prow, 0, (size_t)(a.S * a.esize));
+        for (int64_t c = 0; c < chunks; ++c) std::memset(prow + c * cs * a.esize, 0, (size_t)(a.KC * a.esize));
         continue;
       }
       const int64_t gi = q0 + i;
-      inv[i] = softmax_row(a, srow, prow, mb ? mb + gi * j.m.rs * j.m.esize : nullptr, j.m.cs, j.m.esize,
-                           key_end(a, gi), mbuf);
+      inv[i] = softmax_row(a, srow, prow, cs, mb ? mb + gi * j.m.rs * j.m.esize : nullptr, j.m.cs, j.m.esize,
+                           key_end(a, gi), chunks, mbuf);
     }
-    a.mm2.execute(strm, args2);
+    if (chunks == 0) std::memset(obuf, 0, (size_t)(a.BQ * a.Ev) * sizeof(float));
+    for (int64_t c = 0; c < chunks; ++c) (c ? a.mm2_acc : a.mm2).execute(strm, m2[(size_t)c]);
     char* ob = const_cast<char*>(j.o.base) + batch_offset(a, j.o, b) + q0 * j.o.rs * j.o.esize;
     for (int64_t i = 0; i < rows; ++i) {
       float* orow = obuf + i * a.Ev;
@@ -271,6 +312,17 @@ void run_jobs(const Job& j, int64_t first, int64_t last, char* ws) {
 }
 
 }  // namespace
+
+// oneDNN 2.6 ranks its AVX-512 gemm above the AMX brgemm for small bfloat16
+// products (N = 128 chunks), which is several times slower here: take a
+// brgemm where one exists.
+dnnl::matmul::primitive_desc prefer_brgemm(const dnnl::matmul::desc& d, const dnnl::primitive_attr& attr) {
+  dnnl::matmul::primitive_desc pd(d, attr, eng());
+  do {
+    if (std::strstr(pd.impl_info_str(), "brg")) return pd;
+  } while (pd.next_impl());
+  return dnnl::matmul::primitive_desc(d, attr, eng());
+}
 
 // The plan: primitives for one block shape, the workspace split per thread,
 // and a hook that runs the jobs.
@@ -300,31 +352,41 @@ void build_attention(const CTNNCall* c, Plan* p) {
     bq = std::max<int64_t>(16, std::min<int64_t>(128, bq));
     a->BQ = std::min(bq, a->L);
     a->nq = (a->L + a->BQ - 1) / a->BQ;
+    a->KC = d.causal != CT_CAUSAL_NONE && a->S > 128 ? 128 : a->S;
+    a->nkc = (a->S + a->KC - 1) / a->KC;
+    a->S_pad = a->nkc * a->KC;
     const mdt dd = dnnl_dt(a->dt);
-    const int64_t BQ = a->BQ, S = a->S, E = a->E, Ev = a->Ev;
+    const int64_t BQ = a->BQ, S = a->S_pad, KC = a->KC, E = a->E, Ev = a->Ev;
     a->q_md = memory::desc({BQ, E}, dd, {E, 1});
-    a->k_md = memory::desc({E, S}, dd, {1, E});  // the dense S x E copy, seen as k^T
-    a->s_md = memory::desc({BQ, S}, mdt::f32, {S, 1});
-    a->p_md = memory::desc({BQ, S}, dd, {S, 1});
-    a->v_md = memory::desc({S, Ev}, dd, {Ev, 1});
+    a->k_md = memory::desc({E, KC}, dd, {1, E});  // a chunk of the dense S x E copy, seen as k^T
+    a->s_md = memory::desc({BQ, KC}, mdt::f32, {KC, 1});  // the tile is chunk-major: each chunk dense
+    a->p_md = memory::desc({BQ, KC}, dd, {KC, 1});
+    a->v_md = memory::desc({KC, Ev}, dd, {Ev, 1});
     a->o_md = memory::desc({BQ, Ev}, mdt::f32, {Ev, 1});
-    dnnl::primitive_attr at1 = scratch_attr();
+    dnnl::primitive_attr at1 = scratch_attr(), acc = scratch_attr();
     at1.set_output_scales(0, {a->scale});
-    const dnnl::matmul::primitive_desc pd1(
-        dnnl::matmul::desc(a->q_md, memory::desc({E, S}, dd, memory::format_tag::any), a->s_md), at1, eng());
-    const dnnl::matmul::primitive_desc pd2(
-        dnnl::matmul::desc(a->p_md, memory::desc({S, Ev}, dd, memory::format_tag::any), a->o_md), scratch_attr(),
-        eng());
+    dnnl::post_ops sum;
+    sum.append_sum(1.0f);
+    acc.set_post_ops(sum);
+    const dnnl::matmul::primitive_desc pd1 =
+        prefer_brgemm(dnnl::matmul::desc(a->q_md, memory::desc({E, KC}, dd, memory::format_tag::any), a->s_md), at1);
+    const dnnl::matmul::primitive_desc pd2 = prefer_brgemm(
+        dnnl::matmul::desc(a->p_md, memory::desc({KC, Ev}, dd, memory::format_tag::any), a->o_md), scratch_attr());
     a->kp_md = pd1.weights_desc();
     a->vp_md = pd2.weights_desc();
+    a->kp_bytes = align64(a->kp_md.get_size());
+    a->vp_bytes = align64(a->vp_md.get_size());
+    const dnnl::matmul::primitive_desc pd2a = prefer_brgemm(dnnl::matmul::desc(a->p_md, a->vp_md, a->o_md), acc);
     const dnnl::reorder::primitive_desc rk(eng(), a->k_md, eng(), a->kp_md, scratch_attr()),
         rv(eng(), a->v_md, eng(), a->vp_md, scratch_attr());
     a->mm1 = dnnl::matmul(pd1);
     a->mm2 = dnnl::matmul(pd2);
+    a->mm2_acc = dnnl::matmul(pd2a);
     a->pack_k = dnnl::reorder(rk);
     a->pack_v = dnnl::reorder(rv);
-    p->primitives += 4;
-    const size_t scr = std::max(std::max(pd1.scratchpad_desc().get_size(), pd2.scratchpad_desc().get_size()),
+    p->primitives += 5;
+    const size_t scr = std::max(std::max(std::max(pd1.scratchpad_desc().get_size(), pd2.scratchpad_desc().get_size()),
+                                         pd2a.scratchpad_desc().get_size()),
                                 std::max(rk.scratchpad_desc().get_size(), rv.scratchpad_desc().get_size()));
     size_t off = 0;
     auto take = [&](size_t bytes) {
@@ -335,8 +397,8 @@ void build_attention(const CTNNCall* c, Plan* p) {
     a->off_q = take((size_t)(BQ * E * a->esize));
     a->off_k = take((size_t)(S * E * a->esize));
     a->off_v = take((size_t)(S * Ev * a->esize));
-    a->off_kp = take(a->kp_md.get_size());
-    a->off_vp = take(a->vp_md.get_size());
+    a->off_kp = take(a->kp_bytes * (size_t)a->nkc);
+    a->off_vp = take(a->vp_bytes * (size_t)a->nkc);
     a->off_s = take((size_t)(BQ * S) * sizeof(float));
     a->off_p = take(a->dt == CT_DT_FLOAT32 ? 0 : (size_t)(BQ * S * a->esize));
     a->off_o = take((size_t)(BQ * Ev) * sizeof(float));

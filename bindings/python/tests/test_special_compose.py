@@ -228,6 +228,35 @@ def test_attention_over_several_blocks_of_heads_matches_torch(causal):
                                                                                                   attn_mask=m))
 
 
+@pytest.mark.parametrize("dt", ["float32", "bfloat16"])
+def test_fused_attention_op_matches_torch_and_is_the_one_called(dt):
+    # the registry op itself (ct_scaled_dot_product_attention): on the CPU the Python function is that op; rows whose every key is masked give 0 as torch's CPU kernels do; a float16 call (no oneDNN kernel
+    # here) still answers, through the composition
+    from ctensor import _nn
+    tdt = getattr(torch, dt)
+    g = torch.Generator().manual_seed(21)
+    q, k, v = (torch.randn(2, 3, 130, 16, generator=g).to(tdt), torch.randn(2, 3, 140, 16, generator=g).to(tdt),
+               torch.randn(2, 3, 140, 8, generator=g).to(tdt))
+    tol = dict(rtol=2e-2, atol=2e-2) if dt == "bfloat16" else {}
+    for causal in (False, True):
+        y = ct.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        (direct,) = _nn._run("scaled_dot_product_attention", [q, k, v, None], [True], {"causal": int(causal)})
+        assert torch.equal(torch.from_dlpack(y), torch.from_dlpack(direct))  # the function is the op
+        want = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
+        torch.testing.assert_close(torch.from_dlpack(y).float(), want, **tol)
+    m = torch.rand(130, 140, generator=g) > 0.5
+    m[7] = False  # no key left: 0
+    got = torch.from_dlpack(ct.scaled_dot_product_attention(q, k, v, attn_mask=m)).float()
+    torch.testing.assert_close(got, F.scaled_dot_product_attention(q, k, v, attn_mask=m).float(), **tol)
+    assert bool((got[:, :, 7] == 0).all())
+    fm = torch.randn(3, 1, 140, generator=g).to(tdt)
+    got = torch.from_dlpack(ct.scaled_dot_product_attention(q, k, v, attn_mask=fm)).float()
+    torch.testing.assert_close(got, F.scaled_dot_product_attention(q, k, v, attn_mask=fm).float(), **tol)
+    q16 = q[:, :, :9].to(torch.float16)  # no float16 kernel in oneDNN 2.6: the composition answers
+    torch.testing.assert_close(torch.from_dlpack(ct.scaled_dot_product_attention(q16, q16, q16)).float(),
+                               F.scaled_dot_product_attention(q16, q16, q16).float(), rtol=2e-3, atol=2e-3)
+
+
 @pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32", "float64"])
 def test_frexp_matches_numpy_and_torch_including_edges_and_subnormals(dt):
     tdt = getattr(torch, dt)
