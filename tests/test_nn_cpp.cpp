@@ -1147,6 +1147,7 @@ TEST_CASE("nn: Plan errors are ct::Error with the library's message", "[cpp]") {
   const ct::Pool2dOptions po(2);
   const ct::BatchNormOptions bo;
   const ct::LayerNormOptions lo;
+  const ct::AttentionOptions ao;
   int checked = 0;
 #define CT_TEST_NN_KIND_(ID, op_name, op_kind, op_nparams, summary)                                        \
   {                                                                                                        \
@@ -1155,14 +1156,15 @@ TEST_CASE("nn: Plan errors are ct::Error with the library's message", "[cpp]") {
     REQUIRE(std::string(ct::op_info(op).name) == #op_name);                                                \
     int accepted = 0;                                                                                      \
     std::vector<const ct::TensorView*> none;                                                               \
-    for (int kind = 0; kind < 5; ++kind) {                                                                 \
+    for (int kind = 0; kind < 6; ++kind) {                                                                 \
       const ct::Error err = error_of([&] {                                                                 \
         switch (kind) {                                                                                    \
           case 0: ct::Plan(op, mo, none); break;                                                           \
           case 1: ct::Plan(op, o, none); break;                                                            \
           case 2: ct::Plan(op, po, none); break;                                                           \
           case 3: ct::Plan(op, bo, none); break;                                                           \
-          default: ct::Plan(op, lo, none); break;                                                          \
+          case 4: ct::Plan(op, lo, none); break;                                                           \
+          default: ct::Plan(op, ao, none); break;                                                          \
         }                                                                                                  \
       });                                                                                                  \
       if (ctt::contains(err.what(), "ct::Plan")) {                                                         \

@@ -269,7 +269,7 @@ std::vector<std::string> split_names(const std::string& s) {
 // 1. registry
 // ---------------------------------------------------------------------------
 
-TEST_CASE("nn: the registry describes the 13 NN ops and their tensor arguments", "[nn]") {
+TEST_CASE("nn: the registry describes the 14 NN ops and their tensor arguments", "[nn]") {
   // The tensor arguments of each ct_<op> as the header declares them ("?":
   // documented as NULL-able), and how many are inputs.
   struct Want {
@@ -292,6 +292,7 @@ TEST_CASE("nn: the registry describes the 13 NN ops and their tensor arguments",
       {CT_OP_BATCH_NORM_BACKWARD, "batch_norm_backward", "x,dy,mean,invstd,scale?,dx,dscale?,dshift?", 5},
       {CT_OP_LAYER_NORM, "layer_norm", "x,scale?,shift?,y,mean?,rstd?", 3},
       {CT_OP_LAYER_NORM_BACKWARD, "layer_norm_backward", "x,dy,mean,rstd,scale?,dx,dscale?,dshift?", 5},
+      {CT_OP_SCALED_DOT_PRODUCT_ATTENTION, "scaled_dot_product_attention", "q,k,v,mask?,out", 4},
   };
   REQUIRE(ct_op_count() >= (int32_t)CT_OP_END_);
 
@@ -374,7 +375,7 @@ TEST_CASE("nn: the registry describes the 13 NN ops and their tensor arguments",
       CHECK(contains(msg, std::string(info.name) + " is not defined for " + dtype(d).name));
     }
   }
-  CHECK(nn_ops.size() == 13);
+  CHECK(nn_ops.size() == 14);
   for (const Want& w : want) {
     int32_t found = -1;
     INFO(w.name);

@@ -144,6 +144,7 @@ _NN_NAMES = {
     "batch_norm_backward": ("batch_norm_backward",),
     "layer_norm": ("layer_norm",),
     "layer_norm_backward": ("layer_norm_backward",),
+    "scaled_dot_product_attention": ("scaled_dot_product_attention",),
 }
 _DTYPES = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,  # noqa: F405
            float16, bfloat16, float32, float64,  # noqa: F405

@@ -15,14 +15,15 @@ import numpy as np
 import pytest
 
 import ctensor as ct
+from ctensor import _nn
 from conftest import to_numpy, round_to_bf16
 
 NN_OPS = {"matmul", "conv2d", "conv2d_backward_data", "conv2d_backward_weight", "max_pool2d",
           "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward", "batch_norm", "batch_norm_training",
-          "batch_norm_backward", "layer_norm", "layer_norm_backward"}
+          "batch_norm_backward", "layer_norm", "layer_norm_backward", "scaled_dot_product_attention"}
 NN_PY = {"matmul", "linear", "conv2d", "conv2d_backward_data", "conv2d_backward_weight", "max_pool2d",
          "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward", "batch_norm", "batch_norm_backward",
-         "layer_norm", "layer_norm_backward"}
+         "layer_norm", "layer_norm_backward", "scaled_dot_product_attention"}
 
 
 def _np(t):
@@ -885,6 +886,9 @@ def test_nn_unsupported_dtypes(dtype):
         "batch_norm_backward": lambda: ct.batch_norm_backward(z(2, 3), z(2, 3), f32(3), f32(3)),
         "layer_norm": lambda: ct.layer_norm(z(2, 3), 3),
         "layer_norm_backward": lambda: ct.layer_norm_backward(z(2, 3), z(2, 3), f32(2), f32(2), 3),
+        # the op itself (ct.scaled_dot_product_attention falls back to its float32 composition for float16)
+        "scaled_dot_product_attention": lambda: _nn._run("scaled_dot_product_attention",
+                                                         [z(2, 3), z(2, 3), z(2, 3), None], [True], {}),
     }
     assert set(calls) == NN_OPS | {"linear"}
     for name, call in calls.items():
