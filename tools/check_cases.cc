@@ -563,15 +563,6 @@ Domain domain(const std::string& n, int input, CTDataType dt) {
   return d;
 }
 
-// ---------------------------------------------------------------------------
-// tolerance
-// ---------------------------------------------------------------------------
-//
-// Classes: exactly rounded / few-rounding ops ("simple"), libm-grade
-// transcendentals, and accumulating ops (reductions, along-axis). Float64 and
-// float32 tolerances are tight enough that adding 1.0 to any element of
-// magnitude <= 100 fails: atol + rtol * 101 < 1.
-
 CTAttentionDesc attn_desc(int32_t causal, double scale) {
   CTAttentionDesc d;
   std::memset(&d, 0, sizeof d);
@@ -607,6 +598,15 @@ void attention_cases(std::vector<NNCase>& v) {
   add("(1,2,130,16) S=140 top-left causal", attn_desc(CT_CAUSAL_TOP_LEFT, 0), {1, 2, 130, 16}, {1, 2, 140, 16},
       {1, 2, 140, 16}, {}, -1, {1, 2, 130, 16});
 }
+
+// ---------------------------------------------------------------------------
+// tolerance
+// ---------------------------------------------------------------------------
+//
+// Classes: exactly rounded / few-rounding ops ("simple"), libm-grade
+// transcendentals, and accumulating ops (reductions, along-axis). Float64 and
+// float32 tolerances are tight enough that adding 1.0 to any element of
+// magnitude <= 100 fails: atol + rtol * 101 < 1.
 
 // NN ops (CT_KIND_NN; oneDNN accumulates in float32; bfloat16 pooling backwards
 // accumulate overlapping windows in bfloat16), measured over 200 seeds of
