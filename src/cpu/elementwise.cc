@@ -583,27 +583,27 @@ template <bool F16> double ExpShiftSumHalf(const float* x, uint16_t* y, int64_t 
   auto acc = hn::Zero(d);
   double total = 0;
   int cnt = 0;
-  const auto store = [&](decltype(acc) e, int64_t i) {
+  const auto store = [&](decltype(acc) e, uint16_t* to) {  // N values at `to`
     if constexpr (F16) {
       if constexpr (CT_VECTOR_F16) {
-        hn::StoreU(hn::DemoteTo(dh, e), dh, reinterpret_cast<hwy::float16_t*>(y) + i);
+        hn::StoreU(hn::DemoteTo(dh, e), dh, reinterpret_cast<hwy::float16_t*>(to));
       } else {
         HWY_ALIGN float buf[hn::MaxLanes(d)];
         hn::Store(e, d, buf);
-        for (int64_t k = 0; k < N; ++k) y[i + k] = double_to_f16(buf[k]);
+        for (int64_t k = 0; k < N; ++k) to[k] = double_to_f16(buf[k]);
       }
     } else {
       const auto u = hn::BitCast(du, e);
       const auto rounded = hn::ShiftRight<16>(u + hn::Set(du, 0x7fffu) + (hn::ShiftRight<16>(u) & hn::Set(du, 1u)));
       const auto quiet = hn::ShiftRight<16>(u) | hn::Set(du, 0x40u);
       const auto bits = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(e)), quiet, rounded);
-      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, bits)), d16, y + i);
+      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, bits)), d16, to);
     }
   };
   int64_t i = 0;
   for (; i + N <= n; i += N) {
     const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), sh));
-    store(e, i);
+    store(e, y + i);
     acc = hn::Add(acc, e);
     if (++cnt == 64) {
       total += (double)hn::GetLane(hn::SumOfLanes(d, acc));
@@ -616,10 +616,7 @@ template <bool F16> double ExpShiftSumHalf(const float* x, uint16_t* y, int64_t 
     HWY_ALIGN uint16_t out[hn::MaxLanes(d)];
     for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : (float)shift - 1000.0f;
     const auto e = ExpNonPositive(d, hn::Sub(hn::Load(d, buf), sh));  // padding gives e^-1000 = 0
-    uint16_t* keep = y;
-    y = out;
-    store(e, 0);
-    y = keep;
+    store(e, out);
     for (int64_t k = 0; i + k < n; ++k) y[i + k] = out[k];
     acc = hn::Add(acc, e);
   }

@@ -187,7 +187,7 @@ float softmax_row(const Attention& a, float* s, char* w, int64_t cs, const char*
       kt.op[CT_OP_ADD][CT_DT_FLOAT32](p, n, nullptr);
     }
     const float mc = rk().max_f32(seg, n);  // NaN-propagating, and so is the running max
-    if (std::isnan(mc) || mc > m || std::isnan(m)) m = std::isnan(m) ? m : mc;
+    if (!std::isnan(m) && !(mc <= m)) m = mc;
   }
   double sum = 0;
   for (int64_t c = 0; c < chunks; ++c) {

@@ -66,7 +66,7 @@ bool ref_attention(const Call& c, const Outs& outs, std::string* why) {
         double dot = 0;
         for (int64_t e = 0; e < E; ++e) dot += q->get(qb + i * E + e) * k->get(kb + j * E + e);
         s[(size_t)j] = dot * scale + (m ? mask_at(m, mb, i, j) : 0.0);
-        if (s[(size_t)j] > mx || std::isnan(s[(size_t)j])) mx = std::isnan(mx) ? mx : s[(size_t)j];
+        if (!std::isnan(mx) && !(s[(size_t)j] <= mx)) mx = s[(size_t)j];  // a NaN stays the max
       }
       double sum = 0;
       if (mx != -kInf)
