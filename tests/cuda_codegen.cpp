@@ -92,17 +92,20 @@ int main(int argc, char** argv) {
       }
     }
   // The NN ops' programs (the OpenCL module's kernels, nn_kernels.h), and
-  // the kernels nn_geometry.cc's pool_call and norm_call name.
+  // the kernels nn_geometry.cc's pool_call, norm_call and attention_call name.
   const int32_t nn_dtypes[] = {CT_DT_FLOAT16, CT_DT_BFLOAT16, CT_DT_FLOAT32};
-  const size_t nn_programs = 2 * (sizeof nn_dtypes / sizeof nn_dtypes[0]);
+  const size_t nn_programs = 3 * (sizeof nn_dtypes / sizeof nn_dtypes[0]);
   for (const std::string& arch : archs)
     for (int32_t dt : nn_dtypes) {
       Job p{"", "", arch, {"pool_fwd", "pool_bwd", "pool_ind_check"}};
       p.source = ctgpu::nn_program(&target, dt, ctgpu::pool_kernels(), "pool2d", &p.label);
       Job n{"", "", arch, {"bn_stats", "bn_apply", "bn_bwd_stats", "bn_bwd_dx", "ln_fwd", "ln_bwd_dx", "ln_bwd_params"}};
       n.source = ctgpu::nn_program(&target, dt, ctgpu::norm_kernels(), "norms", &n.label);
+      Job a{"", "", arch, {"attn_fwd"}};
+      a.source = ctgpu::nn_program(&target, dt, ctgpu::attention_kernels(), "attention", &a.label);
       jobs.push_back(p);
       jobs.push_back(n);
+      jobs.push_back(a);
     }
   std::atomic<size_t> next{0};
   std::atomic<int> failed{0};

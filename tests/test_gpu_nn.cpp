@@ -1,6 +1,6 @@
 // Pooling and norms (max/avg pool2d and their backward ops, batch_norm,
 // batch_norm_training, batch_norm_backward, layer_norm, layer_norm_backward)
-// on each GPU module's device against the CPU: NHWC and strided views, ties,
+// and scaled_dot_product_attention on each GPU module's device against the CPU: NHWC and strided views, ties,
 // absent optional tensors, vector tensors that need a copy, empty
 // statistics; the bytes of every output's buffer outside its view must stay
 // as they were. The GPU modules share these kernels (src/gpu/nn_kernels.cc):
@@ -19,8 +19,10 @@ namespace {
 
 typedef std::vector<int64_t> V;
 std::mt19937 rng(7);
-enum Dt { F32, F16, BF16, I64 };
-const char* dt_name(Dt d) { return d == F16 ? "float16" : d == BF16 ? "bfloat16" : d == F32 ? "float32" : "int64"; }
+enum Dt { F32, F16, BF16, I64, BOOL };
+const char* dt_name(Dt d) {
+  return d == F16 ? "float16" : d == BF16 ? "bfloat16" : d == F32 ? "float32" : d == BOOL ? "bool" : "int64";
+}
 float h2f(uint16_t h) {
   const int e = (h >> 10) & 31, m = h & 1023;
   const float v = e == 0 ? std::ldexp((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp((float)(m | 1024), e - 25);
@@ -49,17 +51,19 @@ struct T {
       if (st[d] > 0 && shape[d] > 0) s += (shape[d] - 1) * st[d];
     return s;
   }
-  size_t es() const { return dt == I64 ? 8 : dt == F32 ? 4 : 2; }
+  size_t es() const { return dt == I64 ? 8 : dt == F32 ? 4 : dt == BOOL ? 1 : 2; }
   int64_t pos(int64_t i) const { int64_t p = off; for (int d = (int)shape.size() - 1; d >= 0; --d) { p += (i % shape[d]) * st[d]; i /= shape[d]; } return p; }
   double get(int64_t i) const {
     const unsigned char* b = &buf[(size_t)pos(i) * es()];
     if (dt == I64) { int64_t v; memcpy(&v, b, 8); return (double)v; }
+    if (dt == BOOL) return *b ? 1.0 : 0.0;
     if (dt == F32) { float v; memcpy(&v, b, 4); return v; }
     uint16_t h; memcpy(&h, b, 2); return dt == F16 ? h2f(h) : b2f(h);
   }
   void set(int64_t i, double x) {
     unsigned char* b = &buf[(size_t)pos(i) * es()];
     if (dt == I64) { int64_t v = (int64_t)x; memcpy(b, &v, 8); }
+    else if (dt == BOOL) *b = x != 0;
     else if (dt == F32) { float v = (float)x; memcpy(b, &v, 4); }
     else { uint16_t h = dt == F16 ? f2h((float)x) : f2b((float)x); memcpy(b, &h, 2); }
   }
@@ -67,7 +71,7 @@ struct T {
   T as_f32() const { T t = *this; t.dt = F32; t.buf.assign((size_t)span() * 4, 0xFF); for (int64_t k = 0; k < numel(); ++k) t.set(k, get(k)); return t; }
   CTensor view(CTDevice dev, void* data) const {
     CTensor t; memset(&t, 0, sizeof t); t.data = data; t.device = dev; t.ndim = (int32_t)shape.size();
-    t.dtype = dt == I64 ? CTDataType{CT_INT, 64, 1} : dt == F32 ? CTDataType{CT_FLOAT, 32, 1} : dt == F16 ? CTDataType{CT_FLOAT, 16, 1} : CTDataType{CT_BFLOAT, 16, 1};
+    t.dtype = dt == I64 ? CTDataType{CT_INT, 64, 1} : dt == BOOL ? CTDataType{CT_BOOL, 8, 1} : dt == F32 ? CTDataType{CT_FLOAT, 32, 1} : dt == F16 ? CTDataType{CT_FLOAT, 16, 1} : CTDataType{CT_BFLOAT, 16, 1};
     t.shape = const_cast<int64_t*>(shape.data()); t.strides = const_cast<int64_t*>(st.data()); t.byte_offset = (uint64_t)(off * es()); return t;
   }
 };
@@ -144,10 +148,10 @@ void check(CTDevice cl, const char* name, int32_t op, const void* desc, std::vec
         const double atol = got.dt == F16 ? 1e-4 : got.dt == BF16 ? 1e-3 : 1e-6;
         const double tol = got.dt == F16 ? 1e-3 : got.dt == BF16 ? 8e-3 : 2e-5;
         double e = std::fabs(a - b) / (atol + std::fabs(b));
-        if (got.dt == I64 ? a != b : !(e <= tol)) {
+        if (got.dt == I64 || got.dt == BOOL ? a != b : !(e <= tol)) {
           if (bad++ < 5) FAIL_CHECK("tensor " << i << " (" << dt_name(got.dt) << ") element " << k << ": device " << a << ", CPU " << b);
         }
-        if (e > worst && got.dt != I64) worst = e;
+        if (e > worst && got.dt != I64 && got.dt != BOOL) worst = e;
       }
       // bytes outside the view untouched (compare with the CPU's buffer, whose padding the CPU leaves)
       std::vector<char> in(got.buf.size() / got.es(), 0); for (int64_t k = 0; k < got.numel(); ++k) in[got.pos(k)] = 1;
@@ -293,6 +297,47 @@ void pool_and_norm_cases(CTDevice dev, Dt d) {
   check(dev, "layer_norm over 0 elements (D = 0)", CT_OP_LAYER_NORM, &l1, {make({2, 3, 0}, {}, 0, d), absent(), absent(), make({2, 3, 0}, {}, 0, d), make({2, 3}), make({2, 3})}, 3);
   }
 
+
+// scaled_dot_product_attention (attn_fwd): data tensors of dtype d, masks
+// bool, d or float32; values in [0.5, 1.5] so that every output is a
+// weighted mean away from 0 (relative tolerances), rows with no key left 0.
+void attention_cases(CTDevice dev, Dt d) {
+  INFO("data " << dt_name(d));
+  rng.seed(11);
+  auto desc = [](int32_t causal, double scale) {
+    CTAttentionDesc a;
+    memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
+    a.causal = causal;
+    a.scale = scale;
+    return a;
+  };
+  const CTAttentionDesc plain = desc(0, 0), top = desc(CT_CAUSAL_TOP_LEFT, 0), bottom = desc(CT_CAUSAL_BOTTOM_RIGHT, 0),
+                        scaled = desc(0, 0.3);
+  // q (2,3,9,16) stored transposed in its last two dims; out padded rows; 40 output columns (two blocks of 32)
+  T q = rnd({2, 3, 9, 16}, {3 * 9 * 16, 9 * 16, 1, 9}, 0, -1, 1, d);
+  T k = rnd({2, 3, 11, 16}, {}, 0, -1, 1, d), v = rnd({2, 3, 11, 40}, {}, 0, 0.5, 1.5, d);
+  check(dev, "attention (q transposed, out padded, Ev 40)", CT_OP_SCALED_DOT_PRODUCT_ATTENTION, &plain,
+        {q, k, v, absent(), make({2, 3, 9, 40}, {3 * 9 * 41, 9 * 41, 41, 1}, 2, d)}, 4);
+  check(dev, "attention (scale 0.3)", CT_OP_SCALED_DOT_PRODUCT_ATTENTION, &scaled, {q, k, v, absent(), make({2, 3, 9, 40}, {}, 0, d)}, 4);
+  // batch dims that broadcast, both causal rules
+  T qb = rnd({2, 1, 9, 8}, {}, 0, -1, 1, d), kb = rnd({1, 3, 11, 8}, {}, 0, -1, 1, d), vb = rnd({1, 3, 11, 8}, {}, 0, 0.5, 1.5, d);
+  check(dev, "attention (batch (2,1) x (1,3), top-left causal)", CT_OP_SCALED_DOT_PRODUCT_ATTENTION, &top, {qb, kb, vb, absent(), make({2, 3, 9, 8}, {}, 0, d)}, 4);
+  // a bool mask (9,11) with rows whose every key is masked (one by the mask, one by the mask and the rule)
+  T mb = make({9, 11}, {}, 0, BOOL);
+  for (int64_t i = 0; i < mb.numel(); ++i) mb.set(i, (rng() & 1) != 0);
+  for (int64_t j = 0; j < 11; ++j) mb.set(4 * 11 + j, 0.0);
+  check(dev, "attention (bool mask, a row with no key, bottom-right causal)", CT_OP_SCALED_DOT_PRODUCT_ATTENTION, &bottom, {qb, kb, vb, mb, make({2, 3, 9, 8}, {}, 0, d)}, 4);
+  // additive masks: float32 (3,1,11) with -inf entries, and one of the data dtype (11,)
+  T mf = rnd({3, 1, 11}, {}, 0, -2, 2, F32);
+  mf.set(5, -INFINITY);
+  check(dev, "attention (float32 mask (3,1,11))", CT_OP_SCALED_DOT_PRODUCT_ATTENTION, &plain, {qb, kb, vb, mf, make({2, 3, 9, 8}, {}, 0, d)}, 4);
+  check(dev, "attention (data-dtype mask (11,), strided)", CT_OP_SCALED_DOT_PRODUCT_ATTENTION, &plain, {qb, kb, vb, rnd({11}, {2}, 1, -2, 2, d), make({2, 3, 9, 8}, {}, 0, d)}, 4);
+  // no keys: zeros; no query features (E = 0): the mean of v over the keys each row keeps
+  check(dev, "attention (S = 0)", CT_OP_SCALED_DOT_PRODUCT_ATTENTION, &plain, {rnd({2, 4, 8}, {}, 0, -1, 1, d), make({2, 0, 8}, {}, 0, d), make({2, 0, 5}, {}, 0, d), absent(), make({2, 4, 5}, {}, 0, d)}, 4);
+  check(dev, "attention (E = 0, top-left causal)", CT_OP_SCALED_DOT_PRODUCT_ATTENTION, &top, {make({2, 4, 0}, {}, 0, d), make({2, 3, 0}, {}, 0, d), rnd({2, 3, 5}, {}, 0, 0.5, 1.5, d), absent(), make({2, 4, 5}, {}, 0, d)}, 4);
+}
+
 }  // namespace
 
 TEST_CASE("opencl: pooling and norms (float32, float16, bfloat16) agree with the CPU on every layout, outputs' other bytes untouched", "[opencl]") {
@@ -325,4 +370,20 @@ TEST_CASE("cuda: max_pool2d_backward's bad indices are reported by the next ct_s
     return;
   }
   bad_pool_index_case({CT_CUDA, 0}, "cuda:0");
+}
+
+TEST_CASE("opencl: scaled_dot_product_attention (float32, float16, bfloat16) agrees with the CPU: views, broadcast batches, masks, causal rules, empty extents", "[opencl]") {
+  if (!has_device({CT_OPENCL, 0})) {
+    WARN("no OpenCL device: checked nothing");
+    return;
+  }
+  for (Dt d : {F32, F16, BF16}) attention_cases({CT_OPENCL, 0}, d);
+}
+
+TEST_CASE("cuda: scaled_dot_product_attention (float32, float16, bfloat16) agrees with the CPU: views, broadcast batches, masks, causal rules, empty extents", "[cuda]") {
+  if (!has_device({CT_CUDA, 0})) {
+    WARN("no CUDA device: checked nothing");
+    return;
+  }
+  for (Dt d : {F32, F16, BF16}) attention_cases({CT_CUDA, 0}, d);
 }

@@ -1,9 +1,10 @@
 // nn.cc — NN ops on CUDA: the NN slots (nn_why, the plans' dispatch by op,
 // nn_shutdown) and matmul. matmul runs through cuBLASLt; conv2d and its
 // backward ops through cuDNN (nn_conv.cc); max_pool2d, avg_pool2d, their
-// backward ops, batch_norm (inference, training, backward) and layer_norm
-// (forward, backward) through the OpenCL module's own kernels in the CUDA
-// dialect (nn_pool.cc, nn_norm.cc; src/gpu/nn_kernels.cc), float32.
+// backward ops, batch_norm (inference, training, backward), layer_norm
+// (forward, backward) and scaled_dot_product_attention through the OpenCL
+// module's own kernels in the CUDA dialect (nn_pool.cc, nn_norm.cc,
+// nn_attention.cc; src/gpu/nn_kernels.cc), float16, bfloat16 and float32.
 //
 // matmul, out[.., M, N] = act(a[.., M, K] @ b[.., K, N] + bias), as the CPU
 // and OpenCL backends define it (core does K = 0 and empty outputs itself):
@@ -61,7 +62,7 @@ namespace ctcu {
 
 const char* nn_why(int32_t op, int32_t dt, std::string* buf) {
   if (is_conv(op)) return conv_why(op, dt, buf);
-  if (is_pool(op) || is_norm(op)) return pool_norm_why(dt);
+  if (is_pool(op) || is_norm(op) || is_attention(op)) return pool_norm_why(dt);
   if (op != CT_OP_MATMUL) return "the CUDA module has no kernel for this NN op (plugin ops included)";
 #ifdef CT_HAVE_CUBLASLT
   switch (dt) {
@@ -662,6 +663,7 @@ CTStatus cu_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_
   if (is_conv(call->op)) return conv_plan_create(call, plan, workspace_bytes, primitives);
   if (is_pool(call->op)) return pool_plan_create(call, plan, workspace_bytes, primitives);
   if (is_norm(call->op)) return norm_plan_create(call, plan, workspace_bytes, primitives);
+  if (is_attention(call->op)) return attention_plan_create(call, plan, workspace_bytes, primitives);
 #ifdef CT_HAVE_CUBLASLT
   if (call->op == CT_OP_MATMUL) return matmul_plan_create(call, plan, workspace_bytes, primitives);
 #endif
@@ -673,6 +675,7 @@ CTStatus cu_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, s
   if (is_conv(p->op)) return conv_plan_execute(p, call, workspace, workspace_bytes);
   if (is_pool(p->op)) return pool_plan_execute(p, call);
   if (is_norm(p->op)) return norm_plan_execute(p, call, workspace, workspace_bytes);
+  if (is_attention(p->op)) return attention_plan_execute(p, call);
 #ifdef CT_HAVE_CUBLASLT
   if (p->op == CT_OP_MATMUL) return matmul_plan_execute(p, call, workspace, workspace_bytes);
 #endif

@@ -83,7 +83,7 @@ void conv_shutdown();
 // with the host geometry both modules share (src/gpu/nn_geometry.h: is_pool,
 // is_norm, pool_call, norm_call).
 
-// nullptr when the module runs pooling and norms for data dtype dt (float32), else why not.
+// nullptr when the module runs pooling, norms and attention for data dtype dt, else why not.
 const char* pool_norm_why(int32_t dt);
 // The start of a pooling or norm plan: the dtype refused as pool_norm_why
 // says, the call's device (*device_id), and the program of the shared NN
@@ -95,6 +95,9 @@ CTStatus pool_plan_create(const CTNNCall* call, void** plan, size_t* workspace_b
 CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call);
 CTStatus norm_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace, size_t workspace_bytes);
+// scaled_dot_product_attention (nn_attention.cc): the shared attn_fwd kernel.
+CTStatus attention_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
+CTStatus attention_plan_execute(const NNPlan* plan, const CTNNCall* call);
 
 // The device's sticky error flag (nn_pool.cc): one int, 0 while no kernel has
 // found bad input it could not report when its op returned (the indices of

@@ -27,7 +27,7 @@ namespace ctcu {
 
 const char* pool_norm_why(int32_t dt) {
   if (dt == CT_DT_FLOAT32 || dt == CT_DT_FLOAT16 || dt == CT_DT_BFLOAT16) return nullptr;
-  return "pooling, batch_norm and layer_norm on CUDA run float16, bfloat16 and float32";
+  return "pooling, batch_norm, layer_norm and attention on CUDA run float16, bfloat16 and float32";
 }
 
 CTStatus pool_norm_program(const CTNNCall* call, const char* body, const char* what, int32_t* device_id,

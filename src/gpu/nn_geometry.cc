@@ -1,9 +1,10 @@
 // nn_geometry.cc — a pooling or norm call as the kernels of nn_kernels.cc
-// run it (nn_geometry.h), for both GPU modules.
+// run it (nn_geometry.h), for both GPU modules; an attention call too.
 #include "nn_geometry.h"
 
 #include <ctensor/ctensor_nn.h>
 
+#include <cmath>
 #include <cstring>
 #include <initializer_list>
 
@@ -170,6 +171,39 @@ void norm_call(const CTNNCall* call, NormCall* n) {
     const NormSlot& s = n->slot[k];
     g.vs[k] = s.t && s.t->ndim == 1 && !s.copy ? stride_of(s.t, 0) : 1;
   }
+}
+
+void attention_call(const CTNNCall* call, AttnCall* a) {
+  *a = AttnCall();
+  const CTensor* const* t = call->t;  // q, k, v, mask?, out
+  a->q = t[0], a->k = t[1], a->v = t[2], a->mask = t[3], a->out = t[4];
+  const CTAttentionDesc* desc = static_cast<const CTAttentionDesc*>(call->desc);
+  AttnGeo& g = a->g;
+  std::memset(&g, 0, sizeof g);
+  const CTensor* out = a->out;
+  g.nb = out->ndim - 2;
+  g.B = 1;
+  for (int32_t d = 0; d < g.nb; ++d) g.B *= (g.bs[d] = out->shape[d]);
+  g.L = out->shape[g.nb];
+  g.Ev = out->shape[g.nb + 1];
+  g.S = a->k->shape[a->k->ndim - 2];
+  g.E = a->k->shape[a->k->ndim - 1];
+  // Strides on out's dims, the tensor right-aligned to them (a missing or size-1 dim: 0).
+  const CTensor* ts[5] = {a->q, a->k, a->v, a->mask, out};
+  for (int i = 0; i < 5; ++i) {
+    if (!ts[i]) continue;
+    for (int32_t d = 0; d < out->ndim; ++d) {
+      const int32_t td = d - (out->ndim - ts[i]->ndim);
+      g.st[i][d] = td < 0 || ts[i]->shape[td] == 1 ? 0 : stride_of(ts[i], td);
+    }
+  }
+  g.causal = desc ? desc->causal : 0;
+  g.scale = (float)(desc && desc->scale != 0 ? desc->scale : g.E > 0 ? 1.0 / std::sqrt((double)g.E) : 1.0);
+  if (a->mask) {
+    const int32_t mdt = ct_dtype_index(a->mask->dtype);
+    g.mkind = mdt == CT_DT_BOOL ? 1 : mdt == CT_DT_FLOAT32 ? 3 : 2;  // validated: bool, float32 or the data dtype
+  }
+  a->items = g.B * g.L * ((g.Ev + 31) / 32);
 }
 
 }  // namespace ctgpu

@@ -1,5 +1,5 @@
 // nn_geometry.h — the host side of the NN kernels of nn_kernels.h (pooling,
-// batch norm, layer norm), the same for both GPU modules: from a call, the
+// batch norm, layer norm, attention), the same for both GPU modules: from a call, the
 // kernels' geometry structs and which tensor each kernel argument is, which
 // kernels run in which order over how many work-items. A module only binds
 // its buffers (cl_mem or device addresses), its temporaries and its error
@@ -17,6 +17,7 @@ inline bool is_norm(int32_t op) {
   return op == CT_OP_BATCH_NORM || op == CT_OP_BATCH_NORM_TRAINING || op == CT_OP_BATCH_NORM_BACKWARD ||
          op == CT_OP_LAYER_NORM || op == CT_OP_LAYER_NORM_BACKWARD;
 }
+inline bool is_attention(int32_t op) { return op == CT_OP_SCALED_DOT_PRODUCT_ATTENTION; }
 inline bool is_pool(int32_t op) {
   return op == CT_OP_MAX_POOL2D || op == CT_OP_MAX_POOL2D_BACKWARD || op == CT_OP_AVG_POOL2D ||
          op == CT_OP_AVG_POOL2D_BACKWARD;
@@ -100,6 +101,27 @@ struct NormCall {
   int64_t scratch_floats = 0;    // floats of the scratch buffer the slots with scratch >= 0 share; 0: none
 };
 void norm_call(const CTNNCall* call, NormCall* n);
+
+// ---- scaled_dot_product_attention ------------------------------------------------
+
+// Host mirror of attention_kernels()' AttnGeo (same layout).
+struct AttnGeo {
+  int64_t bs[14];     // out's batch dims
+  int64_t st[5][16];  // element strides of q, k, v, mask, out on out's batch dims, then their own last two (0: broadcast)
+  int64_t B, L, S, E, Ev;
+  int32_t nb, causal, mkind;  // mkind: 0 no mask, 1 bool, 2 the data dtype, 3 float32
+  float scale;
+};
+
+// An attention call as attn_fwd runs it. Arguments, each buffer followed by
+// its byte offset (ulong): attn_fwd(out, q, k, v, mask, g); an absent mask
+// is any buffer (q's) at offset 0: the kernel does not touch it.
+struct AttnCall {
+  const CTensor *q = nullptr, *k = nullptr, *v = nullptr, *mask = nullptr, *out = nullptr;
+  int64_t items = 0;  // work-items; 0: nothing to run
+  AttnGeo g;
+};
+void attention_call(const CTNNCall* call, AttnCall* a);
 
 }  // namespace ctgpu
 

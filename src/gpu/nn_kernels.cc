@@ -1,4 +1,4 @@
-// nn_kernels.cc — the pooling and norm kernels both GPU modules run (see
+// nn_kernels.cc — the pooling, norm and attention kernels both GPU modules run (see
 // nn_kernels.h): OpenCL C, compiled as such by the OpenCL module and through
 // the CUDA dialect's prelude (source.cc's kCudaCompat: __kernel, __global,
 // get_global_id, INFINITY, NAN, atomic_xchg, CT_INL) by the CUDA module. Only
@@ -270,9 +270,85 @@ __kernel void ln_bwd_params(__global const DS* x, ulong xo, __global const DS* d
 }
 )CL";
 
+
+// scaled_dot_product_attention, forward: DS q, k, v and out; the mask bool
+// (uchar), DS or float32 (AttnGeo.mkind); scores, softmax and the weighted sum
+// in float. One work-item per (batch entry, query row, block of AB output
+// columns) makes two passes over the keys its row keeps (all, or the causal
+// rule's prefix): the max of the scores, then e^(s - max), its sum and the
+// weighted values, recomputing the scores: no (L, S) matrix, no workspace.
+// A NaN score makes its row NaN; a row with no key left (every score -inf)
+// gives 0, as the CPU and PyTorch. Any strides; batch dims broadcast (stride
+// 0). Every sum in key order: deterministic.
+const char kAttn[] = R"CL(
+#define AB 32
+typedef struct {
+  long bs[14];       /* out's batch dims */
+  long st[5][16];    /* element strides of q, k, v, mask, out on out's batch dims, then on their own last two; 0: broadcast */
+  long B, L, S, E, Ev;
+  int nb, causal, mkind;  /* causal: 0 none, 1 top-left, 2 bottom-right; mkind: 0 no mask, 1 bool, 2 DS, 3 float32 */
+  float scale;
+} AttnGeo;
+CT_INL float attn_score(const AttnGeo* g, __global const DS* pq, __global const DS* pk, __global const uchar* pm, long i,
+                        long j) {
+  const int r = g->nb, c = g->nb + 1;
+  float dot = 0.0f;
+  for (long e = 0; e < g->E; ++e) dot += ld(pq, i * g->st[0][r] + e * g->st[0][c]) * ld(pk, j * g->st[1][r] + e * g->st[1][c]);
+  float s = dot * g->scale;
+  if (g->mkind) {
+    const long o = i * g->st[3][r] + j * g->st[3][c];
+    if (g->mkind == 1) s += pm[o] ? 0.0f : -INFINITY;
+    else if (g->mkind == 2) s += ld((__global const DS*)pm, o);
+    else s += ((__global const float*)pm)[o];
+  }
+  return s;
+}
+__kernel void attn_fwd(__global DS* out, ulong oo, __global const DS* q, ulong qo, __global const DS* k, ulong ko,
+                       __global const DS* v, ulong vo, __global const uchar* m, ulong mo, AttnGeo g) {
+  const long nblk = (g.Ev + AB - 1) / AB, id = get_global_id(0);
+  if (id >= g.B * g.L * nblk) return;
+  const long blk = id % nblk, i = (id / nblk) % g.L;
+  long b = id / nblk / g.L, off[5] = {0, 0, 0, 0, 0};
+  for (int d = g.nb - 1; d >= 0; --d) {
+    const long c = b % g.bs[d];
+    b /= g.bs[d];
+    for (int t = 0; t < 5; ++t) off[t] += c * g.st[t][d];
+  }
+  __global const DS* pq = (__global const DS*)((__global const char*)q + qo) + off[0];
+  __global const DS* pk = (__global const DS*)((__global const char*)k + ko) + off[1];
+  __global const DS* pv = (__global const DS*)((__global const char*)v + vo) + off[2];
+  const long msize = g.mkind == 1 ? 1 : g.mkind == 2 ? (long)sizeof(DS) : 4;
+  __global const uchar* pm = (__global const uchar*)m + mo + off[3] * msize;
+  __global DS* po = (__global DS*)((__global char*)out + oo) + off[4];
+  long end = g.S;  /* the keys row i keeps: [0, end) */
+  if (g.causal == 1) end = i + 1 < g.S ? i + 1 : g.S;
+  if (g.causal == 2) { end = i + g.S - g.L + 1; end = end < 0 ? 0 : end > g.S ? g.S : end; }
+  float mx = -INFINITY;
+  for (long j = 0; j < end; ++j) {
+    const float s = attn_score(&g, pq, pk, pm, i, j);
+    if (!isnan(mx) && !(s <= mx)) mx = s;  /* a NaN stays the max */
+  }
+  const long c0 = blk * AB, nc = g.Ev - c0 < AB ? g.Ev - c0 : AB;
+  const int r = g.nb, c = g.nb + 1;
+  float acc[AB];
+  for (int t = 0; t < AB; ++t) acc[t] = 0.0f;
+  float sum = 0.0f;
+  if (mx != -INFINITY)
+    for (long j = 0; j < end; ++j) {
+      const float p = exp(attn_score(&g, pq, pk, pm, i, j) - mx);
+      sum += p;
+      for (int t = 0; t < AB; ++t)
+        if (t < nc) acc[t] += p * ld(pv, j * g.st[2][r] + (c0 + t) * g.st[2][c]);
+    }
+  for (int t = 0; t < AB; ++t)
+    if (t < nc) st(po, i * g.st[4][r] + (c0 + t) * g.st[4][c], mx == -INFINITY ? 0.0f : acc[t] / sum);
+}
+)CL";
+
 }  // namespace
 
 const char* pool_kernels() { return kPool; }
 const char* norm_kernels() { return kNorm; }
+const char* attention_kernels() { return kAttn; }
 
 }  // namespace ctgpu

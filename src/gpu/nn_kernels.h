@@ -1,7 +1,8 @@
 // nn_kernels.h — the device code of the NN ops both GPU modules run with
 // their own kernels: max_pool2d, avg_pool2d and their backward ops
 // (pool_kernels), batch_norm (inference, training, backward) and layer_norm
-// (forward, backward) (norm_kernels): float16, bfloat16 or float32 data
+// (forward, backward) (norm_kernels), scaled_dot_product_attention
+// (attention_kernels): float16, bfloat16 or float32 data
 // (the program's DS, read by ld and written by st: nn_program) with float32
 // statistics and parameters.
 // Written once in the OpenCL C both dialects share (the text that follows
@@ -27,6 +28,11 @@ const char* pool_kernels();
 //  bn_stats, bn_apply, bn_bwd_stats, bn_bwd_dx, ln_fwd, ln_bwd_dx, ln_bwd_params.
 // Statistics accumulate in AF (double where the device has it).
 const char* norm_kernels();
+
+// Kernel (arguments: (buffer, byte offset) pairs of out, q, k, v, mask, then AttnGeo):
+//  attn_fwd   one work-item per (batch entry, query row, block of 32 output columns)
+// (AttnCall in nn_geometry.h: the work-items, the geometry, an absent mask).
+const char* attention_kernels();
 
 }  // namespace ctgpu
 

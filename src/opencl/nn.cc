@@ -31,14 +31,16 @@ bool nn_supported(int32_t op, int32_t dt, std::string* why) {
     case CT_OP_BATCH_NORM_TRAINING:
     case CT_OP_BATCH_NORM_BACKWARD:
     case CT_OP_LAYER_NORM:
-    case CT_OP_LAYER_NORM_BACKWARD: break;
+    case CT_OP_LAYER_NORM_BACKWARD:
+    case CT_OP_SCALED_DOT_PRODUCT_ATTENTION: break;
     default:
       *why = "the OpenCL backend has no kernel for this NN op (plugin ops included)";
       return false;
   }
-  const bool own_kernels = ctgpu::is_pool(op) || ctgpu::is_norm(op);  // float16 and bfloat16 data too
+  // float16 and bfloat16 data too
+  const bool own_kernels = ctgpu::is_pool(op) || ctgpu::is_norm(op) || ctgpu::is_attention(op);
   if (dt != CT_DT_FLOAT32 && !(own_kernels && (dt == CT_DT_FLOAT16 || dt == CT_DT_BFLOAT16))) {
-    *why = own_kernels ? "pooling and norms on OpenCL run float16, bfloat16 and float32"
+    *why = own_kernels ? "pooling, norms and attention on OpenCL run float16, bfloat16 and float32"
                        : "matmul and conv2d on OpenCL run float32 (CLBlast's half GEMM needs cl_khr_fp16; "
                          "bfloat16 has none)";
     return false;
@@ -307,7 +309,7 @@ CTStatus matmul_plan_execute(const NNPlan* plan_ptr, const CTNNCall* call, void*
 
 CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   if (call->op == CT_OP_MATMUL) return matmul_plan_create(call, plan, workspace_bytes, primitives);
-  if (is_pool(call->op) || is_norm(call->op)) {  // nothing to keep between calls: the op and the device
+  if (is_pool(call->op) || is_norm(call->op) || is_attention(call->op)) {  // nothing to keep: the op and the device
     auto p = std::make_unique<NNPlan>();
     p->op = call->op;
     p->device_id = call->t[0]->device.device_id;
@@ -324,6 +326,7 @@ CTStatus cl_nn_plan_execute(void* plan, const CTNNCall* call, void* workspace, s
   if (p->op == CT_OP_MATMUL) return matmul_plan_execute(p, call, workspace);
   if (is_pool(p->op)) return pool_plan_execute(p, call);
   if (is_norm(p->op)) return norm_plan_execute(p, call);
+  if (is_attention(p->op)) return attention_plan_execute(p, call);
   return conv_plan_execute(p, call, workspace);
 }
 

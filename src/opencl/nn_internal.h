@@ -1,6 +1,7 @@
 // nn_internal.h — what the OpenCL NN plans share (nn.cc: matmul and the
-// dispatch; nn_conv.cc: conv2d and its backward ops; nn_pool.cc, nn_norm.cc:
-// pooling and norms through the kernels shared with CUDA, src/gpu/nn_kernels.h).
+// dispatch; nn_conv.cc: conv2d and its backward ops; nn_pool.cc, nn_norm.cc,
+// nn_attention.cc: pooling, norms and attention through the kernels shared
+// with CUDA, src/gpu/nn_kernels.h).
 #ifndef CTENSOR_SRC_OPENCL_NN_INTERNAL_H_
 #define CTENSOR_SRC_OPENCL_NN_INTERNAL_H_
 
@@ -36,7 +37,8 @@ CTStatus conv_plan_create(const CTNNCall* call, void** plan, size_t* workspace_b
 CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace);
 CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call);
 CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call);
-// (is_pool and is_norm: src/gpu/nn_geometry.h, with the shared host side of their kernels)
+CTStatus attention_plan_execute(const NNPlan* plan, const CTNNCall* call);
+// (is_pool, is_norm and is_attention: src/gpu/nn_geometry.h, with the shared host side of their kernels)
 
 }  // namespace ctcl
 

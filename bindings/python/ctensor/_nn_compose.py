@@ -252,8 +252,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     (True: attend) or an additive float mask broadcasting to (..., L, S); is_causal masks key j > query i. With
     enable_gqa, key and value may have fewer heads (dim -3) than query, each shared by H_q / H_kv query heads.
     Dropout needs random numbers, which ctensor does not draw: dropout_p must be 0. Where the device runs the fused
-    op (ct_scaled_dot_product_attention: the CPU, float32 and bfloat16 where oneDNN has it) the call is that op;
-    elsewhere (the GPU modules, float16, grouped-query heads) a composition by
+    op (ct_scaled_dot_product_attention: the CPU, float32 and bfloat16 where oneDNN has it; OpenCL and CUDA,
+    float16 too) the call is that op; elsewhere (float16 on the CPU, grouped-query heads) a composition by
     blocks of heads (two matmuls and an in-place softmax over each block's scores, a few MiB that stay in cache).
     Its gradients: scaled_dot_product_attention_backward."""
     if dropout_p != 0.0:

@@ -161,3 +161,54 @@ def test_views_of_more_dims_than_the_kernels_walk():
         with pytest.raises(NotImplementedError, match="walk at most 8 dims"):
             call()
     assert (host(out) == 7).all()
+
+
+def _attention_np(q, k, v, mask=None, causal=False):
+    """scaled_dot_product_attention in float64: a row with no key left gives 0."""
+    q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        s = s + (np.where(mask, 0.0, -np.inf) if mask.dtype == bool else mask.astype(np.float64))
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    mx = s.max(axis=-1, keepdims=True)
+    w = np.exp(s - np.where(np.isfinite(mx), mx, 0.0))
+    den = w.sum(axis=-1, keepdims=True)
+    return np.where(den > 0, (w @ v) / np.where(den > 0, den, 1.0), 0.0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_attention_runs_on_the_device_and_matches(rng, dtype):
+    # the fused op itself on OpenCL (the kernel both GPU modules run): causal, a bool mask with a row whose
+    # every key is masked (0), a broadcast additive mask, a transposed query, 40 output columns (two blocks
+    # of 32), a NaN score making its row NaN
+    from ctensor import _nn
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=2e-2, atol=2e-2)
+    q = rng.standard_normal((2, 3, 37, 16)).astype(np.float32)
+    k = rng.standard_normal((2, 3, 45, 16)).astype(np.float32)
+    v = rng.standard_normal((2, 3, 45, 40)).astype(np.float32)
+    on = lambda a: ct.copy(a, CL).to(CL, dtype)  # noqa: E731
+    back = lambda t: np.asarray(t.to("cpu", "float32"))  # noqa: E731
+    # the values the device sees (rounded to dtype)
+    qr, kr, vr = (back(on(a)) for a in (q, k, v))
+    (y,) = _nn._run("scaled_dot_product_attention", [on(q), on(k), on(v), None], [True], {"causal": 0, "scale": 0.0})
+    assert y.device == CL and y.dtype == dtype and y.shape == (2, 3, 37, 40)
+    np.testing.assert_allclose(back(y), _attention_np(qr, kr, vr), **tol)
+    yc = ct.scaled_dot_product_attention(on(q), on(k[:, :, :37]), on(v[:, :, :37]), is_causal=True)
+    np.testing.assert_allclose(back(yc), _attention_np(qr, kr[:, :, :37], vr[:, :, :37], causal=True), **tol)
+    m = rng.random((37, 45)) > 0.5
+    m[5] = False
+    ym = back(ct.scaled_dot_product_attention(on(q), on(k), on(v), attn_mask=ct.copy(m, CL)))
+    np.testing.assert_allclose(ym, _attention_np(qr, kr, vr, mask=m), **tol)
+    assert (ym[:, :, 5] == 0).all()
+    fm = rng.standard_normal((3, 1, 45)).astype(np.float32)
+    yf = ct.scaled_dot_product_attention(on(q), on(k), on(v), attn_mask=ct.copy(fm, CL))
+    np.testing.assert_allclose(back(yf), _attention_np(qr, kr, vr, mask=fm), **tol)
+    qt = ct.copy(np.ascontiguousarray(np.swapaxes(q, -1, -2)), CL).to(CL, dtype).mT  # a strided query
+    np.testing.assert_allclose(back(ct.scaled_dot_product_attention(qt, on(k), on(v))), back(y), rtol=1e-6, atol=0)
+    qn = q.copy()
+    qn[1, 2, 4, 0] = np.nan
+    yn = back(ct.scaled_dot_product_attention(on(qn), on(k), on(v)))
+    nan_rows = np.zeros((2, 3, 37, 40), bool)
+    nan_rows[1, 2, 4] = True
+    np.testing.assert_array_equal(np.isnan(yn), nan_rows)
