@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """scaled_dot_product_attention against torch.nn.functional.scaled_dot_product_attention in the same run, on the
 CPU with 2 threads: (batch, heads, L, S, E) = (8, 12, 512, 512, 64) in float32 and bfloat16, plain and causal, and a
-smaller shape; best of 5 calls each, and the fraction of the matmul rate measured in the same run (the two
-products are 4 B H L S E flops; a (4096, 4096, 4096)-flop-equivalent matmul gives the host's rate).
+smaller shape; best of 5 calls each, and the fraction of ctensor's matmul rate in the same dtype measured in the
+same run (the two products are 4 B H L S E flops; a 2048^3 matmul gives the host's rate: float32, and bfloat16 on
+the AMX/AVX512_BF16 units where oneDNN has them).
 
 usage: PYTHONPATH=build/python python3 bench/bench_attention.py
 """
@@ -38,16 +39,16 @@ def l3_mib():
         return float("nan")
 
 
-def matmul_rate():
-    a = np.random.default_rng(0).standard_normal((2048, 2048)).astype(np.float32)
-    o = np.empty_like(a)
+def matmul_rate(dt):
+    a = torch.from_numpy(np.random.default_rng(0).standard_normal((2048, 2048)).astype(np.float32)).to(dt)
+    o = torch.empty_like(a)
     s = best(lambda: ct.matmul(a, a, out=o), 3)
     return 2 * 2048 ** 3 / s / 1e9
 
 
 print(f"host: {os.cpu_count()} CPUs, L3 {l3_mib()} MiB; ctensor {ct.__version__}, torch {torch.__version__}")
-peak = matmul_rate()
-print(f"ctensor float32 matmul (2048^3) in this run: {peak:.1f} GFLOP/s")
+peaks = {dt: matmul_rate(dt) for dt in (torch.float32, torch.bfloat16)}
+print("ctensor matmul (2048^3) in this run: " + ", ".join(f"{str(dt)[6:]} {r:.1f} GFLOP/s" for dt, r in peaks.items()))
 for shape in ((8, 12, 512, 512, 64), (2, 8, 128, 128, 32)):
     b, h, L, S, E = shape
     for dt in (torch.float32, torch.bfloat16):
@@ -62,5 +63,5 @@ for shape in ((8, 12, 512, 512, 64), (2, 8, 128, 128, 32)):
             flops = 4 * b * h * L * S * E / (2 if causal else 1)
             print(f"{str(shape):22s} {str(dt)[6:]:8s} causal={causal!s:5s} ctensor {cc * 1e3:8.2f} ms  torch "
                   f"{tc * 1e3:8.2f} ms  ({tc / cc:4.2f}x)  ctensor {flops / cc / 1e9:6.1f} GFLOP/s "
-                  f"({flops / cc / 1e9 / peak:4.0%} of matmul)  max err vs float64: ctensor "
+                  f"({flops / cc / 1e9 / peaks[dt]:4.0%} of matmul)  max err vs float64: ctensor "
                   f"{(got.double() - ref).abs().max():.1e} torch {(want.double() - ref).abs().max():.1e}")
