@@ -21,6 +21,7 @@
 // memory, and the softmax's passes read L2. A row whose every key is masked
 // gives 0 (PyTorch's rule). Threads: the plan's count, one OpenMP region per
 // call; oneDNN runs single-threaded inside it.
+#include <hwy/targets.h>
 #include <immintrin.h>
 
 #include <algorithm>
@@ -63,8 +64,13 @@ __attribute__((target("avx512f,avx512bf16,avx512vl"))) void encode_bf16_insn(con
   }
   for (; i < n; ++i) d[i] = float_to_bf16(s[i]);
 }
+// Also the gate of the AVX-512 row kernels below. Off where CT_CPU_SIMD
+// limits the library's kernels to an older target (Highway's dispatch has
+// no AVX3 one left): the portable paths (the library's vector kernels) then
+// run, and are tested, on this host too.
 bool has_bf16_insn() {
-  static const bool yes = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512vl");
+  static const bool yes = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512vl") &&
+                          (hwy::SupportedTargets() & ((HWY_AVX3 << 1) - 1)) != 0;
   return yes;
 }
 
