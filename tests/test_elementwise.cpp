@@ -1012,8 +1012,8 @@ TEST_CASE("lgamma digamma erfinv: known values, poles, edges, erfinv's tails", "
   }
 }
 
-// The special functions of src/math/special.inc (Bessel, polynomials, zeta,
-// polygamma, the incomplete gamma functions) at values mpmath gives (40
+// The special functions of src/math/special.inc (Bessel, Airy, polynomials,
+// zeta, polygamma, the incomplete gamma functions) at values mpmath gives (40
 // digits, rounded), in every branch of their algorithms, and at their poles
 // and edges (PyTorch's conventions).
 TEST_CASE("special functions: known values, poles, edges", "[elementwise]") {
@@ -1062,6 +1062,15 @@ TEST_CASE("special functions: known values, poles, edges", "[elementwise]") {
       {CT_OP_CHEBYSHEV_POLYNOMIAL_V, -0.7, 9, -2.4684221440000003},
       {CT_OP_CHEBYSHEV_POLYNOMIAL_W, 0.2, 9, 0.6781783039999999},
       {CT_OP_CHEBYSHEV_POLYNOMIAL_W, 0.2, 3, -1.5760000000000001},
+      // Airy Ai: the Taylor steps on both sides of 0, next to and at the switches to the asymptotic expansions
+      {CT_OP_AIRY_AI, 0.5, 0, 0.23169360648083349},
+      {CT_OP_AIRY_AI, -2.3, 0, 0.02670633305735697},  // PyTorch's float64 (Cephes): 0.0267071..., 3e-5 off
+      {CT_OP_AIRY_AI, 2.0, 0, 0.034924130423274379},
+      {CT_OP_AIRY_AI, -3.0, 0, -0.37881429367765807},
+      {CT_OP_AIRY_AI, -7.9, 0, 0.041701883617386709},
+      {CT_OP_AIRY_AI, -8.5, 0, -0.33029023763020888},
+      {CT_OP_AIRY_AI, -50.0, 0, -0.16188142361232092},
+      {CT_OP_AIRY_AI, 1e-300, 0, 0.35502805388781724},
       // edges
       {CT_OP_BESSEL_Y0, 0.0, 0, -kInf}, {CT_OP_BESSEL_Y1, -1, 0, kNaN}, {CT_OP_BESSEL_J0, -kInf, 0, 0},
       {CT_OP_BESSEL_J1, -0.0, 0, -0.0}, {CT_OP_MODIFIED_BESSEL_K0, 0.0, 0, kInf}, {CT_OP_MODIFIED_BESSEL_K1, -1, 0, kNaN},
@@ -1072,7 +1081,8 @@ TEST_CASE("special functions: known values, poles, edges", "[elementwise]") {
       {CT_OP_CHEBYSHEV_POLYNOMIAL_V, -1, 4, 9}, {CT_OP_CHEBYSHEV_POLYNOMIAL_W, 1, 4, 9}, {CT_OP_LAGUERRE_POLYNOMIAL_L, 0, 7, 1},
       {CT_OP_ZETA, 1, 2, kInf}, {CT_OP_ZETA, 0.5, 1, kNaN}, {CT_OP_ZETA, 2, -3, kInf}, {CT_OP_ZETA, 2.5, -1.5, kNaN},
       {CT_OP_IGAMMA, 0, 1, 1}, {CT_OP_IGAMMAC, 0, 0, kNaN}, {CT_OP_IGAMMA, 2, 0, 0}, {CT_OP_IGAMMAC, 2, kInf, 0},
-      {CT_OP_IGAMMA, -1, 2, kNaN}, {CT_OP_POLYGAMMA, -2, 1, kInf}};
+      {CT_OP_IGAMMA, -1, 2, kNaN}, {CT_OP_POLYGAMMA, -2, 1, kInf}, {CT_OP_AIRY_AI, kInf, 0, 0},
+      {CT_OP_AIRY_AI, -kInf, 0, 0}, {CT_OP_AIRY_AI, kNaN, 0, kNaN}};
   for (const K& k : ks) {
     double x = k.x, n = k.n, y = -7;
     int64_t shape[1] = {1};
@@ -1090,6 +1100,21 @@ TEST_CASE("special functions: known values, poles, edges", "[elementwise]") {
     if (std::isnan(k.want)) CHECK(std::isnan(y));
     else if (std::isinf(k.want) || k.want == 0) CHECK((y == k.want && std::signbit(y) == std::signbit(k.want)));
     else CHECK(std::fabs(y - k.want) <= 2e-14 * std::max(1.0, std::fabs(k.want)));
+  }
+  // Ai's decaying tail, relative: 7.9 (Taylor steps down from 8), 8 and beyond (the asymptotic expansion)
+  {
+    const double xs[] = {7.9, 8.0, 12.0, 30.0, 100.0};
+    const double want[] = {6.2396400972839342e-8, 4.6922076160992316e-8, 1.3931846888753608e-13,
+                           3.2082175915504956e-49, 2.6344821520881845e-291};
+    double ys[5];
+    int64_t shape[1] = {5};
+    CTensor xv{const_cast<double*>(xs), {CT_CPU, 0}, 1, {CT_FLOAT, 64, 1}, shape, nullptr, 0}, yv = xv;
+    yv.data = ys;
+    REQUIRE(ct_unary(CT_OP_AIRY_AI, &xv, &yv, nullptr) == CT_OK);
+    for (int i = 0; i < 5; ++i) {
+      INFO("airy_ai(" << xs[i] << ") = " << ys[i] << ", want " << want[i]);
+      CHECK(std::fabs(ys[i] - want[i]) <= 1e-12 * want[i]);
+    }
   }
   // polygamma's order and mvlgamma's dimension are counts: anything else is refused, the output untouched
   double x = 1.5, y = -7;

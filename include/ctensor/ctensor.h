@@ -462,6 +462,7 @@ typedef enum {
   R(X, SCALED_MODIFIED_BESSEL_K1, 189, scaled_modified_bessel_k1, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "e^x K1(x), without underflow") \
   R(X, POLYGAMMA, 190, polygamma, CT_KIND_UNARY_PARAM, 1, "n", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the n-th derivative of digamma, n a non-negative integer: (-1)^(n+1) n! zeta(n + 1, x) for n >= 1") \
   R(X, MVLGAMMA, 191, mvlgamma, CT_KIND_UNARY_PARAM, 1, "p", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the multivariate log-gamma of dimension p (an integer >= 1): sum_j<p lgamma(x - j/2) + p (p - 1) / 4 log(pi)") \
+  R(X, AIRY_AI, 208, airy_ai, CT_KIND_UNARY, 0, "", "x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_SAME, CT_DESC_NONE, "the Airy function Ai (decays like e^(-2/3 x^3/2) above 0, oscillates below); 0 at +-inf") \
 
 #define CT_BROADCAST_REDUCE_OP_ROWS(R, X) \
   R(X, ADD, 43, add, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_ALL, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "a + b (bool: or)") \

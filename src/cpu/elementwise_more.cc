@@ -275,7 +275,7 @@ struct SSphJ0 {
   static double scalar(double x, double, double) { return ct::math::spherical_bessel_j0(x); }
 };
 
-// The Bessel functions, polygamma and mvlgamma of src/math/special.inc in
+// The Bessel functions, Airy Ai, polygamma and mvlgamma of src/math/special.inc in
 // double per element (float inputs rounded once); PyTorch's CPU kernels for
 // them are scalar too.
 template <int kWhich> struct SBessel {
@@ -286,6 +286,9 @@ template <int kNu, int kScaled> struct SBesselI {
 };
 template <int kNu, int kScaled> struct SBesselK {
   static double scalar(double x, double, double) { return ct::math::sf::ct_sf_bessel_k(x, kNu, kScaled); }
+};
+struct SAiryAi {
+  static double scalar(double x, double, double) { return ct::math::sf::ct_sf_airy_ai(x); }
 };
 struct SPolygamma {
   static double scalar(double x, double n, double) { return ct::math::sf::ct_sf_polygamma(n, x); }
@@ -386,6 +389,7 @@ void FillMoreKernels(KernelTable* t) {
   t->op[CT_OP_SPHERICAL_BESSEL_J0][CT_DT_FLOAT32] = &UnaryMasked<SSphJ0F32, double, float>;
   SetNarrow<&UnaryMasked<SSphJ0F32, double, float>, 1>(t->op[CT_OP_SPHERICAL_BESSEL_J0]);
   RegScalar<SBessel<0>>(t, CT_OP_BESSEL_J0);
+  RegScalar<SAiryAi>(t, CT_OP_AIRY_AI);
   RegScalar<SBessel<1>>(t, CT_OP_BESSEL_J1);
   RegScalar<SBessel<2>>(t, CT_OP_BESSEL_Y0);
   RegScalar<SBessel<3>>(t, CT_OP_BESSEL_Y1);

@@ -117,6 +117,7 @@ const ElemRow kElem[] = {
     {CT_OP_SCALED_MODIFIED_BESSEL_K1, {nullptr, nullptr, nullptr, "ct_sf_bessel_k(x, 1, 1)"}},
     {CT_OP_POLYGAMMA, {nullptr, nullptr, nullptr, "ct_sf_polygamma(p0, x)"}},
     {CT_OP_MVLGAMMA, {nullptr, nullptr, nullptr, "ct_sf_mvlgamma(x, p0)"}},
+    {CT_OP_AIRY_AI, {nullptr, nullptr, nullptr, "ct_sf_airy_ai(x)"}},
     {CT_OP_CLAMP, {nullptr, "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)", "ct_clamp(x, p0, p1)"}},
     {CT_OP_POW_SCALAR, {nullptr, nullptr, nullptr, "CT_POWS(x, p0)"}, {"CT_POW_RARE(x, p0)", "CT_POW_FAST(x, p0)"},
      {{"ct_pow_small_kind(p0) == 0", "ct_pow_small(x, p0, 0, 0)"}, {"ct_pow_small_kind(p0) == 1", "ct_pow_small(x, p0, 1, 0)"},

@@ -262,6 +262,18 @@ double bessel_ref(double x, int kind, int nu, bool scaled) {
   else r = scaled ? std::cyl_bessel_i(n, ax) * expl(-ax) : std::cyl_bessel_i(n, ax);
   return (double)(nu == 1 && x < 0 ? -r : r);
 }
+// Airy Ai through the Bessel functions of order 1/3 (libstdc++'s, in long
+// double; DLMF 9.6.1, 9.6.6): (1/pi) sqrt(x/3) K_1/3(zeta) above 0,
+// sqrt(z)/2 (J_1/3(zeta) - Y_1/3(zeta)/sqrt 3) at x = -z, zeta = 2/3 |x|^3/2.
+// 0 at +-inf (the limits).
+double f_airy_ai(double x, const double*) {
+  if (std::isnan(x)) return x;
+  if (std::isinf(x)) return 0;
+  if (x == 0) return 0.355028053887817239260;
+  const long double z = fabsl((long double)x), zeta = 2.0L / 3.0L * z * sqrtl(z), third = 1.0L / 3.0L;
+  if (x > 0) return (double)(sqrtl(z / 3) * std::cyl_bessel_k(third, zeta) / 3.14159265358979323846264338327950288L);
+  return (double)(sqrtl(z) / 2 * (std::cyl_bessel_j(third, zeta) - std::cyl_neumann(third, zeta) / sqrtl(3.0L)));
+}
 template <int kKind, int kNu, bool kScaled> double f_bessel(double x, const double*) {
   return bessel_ref(x, kKind, kNu, kScaled);
 }
@@ -558,6 +570,7 @@ const Entry kElementwise[] = {
     {CT_OP_ERFCX, unary<f_erfcx>},
     {CT_OP_LOG_NDTR, unary<f_log_ndtr>},
     {CT_OP_BESSEL_J0, unary<f_bessel<0, 0, false>>},
+    {CT_OP_AIRY_AI, unary<f_airy_ai>},
     {CT_OP_BESSEL_J1, unary<f_bessel<0, 1, false>>},
     {CT_OP_BESSEL_Y0, unary<f_bessel<1, 0, false>>},
     {CT_OP_BESSEL_Y1, unary<f_bessel<1, 1, false>>},

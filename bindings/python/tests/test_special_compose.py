@@ -1,4 +1,4 @@
-"""The special functions (Bessel, orthogonal polynomials, zeta, polygamma, igamma) against PyTorch and mpmath, and
+"""The special functions (Bessel, Airy, orthogonal polynomials, zeta, polygamma, igamma) against PyTorch and mpmath, and
 the composed functions (fill, float_power, isclose, nan_to_num, rrelu, rms_norm, group_norm, instance_norm, the
 adaptive poolings, scaled_dot_product_attention) against PyTorch."""
 import math
@@ -74,6 +74,23 @@ def test_bessel_aliases_and_limits():
     np.testing.assert_array_equal(np.asarray(ct.bessel_y0(x)), [-np.inf, -np.inf, 0, np.nan, np.nan])
     np.testing.assert_array_equal(np.asarray(ct.modified_bessel_k1(x)), [np.inf, np.inf, 0, np.nan, np.nan])
     np.testing.assert_array_equal(np.asarray(ct.i0e(x)), [1, 1, 0, 0, np.nan])
+
+
+def test_airy_ai_matches_mpmath_in_float64_and_torch_in_float32():
+    # float64 against mpmath (relative to the amplitude, |x|^-1/4 / 2, where Ai oscillates): torch's own float64
+    # (Cephes) is off by up to 7e-5 relative near x = -2.3, where its fits meet
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 30
+    xs = np.concatenate([np.linspace(-30, 30, 241), [-1e3, -8.0000001, -7.9999999, 7.9999999, 8.0000001, 60.0, 104.0]])
+    got = np.asarray(ct.airy_ai(xs))
+    for x, g in zip(xs, got):
+        w = float(mpmath.airyai(float(x)))
+        scale = 0.5 * abs(x) ** -0.25 if x < -1 else abs(w)
+        assert abs(g - w) <= (5e-12 if abs(x) > 8 else 2e-14) * scale, (x, g, w)
+    np.testing.assert_array_equal(np.asarray(ct.airy_ai(np.array([np.inf, -np.inf, np.nan]))), [0, 0, np.nan])
+    # float32: computed in double and rounded once; torch's float32 kernel runs Cephes in float
+    x = torch.linspace(-40, 25, 1301)
+    torch.testing.assert_close(torch.from_dlpack(ct.airy_ai(x)), torch.special.airy_ai(x), rtol=2e-5, atol=5e-6)
 
 
 POLY = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
