@@ -307,6 +307,15 @@ CTStatus matmul_plan_execute(const NNPlan* plan_ptr, const CTNNCall* call, void*
   return bias_and_activation(fn, out, bias ? &bv : nullptr, p.act, call->stream);
 }
 
+CTStatus shared_kernels(const NNPlan* plan, const CTNNCall* call, const char* body, const char* what, Device** d,
+                        Queue* q, Program** prog) {
+  *d = device(plan->device_id);
+  if (CTStatus s = queue_of(call->fn, *d, call->stream, q)) return s;
+  std::string label;
+  const std::string src = nn_program(*d, call->dt, body, what, &label);
+  return get_program(call->fn, *d, q->ctx, src, label, prog);
+}
+
 CTStatus cl_nn_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives) {
   if (call->op == CT_OP_MATMUL) return matmul_plan_create(call, plan, workspace_bytes, primitives);
   if (is_pool(call->op) || is_norm(call->op) || is_attention(call->op)) {  // nothing to keep: the op and the device

@@ -16,13 +16,10 @@ CTStatus attention_plan_execute(const NNPlan* plan, const CTNNCall* call) {
   AttnCall ac;
   attention_call(call, &ac);
   if (ac.items == 0) return CT_OK;
-  Device* d = device(plan->device_id);
+  Device* d = nullptr;
   Queue q;
-  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
   Program* prog = nullptr;
-  std::string label;
-  const std::string src = nn_program(d, call->dt, attention_kernels(), "attention", &label);
-  if (CTStatus s = get_program(fn, d, q.ctx, src, label, &prog)) return s;
+  if (CTStatus s = shared_kernels(plan, call, attention_kernels(), "attention", &d, &q, &prog)) return s;
   cl_kernel k = nullptr;
   if (CTStatus s = prog->take(fn, "attn_fwd", &k)) return s;
   CTStatus st = CT_OK;

@@ -35,6 +35,12 @@ CTStatus zero_fill(const char* fn, Device* d, const Queue& q, const CTensor* t, 
 
 CTStatus conv_plan_create(const CTNNCall* call, void** plan, size_t* workspace_bytes, int64_t* primitives);
 CTStatus conv_plan_execute(const NNPlan* plan, const CTNNCall* call, void* workspace);
+// The start of a pooling, norm or attention execution: the plan's device,
+// the call's queue, and the program of the shared NN kernels `body`
+// (src/gpu/nn_kernels.h; label "<what> <dtype>") for the call's dtype,
+// compiled or found.
+CTStatus shared_kernels(const NNPlan* plan, const CTNNCall* call, const char* body, const char* what, Device** d,
+                        Queue* q, Program** prog);
 CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call);
 CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call);
 CTStatus attention_plan_execute(const NNPlan* plan, const CTNNCall* call);

@@ -118,13 +118,10 @@ CTStatus run(const char* fn, Program* prog, const Queue& q, const CTNNCall* call
 
 CTStatus norm_plan_execute(const NNPlan* plan, const CTNNCall* call) {
   const char* fn = call->fn;
-  Device* d = device(plan->device_id);
+  Device* d = nullptr;
   Queue q;
-  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
   Program* prog = nullptr;
-  std::string label;
-  const std::string src = nn_program(d, call->dt, norm_kernels(), "norms", &label);
-  if (CTStatus s = get_program(fn, d, q.ctx, src, label, &prog)) return s;
+  if (CTStatus s = shared_kernels(plan, call, norm_kernels(), "norms", &d, &q, &prog)) return s;
   NormCall nc;
   norm_call(call, &nc);
   const CTensor* x = call->t[0];

@@ -17,13 +17,10 @@ namespace ctcl {
 
 CTStatus pool_plan_execute(const NNPlan* plan, const CTNNCall* call) {
   const char* fn = call->fn;
-  Device* d = device(plan->device_id);
+  Device* d = nullptr;
   Queue q;
-  if (CTStatus s = queue_of(fn, d, call->stream, &q)) return s;
   Program* prog = nullptr;
-  std::string label;
-  const std::string src = nn_program(d, call->dt, pool_kernels(), "pool2d", &label);
-  if (CTStatus s = get_program(fn, d, q.ctx, src, label, &prog)) return s;
+  if (CTStatus s = shared_kernels(plan, call, pool_kernels(), "pool2d", &d, &q, &prog)) return s;
   PoolCall pc;
   pool_call(call, &pc);
   const PGeo& g = pc.g;
