@@ -237,6 +237,13 @@ bool has_device(CTDevice d) {
   return false;
 }
 
+// Whether device d exists; when not, says so (WARN: the case checked nothing).
+bool present(CTDevice d) {
+  if (has_device(d)) return true;
+  WARN("no " << (d.device_type == CT_CUDA ? "CUDA" : "OpenCL") << " device: checked nothing");
+  return false;
+}
+
 // data tensors (x, y, dy, dx) of dtype d; statistics and parameters float32
 void pool_and_norm_cases(CTDevice dev, Dt d) {
   INFO("data " << dt_name(d));
@@ -341,49 +348,31 @@ void attention_cases(CTDevice dev, Dt d) {
 }  // namespace
 
 TEST_CASE("opencl: pooling and norms (float32, float16, bfloat16) agree with the CPU on every layout, outputs' other bytes untouched", "[opencl]") {
-  if (!has_device({CT_OPENCL, 0})) {
-    WARN("no OpenCL device: checked nothing");
-    return;
-  }
+  if (!present({CT_OPENCL, 0})) return;
   for (Dt d : {F32, F16, BF16}) pool_and_norm_cases({CT_OPENCL, 0}, d);
 }
 
 TEST_CASE("cuda: pooling and norms (float32, float16, bfloat16) agree with the CPU on every layout, outputs' other bytes untouched", "[cuda]") {
-  if (!has_device({CT_CUDA, 0})) {
-    WARN("no CUDA device: checked nothing");
-    return;
-  }
+  if (!present({CT_CUDA, 0})) return;
   for (Dt d : {F32, F16, BF16}) pool_and_norm_cases({CT_CUDA, 0}, d);
 }
 
 TEST_CASE("opencl: max_pool2d_backward's bad indices are reported by the next ct_synchronize", "[opencl]") {
-  if (!has_device({CT_OPENCL, 0})) {
-    WARN("no OpenCL device: checked nothing");
-    return;
-  }
+  if (!present({CT_OPENCL, 0})) return;
   bad_pool_index_case({CT_OPENCL, 0}, "opencl:0");
 }
 
 TEST_CASE("cuda: max_pool2d_backward's bad indices are reported by the next ct_synchronize", "[cuda]") {
-  if (!has_device({CT_CUDA, 0})) {
-    WARN("no CUDA device: checked nothing");
-    return;
-  }
+  if (!present({CT_CUDA, 0})) return;
   bad_pool_index_case({CT_CUDA, 0}, "cuda:0");
 }
 
 TEST_CASE("opencl: scaled_dot_product_attention (float32, float16, bfloat16) agrees with the CPU: views, broadcast batches, masks, causal rules, empty extents", "[opencl]") {
-  if (!has_device({CT_OPENCL, 0})) {
-    WARN("no OpenCL device: checked nothing");
-    return;
-  }
+  if (!present({CT_OPENCL, 0})) return;
   for (Dt d : {F32, F16, BF16}) attention_cases({CT_OPENCL, 0}, d);
 }
 
 TEST_CASE("cuda: scaled_dot_product_attention (float32, float16, bfloat16) agrees with the CPU: views, broadcast batches, masks, causal rules, empty extents", "[cuda]") {
-  if (!has_device({CT_CUDA, 0})) {
-    WARN("no CUDA device: checked nothing");
-    return;
-  }
+  if (!present({CT_CUDA, 0})) return;
   for (Dt d : {F32, F16, BF16}) attention_cases({CT_CUDA, 0}, d);
 }
