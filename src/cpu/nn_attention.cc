@@ -10,9 +10,10 @@
 // reaches (the causal half of the work is skipped, not masked). Per job, in
 // the thread's slice of the caller's workspace:
 //   s_c = scale * q_blk @ k_c^T  per chunk c (BQ x KC, float32: oneDNN's output scale)
-//   per row: + mask, the causal limit, max, e^(s - max) and its sum (the
-//   library's vector kernels; for 16-bit data the weights are rounded to
-//   the data dtype as they are made)
+//   per row: + mask, the causal limit, max, e^(s - max) and its sum (on
+//   AVX512_BF16 hosts the row kernels below; elsewhere the library's vector
+//   kernels; for 16-bit data the weights are rounded to the data dtype as
+//   they are made)
 //   o = sum_c w_c @ v_c          (BQ x Ev, float32: oneDNN's sum post-op)
 //   out rows = o / sum, rounded once to the data dtype.
 // The tile of scores is chunk-major (each chunk a dense BQ x KC block, as
@@ -51,8 +52,8 @@ size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
 
 // float32 -> bfloat16 by the CPU's own conversion (AVX512_BF16: one
 // instruction per 16 values, round to nearest even, NaN kept quiet) where
-// it has one: on Sapphire Rapids it makes the weights' rounding about a
-// third of the software encoder's cost. Highway 1.0 has no target with it.
+// it has one, for the output rows (the weights are converted inside
+// exp_bf16_row). Highway 1.0 has no target with it.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define CT_HAVE_BF16_INSN 1
 __attribute__((target("avx512f,avx512bf16,avx512vl"))) void encode_bf16_insn(const float* s, uint16_t* d,
@@ -64,11 +65,12 @@ __attribute__((target("avx512f,avx512bf16,avx512vl"))) void encode_bf16_insn(con
   }
   for (; i < n; ++i) d[i] = float_to_bf16(s[i]);
 }
-// Also the gate of the AVX-512 row kernels below. Off where CT_CPU_SIMD
+// Whether the AVX-512 row kernels here run (encode_bf16_insn and those
+// below): on AVX512_BF16 hosts, and not where CT_CPU_SIMD
 // limits the library's kernels to an older target (Highway's dispatch has
 // no AVX3 one left): the portable paths (the library's vector kernels) then
 // run, and are tested, on this host too.
-bool has_bf16_insn() {
+bool avx512_rows() {
   static const bool yes = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512vl") &&
                           (hwy::SupportedTargets() & ((HWY_AVX3 << 1) - 1)) != 0;
   return yes;
@@ -148,6 +150,13 @@ __attribute__((target("avx512f,avx512bf16,avx512vl"))) double exp_bf16_row(const
 #else
 #define CT_HAVE_BF16_INSN 0
 #endif
+
+float row_max(const float* s, int64_t n) {
+#if CT_HAVE_BF16_INSN
+  if (avx512_rows()) return max_row_avx512(s, n);
+#endif
+  return rk().max_f32(s, n);
+}
 
 float load_f32(const char* p, int32_t dt) {
   switch (dt) {
@@ -264,11 +273,7 @@ float softmax_row(const Attention& a, float* s, char* w, int64_t cs, const char*
       }
       kt.op[CT_OP_ADD][CT_DT_FLOAT32](p, n, nullptr);
     }
-#if CT_HAVE_BF16_INSN
-    const float mc = has_bf16_insn() ? max_row_avx512(seg, n) : rk().max_f32(seg, n);
-#else
-    const float mc = rk().max_f32(seg, n);  // NaN-propagating, and so is the running max
-#endif
+    const float mc = row_max(seg, n);  // NaN-propagating, and so is the running max
     if (!std::isnan(m) && !(mc <= m)) m = mc;
   }
   double sum = 0;
@@ -280,7 +285,7 @@ float softmax_row(const Attention& a, float* s, char* w, int64_t cs, const char*
       if (n) sum += kt.exp_shift_sum[0](seg, seg, n, (double)m);
     } else if (n) {  // e^(s - m) rounded to the data dtype; the sum of the float32 values
 #if CT_HAVE_BF16_INSN
-      if (a.dt == CT_DT_BFLOAT16 && has_bf16_insn()) {
+      if (a.dt == CT_DT_BFLOAT16 && avx512_rows()) {
         sum += exp_bf16_row(seg, reinterpret_cast<uint16_t*>(wseg), n, m);
       } else
 #endif
@@ -445,7 +450,7 @@ void run_jobs(const Job& j, const Next& next, char* ws) {
         std::memcpy(dst, orow, (size_t)a.Ev * sizeof(float));
       } else if (((uintptr_t)dst & 1) == 0) {  // the vector encoders store uint16 lanes
 #if CT_HAVE_BF16_INSN
-        if (a.dt == CT_DT_BFLOAT16 && has_bf16_insn()) encode_bf16_insn(orow, reinterpret_cast<uint16_t*>(dst), a.Ev);
+        if (a.dt == CT_DT_BFLOAT16 && avx512_rows()) encode_bf16_insn(orow, reinterpret_cast<uint16_t*>(dst), a.Ev);
         else
 #endif
         if (a.dt == CT_DT_BFLOAT16) rk().encode_bf16(orow, reinterpret_cast<uint16_t*>(dst), a.Ev);
