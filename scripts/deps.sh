@@ -17,9 +17,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # Python: NumPy (the benchmarks' baseline), nanobind and scikit-build-core (the
-# bindings), pytest and onnx (the tests, ONNX's node test data), matplotlib (the bench plot).
+# bindings), pytest and onnx (the tests, ONNX's node test data), matplotlib (the bench plot),
+# and the frameworks the adapters plug into (ctensor.torch, ctensor.jax, ctensor.dask; their tests
+# need them): torch, jax, dask and distributed. CT_FRAMEWORKS=0 leaves the frameworks out (then
+# configure with -DCT_FRAMEWORK_TESTS=OFF).
+py_mods="numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest onnx:onnx matplotlib:matplotlib"
+if [ "${CT_FRAMEWORKS:-1}" != "0" ]; then
+  py_mods="$py_mods torch:torch jax:jax dask:dask[array] distributed:distributed"
+fi
 py_missing=()
-for m in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest onnx:onnx matplotlib:matplotlib; do
+for m in $py_mods; do
   python3 -c "import ${m%%:*}" 2>/dev/null || py_missing+=("${m#*:}")
 done
 if [ ${#py_missing[@]} -gt 0 ]; then

@@ -58,12 +58,49 @@ def _padding(fn: str, padding) -> tuple[int, int, int, int]:
     raise ValueError(f"{fn}: padding={padding!r}: give an int, (pad,), (pad_h, pad_w) or (top, left, bottom, right)")
 
 
+class Spec:
+    """A stand-in for an array: its shape and dtype name only. Given Specs, the functions here run no kernel:
+    they translate their keywords as always and answer Specs of their outputs from the library's shape query
+    (ct_op_output_info). The framework adapters' fake tensors (ctensor.torch's meta functions) go through it, so
+    an output shape is never computed twice."""
+
+    __slots__ = ("shape", "dtype", "call")
+
+    def __init__(self, shape, dtype, call=None) -> None:
+        self.shape, self.dtype = tuple(int(e) for e in shape), str(dtype)
+        # on an output: (row name, descriptor fields, extent, which of the row's tensor arguments are present,
+        # the input Specs in the row's order), what a framework adapter passes to ct_nn itself (ctensor.jax)
+        self.call = call
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def mT(self) -> Spec:  # noqa: N802 (the array API's name)
+        return Spec(self.shape[:-2] + self.shape[-2:][::-1], self.dtype)
+
+    def __repr__(self) -> str:
+        return f"Spec({self.shape}, {self.dtype!r})"
+
+
 def _info(x):
+    if isinstance(x, Spec):
+        return x.shape, x.dtype, None
     return _ctensor._arg_info(x)
 
 
 def _run(name: str, inputs, outputs, desc: dict, extent=None) -> tuple:
-    """ct_nn on op `name`: inputs and outputs in the order of its row (see _ctensor._nn)."""
+    """ct_nn on op `name`: inputs and outputs in the order of its row (see _ctensor._nn). With Spec inputs, the
+    outputs' Specs from the shape query instead (an output given as a shape keeps it, one left out is None)."""
+    if any(isinstance(t, Spec) for t in inputs):
+        specs = [None if t is None else _info(t)[:2] for t in inputs]
+        infos = _ctensor._output_info(_OPS[name], specs, desc=desc, extent=extent)
+        outs = [True] * len(infos) if outputs is None else outputs
+        call = (name, desc, extent, [t is not None for t in inputs] + [o is not None for o in outs],
+                [t for t in inputs if t is not None])
+        return tuple(None if o is None else Spec(o if isinstance(o, tuple) else s, d, call)
+                     for o, (s, d) in zip(outs, infos))
     return _ctensor._nn(_OPS[name], inputs, outputs, desc, extent)
 
 

@@ -111,6 +111,10 @@ NB_MODULE(_ctensor, m) {
   m.def("_arg_info", &arg_info, nb::arg("x"), "(shape, dtype name, (device_type, device_id)) of an array argument");
   m.def("_op_info", &op_info_dict, nb::arg("op"), "ct_op_info(op) as a dict");
   m.def("_op_count", &ct_op_count);
+  // A framework keeps the functions it was given until the interpreter is gone (torch.library's operator
+  // table, XLA's FFI targets): nanobind's leak report at exit would then list every op. The adapters
+  // (ctensor.torch, ctensor.jax) turn it off; without them it stays on.
+  m.def("_set_leak_warnings", [](bool on) { nb::set_leak_warnings(on); }, nb::arg("on"));
   m.def("_op_infos", [] {
     nb::list v;  // every op id in use: an op a plugin took away with it is skipped
     for (int32_t op = 0, n = ct_op_count(); op < n; ++op) {

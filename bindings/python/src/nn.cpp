@@ -328,9 +328,19 @@ nb::list output_info(int32_t op, nb::handle inputs, nb::handle axis, bool keepdi
   return r;
 }
 
+// An NN op's descriptor as bytes, from its fields by C name (what ctensor.jax hands its FFI handler).
+nb::bytes pack_desc_bytes(int32_t op, nb::handle fields) {
+  const CTOpInfo info = op_info(op);
+  Desc d;
+  pack_desc(info, fields, &d, "_pack_desc");
+  return nb::bytes(reinterpret_cast<const char*>(d.bytes), d.ptr ? desc_type(info.desc_type).size : 0);
+}
+
 }  // namespace
 
 void init_nn(nb::module_& m) {
+  m.def("_pack_desc", &pack_desc_bytes, nb::arg("op"), nb::arg("desc") = nb::none(),
+        "The descriptor of NN op `op` (an id) as bytes, from its fields by C name; b'' for an op without one.");
   m.def("_nn", &nn_call, nb::arg("op"), nb::arg("inputs"), nb::arg("outputs") = nb::none(),
         nb::arg("desc") = nb::none(), nb::arg("extent") = nb::none(),
         "Run NN op `op` (an id) through ct_nn. inputs: the row's input tensors in order (None for an absent "

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The framework adapters against the frameworks' own operators, in the same run, on the CPU (2 threads):
+
+- PyTorch: one training step (forward, backward, SGD update) of the small CNN of
+  tests_frameworks/test_torch.py, batch 32 of 3x32x32, built from torch.ops.ctensor.* and from torch's own ops,
+  eager and under torch.compile (inductor); median of 20 steps each.
+- JAX: a jitted 1-element op (per-call cost) and a jitted 1e7-element exp and add, ctensor.jax against
+  jax.numpy, and against ctensor's own C speed (ctensor.exp into a preallocated out=, the same kernel without
+  XLA).
+
+usage: PYTHONPATH=build/python python3 bench/bench_frameworks.py [--torch] [--jax]   (both by default)
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bindings", "python",
+                                "tests_frameworks"))
+
+
+def l3_mib():
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index3/size") as fh:
+            s = fh.read().strip()
+        return int(s[:-1]) // 1024 if s.endswith("K") else int(s)
+    except OSError:
+        return float("nan")
+
+
+def median_time(f, n=20, warm=3):
+    for _ in range(warm):
+        f()
+    ts = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def bench_torch():
+    import torch
+
+    import ctensor as ct
+    from test_torch import _cnn_params, cnn_ctensor, cnn_torch
+
+    torch.set_num_threads(2)
+    ct.set_num_threads(2)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(32, 3, 32, 32, generator=g)
+    y = torch.nn.functional.one_hot(torch.randint(0, 10, (32,), generator=g), 10).float()
+
+    def wide(p):  # the test's CNN at 32x32: the classifier sees 16 x 8 x 8
+        p["wf"] = (torch.randn(10, 16 * 8 * 8, generator=torch.Generator().manual_seed(1)) * 0.05).requires_grad_()
+        return p
+
+    def step(model, p):
+        def run():
+            loss = model(p, x, y)
+            gs = torch.autograd.grad(loss, list(p.values()))
+            with torch.no_grad():
+                for t, gr in zip(p.values(), gs):
+                    t -= 1e-3 * gr
+        return run
+
+    rows = {}
+    for name, model in (("ctensor ops", cnn_ctensor), ("torch ops", cnn_torch)):
+        rows[name, "eager"] = median_time(step(model, wide(_cnn_params())))
+        rows[name, "compiled"] = median_time(step(torch.compile(model, fullgraph=True), wide(_cnn_params())))
+    print("PyTorch: CNN training step (batch 32, 3x32x32; conv3x3(8)+bn+relu+maxpool, conv3x3(16)+relu+avgpool, "
+          "linear), median of 20")
+    for mode in ("eager", "compiled"):
+        c, t = rows["ctensor ops", mode], rows["torch ops", mode]
+        print(f"  {mode:9s} ctensor {c * 1e3:7.2f} ms   torch {t * 1e3:7.2f} ms   ctensor/torch {c / t:5.2f}x "
+              f"(target <= {1.2 if mode == 'eager' else 1.1})")
+
+
+def bench_jax():
+    import jax
+    import jax.numpy as jnp
+
+    import ctensor as ct
+    import ctensor.jax as cj
+
+    ct.set_num_threads(2)
+    print(f"JAX {jax.__version__}: jitted calls, median of 200 (1 element) / 20 (1e7 elements)")
+    one = jnp.ones((1,), jnp.float32)
+    for name, f, g in (("exp", cj.exp, jnp.exp), ("add", lambda a: cj.add(a, a), lambda a: a + a)):
+        fc, fj = jax.jit(f), jax.jit(g)
+        tc = median_time(lambda: fc(one).block_until_ready(), 200, 20)
+        tj = median_time(lambda: fj(one).block_until_ready(), 200, 20)
+        print(f"  1 element  {name:4s} ctensor.jax {tc * 1e6:7.2f} us   jnp {tj * 1e6:7.2f} us   ratio "
+              f"{tc / tj:5.2f}x (target <= 2)")
+    n = 10_000_000
+    x = jnp.asarray(np.random.default_rng(0).random(n, dtype=np.float32))
+    xn = np.asarray(x)
+    out = np.empty_like(xn)
+    for name, f, g, c in (("exp", cj.exp, jnp.exp, lambda: ct.exp(xn, out=out)),
+                          ("add", lambda a: cj.add(a, a), lambda a: a + a, lambda: ct.add(xn, xn, out=out))):
+        fc, fj = jax.jit(f), jax.jit(g)
+        tc = median_time(lambda: fc(x).block_until_ready())
+        tj = median_time(lambda: fj(x).block_until_ready())
+        tcc = median_time(c)
+        print(f"  1e7 {name:4s} ctensor.jax {tc * 1e3:7.2f} ms   ctensor (C, out=) {tcc * 1e3:7.2f} ms   "
+              f"jnp {tj * 1e3:7.2f} ms   ctensor.jax/C {tc / tcc:5.2f}x (target <= 1.05)   jnp/ctensor.jax "
+              f"{tj / tc:5.2f}x")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--torch", action="store_true")
+    ap.add_argument("--jax", action="store_true")
+    a = ap.parse_args()
+    both = not (a.torch or a.jax)
+    print(f"host: {os.cpu_count()} CPUs, L3 {l3_mib()} MiB")
+    if a.torch or both:
+        bench_torch()
+    if a.jax or both:
+        bench_jax()
+
+
+if __name__ == "__main__":
+    main()
