@@ -37,6 +37,12 @@ cmake --build build -j"$(nproc)"
 echo "== examples"
 build/examples/ctensor_example_c
 build/examples/ctensor_example_cpp
+for fw in torch jax dask; do  # the framework adapters' examples, where deps.sh installed the framework
+  if python3 -c "import $fw" 2>/dev/null; then
+    echo "-- examples/frameworks/${fw}_example.py"
+    PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" python3 "examples/frameworks/${fw}_example.py"
+  fi
+done
 echo "== ctensor info"
 build/tools/ctensor info
 echo "== ctensor check"

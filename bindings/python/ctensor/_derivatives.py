@@ -71,7 +71,7 @@ UNARY = {
     "sigmoid": lambda o, x, y, g: (o.mul(g, o.mul(y, o.add_scalar(o.neg(y), 1.0))),),
     "logsigmoid": lambda o, x, y, g: (o.mul(g, o.sigmoid(o.neg(x))),),
     "logit": lambda o, x, y, g: (o.div(g, o.mul(x, o.add_scalar(o.neg(x), 1.0))),),
-    "relu": lambda o, x, y, g: (o.mul(g, _pos(o, x)),),
+    "relu": lambda o, x, y, g: (o.mul(g, o.sign(y)),),  # sign(relu(x)): 1 where x > 0, else 0
     "silu": lambda o, x, y, g: (o.mul(g, _silu_d(o, x)),),
     "gelu": lambda o, x, y, g: (o.mul(g, o.add(o.ndtr(x), o.mul_scalar(o.mul(x, o.exp(o.mul_scalar(_sq(o, x), -0.5))),
                                                                        1.0 / math.sqrt(2.0 * math.pi)))),),

@@ -64,13 +64,15 @@ class Spec:
     (ct_op_output_info). The framework adapters' fake tensors (ctensor.torch's meta functions) go through it, so
     an output shape is never computed twice."""
 
-    __slots__ = ("shape", "dtype", "call")
+    __slots__ = ("shape", "dtype", "call", "base")
 
-    def __init__(self, shape, dtype, call=None) -> None:
+    def __init__(self, shape, dtype, call=None, base=None) -> None:
         self.shape, self.dtype = tuple(int(e) for e in shape), str(dtype)
         # on an output: (row name, descriptor fields, extent, which of the row's tensor arguments are present,
-        # the input Specs in the row's order), what a framework adapter passes to ct_nn itself (ctensor.jax)
+        # the row's inputs: Specs, None for an absent one), what a framework adapter passes to ct_nn itself
         self.call = call
+        # a view made here of another Spec: (that Spec, "mT"), so an adapter makes the same view of its array
+        self.base = base
 
     @property
     def ndim(self) -> int:
@@ -78,7 +80,7 @@ class Spec:
 
     @property
     def mT(self) -> Spec:  # noqa: N802 (the array API's name)
-        return Spec(self.shape[:-2] + self.shape[-2:][::-1], self.dtype)
+        return Spec(self.shape[:-2] + self.shape[-2:][::-1], self.dtype, base=(self, "mT"))
 
     def __repr__(self) -> str:
         return f"Spec({self.shape}, {self.dtype!r})"
@@ -97,8 +99,7 @@ def _run(name: str, inputs, outputs, desc: dict, extent=None) -> tuple:
         specs = [None if t is None else _info(t)[:2] for t in inputs]
         infos = _ctensor._output_info(_OPS[name], specs, desc=desc, extent=extent)
         outs = [True] * len(infos) if outputs is None else outputs
-        call = (name, desc, extent, [t is not None for t in inputs] + [o is not None for o in outs],
-                [t for t in inputs if t is not None])
+        call = (name, desc, extent, [t is not None for t in inputs] + [o is not None for o in outs], list(inputs))
         return tuple(None if o is None else Spec(o if isinstance(o, tuple) else s, d, call)
                      for o, (s, d) in zip(outs, infos))
     return _ctensor._nn(_OPS[name], inputs, outputs, desc, extent)

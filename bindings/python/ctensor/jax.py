@@ -37,7 +37,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _SO = os.path.join(_HERE, "_ctensor_jax.so")
 if not os.path.exists(_SO):
     raise ImportError(f"ctensor.jax: {_SO} was not built: jax was not installed when ctensor was built "
-                      "(pip install jax, then rebuild)")
+                      "(its XLA FFI handlers compile against jax's headers): pip install jax, then rebuild "
+                      "(pip install --no-build-isolation . or cmake)")
 _lib = ctypes.cdll.LoadLibrary(_SO)
 _TARGETS = {"map": "CtJaxMap", "binary": "CtJaxBinary", "reduce": "CtJaxReduce", "along_axis": "CtJaxAlongAxis",
             "index": "CtJaxIndex", "nn": "CtJaxNn"}
@@ -147,7 +148,7 @@ def _nn_call(fn, arrays, *args, **kw):
     name, desc, _extent, present, row_inputs = next(o.call for o in outs_t if o is not None)
     op = _OPS[name]
     by_spec = {id(s): a for s, a in zip(specs, arrays) if s is not None}
-    ins = [by_spec[id(s)] for s in row_inputs]
+    ins = [by_spec[id(s)] for s in row_inputs if s is not None]
     res = _ffi("nn", [_sds(o.shape, o.dtype) for o in outs_t if o is not None], ins, vmap="sequential",
                op=np.int64(op), present=np.asarray(present, np.int64),
                desc=np.frombuffer(_ctensor._pack_desc(op, desc), dtype=np.uint8))

@@ -43,18 +43,37 @@ _registered: dict[str, object] = {}  # op name -> CustomOpDef
 _registered_ids: set[int] = set()
 
 
+_DTNAMES: dict = {}
+
+
 def _dtname(dt: torch.dtype) -> str:
-    return str(dt).replace("torch.", "")
+    name = _DTNAMES.get(dt)
+    if name is None:
+        name = _DTNAMES[dt] = str(dt).replace("torch.", "")
+    return name
 
 
 def _torch_dtype(name: str) -> torch.dtype:
     return getattr(torch, name)
 
 
+def _cuda(tensors):
+    """The CUDA device of the call (None on any other): its ops then run on PyTorch's current stream."""
+    for t in tensors:
+        if t is not None and t.is_cuda:
+            return t.device
+    return None
+
+
+def _on_stream(dev, fn, *args, **kwargs):
+    with _ct.use_stream(f"cuda:{dev.index or 0}", torch.cuda.current_stream(dev).cuda_stream):
+        return fn(*args, **kwargs)
+
+
 @contextlib.contextmanager
 def _stream(tensors):
     """PyTorch's current CUDA stream as ctensor's for the call's device (ctensor.use_stream)."""
-    dev = next((t.device for t in tensors if isinstance(t, torch.Tensor) and t.device.type == "cuda"), None)
+    dev = _cuda([t for t in tensors if isinstance(t, torch.Tensor)])
     if dev is None:
         yield
         return
@@ -71,11 +90,16 @@ def _normalizer(qualname: str):
     keyword-only ones, by the operator's schema: PyTorch hands the kernel the arguments as the caller gave
     them."""
     schema = []
+    plain = []  # the number of arguments when all are positional (the common call: nothing to fill in)
 
     def normalize(args, kwargs):
         if not schema:
             ns, name = qualname.split("::")
             schema.append(getattr(getattr(torch.ops, ns), name).default._schema)
+            args_ = schema[0].arguments
+            plain.append(len(args_) if not any(a.kwarg_only for a in args_) else -1)
+        if not kwargs and len(args) == plain[0]:
+            return args, kwargs
         pos, kw = [], {}
         for i, a in enumerate(schema[0].arguments):
             if a.kwarg_only:
@@ -121,7 +145,7 @@ class _Kind:
         self.name = info.name
 
     def fn(self):
-        return getattr(_ct.ops, self.name)
+        return _ct.ops.__dict__.get(self.name) or getattr(_ct.ops, self.name)
 
 
 class _Unary(_Kind):
@@ -263,17 +287,36 @@ _KINDS = {"unary": _Unary, "unary_param": _Unary, "binary": _Binary, "ternary": 
           "along_axis": _AlongAxis, "index": _Index, "cast": _Cast}
 
 
+_QUERIES: dict = {}  # (op, the query's arguments) -> the output's (shape, torch dtype): the shape query, cached
+
+
 def _define_kind(info):
     k = _KINDS[info.kind](info)
     normalize = _normalizer(f"{_NS}::{info.name}")
+    unary = info.kind in ("unary", "unary_param")
+
+    def output(args, kwargs, like):
+        if unary:  # the hot path: one tensor, its shape and dtype are the key
+            key = (info.id, like.shape, like.dtype)
+            hit = _QUERIES.get(key)
+            if hit is None:
+                (shape, dt), = k.query(args, kwargs)
+                if len(_QUERIES) > 4096:
+                    _QUERIES.clear()
+                hit = _QUERIES[key] = (tuple(shape), _torch_dtype(dt))
+            return torch.empty(hit[0], dtype=hit[1], device=like.device)
+        (shape, dt), = k.query(args, kwargs)
+        return _empty(shape, dt, like)
 
     def impl(*args, **kwargs):
         args, kwargs = normalize(args, kwargs)
-        (shape, dt), = k.query(args, kwargs)
-        like = k.tensors(args)[0]
-        out = _empty(shape, dt, like)
-        with _stream(k.tensors(args)):
+        ts = k.tensors(args)
+        out = output(args, kwargs, ts[0])
+        dev = _cuda(ts)
+        if dev is None:
             k.run(out, args, kwargs)
+        else:
+            _on_stream(dev, k.run, out, args, kwargs)
         return out
 
     def fake(*args, **kwargs):
@@ -392,20 +435,47 @@ def _fake_out(spec, like):
     return None if spec is None else _empty(spec.shape, spec.dtype, like)
 
 
-def _nn_op(name, schema, call, differentiable=True):
-    """An NN operator: call(f, *args) runs the ctensor function on f's arguments (tensors, or their Specs in the
-    fake) and returns its outputs; the kernel converts them with torch.from_dlpack, the fake allocates them."""
+def _nn_op(name, schema, call):
+    """An NN operator: call(f, *args) runs the ctensor function on f's arguments (tensors, or their Specs).
 
+    Both the kernel and the fake run it on Specs first: that translates the keywords and gives the row, its
+    descriptor and the output shapes from the library's shape query. The fake allocates those outputs; the
+    kernel allocates them with PyTorch and runs the row through ct_nn on the tensors, in place. (A function that
+    is a composition of several ops, scaled_dot_product_attention's fallbacks, runs as itself, its results
+    shared through DLPack.)"""
     normalize = _normalizer(f"{_NS}::{name}")
+
+    def specs(args, kwargs):
+        made = {}
+
+        def f(t):
+            s = _sp(t)
+            made[id(s)] = t
+            return s
+
+        outs = call(f, *args, **kwargs)
+        return outs, made
 
     def impl(*args, **kwargs):
         args, kwargs = normalize(args, kwargs)
         ts = [a for a in args if isinstance(a, torch.Tensor)]
-        with _stream(ts):
-            outs = call(lambda t: t, *args, **kwargs)
-        if isinstance(outs, tuple):
-            return tuple(_from(o) for o in outs)
-        return _from(outs)
+        outs, made = specs(args, kwargs)
+        outs_t = outs if isinstance(outs, tuple) else (outs,)
+        row = next((o.call for o in outs_t if o is not None and o.call is not None), None)
+        tensors = None if row is None else [None if s is None else _tensor_of(s, made) for s in row[4]]
+        if tensors is None or any(s is not None and t is None for s, t in zip(row[4], tensors)):
+            dev = _cuda(ts)  # not one row on these tensors: the composition itself
+            got = call(lambda t: t, *args, **kwargs) if dev is None else _on_stream(dev, call, lambda t: t, *args,
+                                                                                   **kwargs)
+            return tuple(_from(o) for o in got) if isinstance(got, tuple) else _from(got)
+        rname, desc, extent, _present, _ = row
+        results = [None if o is None else _empty(o.shape, o.dtype, ts[0]) for o in outs_t]
+        dev = _cuda(ts)
+        if dev is None:
+            _ctensor._nn(_nn._OPS[rname], tensors, results, desc, extent)
+        else:
+            _on_stream(dev, _ctensor._nn, _nn._OPS[rname], tensors, results, desc, extent)
+        return tuple(results) if isinstance(outs, tuple) else results[0]
 
     def fake(*args, **kwargs):
         args, kwargs = normalize(args, kwargs)
@@ -418,6 +488,15 @@ def _nn_op(name, schema, call, differentiable=True):
     op = torch.library.custom_op(f"{_NS}::{name}", impl, mutates_args=(), schema=schema)
     op.register_fake(fake)
     return op
+
+
+def _tensor_of(spec, made):
+    """The tensor a Spec of the dry run stands for (a view of the caller's tensor where the function made one)."""
+    t = made.get(id(spec))
+    if t is None and spec.base is not None:
+        parent = _tensor_of(spec.base[0], made)
+        t = None if parent is None else parent.mT
+    return t
 
 
 def _t(f, t):
@@ -557,20 +636,21 @@ def _pool_args(args, n):
 
 
 def _sdpa(f, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
-    if f is _sp:  # the fake: the fused row's shape query, with grouped key/value heads as the query's
-        qs, ks, vs = _sp(q), _sp(k), _sp(v)
+    qs = f(q)
+    if isinstance(qs, _nn.Spec):  # the dry run: the fused row's shape query, grouped key/value heads as the query's
+        ks, vs = _sp(k), _sp(v)
         if enable_gqa and qs.ndim >= 3 and ks.ndim >= 3:
             ks = _nn.Spec(ks.shape[:-3] + qs.shape[-3:-2] + ks.shape[-2:], ks.dtype)
             vs = _nn.Spec(vs.shape[:-3] + qs.shape[-3:-2] + vs.shape[-2:], vs.dtype)
         mask = None if attn_mask is None else _sp(attn_mask)
         (y,) = _nn._run("scaled_dot_product_attention", [qs, ks, vs, mask], None,
                         {"causal": 1 if is_causal else 0, "scale": 0.0 if scale is None else scale})
-        return _nn.Spec(y.shape, qs.dtype)
+        return _nn.Spec(y.shape, qs.dtype)  # no row to run: ctensor's function picks the fused op or composes
     return _nn_compose.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
 def _sdpa_backward(f, g, q, k, v, attn_mask=None, is_causal=False, scale=None, enable_gqa=False):
-    if f is _sp:
+    if isinstance(f(q), _nn.Spec):
         return tuple(_sp(t) for t in (q, k, v))
     return _nn_compose.scaled_dot_product_attention_backward(g, q, k, v, attn_mask, is_causal, scale, enable_gqa)
 

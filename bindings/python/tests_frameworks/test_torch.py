@@ -112,6 +112,26 @@ def test_nn_operators_take_aten_schemas():
     assert str(C.add.default._schema) == "ctensor::add(Tensor self, Tensor other) -> Tensor"
 
 
+# where ctensor's row names its tensors otherwise than aten (or the op is another contract: the backward rows take
+# shapes where aten takes the forward's input; batch_norm is inference only)
+ATEN_DIFFERS = {"addcdiv", "addcmul", "avg_pool2d_backward", "batch_norm", "batch_norm_backward", "heaviside",
+                "index_add", "lerp", "max_pool2d_backward", "pow", "prelu", "where"}
+
+
+def test_tensor_arguments_are_named_as_in_aten():
+    same = []
+    for name in ctt.registered():
+        aten = torch._C._jit_get_schemas_for_operator(f"aten::{name}")
+        if not aten:
+            continue
+        ours = [a.name for a in getattr(C, name).default._schema.arguments if str(a.type).startswith("Tensor")]
+        if any([a.name for a in s.arguments if str(a.type).startswith("Tensor")] == ours for s in aten):
+            same.append(name)
+        else:
+            assert name in ATEN_DIFFERS, (name, str(getattr(C, name).default._schema), str(aten[0]))
+    assert len(same) > 140, len(same)
+
+
 @pytest.mark.parametrize("name", [o.name for o in OPS])
 def test_opcheck(name):
     info = next(o for o in OPS if o.name == name)
