@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 import ctensor as ct
+from common import l3_mib
 
 torch.set_num_threads(2)
 ct.set_num_threads(2)
@@ -28,15 +29,6 @@ def best(f, k=5):
         f()
         b = min(b, time.perf_counter() - t0)
     return b
-
-
-def l3_mib():
-    try:
-        with open("/sys/devices/system/cpu/cpu0/cache/index3/size") as fh:
-            s = fh.read().strip()
-        return int(s[:-1]) // 1024 if s.endswith("K") else int(s)
-    except OSError:
-        return float("nan")
 
 
 def matmul_rate(dt):

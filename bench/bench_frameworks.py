@@ -18,17 +18,10 @@ import time
 
 import numpy as np
 
+from common import l3_mib
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bindings", "python",
                                 "tests_frameworks"))
-
-
-def l3_mib():
-    try:
-        with open("/sys/devices/system/cpu/cpu0/cache/index3/size") as fh:
-            s = fh.read().strip()
-        return int(s[:-1]) // 1024 if s.endswith("K") else int(s)
-    except OSError:
-        return float("nan")
 
 
 def median_time(f, n=20, warm=3):

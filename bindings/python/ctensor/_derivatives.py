@@ -156,6 +156,29 @@ def _centered(o, x, dims):
     return o.sub(x, o.mean(x, dims, True))
 
 
+# ---- shape helpers the adapters' namespaces share (each adds its framework's reshape / broadcast / sum) ----
+
+def count(shape, dims) -> int:
+    """How many elements a reduction over dims (None: all) of shape combines."""
+    n = 1
+    for d in (range(len(shape)) if dims is None else dims):
+        n *= shape[d]
+    return n
+
+
+def kept_shape(shape, dims):
+    """shape with the reduced dims (None: all) as 1: where a reduction's result broadcasts back."""
+    nd = len(shape)
+    ds = set(range(nd)) if dims is None else {d % nd for d in dims}
+    return tuple(1 if i in ds else s for i, s in enumerate(shape))
+
+
+def summed_dims(gshape, shape):
+    """The dims of a gradient of gshape to sum (keeping them) so that it reshapes to shape: the broadcast ones."""
+    lead = len(gshape) - len(shape)
+    return list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1]
+
+
 def rule(kind: str, name: str):
     """The derivative rule of op `name` of `kind`, or None when it has none."""
     return {"unary": UNARY, "unary_param": UNARY_PARAM, "binary": BINARY, "reduce": REDUCE,

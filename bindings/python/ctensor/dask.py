@@ -192,9 +192,15 @@ def max_pool2d(x, kernel_size: int, stride: int | None = None):
 
 def set_num_threads(n: int, client=None) -> None:
     """ctensor's threads per call: here, and on every worker of ``client`` (a distributed.Client) if given."""
-    _ct.set_num_threads(n)
+    _set_threads(n)
     if client is not None:
-        client.run(_ct.set_num_threads, n)
+        client.run(_set_threads, n)
+
+
+def _set_threads(n: int) -> int:
+    # a Python function, which pickles by reference (ctensor's native functions do not pickle)
+    _ct.set_num_threads(n)
+    return _ct.get_num_threads()
 
 
 _ = dask

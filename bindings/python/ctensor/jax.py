@@ -187,29 +187,19 @@ class _Ops:
     def flip(t, d):
         return jnp.flip(t, d)
 
-    @staticmethod
-    def count(shape, dims):
-        return math.prod(shape) if dims is None else math.prod(shape[d] for d in dims)
+    count = staticmethod(_derivatives.count)
 
     @staticmethod
     def unreduce(g, shape, dims, keepdim):
-        if not keepdim:
-            nd = len(shape)
-            ds = range(nd) if dims is None else sorted(d % nd for d in dims)
-            kept = list(shape)
-            for d in ds:
-                kept[d] = 1
-            g = g.reshape(kept)
-        return jnp.broadcast_to(g, shape)
+        return jnp.broadcast_to(g if keepdim else g.reshape(_derivatives.kept_shape(shape, dims)), shape)
 
     @staticmethod
     def sum_to(g, shape):
         shape = tuple(shape)
         if tuple(g.shape) == shape:
             return g
-        lead = g.ndim - len(shape)
-        dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
-        return _reduce_fn(_OPS["sum"])(g, dims, True, ()).reshape(shape)
+        dims = tuple(_derivatives.summed_dims(tuple(g.shape), shape))
+        return (_reduce_fn(_OPS["sum"])(g, dims, True, ()) if dims else g).reshape(shape)
 
 
 ops = _Ops()
@@ -538,7 +528,7 @@ def matmul(x1, x2):
 def linear(input, weight, bias=None):  # noqa: A002
     """input @ weight.T + bias, as torch.nn.functional.linear."""
     y = matmul(input, jnp.swapaxes(jnp.asarray(weight), -1, -2))
-    return y if bias is None else add(y, bias)  # noqa: F821 (made by register())
+    return y if bias is None else _rows["add"](y, bias)
 
 
 def _conv_key(stride, padding, dilation, groups):

@@ -29,7 +29,6 @@ measured in ``bench/bench_frameworks.py``.
 from __future__ import annotations
 
 import contextlib
-import math
 
 import torch
 
@@ -348,31 +347,19 @@ class _Ops:
     def flip(t, d):
         return torch.flip(t, (d,))
 
-    @staticmethod
-    def count(shape, dims):
-        if dims is None:
-            return math.prod(shape)
-        return math.prod(shape[d] for d in dims)
+    count = staticmethod(_derivatives.count)
 
     @staticmethod
     def unreduce(g, shape, dims, keepdim):
-        if not keepdim:
-            nd = len(shape)
-            ds = range(nd) if dims is None else sorted(d % nd for d in dims)
-            kept = list(shape)
-            for d in ds:
-                kept[d] = 1
-            g = g.reshape(kept)
-        return g.expand(shape)
+        return (g if keepdim else g.reshape(_derivatives.kept_shape(shape, dims))).expand(shape)
 
     @staticmethod
     def sum_to(g, shape):
         shape = tuple(shape)
         if tuple(g.shape) == shape:
             return g
-        lead = g.ndim - len(shape)
-        dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
-        return torch.ops.ctensor.sum(g, dims, True).reshape(shape) if dims else g
+        dims = _derivatives.summed_dims(tuple(g.shape), shape)
+        return torch.ops.ctensor.sum(g, dims, True).reshape(shape) if dims else g.reshape(shape)
 
 
 ops = _Ops()

@@ -91,3 +91,20 @@ def test_reused_result_objects_carry_only_their_own_dims():
         assert zero.shape == () and zero.strides == ()
         assert float(np.asarray(zero)) == 4.0
         del zero
+
+
+def test_large_blocks_are_reused_warm_and_never_shared():
+    """Results of 2 MiB and more come back from the CPU allocator's cache of freed blocks (no page faults on
+    warm memory): a freed block of the same size is reused, live ones are never handed out twice, and the
+    values are always the new call's."""
+    n = 1 << 20  # 4 MiB of float32
+    a = np.linspace(-1, 1, n, dtype=np.float32)
+    r1 = ctensor.mul(a, 2.0)
+    p1 = np.asarray(r1).__array_interface__["data"][0]
+    del r1
+    r2 = ctensor.mul(a, 3.0)  # the freed block, reused
+    r3 = ctensor.mul(a, 4.0)  # a live block is not: a new one
+    p2, p3 = (np.asarray(r).__array_interface__["data"][0] for r in (r2, r3))
+    assert p2 == p1 and p3 != p2
+    np.testing.assert_array_equal(np.asarray(r2), a * 3)
+    np.testing.assert_array_equal(np.asarray(r3), a * 4)

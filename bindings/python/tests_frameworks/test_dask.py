@@ -29,6 +29,15 @@ def test_the_work_runs_on_the_workers(client):
     assert len(pids) == 2 and __import__("os").getpid() not in pids
 
 
+def test_threads_per_task_on_every_worker(client):
+    before = ctensor.get_num_threads()
+    try:
+        cd.set_num_threads(1, client)
+        assert set(client.run(cd._set_threads, 1).values()) == {1}  # each worker reports its count
+    finally:
+        cd.set_num_threads(before, client)
+
+
 def test_map_blocks_elementwise_and_broadcast(client):
     a, x = _x((300, 200), (64, 50))
     b, y = _x((200,), (50,), seed=1)
