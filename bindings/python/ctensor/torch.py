@@ -28,14 +28,13 @@ measured in ``bench/bench_frameworks.py``.
 """
 from __future__ import annotations
 
-import contextlib
 
 import torch
 
 import ctensor as _ct
 from . import _ctensor, _derivatives, _nn, _nn_compose
 
-__all__ = ["register", "registered", "batch_norm", "ops"]
+__all__ = ["register", "registered", "batch_norm", "max_pool2d", "layer_norm", "ops"]
 
 _NS = "ctensor"
 _registered: dict[str, object] = {}  # op name -> CustomOpDef
@@ -67,17 +66,6 @@ def _cuda(tensors):
 def _on_stream(dev, fn, *args, **kwargs):
     with _ct.use_stream(f"cuda:{dev.index or 0}", torch.cuda.current_stream(dev).cuda_stream):
         return fn(*args, **kwargs)
-
-
-@contextlib.contextmanager
-def _stream(tensors):
-    """PyTorch's current CUDA stream as ctensor's for the call's device (ctensor.use_stream)."""
-    dev = _cuda([t for t in tensors if isinstance(t, torch.Tensor)])
-    if dev is None:
-        yield
-        return
-    with _ct.use_stream(f"cuda:{dev.index or 0}", torch.cuda.current_stream(dev).cuda_stream):
-        yield
 
 
 def _spec(t):
@@ -568,18 +556,18 @@ def _define_nn():
         return gx, gw, gb
 
     def conv_bw(ctx, g):
-        x, w, b, s, p, d, grp = _conv_args(ctx.args)
+        x, w, b, s, p, d, grp = ctx.args  # PyTorch fills in the defaults before setup_context
         gx = C.conv2d_backward_data(g, w, list(x.shape), s, p, d, grp) if x.requires_grad else None
         gw, gb = C.conv2d_backward_weight(x, g, list(w.shape), s, p, d, grp)
         return gx, gw, (gb if b is not None else None), None, None, None, None
 
     def maxpool_bw(ctx, g, _gi):
-        x, k, s, p, d, c = _pool_args(ctx.args, 6)
+        x, k, s, p, d, c = ctx.args
         _, idx = ctx.out
         return C.max_pool2d_backward(g, idx, list(x.shape), k, s, p, d, c), None, None, None, None, None
 
     def avgpool_bw(ctx, g):
-        x, k, s, p, c, cip, _dv = _pool_args(ctx.args, 7)
+        x, k, s, p, c, cip, _dv = ctx.args
         return C.avg_pool2d_backward(g, list(x.shape), k, s, p, c, cip), None, None, None, None, None, None
 
     def ln_bw(ctx, g, _gm, _gr):
@@ -595,7 +583,7 @@ def _define_nn():
         return gx, gw, (gb if b is not None else None), None
 
     def sdpa_bw(ctx, g):
-        q, k, v, mask, _p, causal = (list(ctx.args) + [None] * 6)[:6]
+        q, k, v, mask, _p, causal = ctx.args
         kw = ctx.kwargs
         dq, dk, dv = C.scaled_dot_product_attention_backward(g, q, k, v, mask, bool(causal), kw.get("scale"),
                                                              kw.get("enable_gqa", False))
@@ -610,16 +598,6 @@ def _define_nn():
         defs[name].register_autograd(bw, setup_context=save_all)
     defs["scaled_dot_product_attention"].register_autograd(sdpa_bw, setup_context=save_kw)
     return defs
-
-
-def _conv_args(args):
-    x, w, b, s, p, d, g = (list(args) + [None, [1, 1], [0, 0], [1, 1], 1][len(args) - 2:])[:7]
-    return x, w, b, s, p, d, g
-
-
-def _pool_args(args, n):
-    defaults = {6: [(), 0, 1, False], 7: [(), 0, False, True, None]}[n]
-    return tuple(list(args) + defaults[len(args) - 2:])[:n]
 
 
 def _sdpa(f, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
