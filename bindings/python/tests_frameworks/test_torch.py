@@ -9,7 +9,6 @@
   same models on PyTorch's own operators (loss and gradients), eager and compiled;
 - a plugin's op becomes an operator after ctensor.torch.register().
 """
-import math
 import os
 
 import numpy as np
@@ -241,8 +240,8 @@ def test_nn_opcheck():
     cases = [
         (C.conv2d, (x, w, b, [1, 1], [1, 1], [1, 1], 1)),
         (C.matmul, (_make((2, 3, 4), f, requires_grad=True), _make((4, 5), f, seed=2, requires_grad=True))),
-        (C.linear, (_make((3, 4), f, requires_grad=True), _make((5, 4), f, seed=2, requires_grad=True), b[:5]
-                    if False else _make((5,), f, seed=3, requires_grad=True))),
+        (C.linear, (_make((3, 4), f, requires_grad=True), _make((5, 4), f, seed=2, requires_grad=True),
+                    _make((5,), f, seed=3, requires_grad=True))),
         (C.max_pool2d_with_indices, (x, [2, 2], [2, 2], [0, 0], [1, 1], False)),
         (C.avg_pool2d, (x, [2, 2], [2, 2], [0, 0], False, True, None)),
         (C.native_layer_norm, (_make((3, 4, 6), f, requires_grad=True), [6], _make((6,), f, requires_grad=True),
@@ -414,4 +413,4 @@ def test_a_plugins_op_becomes_an_operator():
         x = torch.linspace(-2, 2, 9)
         torch.testing.assert_close(C.isru(x), x / torch.sqrt(1 + x * x))
         torch.library.opcheck(C.isru, (x,))
-    assert math.isfinite(1.0)
+    assert "isru" not in ctensor.ops.__dict__  # unloaded with its library
