@@ -165,7 +165,7 @@ def make_call(c):
     if kind == "binary":
         f = BINARY.get(op)
         if f is None and op != "ldexp":
-            return None  # xlogy, prelu: a select (np.where), as leaky_relu
+            return None  # xlogy, prelu, relu_backward: a select (np.where), as leaky_relu
         b = values(shape, dt, 2)
         o = np.empty(shape, odt)
         if op == "ldexp":  # a * 2^b with a float b (PyTorch's); np.ldexp takes only integer exponents

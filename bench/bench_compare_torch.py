@@ -70,7 +70,8 @@ BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div
           "logaddexp2": torch.logaddexp2, "xlogy": torch.xlogy, "nextafter": torch.nextafter, "gcd": torch.gcd,
           "lcm": torch.lcm, "heaviside": torch.heaviside, "ldexp": torch.ldexp, "xlog1py": torch.special.xlog1py,
           # torch's prelu kernel (no out=): F.prelu wants one weight per channel, the bench's is a's shape
-          "prelu": lambda a, b, out: aten._prelu_kernel(a, b)}
+          "prelu": lambda a, b, out: aten._prelu_kernel(a, b),
+          "relu_backward": lambda a, b, out: aten.threshold_backward(a, b, 0)}
 
 REDUCE = {"sum": torch.sum, "mean": torch.mean, "prod": torch.prod, "max": torch.max, "min": torch.min,
           "argmax": torch.argmax, "argmin": torch.argmin, "any": torch.any, "all": torch.all,

@@ -3,7 +3,7 @@
 
 - PyTorch: one training step (forward, backward, SGD update) of the small CNN of
   tests_frameworks/test_torch.py, batch 32 of 3x32x32, built from torch.ops.ctensor.* and from torch's own ops,
-  eager and under torch.compile (inductor); median of 20 steps each.
+  eager and under torch.compile (inductor); median of 40 steps each, the two models' steps alternating.
 - JAX: a jitted 1-element op (per-call cost) and a jitted 1e7-element exp and add, ctensor.jax against
   jax.numpy, and against ctensor's own C speed (ctensor.exp into a preallocated out=, the same kernel without
   XLA).
@@ -33,6 +33,20 @@ def median_time(f, n=20, warm=3):
         f()
         ts.append(time.perf_counter() - t0)
     return statistics.median(ts)
+
+
+def interleaved_medians(fns: dict, n=40, warm=3) -> dict:
+    """The median time of each function, timed in turns (one call of each per round)."""
+    for f in fns.values():
+        for _ in range(warm):
+            f()
+    ts = {k: [] for k in fns}
+    for _ in range(n):
+        for k, f in fns.items():
+            t0 = time.perf_counter()
+            f()
+            ts[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in ts.items()}
 
 
 def bench_torch():
@@ -74,12 +88,17 @@ def _bench_cnn(torch, batch, _cnn_params, cnn_ctensor, cnn_torch):
                     t -= 1e-3 * gr
         return run
 
+    # the two models' steps alternate (ABAB...), so the host's drift (it is shared) falls on both alike
     rows = {}
-    for name, model in (("ctensor ops", cnn_ctensor), ("torch ops", cnn_torch)):
-        rows[name, "eager"] = median_time(step(model, wide(_cnn_params())))
-        rows[name, "compiled"] = median_time(step(torch.compile(model, fullgraph=True), wide(_cnn_params())))
+    for mode in ("eager", "compiled"):
+        runs = {}
+        for name, model in (("ctensor ops", cnn_ctensor), ("torch ops", cnn_torch)):
+            runs[name] = step(model if mode == "eager" else torch.compile(model, fullgraph=True), wide(_cnn_params()))
+        got = interleaved_medians(runs, n=40)
+        for name, t in got.items():
+            rows[name, mode] = t
     print(f"PyTorch: CNN training step (batch {batch}, 3x32x32; conv3x3(8)+bn+relu+maxpool, conv3x3(16)+relu+avgpool, "
-          "linear), median of 20")
+          "linear), median of 40 with the two models' steps alternating")
     for mode in ("eager", "compiled"):
         c, t = rows["ctensor ops", mode], rows["torch ops", mode]
         print(f"  {mode:9s} ctensor {c * 1e3:7.2f} ms   torch {t * 1e3:7.2f} ms   ctensor/torch {c / t:5.2f}x "

@@ -556,6 +556,7 @@ typedef enum {
   R(X, ZETA, 204, zeta, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "Hurwitz's zeta(a, b) = sum_k (b + k)^-a; +inf at a = 1, NaN for a < 1") \
   R(X, IGAMMA, 205, igamma, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "the regularized lower incomplete gamma function P(a, b)") \
   R(X, IGAMMAC, 206, igammac, CT_KIND_BINARY, 0, "", "a,b|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "the regularized upper incomplete gamma function Q(a, b) = 1 - P(a, b)") \
+  R(X, RELU_BACKWARD, 209, relu_backward, CT_KIND_BINARY, 0, "", "grad,x|out", CT_DTS_FLOAT, CT_OUTPUT_SAME, 1, CT_SHAPE_BROADCAST, CT_DESC_NONE, "grad where x > 0, else 0 (x: relu's input or its output; a NaN x passes grad): relu's backward in one pass, PyTorch's threshold_backward at 0") \
 
 #define CT_NN_OP_ROWS(R, X) \
   R(X, MATMUL, 88, matmul, CT_KIND_NN, 0, "", "a,b,bias?:b|out", CT_DTS_NN, CT_OUTPUT_NN, 0, CT_SHAPE_MATMUL, CT_DESC_MATMUL, "out = act(a @ b + bias); batched, broadcast batch dims, transposes by strides; out may be float32 for float16/bfloat16 a and b (accumulated, rounded once)") \

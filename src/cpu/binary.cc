@@ -188,6 +188,8 @@ struct Xlog1py {
 };
 // PyTorch's prelu with the weight b (NaN a stays NaN, -0 stays -0).
 struct Prelu { template <class T> static T f(T a, T b) { return a >= 0 ? a : (a != a ? a : b * a); } };
+// relu's backward: a (the gradient) where b > 0, else 0; a NaN b passes a.
+struct ReluBackward { template <class T> static T f(T a, T b) { return b <= 0 ? T(0) : a; } };
 // a * 2^b: exact for integral b while the result is finite and normal.
 struct Ldexp { template <class T> static T f(T a, T b) { return a * std::exp2(b); } };
 // The two-argument special functions of src/math/special.inc in double,
@@ -318,6 +320,10 @@ using VMaximum = VPick<true, true, Maximum>;
 using VMinimum = VPick<false, true, Minimum>;
 using VFMax = VPick<true, false, FMax>;
 using VFMin = VPick<false, false, FMin>;
+struct VReluBackward {
+  template <class V> static V v(V a, V b) { return hn::IfThenZeroElse(hn::Le(b, hn::Zero(hn::DFromV<V>())), a); }
+  using S = ReluBackward;
+};
 struct VCopySign { template <class V> static V v(V a, V b) { return hn::CopySign(a, b); } using S = CopySign; };
 
 // Integer forms (wrapping adds and bit operations: the same in every lane type).
@@ -612,6 +618,7 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloat<Igamma<1>>(t, CT_OP_IGAMMAC);
   RegFloat<Heaviside>(t, CT_OP_HEAVISIDE);
   RegFloat<Prelu>(t, CT_OP_PRELU);
+  RegFloatVec<VReluBackward>(t, CT_OP_RELU_BACKWARD);
   RegFloat<Ldexp>(t, CT_OP_LDEXP);           RegFloatViaF64<LdexpViaF64>(t, CT_OP_LDEXP);
   RegInt<Gcd>(t, CT_OP_GCD);
   RegInt<Lcm>(t, CT_OP_LCM);

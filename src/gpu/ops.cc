@@ -171,6 +171,7 @@ const ElemRow kElem[] = {
     {CT_OP_LCM, {nullptr, "ct_lcm(a, b)", "ct_lcm(a, b)", nullptr}},
     {CT_OP_HEAVISIDE, {nullptr, nullptr, nullptr, "(isnan(a) ? a : a < 0 ? (T)0 : a > 0 ? (T)1 : b)"}},
     {CT_OP_PRELU, {nullptr, nullptr, nullptr, "(a >= 0 || isnan(a) ? a : b * a)"}},
+    {CT_OP_RELU_BACKWARD, {nullptr, nullptr, nullptr, "(b <= 0 ? (T)0 : a)"}},
     // an integer b scales exactly (a subnormal a times 2^146 stays finite; a * exp2(b) overflowed in float)
     {CT_OP_LDEXP, {nullptr, nullptr, nullptr, "(b == trunc(b) && fabs(b) < (T)65536 ? ldexp(a, (int)b) : a * exp2(b))"}},
     {CT_OP_BITWISE_AND, {"(a & b)", "(T)(a & b)", "(T)(a & b)", nullptr}},

@@ -261,6 +261,7 @@ double igamma_ref(double ad, double xd, bool upper) {
 double f_igamma(double a, double x) { return igamma_ref(a, x, false); }
 double f_igammac(double a, double x) { return igamma_ref(a, x, true); }
 double f_prelu(double a, double b) { return a >= 0 || std::isnan(a) ? a : b * a; }
+double f_relu_backward(double g, double x) { return x <= 0 ? 0.0 : g; }  // a NaN x passes g
 double f_ldexp(double a, double b) { return a * std::exp2(b); }
 double f_heaviside(double a, double b) { return std::isnan(a) ? a : a < 0 ? 0.0 : a > 0 ? 1.0 : b; }
 // gcd and lcm of the exact magnitudes (>= 0), wrapped as the dtype does when stored.
@@ -358,6 +359,7 @@ const Entry kBinary[] = {
     {CT_OP_NEXTAFTER, ref_nextafter},
     {CT_OP_HEAVISIDE, binary<f_heaviside>},
     {CT_OP_PRELU, binary<f_prelu>},
+    {CT_OP_RELU_BACKWARD, binary<f_relu_backward>},
     {CT_OP_LDEXP, binary<f_ldexp>},
     {CT_OP_GCD, binary<nullptr, i_gcd>},
     {CT_OP_LCM, binary<nullptr, i_lcm>},

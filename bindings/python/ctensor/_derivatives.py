@@ -71,7 +71,7 @@ UNARY = {
     "sigmoid": lambda o, x, y, g: (o.mul(g, o.mul(y, o.add_scalar(o.neg(y), 1.0))),),
     "logsigmoid": lambda o, x, y, g: (o.mul(g, o.sigmoid(o.neg(x))),),
     "logit": lambda o, x, y, g: (o.div(g, o.mul(x, o.add_scalar(o.neg(x), 1.0))),),
-    "relu": lambda o, x, y, g: (o.mul(g, o.sign(y)),),  # sign(relu(x)): 1 where x > 0, else 0
+    "relu": lambda o, x, y, g: (o.relu_backward(g, y),),  # g where relu(x) > 0, that is where x > 0
     "silu": lambda o, x, y, g: (o.mul(g, _silu_d(o, x)),),
     "gelu": lambda o, x, y, g: (o.mul(g, o.add(o.ndtr(x), o.mul_scalar(o.mul(x, o.exp(o.mul_scalar(_sq(o, x), -0.5))),
                                                                        1.0 / math.sqrt(2.0 * math.pi)))),),
@@ -114,6 +114,8 @@ BINARY = {
     "hypot": lambda o, a, b, y, g: (o.mul(g, o.div(a, y)), o.mul(g, o.div(b, y))),
     "logaddexp": lambda o, a, b, y, g: (o.mul(g, o.exp(o.sub(a, y))), o.mul(g, o.exp(o.sub(b, y)))),
     "xlogy": lambda o, a, b, y, g: (o.mul(g, o.log(b)), o.mul(g, o.div(a, b))),
+    # relu's backward is linear in the gradient a, and constant in b (almost everywhere)
+    "relu_backward": lambda o, a, b, y, g: (o.relu_backward(g, b), o.mul_scalar(g, 0.0)),
 }
 
 REDUCE = {

@@ -425,32 +425,59 @@ def _nn_op(name, schema, call):
 
         def f(t):
             s = _sp(t)
-            made[id(s)] = t
+            made[id(s)] = (s, t)  # the Spec kept alive: its id stays its own through the dry run
             return s
 
         outs = call(f, *args, **kwargs)
         return outs, made
 
-    def impl(*args, **kwargs):
-        args, kwargs = normalize(args, kwargs)
-        ts = [a for a in args if isinstance(a, torch.Tensor)]
+    plans: dict = {}  # the dry run's answer per call signature (see _plan_key): a row to run, or None
+
+    def plan(args, kwargs, ts):
+        """(row id, the row's tensors as recipes over args, output Specs, descriptor, extent, tuple result), or
+        None where the function is a composition of several ops on these arguments."""
         outs, made = specs(args, kwargs)
         outs_t = outs if isinstance(outs, tuple) else (outs,)
         row = next((o.call for o in outs_t if o is not None and o.call is not None), None)
-        tensors = None if row is None else [None if s is None else _tensor_of(s, made) for s in row[4]]
-        if tensors is None or any(s is not None and t is None for s, t in zip(row[4], tensors)):
-            dev = _cuda(ts)  # not one row on these tensors: the composition itself
+        if row is None:
+            return None
+        where = {id(t): i for i, t in enumerate(args) if isinstance(t, torch.Tensor)}
+        pos = {sid: where[id(t)] for sid, (_s, t) in made.items() if id(t) in where}
+        recipes = [None if s is None else _recipe_of(s, pos) for s in row[4]]
+        if any(s is not None and r is None for s, r in zip(row[4], recipes)):
+            return None
+        rname, desc, extent = row[0], row[1], row[2]
+        return (_nn._OPS[rname], recipes, [None if o is None else (o.shape, o.dtype) for o in outs_t], desc,
+                extent, isinstance(outs, tuple))
+
+    def impl(*args, **kwargs):
+        args, kwargs = normalize(args, kwargs)
+        ts = [a for a in args if isinstance(a, torch.Tensor)]
+        key = _plan_key(args, kwargs)
+        try:
+            p = plans[key]
+        except KeyError:
+            p = plan(args, kwargs, ts)
+            if len(plans) > 1024:
+                plans.clear()
+            plans[key] = p
+        except TypeError:  # an argument that cannot be a key: plan this call alone
+            p = plan(args, kwargs, ts)
+        dev = _cuda(ts)
+        if p is None:  # not one row on these tensors: the composition itself
             got = call(lambda t: t, *args, **kwargs) if dev is None else _on_stream(dev, call, lambda t: t, *args,
                                                                                    **kwargs)
             return tuple(_from(o) for o in got) if isinstance(got, tuple) else _from(got)
-        rname, desc, extent, _present, _ = row
-        results = [None if o is None else _empty(o.shape, o.dtype, ts[0]) for o in outs_t]
-        dev = _cuda(ts)
+        rid, recipes, out_specs, desc, extent, tup = p
+        tensors = [None if r is None else _from_recipe(r, args) for r in recipes]
+        like = ts[0]
+        results = [None if o is None else torch.empty(o[0], dtype=_torch_dtype(o[1]), device=like.device)
+                   for o in out_specs]
         if dev is None:
-            _ctensor._nn(_nn._OPS[rname], tensors, results, desc, extent)
+            _ctensor._nn(rid, tensors, results, desc, extent)
         else:
-            _on_stream(dev, _ctensor._nn, _nn._OPS[rname], tensors, results, desc, extent)
-        return tuple(results) if isinstance(outs, tuple) else results[0]
+            _on_stream(dev, _ctensor._nn, rid, tensors, results, desc, extent)
+        return tuple(results) if tup else results[0]
 
     def fake(*args, **kwargs):
         args, kwargs = normalize(args, kwargs)
@@ -465,13 +492,35 @@ def _nn_op(name, schema, call):
     return op
 
 
-def _tensor_of(spec, made):
-    """The tensor a Spec of the dry run stands for (a view of the caller's tensor where the function made one)."""
-    t = made.get(id(spec))
-    if t is None and spec.base is not None:
-        parent = _tensor_of(spec.base[0], made)
-        t = None if parent is None else parent.mT
-    return t
+def _recipe_of(spec, pos):
+    """How to get a row input from the call's arguments: an argument's position, ("mT", recipe) for a view the
+    function made, or None when it is neither."""
+    i = pos.get(id(spec))
+    if i is not None:
+        return i
+    if spec.base is not None:
+        r = _recipe_of(spec.base[0], pos)
+        return None if r is None else ("mT", r)
+    return None
+
+
+def _from_recipe(r, args):
+    return args[r] if isinstance(r, int) else _from_recipe(r[1], args).mT
+
+
+def _plan_key(args, kwargs):
+    """What the dry run depends on: each tensor's shape, dtype and device kind, and the other arguments."""
+    key = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            key.append((a.shape, a.dtype, a.is_cuda))
+        elif isinstance(a, list):
+            key.append(tuple(a))
+        else:
+            key.append(a)
+    if kwargs:
+        key.append(tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kwargs.items())))
+    return tuple(key)
 
 
 def _t(f, t):
@@ -538,8 +587,10 @@ def _define_nn():
 
     # autograd: the backward ops above
     def save_all(ctx, inputs, output):
-        ctx.args = inputs
-        ctx.out = output
+        ctx.args = inputs  # the inputs (no cycle: they do not refer to this node)
+        # the outputs only through save_for_backward: an output kept as an attribute refers back to this node
+        # through its grad_fn, a reference cycle that leaves every tensor of the step to the garbage collector
+        ctx.save_for_backward(*(output if isinstance(output, tuple) else (output,)))
 
     def mm_bw(ctx, g):
         a, b = ctx.args
@@ -563,7 +614,7 @@ def _define_nn():
 
     def maxpool_bw(ctx, g, _gi):
         x, k, s, p, d, c = ctx.args
-        _, idx = ctx.out
+        _, idx = ctx.saved_tensors
         return C.max_pool2d_backward(g, idx, list(x.shape), k, s, p, d, c), None, None, None, None, None
 
     def avgpool_bw(ctx, g):
@@ -572,13 +623,13 @@ def _define_nn():
 
     def ln_bw(ctx, g, _gm, _gr):
         x, ns, w, b, _eps = ctx.args
-        _, mean, rstd = ctx.out
+        _, mean, rstd = ctx.saved_tensors
         gx, gw, gb = C.layer_norm_backward(x, g, mean, rstd, ns, w)
         return gx, None, gw, (gb if b is not None else None), None
 
     def bn_bw(ctx, g, _gm, _gi):
         x, w, b, eps = ctx.args
-        _, mean, invstd = ctx.out
+        _, mean, invstd = ctx.saved_tensors
         gx, gw, gb = C.batch_norm_backward(x, g, mean, invstd, w, eps)
         return gx, gw, (gb if b is not None else None), None
 
@@ -590,7 +641,7 @@ def _define_nn():
         return dq, dk, dv, None, None, None
 
     def save_kw(ctx, inputs, keyword_only_inputs, output):
-        ctx.args, ctx.kwargs, ctx.out = inputs, keyword_only_inputs, output
+        ctx.args, ctx.kwargs = inputs, keyword_only_inputs
 
     for name, bw in (("matmul", mm_bw), ("linear", linear_bw), ("conv2d", conv_bw),
                      ("max_pool2d_with_indices", maxpool_bw), ("avg_pool2d", avgpool_bw),

@@ -171,6 +171,8 @@ BINARY = {
     "heaviside": Bin(F, np.heaviside, tol="trans"),
     "prelu": Bin(F, lambda a, b: np.where((a >= 0) | np.isnan(a), a, b * a), tol="trans"),
     "ldexp": Bin(F, lambda a, b: a * np.exp2(b), tol="trans"),
+    # torch.ops.aten.threshold_backward(g, x, 0): x <= 0 gives 0, a NaN x passes g
+    "relu_backward": Bin(F, lambda g, x: np.where(x <= 0, np.zeros_like(g), g)),
     "bitwise_and": Bin(BI, np.bitwise_and),
     "bitwise_or": Bin(BI, np.bitwise_or),
     "bitwise_xor": Bin(BI, np.bitwise_xor),

@@ -383,6 +383,30 @@ def test_transformer_block_trains_like_pytorch(compiled):
     assert lc[-1] < lc[0]
 
 
+def test_training_steps_leave_no_reference_cycles():
+    """Every tensor of a step is freed when the step's graph goes, by reference counting: an output kept on the
+    autograd context as an attribute (not through save_for_backward) would refer back to its own node, and each
+    step's activations would wait for the garbage collector."""
+    import gc as collector
+    g = torch.Generator().manual_seed(3)
+    cnn = _cnn_params(), _batches()[:1]
+    blk = _block_params(), [(torch.randn(2, 16, 32, generator=g), torch.randn(2, 16, 32, generator=g))]
+    for model, (params, data) in ((cnn_ctensor, cnn), (block_ctensor, blk)):
+        _train(model, params, data, steps=1)  # first calls: caches that live on
+        collector.collect()
+        collector.disable()
+        collector.set_debug(collector.DEBUG_SAVEALL)
+        try:
+            _train(model, params, data, steps=2)
+            collector.collect()
+            cyclic = [o for o in collector.garbage if isinstance(o, torch.Tensor)]
+        finally:
+            collector.set_debug(0)
+            collector.garbage.clear()
+            collector.enable()
+        assert not cyclic, f"{model.__name__}: {len(cyclic)} tensors freed only by the garbage collector"
+
+
 def test_inductor_compiles_the_cnn_step():
     """The default backend (inductor) too: the ctensor operators stay opaque calls in its generated code."""
     p = _cnn_params()
