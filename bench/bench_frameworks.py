@@ -6,13 +6,15 @@
   eager and under torch.compile (inductor); median of 40 steps each, the two models' steps alternating.
 - JAX: a jitted 1-element op (per-call cost) and a jitted 1e7-element exp and add, ctensor.jax against
   jax.numpy, and against ctensor's own C speed (ctensor.exp into a preallocated out=, the same kernel without
-  XLA).
+  XLA); the 1e7 rows again in a process where glibc keeps freed blocks (MALLOC_MMAP_THRESHOLD_): XLA takes each
+  output from malloc, and by default a 40 MB block is a fresh mmap per call, written through page faults.
 
 usage: PYTHONPATH=build/python python3 bench/bench_frameworks.py [--torch] [--jax]   (both by default)
 """
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -49,6 +51,13 @@ def interleaved_medians(fns: dict, n=40, warm=3) -> dict:
     return {k: statistics.median(v) for k, v in ts.items()}
 
 
+def no_compile_caches(torch):
+    """Compile afresh: PyTorch's on-disk caches key a graph by its trace, not by the Python of a custom op's
+    autograd formula, and would serve a graph traced from an older ctensor."""
+    torch._inductor.config.fx_graph_cache = False
+    torch._functorch.config.enable_autograd_cache = False
+
+
 def bench_torch():
     import torch
 
@@ -57,6 +66,7 @@ def bench_torch():
 
     torch.set_num_threads(2)
     ct.set_num_threads(2)
+    no_compile_caches(torch)
     C = torch.ops.ctensor
     one, oneg = torch.ones(1), torch.ones(1, requires_grad=True)
     print("PyTorch: per-call cost of a 1-element op, median of 2000: torch.ops.ctensor (a Python custom op) against "
@@ -121,29 +131,51 @@ def bench_jax():
         tj = median_time(lambda: fj(one).block_until_ready(), 200, 20)
         print(f"  1 element  {name:4s} ctensor.jax {tc * 1e6:7.2f} us   jnp {tj * 1e6:7.2f} us   ratio "
               f"{tc / tj:5.2f}x (target <= 2)")
+    bench_jax_large(jax, jnp, ct, cj)
+    if os.environ.get("MALLOC_MMAP_THRESHOLD_") is None:
+        # the same in a process where glibc keeps freed blocks (XLA's buffers come from malloc, and a 40 MB one
+        # is otherwise a fresh mmap per call, written through page faults)
+        env = dict(os.environ, **KEEP_FREED)
+        print("  the same with " + " ".join(f"{k}={v}" for k, v in KEEP_FREED.items()) + ":", flush=True)
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--jax-large"], env=env, check=True)
+
+
+# glibc's malloc keeps blocks up to 1 GiB in its heap and reuses them, instead of an mmap and munmap per block
+KEEP_FREED = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_": str(1 << 32)}
+
+
+def bench_jax_large(jax, jnp, ct, cj):
     n = 10_000_000
     x = jnp.asarray(np.random.default_rng(0).random(n, dtype=np.float32))
     xn = np.asarray(x)
     out = np.empty_like(xn)
-    for name, f, g, c, cf in (("exp", cj.exp, jnp.exp, lambda: ct.exp(xn, out=out), lambda: ct.exp(xn)),
-                              ("add", lambda a: cj.add(a, a), lambda a: a + a, lambda: ct.add(xn, xn, out=out),
-                               lambda: ct.add(xn, xn))):
+    for name, f, g, c in (("exp", cj.exp, jnp.exp, lambda: ct.exp(xn, out=out)),
+                          ("add", lambda a: cj.add(a, a), lambda a: a + a, lambda: ct.add(xn, xn, out=out))):
         fc, fj = jax.jit(f), jax.jit(g)
-        tc = median_time(lambda: fc(x).block_until_ready())
-        tj = median_time(lambda: fj(x).block_until_ready())
-        tcc, tcf = median_time(c), median_time(cf)
-        # XLA gives every call a fresh 40 MB output, and writing it first costs page faults: the C call into a
-        # fresh result (no out=) pays the same, the one with out= does not
-        print(f"  1e7 {name:4s} ctensor.jax {tc * 1e3:7.2f} ms   jnp {tj * 1e3:7.2f} ms   ctensor C: into a fresh "
-              f"result {tcf * 1e3:7.2f} ms, out= {tcc * 1e3:7.2f} ms   ctensor.jax/C fresh {tc / tcf:5.2f}x "
-              f"(target <= 1.05)   ctensor.jax/jnp {tc / tj:5.2f}x")
+        got = interleaved_medians({"cj": lambda: fc(x).block_until_ready(), "jnp": lambda: fj(x).block_until_ready(),
+                                   "C": c}, n=20)
+        tc, tj, tcc = got["cj"], got["jnp"], got["C"]
+        # XLA gives every call a fresh 40 MB output; the C call writes into out=, memory already mapped
+        print(f"  1e7 {name:4s} ctensor.jax {tc * 1e3:7.2f} ms   jnp {tj * 1e3:7.2f} ms   ctensor's C call (out=) "
+              f"{tcc * 1e3:7.2f} ms   ctensor.jax/C {tc / tcc:5.2f}x (target <= 1.05)   ctensor.jax/jnp {tc / tj:5.2f}x",
+              flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--torch", action="store_true")
     ap.add_argument("--jax", action="store_true")
+    ap.add_argument("--jax-large", action="store_true", help=argparse.SUPPRESS)  # the 1e7 rows alone
     a = ap.parse_args()
+    if a.jax_large:
+        import jax
+        import jax.numpy as jnp
+
+        import ctensor as ct
+        import ctensor.jax as cj
+        ct.set_num_threads(2)
+        bench_jax_large(jax, jnp, ct, cj)
+        return
     both = not (a.torch or a.jax)
     print(f"host: {os.cpu_count()} CPUs, L3 {l3_mib()} MiB")
     if a.torch or both:

@@ -685,7 +685,7 @@ TEST_CASE("every category 2 op's result dtype, for int32 and float32 inputs", "[
       {CT_OP_SOFTMAX, 'S'}, {CT_OP_LOG_SOFTMAX, 'S'}, {CT_OP_CUMSUM, 'A'}, {CT_OP_CUMPROD, 'A'},
       {CT_OP_FMOD, 'S'}, {CT_OP_LOGADDEXP, 'S'}, {CT_OP_LOGADDEXP2, 'S'}, {CT_OP_XLOGY, 'S'},
       {CT_OP_NEXTAFTER, 'S'}, {CT_OP_GCD, 'S'}, {CT_OP_LCM, 'S'}, {CT_OP_HEAVISIDE, 'S'},
-      {CT_OP_PRELU, 'S'}, {CT_OP_LDEXP, 'S'}, {CT_OP_NANSUM, 'A'}, {CT_OP_NANMEAN, 'F'},
+      {CT_OP_PRELU, 'S'}, {CT_OP_RELU_BACKWARD, 'S'}, {CT_OP_LDEXP, 'S'}, {CT_OP_NANSUM, 'A'}, {CT_OP_NANMEAN, 'F'},
       {CT_OP_COUNT_NONZERO, 'I'}, {CT_OP_LOGCUMSUMEXP, 'S'}, {CT_OP_SOFTMIN, 'S'}, {CT_OP_SORT, 'S'},
       {CT_OP_ARGSORT, 'I'}, {CT_OP_XLOG1PY, 'S'}, {CT_OP_MEDIAN, 'S'}, {CT_OP_NANMEDIAN, 'S'},
       {CT_OP_QUANTILE, 'F'}, {CT_OP_NANQUANTILE, 'F'}, {CT_OP_KTHVALUE, 'S'}, {CT_OP_CUMMAX, 'S'},

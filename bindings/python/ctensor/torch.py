@@ -281,10 +281,12 @@ def _define_kind(info):
     k = _KINDS[info.kind](info)
     normalize = _normalizer(f"{_NS}::{info.name}")
     unary = info.kind in ("unary", "unary_param")
+    binary = info.kind == "binary"
 
     def output(args, kwargs, like):
-        if unary:  # the hot path: one tensor, its shape and dtype are the key
-            key = (info.id, like.shape, like.dtype)
+        if unary or binary:  # the hot paths: the operands' shapes and dtypes are the key
+            key = (info.id, like.shape, like.dtype) if unary else (info.id, like.shape, like.dtype, args[1].shape,
+                                                                   args[1].dtype)
             hit = _QUERIES.get(key)
             if hit is None:
                 (shape, dt), = k.query(args, kwargs)
