@@ -327,9 +327,39 @@ enum class PoolMode { kMax, kMaxIndex, kAvg };
 // h * W + kw * DW - PL, an integer of T's width (I: int32 beside float when
 // the plane's positions fit), so the select vectorises with the compare;
 // the int64 index base + q * sw is formed once per output after the taps.
+// The 2x2 window of stride 2 without padding or dilation (the common
+// downsampling pool), for an output row whose windows all lie inside x: one
+// pass, the four taps of each output in registers, in row-major window
+// order with the general loop's rules (the same sums, the same winners).
+template <class T, PoolMode M>
+void pool_row_2x2(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, T* best, int64_t* bi) {
+  constexpr int64_t z = (int64_t)sizeof(T);
+  const int64_t h = 2 * pp;
+  const char *r0 = xp + h * xs2, *r1 = r0 + xs2;
+  const int64_t i0 = h * g.W, i1 = i0 + g.W;
+  for (int64_t q = 0; q < g.Q; ++q) {
+    const T a = load_at<T>(r0 + 2 * q * z), b = load_at<T>(r0 + (2 * q + 1) * z), c = load_at<T>(r1 + 2 * q * z),
+            d = load_at<T>(r1 + (2 * q + 1) * z);
+    if (M == PoolMode::kAvg) {
+      best[q] = (((a + b) + c) + d) / T(4);
+    } else {
+      T m = a;
+      int64_t k = i0 + 2 * q;
+      if (b > m || b != b) m = b, k = i0 + 2 * q + 1;
+      if (c > m || c != c) m = c, k = i1 + 2 * q;
+      if (d > m || d != d) m = d, k = i1 + 2 * q + 1;
+      best[q] = m;
+      if (M == PoolMode::kMaxIndex) bi[q] = k;
+    }
+  }
+}
+
 template <class T, PoolMode M, int64_t SW, class I>
 void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool cip, T* best, int64_t* bi, I* bb) {
   constexpr int64_t z = (int64_t)sizeof(T);
+  if (SW == 2 && g.KH == 2 && g.KW == 2 && g.SH == 2 && g.DH == 1 && g.DW == 1 && g.PT == 0 && g.PL == 0 &&
+      2 * pp + 1 < g.H && 2 * g.Q <= g.W)
+    return pool_row_2x2<T, M>(g, xp, xs2, pp, best, bi);
   const int64_t sw = SW > 0 ? SW : g.SW;
   const int64_t h0 = pp * g.SH - g.PT;
   // Interior outputs along w: [q0, q1) have every w tap inside x.

@@ -664,6 +664,29 @@ def test_pool_vs_torch(rng):
         np.testing.assert_allclose(_np(y), yt.numpy(), rtol=1e-6, atol=1e-6, err_msg=f"{k} {s} {p} {cm} {cip}")
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 8, 8), (1, 2, 7, 9), (1, 1, 2, 2)], ids=str)
+def test_pool_2x2_stride_2_vs_torch(shape, rng):
+    """The 2x2 window of stride 2 (its own one-pass row): NaNs at every tap position (a NaN wins, the last in
+    window order giving the index), ties (the first wins), -inf, odd H and W (the last row and column left
+    out), and ceil_mode (the partial windows go the general way); values bit for bit as PyTorch's."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: torch pooling cross-check skipped")
+    F = torch.nn.functional
+    x = rng.integers(-3, 4, shape).astype(np.float32)  # few values: many ties
+    flat = x.reshape(-1)
+    flat[rng.choice(flat.size, max(1, flat.size // 7), replace=False)] = np.nan
+    flat[rng.choice(flat.size, max(1, flat.size // 11), replace=False)] = -np.inf
+    xt = torch.from_numpy(x)
+    for cm in (False, True):
+        yt, it = F.max_pool2d(xt, 2, 2, ceil_mode=cm, return_indices=True)
+        y, idx = ct.max_pool2d(x, 2, 2, ceil_mode=cm, return_indices=True)
+        np.testing.assert_array_equal(_np(y), yt.numpy())
+        np.testing.assert_array_equal(to_numpy(idx), it.numpy())
+        np.testing.assert_array_equal(_np(ct.max_pool2d(x, 2, 2, ceil_mode=cm)), yt.numpy())
+        for cip in (True, False):
+            yt = F.avg_pool2d(xt, 2, 2, ceil_mode=cm, count_include_pad=cip)
+            np.testing.assert_array_equal(_np(ct.avg_pool2d(x, 2, 2, 0, cm, cip)), yt.numpy())
+
+
 def test_pool_errors():
     x = np.zeros((1, 1, 4, 4), np.float32)
     with pytest.raises(ValueError):
