@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 #include <utility>
 
@@ -336,20 +337,36 @@ void pool_row_2x2(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, T
   constexpr int64_t z = (int64_t)sizeof(T);
   const int64_t h = 2 * pp;
   const char *r0 = xp + h * xs2, *r1 = r0 + xs2;
-  const int64_t i0 = h * g.W, i1 = i0 + g.W;
+  const int64_t i0 = h * g.W;
   for (int64_t q = 0; q < g.Q; ++q) {
     const T a = load_at<T>(r0 + 2 * q * z), b = load_at<T>(r0 + (2 * q + 1) * z), c = load_at<T>(r1 + 2 * q * z),
             d = load_at<T>(r1 + (2 * q + 1) * z);
     if (M == PoolMode::kAvg) {
       best[q] = (((a + b) + c) + d) / T(4);
     } else {
+      // Without branches (random data mispredicts them, and SSE2 has no
+      // blend, so a float select becomes one): each later tap that is
+      // greater, or a NaN, takes over through masks on the bits; k is the
+      // winner's tap 0..3.
+      using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
       T m = a;
-      int64_t k = i0 + 2 * q;
-      if (b > m || b != b) m = b, k = i0 + 2 * q + 1;
-      if (c > m || c != c) m = c, k = i1 + 2 * q;
-      if (d > m || d != d) m = d, k = i1 + 2 * q + 1;
+      int32_t k = 0;
+      const auto take = [&m, &k](T v, int32_t tap) {
+        const bool t = (v > m) | (v != v);  // both compares, no short circuit
+        const int32_t msk = -(int32_t)t;
+        const U um = (U)0 - (U)t;
+        U bv, bm;
+        std::memcpy(&bv, &v, sizeof v);
+        std::memcpy(&bm, &m, sizeof m);
+        bm = (bv & um) | (bm & ~um);
+        std::memcpy(&m, &bm, sizeof m);
+        k = (tap & msk) | (k & ~msk);
+      };
+      take(b, 1);
+      take(c, 2);
+      take(d, 3);
       best[q] = m;
-      if (M == PoolMode::kMaxIndex) bi[q] = k;
+      if (M == PoolMode::kMaxIndex) bi[q] = i0 + (int64_t)(k >> 1) * g.W + 2 * q + (k & 1);
     }
   }
 }
