@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 #include <vector>
 #include <utility>
 
@@ -331,44 +330,46 @@ enum class PoolMode { kMax, kMaxIndex, kAvg };
 // The 2x2 window of stride 2 without padding or dilation (the common
 // downsampling pool), for an output row whose windows all lie inside x: one
 // pass, the four taps of each output in registers, in row-major window
-// order with the general loop's rules (the same sums, the same winners).
-template <class T, PoolMode M>
-void pool_row_2x2(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, T* best, int64_t* bi) {
+// order with the general loop's rules (the same sums, the same winners: a
+// later tap that is greater, or a NaN, takes over). Written for the
+// vectoriser: the float select is a plain ?:, the winner's position (an I,
+// int32 beside float where it fits) moves through a mask (GCC does not
+// if-convert two selects on one compare), and the int64 indices are widened
+// in a second loop.
+template <class T, PoolMode M, class I>
+void pool_row_2x2(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, T* __restrict best,
+                  int64_t* __restrict bi, I* __restrict bb) {
   constexpr int64_t z = (int64_t)sizeof(T);
-  const int64_t h = 2 * pp;
+  const int64_t h = 2 * pp, Q = g.Q;
+  const I W = (I)g.W, i0 = (I)(h * g.W);
   const char *r0 = xp + h * xs2, *r1 = r0 + xs2;
-  const int64_t i0 = h * g.W;
-  for (int64_t q = 0; q < g.Q; ++q) {
+  for (int64_t q = 0; q < Q; ++q) {
     const T a = load_at<T>(r0 + 2 * q * z), b = load_at<T>(r0 + (2 * q + 1) * z), c = load_at<T>(r1 + 2 * q * z),
             d = load_at<T>(r1 + (2 * q + 1) * z);
     if (M == PoolMode::kAvg) {
       best[q] = (((a + b) + c) + d) / T(4);
     } else {
-      // Without branches (random data mispredicts them, and SSE2 has no
-      // blend, so a float select becomes one): each later tap that is
-      // greater, or a NaN, takes over through masks on the bits; k is the
-      // winner's tap 0..3.
-      using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+      const I ka = i0 + (I)(2 * q);
       T m = a;
-      int32_t k = 0;
-      const auto take = [&m, &k](T v, int32_t tap) {
-        const bool t = (v > m) | (v != v);  // both compares, no short circuit
-        const int32_t msk = -(int32_t)t;
-        const U um = (U)0 - (U)t;
-        U bv, bm;
-        std::memcpy(&bv, &v, sizeof v);
-        std::memcpy(&bm, &m, sizeof m);
-        bm = (bv & um) | (bm & ~um);
-        std::memcpy(&m, &bm, sizeof m);
-        k = (tap & msk) | (k & ~msk);
-      };
-      take(b, 1);
-      take(c, 2);
-      take(d, 3);
+      I k = ka;
+      const bool tb = (b > m) | (b != b);
+      m = tb ? b : m;
+      const I mb = -(I)tb;
+      k = ((ka + 1) & mb) | (k & ~mb);
+      const bool tc = (c > m) | (c != c);
+      m = tc ? c : m;
+      const I mc = -(I)tc;
+      k = ((ka + W) & mc) | (k & ~mc);
+      const bool td = (d > m) | (d != d);
+      m = td ? d : m;
+      const I md = -(I)td;
+      k = ((ka + W + 1) & md) | (k & ~md);
       best[q] = m;
-      if (M == PoolMode::kMaxIndex) bi[q] = i0 + (int64_t)(k >> 1) * g.W + 2 * q + (k & 1);
+      if (M == PoolMode::kMaxIndex) bb[q] = k;
     }
   }
+  if (M == PoolMode::kMaxIndex)
+    for (int64_t q = 0; q < Q; ++q) bi[q] = (int64_t)bb[q];
 }
 
 template <class T, PoolMode M, int64_t SW, class I>
@@ -376,7 +377,7 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
   constexpr int64_t z = (int64_t)sizeof(T);
   if (SW == 2 && g.KH == 2 && g.KW == 2 && g.SH == 2 && g.DH == 1 && g.DW == 1 && g.PT == 0 && g.PL == 0 &&
       2 * pp + 1 < g.H && 2 * g.Q <= g.W)
-    return pool_row_2x2<T, M>(g, xp, xs2, pp, best, bi);
+    return pool_row_2x2<T, M, I>(g, xp, xs2, pp, best, bi, bb);
   const int64_t sw = SW > 0 ? SW : g.SW;
   const int64_t h0 = pp * g.SH - g.PT;
   // Interior outputs along w: [q0, q1) have every w tap inside x.
