@@ -668,7 +668,8 @@ def test_pool_vs_torch(rng):
 def test_pool_2x2_stride_2_vs_torch(shape, rng):
     """The 2x2 window of stride 2 (its own one-pass row): NaNs at every tap position (a NaN wins, the last in
     window order giving the index), ties (the first wins), -inf, odd H and W (the last row and column left
-    out), and ceil_mode (the partial windows go the general way); values bit for bit as PyTorch's."""
+    out), and ceil_mode (the partial windows go the general way); values bit for bit as PyTorch's, and the
+    backward's too."""
     torch = pytest.importorskip("torch", reason="PyTorch not installed: torch pooling cross-check skipped")
     F = torch.nn.functional
     x = rng.integers(-3, 4, shape).astype(np.float32)  # few values: many ties
@@ -682,6 +683,15 @@ def test_pool_2x2_stride_2_vs_torch(shape, rng):
         np.testing.assert_array_equal(_np(y), yt.numpy())
         np.testing.assert_array_equal(to_numpy(idx), it.numpy())
         np.testing.assert_array_equal(_np(ct.max_pool2d(x, 2, 2, ceil_mode=cm)), yt.numpy())
+        # backward (dx written once where the windows tile x): -0 and NaN gradients land as PyTorch's
+        dy = rng.standard_normal(tuple(yt.shape)).astype(np.float32)
+        dy.reshape(-1)[::5] = -0.0
+        dy.reshape(-1)[::7] = np.nan
+        dxt = torch.ops.aten.max_pool2d_with_indices_backward(torch.from_numpy(dy), xt, [2, 2], [2, 2], [0, 0],
+                                                              [1, 1], cm, it)
+        dx = ct.max_pool2d_backward(dy, idx, shape, 2, 2, 0, 1, cm)
+        np.testing.assert_array_equal(np.signbit(_np(dx)), np.signbit(dxt.numpy()))
+        np.testing.assert_array_equal(_np(dx), dxt.numpy())
         for cip in (True, False):
             yt = F.avg_pool2d(xt, 2, 2, ceil_mode=cm, count_include_pad=cip)
             np.testing.assert_array_equal(_np(ct.avg_pool2d(x, 2, 2, 0, cm, cip)), yt.numpy())
