@@ -323,10 +323,6 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
 // divides by the window's area (count_include_pad) or its taps inside x.
 enum class PoolMode { kMax, kMaxIndex, kAvg };
 
-// kMaxIndex: an interior output's winning tap is kept as its row base
-// h * W + kw * DW - PL, an integer of T's width (I: int32 beside float when
-// the plane's positions fit), so the select vectorises with the compare;
-// the int64 index base + q * sw is formed once per output after the taps.
 // The 2x2 window of stride 2 without padding or dilation (the common
 // downsampling pool), for an output row whose windows all lie inside x: one
 // pass, the four taps of each output in registers, in row-major window
@@ -352,18 +348,15 @@ void pool_row_2x2(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, T
       const I ka = i0 + (I)(2 * q);
       T m = a;
       I k = ka;
-      const bool tb = (b > m) | (b != b);
-      m = tb ? b : m;
-      const I mb = -(I)tb;
-      k = ((ka + 1) & mb) | (k & ~mb);
-      const bool tc = (c > m) | (c != c);
-      m = tc ? c : m;
-      const I mc = -(I)tc;
-      k = ((ka + W) & mc) | (k & ~mc);
-      const bool td = (d > m) | (d != d);
-      m = td ? d : m;
-      const I md = -(I)td;
-      k = ((ka + W + 1) & md) | (k & ~md);
+      const auto take = [&m, &k](T v, I at) {
+        const bool t = (v > m) | (v != v);  // both compares, no short circuit
+        const I msk = -(I)t;
+        m = t ? v : m;
+        k = (at & msk) | (k & ~msk);
+      };
+      take(b, ka + 1);
+      take(c, ka + W);
+      take(d, ka + W + 1);
       best[q] = m;
       if (M == PoolMode::kMaxIndex) bb[q] = k;
     }
@@ -372,6 +365,10 @@ void pool_row_2x2(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, T
     for (int64_t q = 0; q < Q; ++q) bi[q] = (int64_t)bb[q];
 }
 
+// kMaxIndex: an interior output's winning tap is kept as its row base
+// h * W + kw * DW - PL, an integer of T's width (I: int32 beside float when
+// the plane's positions fit), so the select vectorises with the compare;
+// the int64 index base + q * sw is formed once per output after the taps.
 template <class T, PoolMode M, int64_t SW, class I>
 void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool cip, T* best, int64_t* bi, I* bb) {
   constexpr int64_t z = (int64_t)sizeof(T);

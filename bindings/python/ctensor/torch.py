@@ -435,7 +435,7 @@ def _nn_op(name, schema, call):
 
     plans: dict = {}  # the dry run's answer per call signature (see _plan_key): a row to run, or None
 
-    def plan(args, kwargs, ts):
+    def plan(args, kwargs):
         """(row id, the row's tensors as recipes over args, output Specs, descriptor, extent, tuple result), or
         None where the function is a composition of several ops on these arguments."""
         outs, made = specs(args, kwargs)
@@ -459,12 +459,12 @@ def _nn_op(name, schema, call):
         try:
             p = plans[key]
         except KeyError:
-            p = plan(args, kwargs, ts)
+            p = plan(args, kwargs)
             if len(plans) > 1024:
                 plans.clear()
             plans[key] = p
         except TypeError:  # an argument that cannot be a key: plan this call alone
-            p = plan(args, kwargs, ts)
+            p = plan(args, kwargs)
         dev = _cuda(ts)
         if p is None:  # not one row on these tensors: the composition itself
             got = call(lambda t: t, *args, **kwargs) if dev is None else _on_stream(dev, call, lambda t: t, *args,
@@ -472,9 +472,7 @@ def _nn_op(name, schema, call):
             return tuple(_from(o) for o in got) if isinstance(got, tuple) else _from(got)
         rid, recipes, out_specs, desc, extent, tup = p
         tensors = [None if r is None else _from_recipe(r, args) for r in recipes]
-        like = ts[0]
-        results = [None if o is None else torch.empty(o[0], dtype=_torch_dtype(o[1]), device=like.device)
-                   for o in out_specs]
+        results = [None if o is None else _empty(o[0], o[1], ts[0]) for o in out_specs]
         if dev is None:
             _ctensor._nn(rid, tensors, results, desc, extent)
         else:
