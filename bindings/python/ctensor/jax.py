@@ -45,6 +45,7 @@ _TARGETS = {"map": "CtJaxMap", "binary": "CtJaxBinary", "reduce": "CtJaxReduce",
 for _kind, _sym in _TARGETS.items():
     jax.ffi.register_ffi_target(f"ctensor_{_kind}", jax.ffi.pycapsule(getattr(_lib, _sym)), platform="cpu")
 
+_lib.CtJaxSetCpuStream(ctypes.c_void_p(_ctensor._cpu_stream_address()))  # ctensor.set_num_threads applies
 _OPS = {d["name"]: d["id"] for d in _ctensor._op_infos()}
 _ctensor._set_leak_warnings(False)  # jax.jit's caches keep these functions until exit (see module.cpp)
 
@@ -57,8 +58,33 @@ def _sds(shape, dt):
     return jax.ShapeDtypeStruct(tuple(shape), jnp.dtype(dt))
 
 
-def _ffi(kind, outs, args, vmap="broadcast_all", **attrs):
-    return jax.ffi.ffi_call(f"ctensor_{kind}", outs, vmap_method=vmap)(*args, **attrs)
+def _ffi(kind, outs, args, vmap="broadcast_all", alias=None, **attrs):
+    aliases = None if alias is None else {alias: 0}
+    return jax.ffi.ffi_call(f"ctensor_{kind}", outs, vmap_method=vmap, input_output_aliases=aliases)(*args, **attrs)
+
+
+def _out_index(name, out, xs):
+    """Which operand out= names (its buffer becomes the result's), or None without out=. JAX arrays are
+    immutable: out= does not change the value of anything, it tells XLA the result may take that operand's
+    buffer, which costs no allocation when the operand is donated (jax.jit(..., donate_argnums)) or dead after
+    the call, and a copy of it otherwise. An operand passed twice to a ternary op is not aliased: XLA would copy
+    it (the binary ops pass such an operand once instead, see _binary_call)."""
+    if out is None:
+        return None
+    hits = [i for i, x in enumerate(xs) if x is out]
+    if len(hits) == 2 and len(xs) == 2:
+        return -1  # x1 and x2 are this one array
+    if hits:
+        return hits[0] if len(hits) == 1 else None
+    raise ValueError(f"ctensor.jax.{name}: out= must be one of the operands (the result takes that operand's "
+                     f"buffer; JAX arrays are immutable, so there is no other array to write into)")
+
+
+def _check_alias(name, alias, x, shape, dt):
+    """out= must have the result's shape and dtype (ctensor's out= rule: broadcasting never resizes it)."""
+    if alias is not None and (tuple(x.shape) != tuple(shape) or jnp.dtype(x.dtype) != jnp.dtype(dt)):
+        raise ValueError(f"ctensor.jax.{name}: out= has shape {tuple(x.shape)} and dtype {x.dtype}, the result "
+                         f"has shape {tuple(shape)} and dtype {jnp.dtype(dt)}")
 
 
 def _params(ps):
@@ -91,10 +117,13 @@ def _neg_axes(axis, ndim):
 # one primitive per kind: the call into its FFI handler
 # ---------------------------------------------------------------------------
 
-def _map_call(op, xs, params=()):
-    xs = _same_rank(_arrays(*xs)) if len(xs) > 1 else _arrays(*xs)
+def _map_call(op, xs, params=(), alias=None):
+    given = xs = _arrays(*xs)
+    xs = _same_rank(xs) if len(xs) > 1 else xs
     (shape, dt), = _ctensor._output_info(op, [_spec(x) for x in xs])
-    return _ffi("map", _sds(shape, dt), xs, op=np.int64(op), params=_params(params))
+    if alias is not None:
+        _check_alias(_ctensor._op_info(op)["name"], alias, given[alias], shape, dt)
+    return _ffi("map", _sds(shape, dt), xs, alias=alias, op=np.int64(op), params=_params(params))
 
 
 def _cast_call(x, dtype):
@@ -104,10 +133,15 @@ def _cast_call(x, dtype):
     return _ffi("map", _sds(shape, dt), [x], op=np.int64(_OPS["cast"]), params=_params(()))
 
 
-def _binary_call(op, a, b):
-    a, b = _same_rank(_arrays(a, b))
+def _binary_call(op, a, b, alias=None):
+    """alias -1: a and b are one array (out=), passed to the handler once."""
+    given = a, b = _arrays(a, b)
+    a, b = _same_rank(given)
     (shape, dt), = _ctensor._output_info(op, [_spec(a), _spec(b)])
-    return _ffi("binary", _sds(shape, dt), [a, b], op=np.int64(op))
+    if alias is None:
+        return _ffi("binary", _sds(shape, dt), [a, b], op=np.int64(op))
+    _check_alias(_ctensor._op_info(op)["name"], alias, given[_b.max(alias, 0)], shape, dt)
+    return _ffi("binary", _sds(shape, dt), [a] if alias < 0 else [a, b], alias=_b.max(alias, 0), op=np.int64(op))
 
 
 def _reduce_call(op, x, axis, keepdims, params=()):
@@ -209,24 +243,25 @@ def _floating(x):
     return jnp.issubdtype(x.dtype, jnp.inexact)
 
 
-def _map_fn(op, xs, params=()):
+def _map_fn(op, xs, params=(), out=None):
     name = _ctensor._op_info(op)["name"]
     info_kind = _ctensor._op_info(op)["kind"]
     rule = _derivatives.rule(info_kind, name)
+    alias = _out_index(name, out, xs)
     xs = _arrays(*xs)
     if rule is None or not _b.all(_floating(x) for x in xs) or len(xs) != 1:
-        return _map_call(op, xs, params)
-    return _vjp_unary(op, tuple(float(p) for p in params))(xs[0])
+        return _map_call(op, xs, params, alias)
+    return _vjp_unary(op, tuple(float(p) for p in params), alias)(xs[0])
 
 
 @functools.lru_cache(maxsize=None)
-def _vjp_unary(op, params):
+def _vjp_unary(op, params, alias=None):
     info = _ctensor._op_info(op)
     rule = _derivatives.rule(info["kind"], info["name"])
 
     @jax.custom_vjp
     def f(x):
-        return _map_call(op, [x], params)
+        return _map_call(op, [x], params, alias)
 
     def fwd(x):
         y = f(x)
@@ -244,22 +279,23 @@ def _binary_fn(op):
     name = _ctensor._op_info(op)["name"]
     rule = _derivatives.rule("binary", name)
 
-    def call(a, b):
+    def call(a, b, out=None):
+        alias = _out_index(name, out, (a, b))
         a, b = _arrays(a, b)
         if rule is None or not (_floating(a) and _floating(b)):
-            return _binary_call(op, a, b)
-        return _vjp_binary(op)(a, b)
+            return _binary_call(op, a, b, alias)
+        return _vjp_binary(op, alias)(a, b)
 
     return call
 
 
 @functools.lru_cache(maxsize=None)
-def _vjp_binary(op):
+def _vjp_binary(op, alias=None):
     rule = _derivatives.rule("binary", _ctensor._op_info(op)["name"])
 
     @jax.custom_vjp
     def f(a, b):
-        return _binary_call(op, a, b)
+        return _binary_call(op, a, b, alias)
 
     def fwd(a, b):
         y = f(a, b)
@@ -359,10 +395,10 @@ def _make(info):
     op, kind, name = info["id"], info["kind"], info["name"]
     rps = _row_params(info)
     if kind == "unary":
-        def f(x):
-            return _map_fn(op, (x,))
+        def f(x, *, out=None):
+            return _map_fn(op, (x,), out=out)
     elif kind == "unary_param":
-        def f(x, *args, **kw):
+        def f(x, *args, out=None, **kw):
             ps = []
             for i, (pn, dflt) in enumerate(rps):
                 v = args[i] if i < len(args) else kw.pop(pn, dflt)
@@ -371,16 +407,16 @@ def _make(info):
                 ps.append(v)
             if kw:
                 raise TypeError(f"{name}() got unexpected keyword argument(s) {sorted(kw)}")
-            return _map_fn(op, (x,), ps)
+            return _map_fn(op, (x,), ps, out=out)
     elif kind == "ternary":
-        def f(a, b, c, **kw):
+        def f(a, b, c, *, out=None, **kw):
             ps = [kw.pop(pn, dflt) for pn, dflt in rps]
             if kw:
                 raise TypeError(f"{name}() got unexpected keyword argument(s) {sorted(kw)}")
-            return _map_call(op, [a, b, c], ps)
+            return _map_call(op, [a, b, c], ps, _out_index(name, out, (a, b, c)))
     elif kind == "binary":
-        def f(x1, x2):
-            return _binary_fn(op)(x1, x2)
+        def f(x1, x2, *, out=None):
+            return _binary_fn(op)(x1, x2, out)
     elif kind == "reduce":
         if rps and rps[0][1] is None and rps[0][0] != "correction":  # quantile's q, kthvalue's k
             def f(x, param, axis=None, *, keepdims=False):
@@ -433,26 +469,27 @@ register()
 
 
 # the specialised signatures of the ctensor module, over the rows above
-def gelu(x, *, approximate="none"):
+def gelu(x, *, approximate="none", out=None):
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate={approximate!r} (expected 'none' or 'tanh')")
-    return _rows["gelu" if approximate == "none" else "gelu_tanh"](x)
+    return _rows["gelu" if approximate == "none" else "gelu_tanh"](x, out=out)
 
 
-def clamp(x, min=None, max=None):  # noqa: A002 (ctensor's keywords)
+def clamp(x, min=None, max=None, *, out=None):  # noqa: A002 (ctensor's keywords)
     if min is None and max is None:
         return x
-    return _map_fn(_OPS["clamp"], (x,), (-math.inf if min is None else min, math.inf if max is None else max))
+    return _map_fn(_OPS["clamp"], (x,), (-math.inf if min is None else min, math.inf if max is None else max), out)
 
 
-def round(x, decimals=0):  # noqa: A001
-    return _rows["round"](x) if decimals == 0 else _map_fn(_OPS["round_decimals"], (x,), (decimals,))
+def round(x, decimals=0, *, out=None):  # noqa: A001
+    return _rows["round"](x, out=out) if decimals == 0 else _map_fn(_OPS["round_decimals"], (x,), (decimals,), out)
 
 
-def softplus(x, beta=None, threshold=None):
+def softplus(x, beta=None, threshold=None, *, out=None):
     if beta is None and threshold is None:
-        return _rows["softplus"](x)
-    return _map_fn(_OPS["softplus_beta"], (x,), (1.0 if beta is None else beta, 20.0 if threshold is None else threshold))
+        return _rows["softplus"](x, out=out)
+    return _map_fn(_OPS["softplus_beta"], (x,), (1.0 if beta is None else beta, 20.0 if threshold is None else threshold),
+                   out)
 
 
 def astype(x, dtype):

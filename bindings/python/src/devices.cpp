@@ -231,6 +231,8 @@ void init_devices(nb::module_& m) {
     g_cpu_stream.num_threads = n;
   }, nb::arg("n"), "Threads for CPU ops (0 = the library default, 1 = the calling thread only).");
   m.def("get_num_threads", [] { return g_cpu_stream.num_threads; }, "The value set_num_threads set (0 = default).");
+  m.def("_cpu_stream_address", [] { return reinterpret_cast<uintptr_t>(&g_cpu_stream); },
+        "The address of the CTCpuStream set_num_threads sets (ctensor.jax's handlers run with it).");
   m.def("set_stream", [](nb::handle device, nb::handle stream) {
     const CTDevice d = parse_device(device, "set_stream", false);
     if (d.device_type == CT_CPU)

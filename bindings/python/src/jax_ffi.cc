@@ -14,6 +14,7 @@
 #include <ctensor/ctensor.h>
 #include <ctensor/ctensor_nn.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <initializer_list>
@@ -70,6 +71,15 @@ struct View {
   }
 };
 
+// The ctensor module's CPU stream (its set_num_threads), installed by ctensor/jax.py at import: the handlers
+// run on XLA's threads, where the Python module's calls never pass it. NULL: the library default.
+std::atomic<const CTCpuStream*> g_python_stream{nullptr};
+
+void* cpu_stream() {
+  const CTCpuStream* s = g_python_stream.load(std::memory_order_acquire);
+  return s && s->num_threads != 0 ? const_cast<CTCpuStream*>(s) : nullptr;
+}
+
 ffi::Error status(CTStatus s) {
   if (s == CT_OK) return ffi::Error::Success();
   const char* m = ct_last_error();
@@ -113,25 +123,33 @@ ffi::Error Map(ffi::RemainingArgs args, ffi::Result<ffi::AnyBuffer> out, int64_t
   if (auto e = o.set(*out, "the result"); !e.success()) return e;
   const int32_t np = static_cast<int32_t>(params.size());
   switch (info.kind) {
-    case CT_KIND_CAST: return status(ct_cast(&in[0].t, &o.t, nullptr));
-    case CT_KIND_UNARY: return status(ct_unary(info.op, &in[0].t, &o.t, nullptr));
-    case CT_KIND_UNARY_PARAM: return status(ct_unary_param(info.op, &in[0].t, params.begin(), np, &o.t, nullptr));
+    case CT_KIND_CAST: return status(ct_cast(&in[0].t, &o.t, cpu_stream()));
+    case CT_KIND_UNARY: return status(ct_unary(info.op, &in[0].t, &o.t, cpu_stream()));
+    case CT_KIND_UNARY_PARAM: return status(ct_unary_param(info.op, &in[0].t, params.begin(), np, &o.t, cpu_stream()));
     default:
-      return status(np ? ct_ternary_param(info.op, &in[0].t, &in[1].t, &in[2].t, params.begin(), np, &o.t, nullptr)
-                       : ct_ternary(info.op, &in[0].t, &in[1].t, &in[2].t, &o.t, nullptr));
+      return status(np ? ct_ternary_param(info.op, &in[0].t, &in[1].t, &in[2].t, params.begin(), np, &o.t, cpu_stream())
+                       : ct_ternary(info.op, &in[0].t, &in[1].t, &in[2].t, &o.t, cpu_stream()));
   }
 }
 
-// Broadcast binary ops (NumPy's broadcasting is ct_binary's own).
-ffi::Error Binary(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::Result<ffi::AnyBuffer> out, int64_t op) {
+// Broadcast binary ops (NumPy's broadcasting is ct_binary's own). One operand means x1 and x2 are the same
+// array: ctensor.jax passes it once when the result takes its buffer (out=), since XLA copies an aliased
+// operand that the same call also reads through another operand.
+ffi::Error Binary(ffi::RemainingArgs args, ffi::Result<ffi::AnyBuffer> out, int64_t op) {
   ffi::Error err = ffi::Error::Success();
   const CTOpInfo info = op_info(op, &err, {CT_KIND_BINARY});
   if (!err.success()) return err;
-  View va, vb, o;
-  if (auto e = va.set(a, "x1"); !e.success()) return e;
-  if (auto e = vb.set(b, "x2"); !e.success()) return e;
+  if (args.size() != 1 && args.size() != 2)
+    return ffi::Error::InvalidArgument("ctensor.jax: " + std::string(info.name) + " takes 1 or 2 operands, got " +
+                                       std::to_string(args.size()));
+  View v[2], o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto b = args.get<ffi::AnyBuffer>(i);
+    if (b.has_error()) return b.error();
+    if (auto e = v[i].set(*b, i ? "x2" : "x1"); !e.success()) return e;
+  }
   if (auto e = o.set(*out, "the result"); !e.success()) return e;
-  return status(ct_binary(info.op, &va.t, &vb.t, &o.t, nullptr));
+  return status(ct_binary(info.op, &v[0].t, &v[args.size() - 1].t, &o.t, cpu_stream()));
 }
 
 // Reductions over a set of axes (negative ones count from the end: a vmapped call adds leading dims).
@@ -145,7 +163,7 @@ ffi::Error Reduce(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> out, int64_t op,
   if (auto e = o.set(*out, "the result"); !e.success()) return e;
   std::vector<int32_t> ax(axes.begin(), axes.end());
   return status(ct_reduce(info.op, &vx.t, ax.data(), static_cast<int32_t>(ax.size()), keepdims ? 1 : 0,
-                          params.begin(), static_cast<int32_t>(params.size()), &o.t, nullptr));
+                          params.begin(), static_cast<int32_t>(params.size()), &o.t, cpu_stream()));
 }
 
 ffi::Error AlongAxis(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> out, int64_t op, int64_t axis) {
@@ -155,7 +173,7 @@ ffi::Error AlongAxis(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> out, int64_t 
   View vx, o;
   if (auto e = vx.set(x, "x"); !e.success()) return e;
   if (auto e = o.set(*out, "the result"); !e.success()) return e;
-  return status(ct_along_axis(info.op, &vx.t, static_cast<int32_t>(axis), &o.t, nullptr));
+  return status(ct_along_axis(info.op, &vx.t, static_cast<int32_t>(axis), &o.t, cpu_stream()));
 }
 
 // Index ops: x, index and (scatter, scatter_add, index_add) src.
@@ -173,7 +191,7 @@ ffi::Error Index(ffi::RemainingArgs args, ffi::Result<ffi::AnyBuffer> out, int64
   }
   if (auto e = o.set(*out, "the result"); !e.success()) return e;
   return status(ct_index(info.op, &v[0].t, static_cast<int32_t>(axis), &v[1].t, args.size() > 2 ? &v[2].t : nullptr,
-                         params.begin(), static_cast<int32_t>(params.size()), &o.t, nullptr));
+                         params.begin(), static_cast<int32_t>(params.size()), &o.t, cpu_stream()));
 }
 
 // NN ops by id: the operands are the row's present tensor arguments in order (inputs, then outputs);
@@ -211,17 +229,20 @@ ffi::Error Nn(ffi::RemainingArgs args, ffi::RemainingRets rets, int64_t op, ffi:
   if (CTStatus s = ct_nn_workspace_size(info.op, d, ptrs.data(), static_cast<int32_t>(nt), &bytes)) return status(s);
   std::unique_ptr<void, void (*)(void*)> ws(bytes ? std::malloc(bytes) : nullptr, std::free);
   if (bytes && !ws) return status(CT_ERR_OUT_OF_MEMORY);
-  return status(ct_nn(info.op, d, ptrs.data(), static_cast<int32_t>(nt), ws.get(), bytes, nullptr));
+  return status(ct_nn(info.op, d, ptrs.data(), static_cast<int32_t>(nt), ws.get(), bytes, cpu_stream()));
 }
 
 }  // namespace
+
+extern "C" __attribute__((visibility("default"))) void CtJaxSetCpuStream(const CTCpuStream* s) {
+  g_python_stream.store(s, std::memory_order_release);
+}
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(CtJaxMap, Map,
                               ffi::Ffi::Bind().RemainingArgs().Ret<ffi::AnyBuffer>().Attr<int64_t>("op").Attr<
                                   ffi::Span<const double>>("params"));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(CtJaxBinary, Binary,
-                              ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>().Attr<
-                                  int64_t>("op"));
+                              ffi::Ffi::Bind().RemainingArgs().Ret<ffi::AnyBuffer>().Attr<int64_t>("op"));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(CtJaxReduce, Reduce,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::AnyBuffer>()

@@ -187,3 +187,47 @@ def test_same_names_and_keywords_as_the_ctensor_module():
         assert callable(getattr(cj, name)), name
     assert list(inspect.signature(cj.conv2d).parameters)[:7] == ["input", "weight", "bias", "stride", "padding",
                                                                  "dilation", "groups"]
+
+
+def _hlo(f, *args):
+    return f.lower(*args).compile().as_text()
+
+
+def test_out_takes_a_donated_operands_buffer():
+    x, y = _x((64, 33), "float32", -2, 2, 6), _x((64, 33), "float32", -2, 2, 7)
+    cases = [("exp", lambda a, b: cj.exp(a, out=a), lambda a, b: jnp.exp(a)),
+             ("leaky_relu", lambda a, b: cj.leaky_relu(a, 0.1, out=a), lambda a, b: jax.nn.leaky_relu(a, 0.1)),
+             ("gelu", lambda a, b: cj.gelu(a, approximate="tanh", out=a),
+              lambda a, b: jax.nn.gelu(a, approximate=True)),
+             ("add", lambda a, b: cj.add(a, b, out=a), lambda a, b: a + b),
+             ("mul x2", lambda a, b: cj.mul(b, a, out=a), lambda a, b: b * a),
+             ("square", lambda a, b: cj.mul(a, a, out=a), lambda a, b: a * a),
+             ("where", lambda a, b: cj.where(a > 0, a, b, out=a), lambda a, b: jnp.where(a > 0, a, b))]
+    for name, f, ref in cases:
+        jf = jax.jit(f, donate_argnums=0)
+        hlo = _hlo(jf, x, y)
+        # the result is the donated argument's buffer: XLA aliases it and inserts no copy
+        assert "output_to_operand_aliasing" in hlo and "copy(" not in hlo, (name, hlo)
+        a = jnp.array(x)
+        got = jf(a, y)
+        assert a.is_deleted(), name
+        np.testing.assert_allclose(got, ref(x, y), rtol=2e-6, atol=1e-6, err_msg=name)
+    # without donation the value semantics hold (XLA copies the operand first): x is unchanged
+    before = np.array(x)
+    np.testing.assert_allclose(jax.jit(lambda a: cj.exp(a, out=a))(x), np.exp(before), rtol=2e-6)
+    np.testing.assert_allclose(cj.exp(x, out=x), np.exp(before), rtol=2e-6)
+    np.testing.assert_array_equal(x, before)
+    # a gradient through it, and vmap
+    np.testing.assert_allclose(jax.grad(lambda a: jnp.sum(cj.tanh(a, out=a)))(x), 1 - np.tanh(before) ** 2,
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jax.vmap(lambda a: cj.exp(a, out=a))(x), np.exp(before), rtol=2e-6)
+
+
+def test_out_must_be_an_operand_of_the_results_shape_and_dtype():
+    x = jnp.ones((2, 3), jnp.float32)
+    with pytest.raises(ValueError, match=r"exp: out= must be one of the operands"):
+        cj.exp(x, out=jnp.ones((2, 3), jnp.float32))
+    with pytest.raises(ValueError, match=r"add: out= has shape \(2, 3\) .*result has shape \(4, 2, 3\)"):
+        cj.add(x, jnp.ones((4, 2, 3), jnp.float32), out=x)
+    with pytest.raises(ValueError, match=r"less: out= has shape \(2, 3\) and dtype float32, the result .* bool"):
+        cj.less(x, x, out=x)
