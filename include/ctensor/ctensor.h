@@ -11,7 +11,7 @@
  *    failure it sets a message that names the function, the argument and the
  *    values (read it with ct_last_error()).
  *  - On failure, output tensors are untouched: all validation happens before
- *    the first write.
+ *    the first write (NN ops out of memory inside oneDNN: ctensor_nn.h).
  *  - No C++ exception, abort() or exit() ever crosses this boundary.
  *  - All functions are thread-safe. Ops run synchronously on the CPU (the
  *    stream argument only selects how threads are used, see CTCpuStream).
@@ -742,12 +742,12 @@ static inline int32_t ct_dtype_index(CTDataType dt) {
  *  valid (no negative extent); inline: on every call's path, in the library
  *  and in each backend alike. */
 static inline int ct_is_compact(const CTensor* t) {
-  int64_t expect = 1;
+  uint64_t expect = 1; /* unsigned: an empty tensor's extents may multiply past 2^63 */
   int32_t d;
   if (!t->strides) return 1;
   for (d = t->ndim - 1; d >= 0; --d) {
-    if (t->shape[d] != 1 && t->strides[d] != expect) return 0;
-    expect *= t->shape[d];
+    if (t->shape[d] != 1 && (uint64_t)t->strides[d] != expect) return 0;
+    expect *= (uint64_t)t->shape[d];
   }
   return 1;
 }

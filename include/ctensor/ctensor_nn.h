@@ -29,6 +29,16 @@ extern "C" {
  * shapes, strides and dtypes, the device and the thread count, so a
  * framework can plan memory statically.
  *
+ * Out of memory: validation, plan creation and ctensor's own allocations
+ * all come before the first write, so a CT_ERR_OUT_OF_MEMORY from them
+ * leaves the outputs untouched. The one exception to that rule of
+ * ctensor.h: oneDNN allocates small objects while its primitives run, and
+ * when such an allocation fails after a primitive has written, the call
+ * returns CT_ERR_OUT_OF_MEMORY with its outputs partly written. (With more
+ * than one thread, oneDNN 2.x also allocates inside its own OpenMP parallel
+ * regions, where a failed allocation terminates the process: no exception
+ * can leave such a region, and ctensor cannot catch it there.)
+ *
  * @code
  *   CTConv2dDesc d = {sizeof d};            // stride 1, no padding, groups 1
  *   d.pad_begin[0] = d.pad_begin[1] = d.pad_end[0] = d.pad_end[1] = 1;

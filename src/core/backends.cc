@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cinttypes>
 #include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -307,10 +308,28 @@ CTStatus temp_alloc(const char* fn, CTDevice device, size_t bytes, void* stream,
   const Backend* b = find_backend(device.device_type);
   if (!b) return fail(CT_ERR_UNSUPPORTED, "%s: device type %d has no backend", fn, device.device_type);
   CTAllocator a;
-  if (!installed_allocator(device.device_type, &a)) a = b->dev.default_allocator;
+  const bool callers = installed_allocator(device.device_type, &a);
+  if (!callers) a = b->dev.default_allocator;
   if (!a.alloc && !b->dev.malloc)
     return fail(CT_ERR_UNSUPPORTED, "%s: the %s device has no allocator for temporary memory", fn, b->dev.name);
-  return a.alloc ? a.alloc(a.user, device, bytes, stream, ptr) : b->dev.malloc(device.device_id, bytes, ptr);
+  // Whatever the allocator answers, the caller sees CT_ERR_OUT_OF_MEMORY
+  // with the allocator's status and message, and never a NULL "success"
+  // (a caller's allocator that returns CT_OK without memory).
+  void* p = nullptr;
+  const CTStatus s = a.alloc ? a.alloc(a.user, device, bytes, stream, &p) : b->dev.malloc(device.device_id, bytes, &p);
+  const char* whose = callers ? "the caller's allocator (ct_set_allocator)" : a.alloc ? "the default allocator" : "malloc";
+  if (s != CT_OK) {
+    char why[512];
+    std::snprintf(why, sizeof why, "%s", ct_last_error());
+    return fail(CT_ERR_OUT_OF_MEMORY, "%s: %s of the %s device failed to allocate %zu bytes of temporary memory (%s%s%s)",
+                fn, whose, b->dev.name, bytes, ct_status_string(s), why[0] ? ": " : "", why);
+  }
+  if (!p && bytes > 0)
+    return fail(CT_ERR_OUT_OF_MEMORY,
+                "%s: %s of the %s device returned CT_OK but no memory for %zu bytes of temporary memory", fn, whose,
+                b->dev.name, bytes);
+  *ptr = p;
+  return CT_OK;
 }
 
 void temp_free(CTDevice device, void* ptr, void* stream) {

@@ -78,9 +78,10 @@ template <class I> CTStatus bad_index(const char* fn, const OpDef* d, const CTen
 template <class I> CTStatus check_indices(const char* fn, const OpDef* d, const CTensor* index, int64_t n,
                                           int32_t axis) {
   const int32_t nd = index->ndim;
+  for (int32_t k = 0; k < nd; ++k)
+    if (index->shape[k] == 0) return CT_OK;  // empty (its other extents may multiply past 2^63)
   int64_t numel = 1;
   for (int32_t k = 0; k < nd; ++k) numel *= index->shape[k];
-  if (numel == 0) return CT_OK;
   const char* base = static_cast<const char*>(index->data) + index->byte_offset;
   const int64_t inner = nd ? index->shape[nd - 1] : 1, is = nd ? ct_stride_of(index, nd - 1) : 0;
   I lo = 0, hi = 0;
@@ -140,8 +141,10 @@ CTStatus index_shape(const char* fn, const OpDef* d, const CTensor* x, const CTe
                 x->ndim);
   const int32_t ax = axis < 0 ? axis + r : axis;
   *axis_out = ax;
-  int64_t index_numel = 1;
-  for (int32_t k = 0; k < index->ndim; ++k) index_numel *= index->shape[k];
+  int64_t index_numel = 1;  // 0 when an extent is (the others may then multiply past 2^63)
+  for (int32_t k = 0; k < index->ndim; ++k)
+    if (index->shape[k] == 0) index_numel = 0;
+  for (int32_t k = 0; index_numel && k < index->ndim; ++k) index_numel *= index->shape[k];
   if (index_numel > 0 && extent1(x, ax) == 0)
     return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s: axis %d of x has extent 0, so no index is valid", fn, d->name, ax);
   switch (d->id) {
@@ -327,9 +330,10 @@ CTStatus run_index(int32_t op, const CTensor* x, int32_t axis, const CTensor* in
       }
     axis_stride = stride1(out, ax);
   }
+  for (int32_t i = 0; i < nd; ++i)
+    if (shape[i] == 0) return CT_OK;  // nothing to do (the other extents may multiply past 2^63)
   int64_t numel = 1;
   for (int32_t i = 0; i < nd; ++i) numel *= shape[i];
-  if (numel == 0) return CT_OK;
   if (nd == 0) {  // a 0-d result (take of a 1-d x at a 0-d index): a loop of one
     shape[0] = 1, ds[0] = is[0] = os[0] = 0;
     nd = 1;

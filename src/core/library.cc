@@ -74,6 +74,10 @@ CTStatus init_library(Library* lib, CTPluginInitFn init) {
   t_loading = nullptr;
   if (s != CT_OK) {
     const std::string why = ct_last_error();
+    // A value that is no CTStatus must not reach the caller as if it were one.
+    if (s > 0 || s < CT_ERR_INTERNAL)
+      return fail(CT_ERR_BACKEND, "%s: %s: ct_plugin_init returned %d, not a CTStatus%s%s", fn, lib->path.c_str(),
+                  (int)s, why.empty() ? "" : ": ", why.c_str());
     return fail(s, "%s: %s: ct_plugin_init failed with %s: %s", fn, lib->path.c_str(), ct_status_string(s),
                 why.empty() ? "(it set no message)" : why.c_str());
   }
@@ -454,7 +458,10 @@ CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32
   // Outputs: exactly what the shape query says for these inputs.
   const int32_t nin = d->num_inputs, nout = d->num_tensors - d->num_inputs;
   CTOutputInfo want[CT_NN_MAX_TENSORS];
-  if (CTStatus s = ct_op_output_info(op, &a, tensors, nin, want, nout)) return s;
+  if (CTStatus s = ct_op_output_info(op, &a, tensors, nin, want, nout)) {
+    const std::string why = ct_last_error();  // the shape query's message, under this entry point's name
+    return ct::fail(s, "%s: %s", fn, why.c_str());
+  }
   for (int32_t k = 0; k < nout; ++k) {
     const CTensor* t = tensors[nin + k];
     if (!t) continue;

@@ -770,6 +770,11 @@ CTStatus validate(const char* fn, int32_t op, const void* desc, const CTensor* c
     }
     c->t[i] = t[i];
   }
+  // The first tensor fixes the call's device and data dtype: a plugin's row
+  // may mark it optional, but a call without it has neither.
+  if (num < 1 || !t[0])
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s is NULL, but %s's first tensor fixes the device and dtype", fn,
+                num < 1 ? "tensor 0" : n.name[0], def->name);
   for (int i = 1; i < num; ++i)
     if (t[i] && !same_device(t[i]->device, t[0]->device))
       return fail(CT_ERR_DEVICE_MISMATCH, "%s: %s.device=(%d,%d) differs from %s.device=(%d,%d)", fn, n.name[i],

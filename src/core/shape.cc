@@ -61,7 +61,10 @@ CTStatus output_info(const char* fn, int32_t op, const CTOpArgs& a, const CTenso
       return fail(CT_ERR_DTYPE_MISMATCH, "%s: %s.dtype=%s does not fit %s's rule for it (data dtype %s)", fn,
                   d->tensor[i], dtype_name(got), d->name, dt >= 0 ? dtype_name(dt) : "?");
   }
-  if (dt < 0) return fail(CT_ERR_INTERNAL, "%s: %s has no data input in its row", fn, d->name);
+  // No data input given (a plugin row's data inputs may all be optional): nothing fixes the dtype.
+  if (dt < 0)
+    return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s: no data input is given (of %s), so its dtype is not known", fn,
+                d->name, d->tensor_names);
   if (!(d->dtypes & (1u << dt)))
     return fail(CT_ERR_UNSUPPORTED, "%s: %s is not defined for %s: %s", fn, d->name, dtype_name(dt), d->dtype_rule);
   // The output dtype (one output for every kind but NN).

@@ -79,6 +79,16 @@ CTStatus check_tensor_full(const char* fn, const char* arg, const CTensor* t, Te
       return fail(CT_ERR_INVALID_ARGUMENT, "%s: %s.strides[%d]=%" PRId64 " with shape[%d]=%" PRId64 " spans more than 2^63 bytes",
                   fn, arg, i, s, i, t->shape[i]);
   }
+  // Offsets from data: no object is larger than PTRDIFF_MAX bytes, so a
+  // byte_offset, or byte_offset plus the span, beyond it addresses no
+  // memory of the tensor's (it would otherwise pass as an address below 2^64
+  // that is not in any address space: the kernel's first access faults).
+  int64_t reach;
+  if (t->byte_offset > (uint64_t)INT64_MAX || __builtin_add_overflow((int64_t)t->byte_offset, pos, &reach) ||
+      __builtin_add_overflow(reach, itemsize, &reach))
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: %s.byte_offset=%" PRIu64 " plus the %" PRIu64 " bytes its elements span is more than 2^63-1 bytes "
+                "from data (no object is that large)", fn, arg, t->byte_offset, (uint64_t)pos + (uint64_t)itemsize);
   // The range as addresses: on a device whose data is a handle (OpenCL's
   // cl_mem) the caller marks the facts (not_address) once it knows the
   // device, and only ranges within the same handle are compared.

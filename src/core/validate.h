@@ -24,12 +24,14 @@ inline int32_t fast_dtype_index(CTDataType d) {
   return ct_dtype_index(d);
 }
 
-// Stride of dim i in elements; NULL strides mean compact row-major.
+// Stride of dim i in elements; NULL strides mean compact row-major. The
+// product wraps (unsigned) rather than overflow: only an empty tensor's
+// extents can multiply past 2^63, and its strides address nothing.
 inline int64_t ct_stride_of(const CTensor* t, int32_t i) {
-  int64_t s = 1;
+  uint64_t s = 1;
   if (t->strides) return t->strides[i];
-  for (int32_t j = t->ndim - 1; j > i; --j) s *= t->shape[j];
-  return s;
+  for (int32_t j = t->ndim - 1; j > i; --j) s *= (uint64_t)t->shape[j];
+  return (int64_t)s;
 }
 
 // The data address the shape-only checks (workspace and shape queries) give
@@ -95,7 +97,8 @@ inline CTStatus check_tensor(const char* fn, const char* arg, const CTensor* t, 
   const int64_t itemsize = t->dtype.bits / 8;
   int64_t pos;
   uintptr_t start, hi;
-  if (dt < 0 || __builtin_mul_overflow(numel - 1, itemsize, &pos) ||
+  if (dt < 0 || __builtin_mul_overflow(numel - 1, itemsize, &pos) || t->byte_offset > (uint64_t)INT64_MAX ||
+      (int64_t)t->byte_offset > INT64_MAX - itemsize - pos ||  // more than 2^63-1 bytes from data
       __builtin_add_overflow((uintptr_t)t->data, t->byte_offset, &start) ||
       __builtin_add_overflow(start, (uintptr_t)pos + (uintptr_t)itemsize, &hi))
     return check_tensor_full(fn, arg, t, f);

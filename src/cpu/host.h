@@ -33,6 +33,13 @@ inline int64_t ct_stride_of(const CTensor* t, int32_t i) {
   return s;
 }
 
+// Stride of dim i in bytes of `size`-byte elements; 0 for a dim of extent 1,
+// which is never stepped and may have any stride (INT64_MAX included, which
+// times the size would overflow).
+inline int64_t ct_byte_stride_of(const CTensor* t, int32_t i, int64_t size) {
+  return t->shape[i] == 1 ? 0 : ct_stride_of(t, i) * size;
+}
+
 }  // namespace cpu
 }  // namespace ct
 

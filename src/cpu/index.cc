@@ -207,9 +207,9 @@ CTStatus cpu_index(const CTIndexCall* c) {
   L.isize = c->index_dt == CT_DT_INT64 ? 8 : 4;
   for (int32_t k = 0; k < L.nd; ++k) {
     L.ext[k] = c->out->shape[k];
-    L.ds[k] = ct_stride_of(c->data, k) * L.esize;
-    L.is[k] = ct_stride_of(c->index, k) * L.isize;
-    L.os[k] = ct_stride_of(c->out, k) * L.esize;
+    L.ds[k] = ct_byte_stride_of(c->data, k, L.esize);
+    L.is[k] = ct_byte_stride_of(c->index, k, L.isize);
+    L.os[k] = ct_byte_stride_of(c->out, k, L.esize);
   }
   L.data = static_cast<const char*>(c->data->data) + c->data->byte_offset;
   L.index = static_cast<const char*>(c->index->data) + c->index->byte_offset;

@@ -194,7 +194,8 @@ View view_of(const CTensor* t, int32_t out_nd) {
   v.cs = nd < 1 || t->shape[nd - 1] == 1 ? 0 : ct_stride_of(t, nd - 1);
   for (int32_t d = 0; d < out_nd - 2; ++d) {
     const int32_t td = d - (out_nd - nd);
-    v.bstride[d] = td >= 0 && t->shape[td] != 1 ? ct_stride_of(t, td) * v.esize : 0;
+    // Unsigned: an empty k or v (no keys) may have any strides, which address nothing.
+    v.bstride[d] = td >= 0 && t->shape[td] != 1 ? (int64_t)((uint64_t)ct_stride_of(t, td) * (uint64_t)v.esize) : 0;
   }
   return v;
 }
@@ -320,7 +321,9 @@ int64_t batch_offset(const Attention& a, const View& x, int64_t b) {
 void run_plain(const Job& j, int64_t b, char* ws) {
   const Attention& a = *j.a;
   float* s = reinterpret_cast<float*>(ws);
-  const char *vb = j.v.base + batch_offset(a, j.v, b), *mb = j.has_mask ? j.m.base + batch_offset(a, j.m, b) : nullptr;
+  // Without keys v and the mask are empty, their base perhaps NULL: nothing of theirs is addressed.
+  const char *vb = a.S ? j.v.base + batch_offset(a, j.v, b) : nullptr,
+             *mb = j.has_mask && a.S ? j.m.base + batch_offset(a, j.m, b) : nullptr;
   char* ob = const_cast<char*>(j.o.base) + batch_offset(a, j.o, b);
   for (int64_t i = 0; i < a.L; ++i) {
     const int64_t end = key_end(a, i);

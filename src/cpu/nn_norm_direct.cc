@@ -40,8 +40,8 @@ bool planes_of(const CTensor* t, int64_t S, Planes* v) {
   }
   if (want != S) return false;
   v->base = data_of(t);
-  v->sn = ct_stride_of(t, 0) * 4;
-  v->sc = ct_stride_of(t, 1) * 4;
+  v->sn = ct_byte_stride_of(t, 0, 4);
+  v->sc = ct_byte_stride_of(t, 1, 4);
   return true;
 }
 
@@ -54,10 +54,10 @@ inline void st(char* p, int64_t i, float v) { store_at(p + i * 4, v); }
 // A (C,) float32 vector (statistics, scale, shift): element c, or `dflt` when absent.
 float vec_at(const CTensor* t, int64_t c, float dflt) {
   if (!t) return dflt;
-  return load_at<float>(data_of(t) + c * ct_stride_of(t, 0) * 4);
+  return load_at<float>(data_of(t) + c * ct_byte_stride_of(t, 0, 4));
 }
 void vec_set(const CTensor* t, int64_t c, float v) {
-  if (t) store_at(data_of(t) + c * ct_stride_of(t, 0) * 4, v);
+  if (t) store_at(data_of(t) + c * ct_byte_stride_of(t, 0, 4), v);
 }
 
 // Plane sums: sum(x), sum((x - m)^2), sum(dy), sum(dy * (x - m)).

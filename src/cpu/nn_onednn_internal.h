@@ -54,7 +54,12 @@ struct ThreadScope {
   }
 };
 
-inline char* data_of(const CTensor* t) { return static_cast<char*>(t->data) + t->byte_offset; }
+// The first element's address, added as integers: an empty tensor's data
+// may be NULL or anything and its byte_offset anything (nothing of it is
+// read), where pointer arithmetic would be undefined.
+inline char* data_of(const CTensor* t) {
+  return reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(t->data) + t->byte_offset);
+}
 
 // An element read or written at any address (the own kernels' access to the
 // caller's tensors: a NumPy array may sit at an odd address); loops of them
@@ -165,6 +170,7 @@ struct Plan {
   int64_t primitives = 0;
   std::mutex mu;
   std::vector<std::unique_ptr<Ctx>> pool;
+  size_t contexts = 0;  // Ctx made for this plan: pool's capacity is at least this (execute's last push never allocates)
 };
 
 // A failed copy inside an execution: its message is already set.

@@ -264,7 +264,15 @@ CTStatus execute(Plan* p, const char* fn, const CTensor* const* t, void* workspa
       p->pool.pop_back();
     }
   }
-  if (!c) c = make_ctx(p);
+  if (!c) {
+    // Room in the pool for this context's return, made before anything is
+    // written: a push_back that allocated after the outputs were written
+    // would fail the call (CT_ERR_OUT_OF_MEMORY) with its outputs changed.
+    c = make_ctx(p);
+    std::lock_guard<std::mutex> lock(p->mu);
+    p->pool.reserve(p->contexts + 1);
+    ++p->contexts;
+  }
   const size_t n = p->args.size();
   for (size_t i = 0; i < n; ++i) {
     const Arg& a = p->args[i];

@@ -78,7 +78,10 @@ inline void row_in_window_t(const char* row, int64_t s3, int64_t Q, int64_t hw, 
     o[q] |= (int64_t)((v >= hw + wl) & (v < hw + wh));
   }
 }
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under ThreadSanitizer: GCC instruments the ifunc resolver that
+// target_clones makes, and the dynamic loader runs it while relocating
+// libctensor, before TSan is initialised (a crash at load, before main).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void row_in_window(const char* row, int64_t s3, int64_t Q, int64_t hw, int64_t SW, int64_t PL, int64_t KW, int64_t W,
@@ -135,7 +138,7 @@ inline bool plane_in_windows_t(const int64_t* v, const int64_t* lo, const uint64
   }
   return all != 0;
 }
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 bool plane_in_windows(const int64_t* v, const int64_t* lo, const uint64_t* wid, int64_t PQ, int64_t KH, int64_t W) {
@@ -155,8 +158,8 @@ bool plane_in_windows(const int64_t* v, const int64_t* lo, const uint64_t* wid, 
 // there is one, comes from the slower element-wise pass (tap_of), which runs
 // only then.
 bool all_in_windows(const PoolIndex& g, const CTensor* t) {
-  const int64_t s0 = ct_stride_of(t, 0) * 8, s1 = ct_stride_of(t, 1) * 8, s2 = ct_stride_of(t, 2) * 8,
-                s3 = ct_stride_of(t, 3) * 8;
+  const int64_t s0 = ct_byte_stride_of(t, 0, 8), s1 = ct_byte_stride_of(t, 1, 8), s2 = ct_byte_stride_of(t, 2, 8),
+                s3 = ct_byte_stride_of(t, 3, 8);
   const char* base = data_of(t);
   const int64_t planes = g.N * g.C, Q = g.Q, SW = g.SW, PL = g.PL, KW = g.KW, W = g.W;
   if ((s3 == 8 || g.Q == 1) && (s2 == Q * 8 || g.P == 1) && reinterpret_cast<uintptr_t>(base) % 8 == 0 &&
@@ -200,8 +203,8 @@ bool all_in_windows(const PoolIndex& g, const CTensor* t) {
 // Calls f(l, plane, pp, q, v) for the indices tensor t (N, C, P, Q), any
 // strides, planes [p0, p1) (plane = n * C + c), l the row-major element.
 template <class F> void for_each_index(const PoolIndex& g, const CTensor* t, int64_t p0, int64_t p1, F&& f) {
-  const int64_t s0 = ct_stride_of(t, 0) * 8, s1 = ct_stride_of(t, 1) * 8, s2 = ct_stride_of(t, 2) * 8,
-                s3 = ct_stride_of(t, 3) * 8;
+  const int64_t s0 = ct_byte_stride_of(t, 0, 8), s1 = ct_byte_stride_of(t, 1, 8), s2 = ct_byte_stride_of(t, 2, 8),
+                s3 = ct_byte_stride_of(t, 3, 8);
   const char* base = data_of(t);
   for (int64_t plane = p0; plane < p1; ++plane) {
     const int64_t n = plane / g.C, ch = plane % g.C;
@@ -261,12 +264,10 @@ template <class T> void build_pool_backward_direct(const PoolIndex& g, Plan* p) 
     // Byte strides, and elements read and written through memcpy: dy and dx
     // may sit at any address (an unaligned NumPy array), as everywhere else.
     constexpr int64_t z = (int64_t)sizeof(T);
-    const int64_t y0 = ct_stride_of(dy, 0) * z, y1 = ct_stride_of(dy, 1) * z, y2 = ct_stride_of(dy, 2) * z,
-                  y3 = ct_stride_of(dy, 3) * z;
-    const int64_t x0 = ct_stride_of(dx, 0) * z, x1 = ct_stride_of(dx, 1) * z, x2 = ct_stride_of(dx, 2) * z,
-                  x3 = ct_stride_of(dx, 3) * z;
-    const int64_t i0 = ct_stride_of(idx, 0) * 8, i1 = ct_stride_of(idx, 1) * 8, i2 = ct_stride_of(idx, 2) * 8,
-                  i3 = ct_stride_of(idx, 3) * 8;
+    auto bs = ct_byte_stride_of;
+    const int64_t y0 = bs(dy, 0, z), y1 = bs(dy, 1, z), y2 = bs(dy, 2, z), y3 = bs(dy, 3, z);
+    const int64_t x0 = bs(dx, 0, z), x1 = bs(dx, 1, z), x2 = bs(dx, 2, z), x3 = bs(dx, 3, z);
+    const int64_t i0 = bs(idx, 0, 8), i1 = bs(idx, 1, 8), i2 = bs(idx, 2, 8), i3 = bs(idx, 3, 8);
     const char *ybase = data_of(dy), *ibase = data_of(idx);
     char* xbase = data_of(dx);
     const double inv_w = 1.0 / (double)g.W;
@@ -462,35 +463,45 @@ void pool_row(const PoolIndex& g, const char* xp, int64_t xs2, int64_t pp, bool 
 template <class T, PoolMode M, int64_t SW, class I> void pool_direct_run(const PoolIndex& g, bool cip, const Exec& e) {
   const CTensor *x = e.t[0], *y = e.t[1], *ind = M == PoolMode::kMaxIndex ? e.t[2] : nullptr;
   constexpr int64_t z = (int64_t)sizeof(T);
-  const int64_t xs0 = ct_stride_of(x, 0) * z, xs1 = ct_stride_of(x, 1) * z, xs2 = ct_stride_of(x, 2) * z;
-  const int64_t ys0 = ct_stride_of(y, 0) * z, ys1 = ct_stride_of(y, 1) * z, ys2 = ct_stride_of(y, 2) * z,
-                ys3 = ct_stride_of(y, 3) * z;
+  const int64_t xs0 = ct_byte_stride_of(x, 0, z), xs1 = ct_byte_stride_of(x, 1, z), xs2 = ct_byte_stride_of(x, 2, z);
+  const int64_t ys0 = ct_byte_stride_of(y, 0, z), ys1 = ct_byte_stride_of(y, 1, z), ys2 = ct_byte_stride_of(y, 2, z),
+                ys3 = ct_byte_stride_of(y, 3, z);
   int64_t is[4] = {0, 0, 0, 0};
-  for (int i = 0; ind && i < 4; ++i) is[i] = ct_stride_of(ind, i) * 8;
+  for (int i = 0; ind && i < 4; ++i) is[i] = ct_byte_stride_of(ind, i, 8);
   const char* xb = data_of(x);
   char* yb = data_of(y);
   char* ib = ind ? data_of(ind) : nullptr;
   const int64_t planes = g.N * g.C;
-#pragma omp parallel
+  // Each thread's row scratch, allocated before the parallel region: a
+  // std::bad_alloc thrown inside one would terminate the process (OpenMP
+  // lets no exception leave a region), and here it reaches the entry point
+  // as CT_ERR_OUT_OF_MEMORY before anything is written.
+  const int nt = omp_get_max_threads();
+  const size_t q = (size_t)g.Q;
+  std::vector<T> best_all(q * (size_t)nt);
+  std::vector<int64_t> bi_all(q * (size_t)nt);
+  std::vector<I> bb_all(M == PoolMode::kMaxIndex ? q * (size_t)nt : 0);
+#pragma omp parallel num_threads(nt)
   {
-    std::vector<T> best((size_t)g.Q);
-    std::vector<int64_t> bi((size_t)g.Q);
-    std::vector<I> bb(M == PoolMode::kMaxIndex ? (size_t)g.Q : 0);
+    const size_t me = (size_t)omp_get_thread_num();
+    T* const best = best_all.data() + me * q;
+    int64_t* const bi = bi_all.data() + me * q;
+    I* const bb = M == PoolMode::kMaxIndex ? bb_all.data() + me * q : nullptr;
 #pragma omp for schedule(static)
     for (int64_t pl = 0; pl < planes; ++pl) {
       const int64_t n = pl / g.C, ch = pl % g.C;
       const char* xp = xb + n * xs0 + ch * xs1;
       for (int64_t pp = 0; pp < g.P; ++pp) {
-        pool_row<T, M, SW, I>(g, xp, xs2, pp, cip, best.data(), bi.data(), bb.data());
+        pool_row<T, M, SW, I>(g, xp, xs2, pp, cip, best, bi, bb);
         char* yr = yb + n * ys0 + ch * ys1 + pp * ys2;
-        if (ys3 == z) std::memcpy(yr, best.data(), (size_t)(g.Q * z));
+        if (ys3 == z) std::memcpy(yr, best, (size_t)(g.Q * z));
         else
-          for (int64_t q = 0; q < g.Q; ++q) std::memcpy(yr + q * ys3, &best[(size_t)q], sizeof(T));
+          for (int64_t k = 0; k < g.Q; ++k) std::memcpy(yr + k * ys3, &best[k], sizeof(T));
         if (!ib) continue;
         char* ir = ib + n * is[0] + ch * is[1] + pp * is[2];
-        if (is[3] == 8) std::memcpy(ir, bi.data(), (size_t)(g.Q * 8));
+        if (is[3] == 8) std::memcpy(ir, bi, (size_t)(g.Q * 8));
         else
-          for (int64_t q = 0; q < g.Q; ++q) std::memcpy(ir + q * is[3], &bi[(size_t)q], sizeof(int64_t));
+          for (int64_t k = 0; k < g.Q; ++k) std::memcpy(ir + k * is[3], &bi[k], sizeof(int64_t));
       }
     }
   }
@@ -537,8 +548,8 @@ template <class T> void pool_special_fixup(const PoolIndex& g, const Exec& e, in
   const CTensor *x = e.t[0], *y = e.t[1], *ind = ii >= 0 ? e.t[ii] : nullptr;
   constexpr int64_t z = (int64_t)sizeof(T);
   int64_t xs[4], ys[4], is[4] = {0, 0, 0, 0};
-  for (int i = 0; i < 4; ++i) xs[i] = ct_stride_of(x, i) * z, ys[i] = ct_stride_of(y, i) * z;
-  for (int i = 0; ind && i < 4; ++i) is[i] = ct_stride_of(ind, i) * 8;
+  for (int i = 0; i < 4; ++i) xs[i] = ct_byte_stride_of(x, i, z), ys[i] = ct_byte_stride_of(y, i, z);
+  for (int i = 0; ind && i < 4; ++i) is[i] = ct_byte_stride_of(ind, i, 8);
   const char* xb = data_of(x);
   char* yb = data_of(y);
   char* ib = ind ? data_of(ind) : nullptr;
