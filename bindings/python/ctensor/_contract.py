@@ -139,6 +139,8 @@ def einsum(subscripts: str, *operands):
     """Einstein summation, NumPy's and torch.einsum's notation ("ij,jk->ik", "...ij,...jk", implicit output,
     traces "ii->i"), evaluated left to right as batched matmuls (see the module's note); operands may also be
     given as one list. The result may be a strided view of matmul's output."""
+    if not isinstance(subscripts, str):
+        raise TypeError(f"einsum: subscripts must be a str such as 'ij,jk->ik', not {type(subscripts).__name__}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
@@ -182,6 +184,9 @@ def tensordot(a, b, axes=2, *, dims=None):
         xb = [xb] if isinstance(xb, int) else list(xb)
         if len(xa) != len(xb):
             raise ValueError(f"tensordot: axes {xa} and {xb} differ in length")
+        for x, t, name in ((xa, ta, "a"), (xb, tb, "b")):  # (_axis lets a 0-d array take axis 0, as reductions do)
+            if x and t.ndim == 0:
+                raise ValueError(f"tensordot: {name} is 0-d: it has no axis {x[0]} to sum over")
         xa = [_views._axis("tensordot", x, ta.ndim) for x in xa]
         xb = [_views._axis("tensordot", x, tb.ndim) for x in xb]
     la = _letters(ta.ndim)

@@ -99,7 +99,7 @@ def roll(x, shift=None, axis=None, *, shifts=None, dims=None, out=None):
     ax = [axis] if isinstance(axis, int) or hasattr(axis, "__index__") else list(axis)
     if len(sh) != len(ax):
         raise ValueError(f"roll: {len(sh)} shifts for {len(ax)} axes")
-    total = [0] * t.ndim
+    total = [0] * max(t.ndim, 1)  # a 0-d x takes axis 0 or -1 (_axis), as the reductions do
     for s, a in zip(sh, ax):  # an axis given twice rolls by the sum, as NumPy's
         total[_views._axis("roll", a, t.ndim)] += operator.index(s)
     o = _new(t.shape, t, out)

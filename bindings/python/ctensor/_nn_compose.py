@@ -68,6 +68,9 @@ def _rms_eps(dt: str, eps):
     try:
         return float(np.finfo("float32" if dt in _NARROW else dt).eps)
     except (TypeError, ValueError):  # bfloat16, float8: ml_dtypes' finfo
+        if dt in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+            raise TypeError(f"rms_norm: input.dtype={dt} has no machine epsilon for eps=None: give eps, or a "
+                            "float input") from None
         import ml_dtypes
 
         return float(ml_dtypes.finfo(getattr(ml_dtypes, dt)).eps)
@@ -175,6 +178,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     given (their average over the batch, the variance unbiased, as PyTorch); otherwise batch_norm's inference
     with the running statistics."""
     t = _ctensor.asarray(input)
+    if t.ndim < 2:
+        raise ValueError(f"instance_norm: input.shape={list(t.shape)} needs at least 2 dims (N, C, ...)")
     if not use_input_stats:
         return batch_norm(t, running_mean, running_var, weight, bias, training=False, eps=eps)
     y = group_norm(t, t.shape[1], weight, bias, eps)

@@ -156,6 +156,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = Fal
 def glu(input, dim: int = -1):
     """Gated linear unit, as torch.nn.functional.glu: a * sigmoid(b) for the halves a, b of input along dim."""
     t = _ctensor.asarray(input)
+    if t.ndim == 0:
+        raise ValueError("glu: input is 0-d: it has no dim to halve")
     d = _views._axis("glu", dim, t.ndim)
     n = t.shape[d]
     if n % 2:

@@ -163,6 +163,8 @@ def squeeze(x, axis=None):
         drop = {i for i, n in enumerate(t.shape) if n == 1}
     else:
         drop = {_axis("squeeze", a, t.ndim) for a in ((axis,) if isinstance(axis, int) else axis)}
+        if t.ndim == 0:  # axis 0 or -1 of a 0-d x (as _axis allows): nothing to drop, as torch.squeeze
+            drop = set()
         for a in drop:
             if t.shape[a] != 1:
                 raise ValueError(f"squeeze: axis {a} has extent {t.shape[a]}, not 1")

@@ -43,6 +43,66 @@ PyObject* exception_for(CTStatus s) {
 }
 
 // ---------------------------------------------------------------------------
+// Python numbers as C numbers
+// ---------------------------------------------------------------------------
+
+namespace {
+std::string short_repr(nb::handle h) {
+  PyObject* r = PyObject_Repr(h.ptr());
+  std::string s = "?";
+  if (r) {
+    const char* u = PyUnicode_AsUTF8(r);
+    if (u) s = u;
+    Py_DECREF(r);
+  }
+  PyErr_Clear();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+}  // namespace
+
+double to_double(nb::handle h, const char* fn, const char* arg) {
+  // a float, an int, a bool, a NumPy scalar or 0-d array (PyFloat_AsDouble parses no text)
+  const double v = PyFloat_AsDouble(h.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    const bool overflow = PyErr_ExceptionMatches(PyExc_OverflowError);
+    PyErr_Clear();
+    if (overflow)
+      raise(PyExc_ValueError, "%s: %s=%s is too large for a float64", fn, arg, short_repr(h).c_str());
+    raise(PyExc_TypeError, "%s: %s must be a real number, not %s (%s)", fn, arg, Py_TYPE(h.ptr())->tp_name,
+          short_repr(h).c_str());
+  }
+  return v;
+}
+
+int64_t to_int64(nb::handle h, const char* fn, const char* arg) {
+  if (PyFloat_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
+    raise(PyExc_TypeError, "%s: %s must be an integer, not %s (%s)", fn, arg, Py_TYPE(h.ptr())->tp_name,
+          short_repr(h).c_str());
+  PyObject* i = PyNumber_Index(h.ptr());
+  if (!i) {
+    PyErr_Clear();
+    raise(PyExc_TypeError, "%s: %s must be an integer, not %s (%s)", fn, arg, Py_TYPE(h.ptr())->tp_name,
+          short_repr(h).c_str());
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  Py_DECREF(i);
+  if (overflow || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    raise(PyExc_ValueError, "%s: %s=%s is outside the int64 range", fn, arg, short_repr(h).c_str());
+  }
+  return (int64_t)v;
+}
+
+int32_t to_int32(nb::handle h, const char* fn, const char* arg) {
+  const int64_t v = to_int64(h, fn, arg);
+  if (v < INT32_MIN || v > INT32_MAX)
+    raise(PyExc_ValueError, "%s: %s=%lld is outside the int32 range", fn, arg, (long long)v);
+  return (int32_t)v;
+}
+
+// ---------------------------------------------------------------------------
 // dtypes
 // ---------------------------------------------------------------------------
 

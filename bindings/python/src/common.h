@@ -38,6 +38,15 @@ inline void check(CTStatus s) {
   if (s != CT_OK) raise_status(s);
 }
 
+// ---- Python numbers as C numbers, checked ----
+// nb::cast<double>/<int64_t> throws std::bad_cast (a RuntimeError without a
+// word of context) for a list, an array or an int beyond the C type; these
+// raise TypeError (not a number) or ValueError (out of range) naming the
+// function, the argument and what was given.
+double to_double(nb::handle h, const char* fn, const char* arg);
+int64_t to_int64(nb::handle h, const char* fn, const char* arg);
+int32_t to_int32(nb::handle h, const char* fn, const char* arg);
+
 // ---- dtypes ----
 
 struct DTypeEntry {

@@ -132,8 +132,8 @@ CTDevice parse_device(nb::handle h, const char* fn, bool must_exist) {
     if (nb::len(spec) != 2)
       raise(PyExc_ValueError, "%s: device=%s: a pair (device_type, device_id) has two entries", fn,
             nb::cast<std::string>(nb::repr(h)).c_str());
-    d.device_type = nb::cast<int32_t>(spec[0]);
-    d.device_id = nb::cast<int32_t>(spec[1]);
+    d.device_type = to_int32(spec[0], fn, "device");
+    d.device_id = to_int32(spec[1], fn, "device");
   } else {
     std::string s;
     if (PyUnicode_Check(spec.ptr())) {

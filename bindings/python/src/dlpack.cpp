@@ -273,7 +273,8 @@ void import_arg(Arg& a, PyObject* o, bool is_out, bool allow_scalar, const char*
         nb::object dev = nb::getattr(nb::handle(o), "__dlpack_device__", nb::none());
         if (!dev.is_none()) {
           nb::tuple dt = nb::cast<nb::tuple>(dev());
-          const CTDevice d{nb::cast<int32_t>(dt[0]), nb::cast<int32_t>(dt[1])};
+          const CTDevice d{to_int32(dt[0], "__dlpack_device__", "device_type"),
+                           to_int32(dt[1], "__dlpack_device__", "device_id")};
           if (void* s = d.device_type != CT_CPU ? user_stream(d) : nullptr) kw["stream"] = nb::steal(PyLong_FromVoidPtr(s));
         }
       }

@@ -96,23 +96,26 @@ void pack_desc(const CTOpInfo& info, nb::handle fields, Desc* d, const char* fn)
     nb::handle v = item.second;
     switch (f->kind) {
       case kI32: {
-        const int32_t x = nb::cast<int32_t>(v);
+        const int32_t x = to_int32(v, fn, f->name);
         std::memcpy(at, &x, sizeof x);
         break;
       }
       case kF64: {
-        const double x = nb::cast<double>(v);
+        const double x = to_double(v, fn, f->name);
         std::memcpy(at, &x, sizeof x);
         break;
       }
       case kPair: {
         int64_t x[2];
         if (PyLong_Check(v.ptr())) {
-          x[0] = x[1] = nb::cast<int64_t>(v);
+          x[0] = x[1] = to_int64(v, fn, f->name);
         } else {
-          if (nb::len(v) != 2) raise(PyExc_ValueError, "%s: %s.%s takes an int or a pair", fn, t.c_name, f->name);
-          x[0] = nb::cast<int64_t>(v[0]);
-          x[1] = nb::cast<int64_t>(v[1]);
+          if (!PySequence_Check(v.ptr()) || PySequence_Size(v.ptr()) != 2) {
+            PyErr_Clear();
+            raise(PyExc_ValueError, "%s: %s.%s takes an int or a pair", fn, t.c_name, f->name);
+          }
+          x[0] = to_int64(v[0], fn, f->name);
+          x[1] = to_int64(v[1], fn, f->name);
         }
         std::memcpy(at, x, sizeof x);
         break;
@@ -146,8 +149,8 @@ struct QueryArgs {
 void set_extent(QueryArgs& q, nb::handle extent, const char* fn) {
   if (extent.is_none()) return;
   if (nb::len(extent) != 2) raise(PyExc_ValueError, "%s: extent takes two extents (h, w)", fn);
-  q.a.extent[0] = nb::cast<int64_t>(extent[0]);
-  q.a.extent[1] = nb::cast<int64_t>(extent[1]);
+  q.a.extent[0] = to_int64(extent[0], fn, "extent");
+  q.a.extent[1] = to_int64(extent[1], fn, "extent");
 }
 
 // A per-thread workspace, grown as needed and kept: NN calls allocate nothing
@@ -239,10 +242,10 @@ nb::tuple nn_call(int32_t op, nb::handle inputs, nb::handle outputs, nb::handle 
       const CTOutputInfo& s = shapes[j];
       if (!PyBool_Check(r.ptr())) {
         bool same = (int32_t)nb::len(r) == s.ndim;
-        for (int32_t k = 0; same && k < s.ndim; ++k) same = nb::cast<int64_t>(r[k]) == s.shape[k];
+        for (int32_t k = 0; same && k < s.ndim; ++k) same = to_int64(r[k], fn, names[i].c_str()) == s.shape[k];
         if (!same) {
           std::vector<int64_t> asked;
-          for (nb::handle e : r) asked.push_back(nb::cast<int64_t>(e));
+          for (nb::handle e : r) asked.push_back(to_int64(e, fn, names[i].c_str()));
           raise(PyExc_ValueError, "%s: %s.shape=%s was asked for, but the inputs give %s", fn, names[i].c_str(),
                 shape_str((int)asked.size(), asked.data()).c_str(), shape_str(s.ndim, s.shape).c_str());
         }
@@ -271,7 +274,7 @@ void import_spec(Arg& a, nb::handle h, const char* fn, const char* name) {
   if (PyTuple_Check(h.ptr()) && nb::len(h) == 2 &&
       (PyTuple_Check(nb::handle(h[0]).ptr()) || PyList_Check(nb::handle(h[0]).ptr()))) {
     std::vector<int64_t> sh;
-    for (nb::handle e : h[0]) sh.push_back(nb::cast<int64_t>(e));
+    for (nb::handle e : h[0]) sh.push_back(to_int64(e, fn, name));
     a.present = true;
     a.t = CTensor{};
     a.t.device = {CT_CPU, 0};
@@ -302,12 +305,12 @@ nb::list output_info(int32_t op, nb::handle inputs, nb::handle axis, bool keepdi
   q.a.struct_size = sizeof q.a;
   if (!axis.is_none()) {
     if (PyLong_Check(axis.ptr())) {
-      q.a.axis = q.axes[0] = nb::cast<int32_t>(axis);
+      q.a.axis = q.axes[0] = to_int32(axis, fn, "axis");
       q.a.num_axes = 1;
     } else {
       for (nb::handle h : axis) {
         if (q.a.num_axes >= CT_MAX_NDIM) raise(PyExc_ValueError, "_output_info: more than %d axes", CT_MAX_NDIM);
-        q.axes[q.a.num_axes++] = nb::cast<int32_t>(h);
+        q.axes[q.a.num_axes++] = to_int32(h, fn, "axis");
       }
     }
     q.a.axes = q.axes;

@@ -151,7 +151,7 @@ Axes parse_axes(nb::handle axis, const char* fn) {
     if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()))
       raise(PyExc_TypeError, "%s: axis must be None, an int or a tuple of ints, not %s", fn, Py_TYPE(h.ptr())->tp_name);
     if (a.n >= CT_MAX_NDIM) raise(PyExc_ValueError, "%s: more than %d axes", fn, CT_MAX_NDIM);
-    a.v[a.n++] = nb::cast<int32_t>(h);
+    a.v[a.n++] = to_int32(h, fn, "axis");
   };
   if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) {
     for (nb::handle h : axis) one(h);
@@ -190,7 +190,7 @@ nb::object call_along_axis(const OpCtx& c, nb::handle x, nb::handle axis, nb::ha
   } else {
     if (!PyLong_Check(axis.ptr()) || PyBool_Check(axis.ptr()))
       raise(PyExc_TypeError, "%s: axis must be an int, not %s", c.name, Py_TYPE(axis.ptr())->tp_name);
-    args.axis = nb::cast<int32_t>(axis);
+    args.axis = to_int32(axis, c.name, "axis");
   }
   const CTensor* in[1] = {&xa.t};
   Out o;
@@ -220,7 +220,7 @@ nb::object call_index(int32_t op, nb::handle x, int32_t axis, nb::handle index, 
     nin = 3;
   }
   std::vector<double> ps;
-  for (nb::handle p : params) ps.push_back(nb::cast<double>(p));
+  for (nb::handle p : params) ps.push_back(to_double(p, fn, "params"));
   CTOpArgs args = op_args();
   args.axis = axis;
   Out o;
@@ -241,7 +241,7 @@ nb::object call_clamp(const OpCtx& c, nb::handle x, nb::handle lo, nb::handle hi
     return call_ternary(OpCtx{CT_OP_CLAMP_TENSOR, c.name, "ct_ternary"}, x, lo, hi, out, names);
   }
   if (!lo.is_none() && !hi.is_none()) {
-    double p[2] = {nb::cast<double>(lo), nb::cast<double>(hi)};
+    double p[2] = {to_double(lo, c.name, "min"), to_double(hi, c.name, "max")};
     return call_unary(c, x, p, 2, out);
   }
   if (lo.is_none() && hi.is_none()) {  // nothing to clamp: a copy (the array API allows both None)
@@ -395,8 +395,8 @@ void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
             const OpCtx beta_c{CT_OP_SOFTPLUS_BETA, nm, "ct_unary_param"};
             m.def(nm, [c, beta_c](nb::handle x, nb::handle beta, nb::handle threshold, nb::handle out) {
                 if (beta.is_none() && threshold.is_none()) return call_unary(c, x, nullptr, 0, out);
-                const double p[2] = {beta.is_none() ? 1.0 : nb::cast<double>(beta),
-                                     threshold.is_none() ? 20.0 : nb::cast<double>(threshold)};
+                const double p[2] = {beta.is_none() ? 1.0 : to_double(beta, c.name, "beta"),
+                                     threshold.is_none() ? 20.0 : to_double(threshold, c.name, "threshold")};
                 return call_unary(beta_c, x, p, 2, out);
               }, nb::arg("x"), nb::arg("beta") = nb::none(), nb::arg("threshold") = nb::none(), nb::kw_only(),
               nb::arg("out") = nb::none(),
@@ -445,7 +445,7 @@ void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
               double p[2] = {0, 0};
               const nb::handle given[2] = {a, b};
               for (size_t k = 0; k < ps.size(); ++k) {
-                if (!given[k].is_none()) p[k] = nb::cast<double>(given[k]);
+                if (!given[k].is_none()) p[k] = to_double(given[k], nm, ps[k].name.c_str());
                 else if (ps[k].has_default) p[k] = ps[k].dflt;
                 else throw nb::type_error((std::string(nm) + "() missing required argument: '" + ps[k].name + "'").c_str());
               }
@@ -499,7 +499,7 @@ void bind_op(nb::module_& m, int32_t op, nb::dict bound) {
             double p[2] = {0, 0};
             const nb::handle given[2] = {p0, p1};
             for (size_t k = 0; k < ps.size(); ++k) {
-              if (!given[k].is_none()) p[k] = nb::cast<double>(given[k]);
+              if (!given[k].is_none()) p[k] = to_double(given[k], c.name, ps[k].name.c_str());
               else if (ps[k].has_default) p[k] = ps[k].dflt;
               else raise(PyExc_TypeError, "%s: missing the parameter %s", c.name, ps[k].name.c_str());
             }

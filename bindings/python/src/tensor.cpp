@@ -140,9 +140,9 @@ namespace {
 
 nb::object empty(nb::handle shape, nb::handle dtype, nb::handle device) {
   std::vector<int64_t> sh;
-  if (PyLong_Check(shape.ptr())) sh.push_back(nb::cast<int64_t>(shape));
+  if (PyLong_Check(shape.ptr())) sh.push_back(to_int64(shape, "empty", "shape"));
   else
-    for (nb::handle h : shape) sh.push_back(nb::cast<int64_t>(h));
+    for (nb::handle h : shape) sh.push_back(to_int64(h, "empty", "shape"));
   CTDataType dt = parse_dtype(dtype, "empty", "dtype");
   const CTDevice dev = device.is_none() ? CTDevice{CT_CPU, 0} : parse_device(device, "empty", true);
   Tensor* t;
@@ -211,8 +211,8 @@ void view_span(int ndim, const int64_t* shape, const int64_t* strides, int64_t i
 nb::object view(nb::handle x, nb::handle shape, nb::handle strides, int64_t offset) {
   Tensor* t = nb::inst_ptr<Tensor>(x);
   std::vector<int64_t> sh, st;
-  for (nb::handle h : shape) sh.push_back(nb::cast<int64_t>(h));
-  for (nb::handle h : strides) st.push_back(nb::cast<int64_t>(h));
+  for (nb::handle h : shape) sh.push_back(to_int64(h, "as_strided", "shape"));
+  for (nb::handle h : strides) st.push_back(to_int64(h, "as_strided", "strides"));
   if (sh.size() != st.size())
     raise(PyExc_ValueError, "as_strided: shape has %zu dims but strides %zu", sh.size(), st.size());
   if (sh.size() > (size_t)CT_MAX_NDIM)
