@@ -59,7 +59,7 @@ struct Args {
   int32_t axis = 0;
   int32_t cast_mode = CT_CAST_DEFAULT;
   bool cast_ex = false;  // casts: ct_cast_ex rather than ct_cast
-  unsigned char desc[256];
+  alignas(8) unsigned char desc[256];  // a descriptor struct is read in place: its alignment
   size_t desc_size = 0;
   bool desc_null = false;
   int32_t num_tensors_delta = 0;  // ct_nn, the queries and plans: num_tensors off by this
@@ -239,7 +239,7 @@ inline bool builtin_nn_example(const std::string& name, NNExample* e) {
 
 // An NN op's example: the plugin's (ct_op_example), else the table above.
 inline bool nn_example(const OpFacts& f, NNExample* e) {
-  unsigned char desc[256];
+  alignas(8) unsigned char desc[256];
   int32_t ndim[CT_NN_MAX_TENSORS];
   int64_t shape[CT_NN_MAX_TENSORS][CT_MAX_NDIM];
   std::memset(desc, 0, sizeof desc);
