@@ -653,7 +653,10 @@ inline void call_op(Input& in, int32_t op, CTDevice device) {
   ts.device = device;
   // The orthogonal polynomials take O(degree) steps per element, as
   // PyTorch's (notes/SEMANTICS.md): a random float degree runs for hours.
-  ts.small_values = info.name && std::strstr(info.name, "_polynomial_");
+  // polygamma's and zeta's Hurwitz series take O(|q|) steps for a large
+  // negative q (a known gap, like the polynomials').
+  ts.small_values = info.name && (std::strstr(info.name, "_polynomial_") || !std::strcmp(info.name, "polygamma") ||
+                                  !std::strcmp(info.name, "zeta"));
   const Want base = base_want(in, info.dtype_mask);
   const CTDataType data_dt = base.dtype;
   const CTensor* args[kMaxArgs] = {};
