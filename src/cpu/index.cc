@@ -106,9 +106,10 @@ template <class T> inline T add_scaled(T o, T v, double alpha) {
   } else if constexpr (std::is_floating_point<T>::value) {
     return alpha == 1.0 ? (T)(o + v) : (T)(o + (T)alpha * v);
   } else {  // integers wrap, as NumPy's and PyTorch's
+    // In uint64_t: a 16-bit U would promote to int, where the product overflows (UB).
     using U = typename std::make_unsigned<T>::type;
-    const U a = (U)(T)(int64_t)alpha;
-    return (T)(U)((U)o + (U)(a * (U)v));
+    const uint64_t a = (U)(T)(int64_t)alpha;
+    return (T)(U)((uint64_t)(U)o + a * (uint64_t)(U)v);
   }
 }
 
