@@ -215,7 +215,8 @@ CTStatus cpu_index(const CTIndexCall* c) {
   L.data = static_cast<const char*>(c->data->data) + c->data->byte_offset;
   L.index = static_cast<const char*>(c->index->data) + c->index->byte_offset;
   L.out = static_cast<char*>(c->out->data) + c->out->byte_offset;
-  L.axis_bytes = c->axis_stride * L.esize;
+  // Unsigned: a data dim of extent 1 may have any stride (only index 0 reaches it), so the product may wrap.
+  L.axis_bytes = (int64_t)((uint64_t)c->axis_stride * (uint64_t)L.esize);
   if (c->mode == CT_INDEX_SCATTER_ADD) return by_dtype<Run>(c->dt, &L, s);
   return by_dtype<Bytes>(c->dt, &L, s);
 }
