@@ -31,7 +31,7 @@ for h in "${harnesses[@]}"; do
   work=$(mktemp -d)
   cp tests/fuzz/corpus/"$h"/* "$work"/
   log=build-fuzz/fuzz_$h.log
-  if build-fuzz/tests/fuzz/fuzz_"$h" -max_total_time="$secs" -print_final_stats=1 -timeout=30 -rss_limit_mb=4096 \
+  if build-fuzz/tests/fuzz/fuzz_"$h" -max_total_time="$secs" -seed="${CT_FUZZ_SEED:-1}" -print_final_stats=1 -timeout=30 -rss_limit_mb=4096 \
        -max_len=2048 -artifact_prefix=build-fuzz/crash-"$h"- "$work" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "fuzz_$h: ${runs:-?} inputs in $secs s, no crash"
