@@ -26,6 +26,11 @@
 //    there is still instrumented and checked against the other callers.
 // With that, ThreadSanitizer needs no suppressions for this test: it checks
 // every access ctensor's own code makes (oneDNN's code is not instrumented).
+// One more edge TSan cannot see is inside oneDNN: its primitive cache hands
+// a primitive another thread is still creating over through a std::future
+// compiled into libdnnl. TSan builds of the library therefore create NN
+// plans one at a time (nn_plan_create, CT_SERIAL_ONEDNN_CREATION); plans
+// still execute, hit and miss the plan cache concurrently.
 // What TSan does not see is ctensor's OpenMP loops with more than one thread
 // (nn_norm_direct.cc, nn_onednn_pool.cc, nn_attention.cc and the OpenMP
 // branch of cpu::parallel_for): each iteration there writes only its own

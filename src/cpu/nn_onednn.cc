@@ -477,7 +477,29 @@ CTStatus nn_variant(const char* fn, int32_t, void* stream, int64_t* variant) {
   return CT_OK;
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define CT_SERIAL_ONEDNN_CREATION 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CT_SERIAL_ONEDNN_CREATION 1
+#endif
+#endif
+
 CTStatus nn_plan_create(const CTNNCall* c, void** impl, size_t* workspace_bytes, int64_t* primitives) {
+#ifdef CT_SERIAL_ONEDNN_CREATION
+  // ThreadSanitizer builds only. oneDNN's primitive cache hands a primitive
+  // (and its descriptor) that one thread is still creating to the others
+  // through a std::promise/std::future whose atomics are compiled into
+  // libdnnl, which is not instrumented: TSan misses that happens-before edge
+  // and reports the waiting thread's reads of the creator's fresh descriptor
+  // as races (in memcmp under the cache's lock, and in dnnl.hpp's queries).
+  // Creating one plan at a time gives TSan the edge through this mutex and
+  // no entry is ever pending for another thread; executing plans, the plan
+  // cache and everything else stay concurrent and checked. Release builds
+  // create concurrently: the future does synchronise.
+  static std::mutex creating;
+  std::lock_guard<std::mutex> one_at_a_time(creating);
+#endif
   std::unique_ptr<Plan> p;
   std::string why;
   *primitives = 0;
