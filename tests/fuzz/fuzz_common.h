@@ -422,9 +422,6 @@ class Tensors {
   int count() const { return n_; }
   // The device of the tensors make() builds (unless it breaks it).
   CTDevice device = {CT_CPU, 0};
-  // Contents of small magnitude only (no random bits): for ops whose cost
-  // grows with a value (the orthogonal polynomials' degree).
-  bool small_values = false;
   CTensor* at(int i) { return &slots_[i].t; }
 
   // Remember every backed span as it is now (make() remembers each as filled).
@@ -528,7 +525,7 @@ class Tensors {
   // Contents: zeros, ones, small integers or random bits (float NaNs and
   // infinities included); bool is only ever 0 or 1, as the ABI says.
   void fill(uint8_t* p, size_t n, CTDataType dt) {
-    const uint8_t mode = in_.below(small_values ? 3 : 4);
+    const uint8_t mode = in_.below(4);
     uint32_t x = in_.u32() | 1;
     const size_t item = dt.bits / 8;
     for (size_t i = 0; i < n; ++i) {
@@ -651,12 +648,6 @@ inline void call_op(Input& in, int32_t op, CTDevice device) {
   }
   Tensors ts(in);
   ts.device = device;
-  // The orthogonal polynomials take O(degree) steps per element, as
-  // PyTorch's (notes/SEMANTICS.md): a random float degree runs for hours.
-  // polygamma's and zeta's Hurwitz series take O(|q|) steps for a large
-  // negative q (a known gap, like the polynomials').
-  ts.small_values = info.name && (std::strstr(info.name, "_polynomial_") || !std::strcmp(info.name, "polygamma") ||
-                                  !std::strcmp(info.name, "zeta"));
   const Want base = base_want(in, info.dtype_mask);
   const CTDataType data_dt = base.dtype;
   const CTensor* args[kMaxArgs] = {};
