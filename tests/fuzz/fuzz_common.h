@@ -189,6 +189,10 @@ class Guarded {
 class Pool {
  public:
   static constexpr size_t kMaxSpan = (size_t)1 << 20;    // the largest tensor span backed
+  // The most elements a backed tensor may have: zero strides let a huge
+  // extent fit in a small span, and an op's work grows with the elements
+  // (a variance over 2^40 broadcast ints ran past the 30 s timeout).
+  static constexpr int64_t kMaxElems = (int64_t)1 << 20;
   static constexpr size_t kMaxWorkspace = (size_t)64 << 20;
   static constexpr int kSpans = 64, kArrays = 256;
 
@@ -497,14 +501,14 @@ class Tensors {
     }
     uint64_t span = 0;
     const bool fits = valid && !empty && !__builtin_sub_overflow(pos, neg, (int64_t*)&span) &&
-                      span + item <= Pool::kMaxSpan;
+                      span + item <= Pool::kMaxSpan && numel <= Pool::kMaxElems;
     Pool& pool = Pool::get();
     if (!valid || empty) {  // nothing may be touched: data points at nothing readable
       t.data = empty && in_.one_in(2) ? nullptr : pool.poison() + in_.below(64);
       t.byte_offset = wild_offset ? in_.u64() : in_.below(16);
       return;
     }
-    if (!fits || data_null) {  // an invalid call for anything that reads data
+    if (!fits || data_null) {  // an invalid call for anything that reads data (or too much work)
       t.data = nullptr;
       t.byte_offset = wild_offset ? in_.u64() : 0;
       return;
