@@ -839,4 +839,37 @@ TEST_CASE("errors: bad CPU stream struct_size", "[errors]") {
   st.struct_size = 0;
   expect_fail(ct_unary(CT_OP_EXP, &x, &o, &st), CT_ERR_INVALID_ARGUMENT, "ct_unary", {}, {"struct_size"});
   CHECK(f.untouched());
+  // A size that ends inside parallel_for or user would half copy the pointer: refused; an older struct that
+  // ends where a field ends is read (parallel_for NULL: the library's threads).
+  for (uint32_t n : {4u, 12u, 20u, 4097u}) {
+    st.struct_size = n;
+    expect_fail(ct_unary(CT_OP_EXP, &x, &o, &st), CT_ERR_INVALID_ARGUMENT, "ct_unary", {}, {"struct_size"});
+    CHECK(f.untouched());
+  }
+  for (uint32_t n : {8u, 16u, 24u}) {
+    st.struct_size = n;
+    CHECK(ct_unary(CT_OP_EXP, &x, &o, &st) == CT_OK);
+  }
+}
+
+TEST_CASE("errors: CTOpArgs whose struct_size ends inside a field", "[errors]") {
+  // fuzz_plugin found it: struct_size 36 copied half of desc, and the NN shape query read through the rest.
+  Fx f;
+  CTensor x = f.x.view();
+  const CTensor* in[1] = {&x};
+  CTOutputInfo out;
+  std::memset(&out, 0x5A, sizeof out);
+  const CTOutputInfo out0 = out;
+  CTOpArgs a;
+  std::memset(&a, 0, sizeof a);
+  for (uint32_t n : {4u, 12u, 36u, 44u, 60000u + 65536u}) {
+    a.struct_size = n;
+    expect_fail(ct_op_output_info(CT_OP_EXP, &a, in, 1, &out, 1), CT_ERR_INVALID_ARGUMENT, "ct_op_output_info", {},
+                {"struct_size"});
+    CHECK(std::memcmp(&out, &out0, sizeof out) == 0);
+  }
+  for (uint32_t n : {8u, 32u, (uint32_t)offsetof(CTOpArgs, extent), (uint32_t)sizeof a, 4096u}) {
+    a.struct_size = n;
+    CHECK(ct_op_output_info(CT_OP_EXP, &a, in, 1, &out, 1) == CT_OK);
+  }
 }

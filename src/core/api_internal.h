@@ -55,6 +55,12 @@ CTStatus index_shape(const char* fn, const OpDef* d, const CTensor* x, const CTe
 // ct_cast between two devices: through a temporary on out's device.
 CTStatus cast_across_devices(const char* fn, const CTensor* x, const CTensor* out, void* stream, int32_t cast_mode);
 
+// shape.cc: a caller's CTOpArgs (NULL: all zero) into *a, read up to its
+// struct_size, which must be sizeof(CTOpArgs) or more (a newer caller), or
+// end exactly where one of its fields ends (an older one): a size ending
+// inside a field would half copy a pointer.
+CTStatus load_op_args(const char* fn, const CTOpArgs* args, CTOpArgs* a);
+
 }  // namespace ct
 
 #endif  // CTENSOR_SRC_CORE_API_INTERNAL_H_

@@ -445,9 +445,7 @@ CT_API CTStatus ct_op_reference(int32_t op, const CTensor* const* tensors, int32
     return ct::fail(CT_ERR_INVALID_ARGUMENT, "%s: params is NULL but %s takes %d (%s)", fn, d->name, d->num_params,
                     d->param_names);
   CTOpArgs a;
-  std::memset(&a, 0, sizeof a);
-  if (args) std::memcpy(&a, args, args->struct_size < sizeof a ? args->struct_size : sizeof a);
-  a.struct_size = sizeof a;
+  if (CTStatus s = ct::load_op_args(fn, args, &a)) return s;
   for (int32_t i = 0; i < num_tensors; ++i) {
     if (!tensors[i] && ((d->optional_mask >> i) & 1u)) continue;
     ct::TensorFacts f;

@@ -2,6 +2,7 @@
 // op, from the op's row (its tensor roles, output-dtype rule and shape rule)
 // and the same rules validation applies, so that the C++ wrapper, the
 // Python module and framework adapters never re-derive an op's rules.
+#include <cstddef>
 #include <cstring>
 
 #include "core/api_internal.h"
@@ -157,6 +158,27 @@ CTStatus output_info(const char* fn, int32_t op, const CTOpArgs& a, const CTenso
 }
 
 }  // namespace
+
+CTStatus load_op_args(const char* fn, const CTOpArgs* args, CTOpArgs* a) {
+  std::memset(a, 0, sizeof *a);
+  a->struct_size = sizeof *a;
+  if (!args) return CT_OK;
+  static const size_t kEnds[] = {offsetof(CTOpArgs, axes),     offsetof(CTOpArgs, num_axes),
+                                 offsetof(CTOpArgs, axis),     offsetof(CTOpArgs, dtype),
+                                 offsetof(CTOpArgs, reserved), offsetof(CTOpArgs, desc),
+                                 offsetof(CTOpArgs, extent),   offsetof(CTOpArgs, extent) + sizeof(int64_t)};
+  const uint32_t n = args->struct_size;
+  bool whole = n >= sizeof(CTOpArgs) && n <= 65536;
+  for (size_t e : kEnds) whole = whole || n == e;
+  if (!whole)
+    return fail(CT_ERR_INVALID_ARGUMENT,
+                "%s: args->struct_size=%u is not that of a CTOpArgs (%zu, or where one of its fields ends)", fn, n,
+                sizeof(CTOpArgs));
+  std::memcpy(a, args, n < sizeof *a ? n : sizeof *a);
+  a->struct_size = sizeof *a;
+  return CT_OK;
+}
+
 }  // namespace ct
 
 extern "C" {
@@ -165,13 +187,7 @@ CT_API CTStatus ct_op_output_info(int32_t op, const CTOpArgs* args, const CTenso
                                   int32_t num_inputs, CTOutputInfo* outputs, int32_t num_outputs) {
   CT_API_BEGIN("ct_op_output_info")
   CTOpArgs a;
-  std::memset(&a, 0, sizeof a);
-  if (args) {
-    if (args->struct_size < offsetof(CTOpArgs, axes) || args->struct_size > 65536)
-      return ct::fail(CT_ERR_INVALID_ARGUMENT, "ct_op_output_info: args->struct_size=%u is not that of a CTOpArgs (%zu)",
-                      args->struct_size, sizeof(CTOpArgs));
-    std::memcpy(&a, args, args->struct_size < sizeof a ? args->struct_size : sizeof a);
-  }
+  if (CTStatus s = ct::load_op_args(ct_fn_name_, args, &a)) return s;
   return ct::output_info(ct_fn_name_, op, a, inputs, num_inputs, outputs, num_outputs);
   CT_API_END()
 }

@@ -100,9 +100,15 @@ CTStatus resolve_stream(const char* fn, void* stream, CTCpuStream* copy, const C
   const CTCpuStream* st = static_cast<const CTCpuStream*>(stream);
   *out = st;
   if (!st) return CT_OK;
-  if (st->struct_size < offsetof(CTCpuStream, parallel_for) || st->struct_size > 4096)
+  // sizeof(CTCpuStream) or more (a newer caller), or where an older one's
+  // last field ends: a size ending inside a pointer would half copy it (and
+  // parallel_for would be called through the garbage).
+  const uint32_t n = st->struct_size;
+  if (n > 4096 || (n < sizeof(CTCpuStream) && n != offsetof(CTCpuStream, parallel_for) &&
+                   n != offsetof(CTCpuStream, user)))
     return fail(CT_ERR_INVALID_ARGUMENT,
-                "%s: stream->struct_size=%u is not that of a CTCpuStream (%zu): a CPU op's stream must be NULL or a CTCpuStream*",
+                "%s: stream->struct_size=%u is not that of a CTCpuStream (%zu, or where one of its fields ends): a CPU "
+                "op's stream must be NULL or a CTCpuStream*",
                 fn, st->struct_size, sizeof(CTCpuStream));
   if (st->struct_size < sizeof(CTCpuStream)) {  // an older, smaller struct
     std::memset(copy, 0, sizeof *copy);
