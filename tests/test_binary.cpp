@@ -505,6 +505,42 @@ TEST_CASE("binary: float32 pow, atan2, floor_div and mod in vector lanes, specia
   }
 }
 
+TEST_CASE("binary: nextafter in vector lanes, bit for bit", "[binary]") {
+  // The CPU steps the bits in vector lanes: 10007 pairs (float32 and
+  // float64, b whole and broadcast) of wide-ranging values, subnormals,
+  // +-0, the largest finite, infinities and NaN, b equal to a every 7th
+  // and of either sign, so that every lane rule (grow, shrink, from 0,
+  // a == b, NaN) meets vector and tail elements; against the reference
+  // (std::nextafter), which checks bits and the sign of zero.
+  Rng rng(2027);
+  const BinRef ref = {"nextafter", CT_OP_NEXTAFTER, (1u << DT_F32) | (1u << DT_F64), O_SAME, BT_EXACT, DOM_GEN};
+  for (int d : {DT_F32, DT_F64}) {
+    const double big = d == DT_F32 ? (double)std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+    const double tiny = d == DT_F32 ? (double)std::numeric_limits<float>::denorm_min()
+                                    : std::numeric_limits<double>::denorm_min();
+    const std::vector<double> special = {0.0, -0.0, tiny, -tiny, 2 * tiny, big, -big, kInf, -kInf, kNaN, 1.0, -1.0};
+    auto value = [&](int64_t i, int64_t every) {
+      if (i % every == 3) return special[(size_t)rng.int_in(0, (int64_t)special.size() - 1)];
+      const double mag = std::ldexp(rng.uniform(0.5, 1.0), (int)rng.int_in(-30, 30));
+      return round_to(rng.uniform(0, 1) < 0.5 ? -mag : mag, d);
+    };
+    for (int bcast = 0; bcast < 2; ++bcast) {
+      const int64_t n = 10007;
+      HostTensor a = HostTensor::compact(d, {n}), b = HostTensor::compact(d, {bcast ? 1 : n});
+      for (int64_t i = 0; i < n; ++i) a.set(i, value(i, 5));
+      for (int64_t i = 0; i < b.numel(); ++i) b.set(i, !bcast && i % 7 == 1 ? a.get(i) : value(i, 11));
+      HostTensor out = HostTensor::compact(d, {n});
+      const std::vector<unsigned char> before = out.bytes();
+      CTensor x = a.view(), y = b.view(), z = out.view();
+      REQUIRE(ct_binary(CT_OP_NEXTAFTER, &x, &y, &z, nullptr) == CT_OK);
+      Mismatch mm;
+      check_all(ref, d, a, b, out, before, mm);
+      INFO(dtype(d).name << (bcast ? " b broadcast" : "") << ": " << mm.count << " mismatches\n" << mm.first);
+      CHECK(mm.count == 0);
+    }
+  }
+}
+
 TEST_CASE("binary: specific values", "[binary]") {
   auto run1 = [](int op, int d, std::vector<double> av, std::vector<double> bv, int dout) {
     HostTensor a = HostTensor::compact(d, {(int64_t)av.size()});

@@ -325,6 +325,24 @@ struct VReluBackward {
   using S = ReluBackward;
 };
 struct VCopySign { template <class V> static V v(V a, V b) { return hn::CopySign(a, b); } using S = CopySign; };
+// C's nextafter on the bits: a steps one unit in the last place toward b
+// (its integer bits +1 where the magnitude grows, -1 where it shrinks); from
+// +-0 the smallest subnormal with b's sign; b where a == b; a + b (NaN)
+// where either is NaN.
+struct VNextAfter {
+  template <class V> static V v(V a, V b) {
+    const hn::DFromV<V> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const V zero = hn::Zero(d);
+    const auto bits = hn::BitCast(di, a), one = hn::Set(di, 1);
+    const auto grows = hn::RebindMask(di, hn::Xor(b > a, a < zero));
+    V r = hn::BitCast(d, hn::IfThenElse(grows, hn::Add(bits, one), hn::Sub(bits, one)));
+    r = hn::IfThenElse(a == zero, hn::CopySign(hn::BitCast(d, one), b), r);
+    r = hn::IfThenElse(a == b, b, r);
+    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Add(a, b), r);
+  }
+  using S = NextAfter;
+};
 
 // Integer forms (wrapping adds and bit operations: the same in every lane type).
 struct VBitAnd { template <class V> static V v(V a, V b) { return hn::And(a, b); } using S = BitAnd; };
@@ -597,7 +615,7 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloat<LogAddExp2>(t, CT_OP_LOGADDEXP2); RegFloatViaF64<LogAddExpViaF64<true>>(t, CT_OP_LOGADDEXP2);
   RegFloat<Xlogy>(t, CT_OP_XLOGY);           RegFloatViaF64<XlogyViaF64>(t, CT_OP_XLOGY);
   RegFloat<Xlog1py>(t, CT_OP_XLOG1PY);
-  RegFloat<NextAfter>(t, CT_OP_NEXTAFTER);
+  RegFloatVec<VNextAfter>(t, CT_OP_NEXTAFTER);
   for (int dt : {CT_DT_FLOAT16, CT_DT_BFLOAT16, CT_DT_FLOAT8_E4M3FN, CT_DT_FLOAT8_E5M2, CT_DT_FLOAT8_E4M3FNUZ,
                  CT_DT_FLOAT8_E5M2FNUZ})
     t->op[CT_OP_NEXTAFTER][dt] = nullptr;  // a step of float32 is not one of theirs: float32 and float64 only
