@@ -890,7 +890,30 @@ TEST_CASE("masked-lane ops: float32 within Highway's bounds (erfc 1 ulp), float6
       {CT_OP_LOGIT, 0, 1, 4.0,
        [](double v) { return v >= 0.25 ? 2 * std::atanh(2 * v - 1) : std::log(v / (1 - v)); },
        [](long double v) { return v >= 0.25L ? 2 * atanhl(2 * v - 1) : logl(v / (1 - v)); }},
-      {CT_OP_ERFC, -12, 12, 1.05, [](double v) { return std::erfc(v); }, nullptr}};
+      {CT_OP_ERFC, -12, 12, 1.05, [](double v) { return std::erfc(v); }, nullptr},
+      // float32 in float64 lanes, float64 per element (so no float64 row): sinc and entr the
+      // double formula rounded once; ndtri Acklam's start alone (1.15e-9 relative: 0.52 ulp),
+      // against a bisection on libm's erfc of the lower tail
+      {CT_OP_SINC, -50, 50, 0.501,
+       [](double v) { return v == 0 ? 1.0 : std::sin(3.14159265358979323846 * v) / (3.14159265358979323846 * v); },
+       nullptr},
+      {CT_OP_ENTR, 0, 50, 0.501,
+       [](double v) { return v != v ? v : v > 0 ? -v * std::log(v) : v == 0 ? 0.0 : -kInf; }, nullptr},
+      {CT_OP_NDTRI, 0, 1, 0.53,
+       [](double p) {
+         if (!(p >= 0 && p <= 1)) return kNaN;
+         if (p == 0 || p == 1) return p == 0 ? -kInf : kInf;
+         if (p == 0.5) return 0.0;
+         const double t = p > 0.5 ? 1 - p : p;  // exact
+         double lo = -40, hi = 0;
+         while (hi - lo > 1e-18 * std::fabs(hi)) {
+           const double m = 0.5 * (lo + hi);
+           if (m == lo || m == hi) break;
+           (0.5 * std::erfc(-m * 0.70710678118654752440) < t ? lo : hi) = m;
+         }
+         return p > 0.5 ? -0.5 * (lo + hi) : 0.5 * (lo + hi);
+       },
+       nullptr}};
   for (const U& u : ops) {
     const std::vector<double> xd = via_f64_inputs(u.lo, u.hi, (uint64_t)u.op);
     const int64_t n = (int64_t)xd.size();
