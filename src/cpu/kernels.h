@@ -48,6 +48,8 @@ struct ReduceKernels {
   double (*sumsq_f64)(const double* p, int64_t n, double c);
   double (*sumdev_f32)(const float* p, int64_t n, double c);  // sum of x - c
   double (*sumdev_f64)(const double* p, int64_t n, double c);
+  double (*nansum_f32)(const float* p, int64_t n);  // sum with NaN as 0, as sum_f32
+  double (*nansum_f64)(const double* p, int64_t n);
   double (*prod_f32)(const float* p, int64_t n);   // product in float64, four vector accumulators
   // index of the first element equal to v (v NaN: the first NaN), n if none
   int64_t (*find_f32)(const float* p, int64_t n, float v);

@@ -51,7 +51,8 @@ inline double PairwiseSum(const double* parts, int64_t n) {
 
 // Sum of n float32 or float64 values x (kMap 1: of (x - c)^2: norm2 with
 // c = 0, var's deviations from a block's mean; kMap 2: of x - c, var's
-// block sums about a shift near the data) in
+// block sums about a shift near the data; kMap 3: of x with NaN as 0,
+// nansum) in
 // float64: base blocks of kBase with four vector accumulators (float32 in
 // blocks of 2048: widened, they lose nothing; float64 in blocks of 512),
 // pairwise above. From 4 x kBase on, four quarters are read side by side
@@ -71,6 +72,7 @@ template <class T, int kMap> double SumMap(const T* p, int64_t n, double c = 0) 
     V v;
     if constexpr (sizeof(T) == 4) v = hn::PromoteTo(dd, hn::LoadU(dt, q)); else v = hn::LoadU(dd, q);
     if (kMap == 0) return hn::Add(a, v);
+    if (kMap == 3) return hn::Add(a, hn::IfThenZeroElse(hn::IsNaN(v), v));
     v = hn::Sub(v, cv);
     return kMap == 1 ? hn::MulAdd(v, v, a) : hn::Add(a, v);
   };
@@ -99,7 +101,9 @@ template <class T, int kMap> double SumMap(const T* p, int64_t n, double c = 0) 
   }
   for (; i + N <= n; i += N) a0 = step(a0, p + i);
   double s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
-  for (; i < n; ++i) s += kMap == 0 ? (double)p[i] : kMap == 1 ? ((double)p[i] - c) * ((double)p[i] - c) : (double)p[i] - c;
+  for (; i < n; ++i)
+    s += kMap == 0 ? (double)p[i] : kMap == 1 ? ((double)p[i] - c) * ((double)p[i] - c)
+         : kMap == 2 ? (double)p[i] - c : p[i] != p[i] ? 0.0 : (double)p[i];
   return s;
 }
 double SumF32(const float* p, int64_t n) { return SumMap<float, 0>(p, n); }
@@ -108,6 +112,8 @@ double SumSqF64(const double* p, int64_t n, double c) { return SumMap<double, 1>
 double SumDevF32(const float* p, int64_t n, double c) { return SumMap<float, 2>(p, n, c); }
 double SumDevF64(const double* p, int64_t n, double c) { return SumMap<double, 2>(p, n, c); }
 double SumF64(const double* p, int64_t n) { return SumMap<double, 0>(p, n); }
+double NanSumF32(const float* p, int64_t n) { return SumMap<float, 3>(p, n); }
+double NanSumF64(const double* p, int64_t n) { return SumMap<double, 3>(p, n); }
 
 // The product of v's lanes, in lane order.
 template <class D, class V> double LanesProduct(D d, V v) {
@@ -360,6 +366,8 @@ void FillReduceKernels(ReduceKernels* k) {
   k->sumsq_f64 = &SumSqF64;
   k->sumdev_f32 = &SumDevF32;
   k->sumdev_f64 = &SumDevF64;
+  k->nansum_f32 = &NanSumF32;
+  k->nansum_f64 = &NanSumF64;
   k->prod_f32 = &ProdF32;
   k->find_f32 = &FindFirst<float>;
   k->find_f64 = &FindFirst<double>;

@@ -106,6 +106,12 @@ template <class T, class A> struct SumPass {
         if constexpr (std::is_same<T, f16>::value) return rk().sum_f16(reinterpret_cast<const uint16_t*>(p), n);
         if constexpr (std::is_same<T, bf16>::value) return rk().sum_bf16(reinterpret_cast<const uint16_t*>(p), n);
       }
+      if constexpr (std::is_same<A, double>::value) {
+        if (map == 4) {  // nansum
+          if constexpr (std::is_same<T, float>::value) return rk().nansum_f32(p, n);
+          if constexpr (std::is_same<T, double>::value) return rk().nansum_f64(p, n);
+        }
+      }
       if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
         if (map == 3) {  // e^(x - c): the vector exp, through a small buffer
           T buf[1024];
