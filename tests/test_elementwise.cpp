@@ -897,6 +897,12 @@ TEST_CASE("masked-lane ops: float32 within Highway's bounds (erfc 1 ulp), float6
       {CT_OP_SINC, -50, 50, 0.501,
        [](double v) { return v == 0 ? 1.0 : std::sin(3.14159265358979323846 * v) / (3.14159265358979323846 * v); },
        nullptr},
+      {CT_OP_LGAMMA, -6, 40, 0.51,
+       [](double v) {
+         int sign;
+         return lgamma_r(v, &sign);
+       },
+       nullptr},
       {CT_OP_ENTR, 0, 50, 0.501,
        [](double v) { return v != v ? v : v > 0 ? -v * std::log(v) : v == 0 ? 0.0 : -kInf; }, nullptr},
       {CT_OP_NDTRI, 0, 1, 0.53,
