@@ -313,16 +313,22 @@ template <class D, class V> HWY_INLINE V NdtriStartLanes(D d, V p) {
 // Stirling's series at z = x shifted up to at least 8 (to 1/z^9: 1e-12
 // relative there). Against lgamma_r in double: within half a float32 ulp
 // and a hair (the test's bound).
-template <class D, class V> HWY_INLINE V LgammaSmallLanes(D d, V x) {  // 0 < x < 2.5
+// x + k for the least k <= kSteps with x + k >= lo (Gamma's recurrence
+// upward); *factors = x (x + 1) ... (x + k - 1), 1 for k = 0.
+template <int kSteps, class D, class V> HWY_INLINE V ShiftUp(D d, V x, double lo, V* factors) {
   const V one = hn::Set(d, 1.0);
-  // y in [1.5, 2.5), p the factors passed
-  V y = x, p = one;
-  for (int k = 0; k < 2; ++k) {
-    const auto m = y < hn::Set(d, 1.5);
-    p = hn::IfThenElse(m, hn::Mul(p, y), p);
-    y = hn::IfThenElse(m, hn::Add(y, one), y);
+  V p = one;
+  for (int k = 0; k < kSteps; ++k) {
+    const auto m = x < hn::Set(d, lo);
+    p = hn::IfThenElse(m, hn::Mul(p, x), p);
+    x = hn::IfThenElse(m, hn::Add(x, one), x);
   }
-  const V e = hn::Sub(y, hn::Set(d, 2.0));
+  *factors = p;
+  return x;
+}
+template <class D, class V> HWY_INLINE V LgammaSmallLanes(D d, V x) {  // 0 < x < 2.5
+  V p;
+  const V e = hn::Sub(ShiftUp<2>(d, x, 1.5, &p), hn::Set(d, 2.0));  // in [-1/2, 1/2)
   V t = hn::Set(d, 9.55141213040742e-07);
   for (double c : {-2.039215753801366e-06, 4.374866789907488e-06, -9.439488275268397e-06, 2.050721277567069e-05,
                    -4.492623673813314e-05, 9.945751278180853e-05, -0.00022315475845357939, 0.0005096695247430425,
@@ -332,15 +338,9 @@ template <class D, class V> HWY_INLINE V LgammaSmallLanes(D d, V x) {  // 0 < x 
   return hn::Sub(hn::Mul(t, e), hn::Log(d, p));
 }
 template <class D, class V> HWY_INLINE V LgammaLargeLanes(D d, V x) {  // x >= 2.5
-  const V one = hn::Set(d, 1.0);
-  // z >= 8, q the factors passed
-  V z = x, q = one;
-  for (int k = 0; k < 6; ++k) {
-    const auto m = z < hn::Set(d, 8.0);
-    q = hn::IfThenElse(m, hn::Mul(q, z), q);
-    z = hn::IfThenElse(m, hn::Add(z, one), z);
-  }
-  const V w = hn::Div(one, z), w2 = hn::Mul(w, w);
+  V q;
+  const V z = ShiftUp<6>(d, x, 8.0, &q);
+  const V w = hn::Div(hn::Set(d, 1.0), z), w2 = hn::Mul(w, w);
   V s = hn::Set(d, 1.0 / 1188);
   for (double c : {-1.0 / 1680, 1.0 / 1260, -1.0 / 360, 1.0 / 12}) s = hn::MulAdd(s, w2, hn::Set(d, c));
   const V lz = hn::Log(d, z);
