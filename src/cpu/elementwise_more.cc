@@ -140,7 +140,8 @@ CT_MASKED_OP(SSphJ0F32, hn::Abs(x) < hn::Set(d, T(39000)), SphJ0Lanes(d, x), ct:
 #undef CT_EXP_OK
 struct SErfc { static double scalar(double x, double, double) { return std::erfc(x); } };
 
-// lgamma, digamma and erfinv per element in double (RegScalar), rounded once:
+// lgamma, digamma and erfinv per element in double (RegScalar), rounded once
+// (float32 lgamma for x > 0 in vector lanes: SLgammaF32 below):
 // NumPy has none of them (SciPy does), PyTorch's CPU kernels are scalar too.
 // lgamma_r: std::lgamma writes the global signgam, a race between threads.
 struct SLgamma {
@@ -218,15 +219,18 @@ struct SNdtr {
 // digits (lower tail erfc(-x/sqrt2), upper tail by symmetry): full double
 // precision from p = 1e-300 to 1 - 2^-53.
 struct SNdtri {
+  // Acklam's coefficients: a/b the central rational in r = (p - 1/2)^2, c/e
+  // the tail's in sqrt(-2 log p) (b and e without their final 1); the
+  // float32 vector form (NdtriStartLanes) reads them too.
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                 1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                 6.680131188771972e+01,  -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                 -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static constexpr double e[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                 3.754408661907416e+00};
   static double start(double p) {
-    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-                               1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
-    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                               6.680131188771972e+01,  -1.328068155288572e+01};
-    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-                               -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
-    static const double e[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-                               3.754408661907416e+00};
     if (p < 0.02425) {
       const double q = std::sqrt(-2 * std::log(p));
       return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
@@ -283,36 +287,20 @@ template <class D, class V> HWY_INLINE V NdtriStartLanes(D d, V p) {
   const V half = hn::Set(d, 0.5), one = hn::Set(d, 1.0);
   const auto upper = p > half;
   const V t = hn::IfThenElse(upper, hn::Sub(one, p), p);
-  auto poly = [&](V z, std::initializer_list<double> c) {
+  auto poly = [&](V z, const auto& c) {  // Horner, c[0] the leading coefficient
     V r = hn::Zero(d);
     for (double k : c) r = hn::MulAdd(r, z, hn::Set(d, k));
     return r;
   };
   // central: q = t - 1/2, r = q^2
   const V q = hn::Sub(t, half), r = hn::Mul(q, q);
-  const V mid = hn::Div(hn::Mul(poly(r, {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-                                         1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00}),
-                                q),
-                        poly(r, {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                                 6.680131188771972e+01, -1.328068155288572e+01, 1.0}));
+  const V mid = hn::Div(hn::Mul(poly(r, SNdtri::a), q), hn::MulAdd(poly(r, SNdtri::b), r, one));
   // tail: s = sqrt(-2 log t) (t < 0.02425)
   const V s = hn::Sqrt(hn::Mul(hn::Set(d, -2.0), hn::Log(d, t)));
-  const V tail = hn::Div(poly(s, {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-                                  -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00}),
-                         poly(s, {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-                                  3.754408661907416e+00, 1.0}));
+  const V tail = hn::Div(poly(s, SNdtri::c), hn::MulAdd(poly(s, SNdtri::e), s, one));
   const V x = hn::IfThenElse(t < hn::Set(d, 0.02425), tail, mid);
   return hn::IfThenElse(upper, hn::Neg(x), x);
 }
-// lgamma of float32 in float64 lanes for 0 < x < inf (x <= 0, NaN and inf
-// per element, libm's lgamma_r): below 2.5, x shifted up by 1 or 2 into
-// [1.5, 2.5) (minus the log of the factors), then the Taylor series of
-// lgamma about 2, (1 - gamma) e + sum_k>=2 (-1)^k (zeta(k) - 1)/k e^k to
-// e^16 (|e| <= 1/2: the first term left out is below 4e-12 relative), so
-// the zeros at 1 and 2 keep their relative accuracy; from 2.5 on,
-// Stirling's series at z = x shifted up to at least 8 (to 1/z^9: 1e-12
-// relative there). Against lgamma_r in double: within half a float32 ulp
-// and a hair (the test's bound).
 // x + k for the least k <= kSteps with x + k >= lo (Gamma's recurrence
 // upward); *factors = x (x + 1) ... (x + k - 1), 1 for k = 0.
 template <int kSteps, class D, class V> HWY_INLINE V ShiftUp(D d, V x, double lo, V* factors) {
@@ -326,6 +314,15 @@ template <int kSteps, class D, class V> HWY_INLINE V ShiftUp(D d, V x, double lo
   *factors = p;
   return x;
 }
+// lgamma of float32 in float64 lanes for 0 < x < inf (x <= 0, NaN and inf
+// per element, libm's lgamma_r): below 2.5, x shifted up by 1 or 2 into
+// [1.5, 2.5) (minus the log of the factors), then the Taylor series of
+// lgamma about 2, (1 - gamma) e + sum_k>=2 (-1)^k (zeta(k) - 1)/k e^k to
+// e^16 (|e| <= 1/2: the first term left out is below 4e-12 relative), so
+// the zeros at 1 and 2 keep their relative accuracy; from 2.5 on,
+// Stirling's series at z = x shifted up to at least 8 (to 1/z^9: 1e-12
+// relative there). Against lgamma_r in double: within half a float32 ulp
+// and a hair (the test's bound).
 template <class D, class V> HWY_INLINE V LgammaSmallLanes(D d, V x) {  // 0 < x < 2.5
   V p;
   const V e = hn::Sub(ShiftUp<2>(d, x, 1.5, &p), hn::Set(d, 2.0));  // in [-1/2, 1/2)
@@ -453,8 +450,7 @@ void FillMoreKernels(KernelTable* t) {
   RegMasked<SAcosh, float>(t, CT_OP_ACOSH);
   RegMasked<SAtanh, float>(t, CT_OP_ATANH);
   RegScalar<SErfc>(t, CT_OP_ERFC);
-  t->op[CT_OP_ERFC][CT_DT_FLOAT32] = &UnaryMasked<SErfcF32, double, float>;
-  SetNarrow<&UnaryMasked<SErfcF32, double, float>, 1>(t->op[CT_OP_ERFC]);
+  RegMaskedF32<SErfcF32>(t, CT_OP_ERFC);
   RegMasked<SLogit, float>(t, CT_OP_LOGIT);
   RegFloat<FFrac>(t, CT_OP_FRAC);
   RegFloat<FHardsigmoid>(t, CT_OP_HARDSIGMOID);
@@ -463,8 +459,7 @@ void FillMoreKernels(KernelTable* t) {
   RegFloat<FSoftsign>(t, CT_OP_SOFTSIGN);
   RegFloat<FLogsigmoid>(t, CT_OP_LOGSIGMOID);
   RegScalar<SLgamma>(t, CT_OP_LGAMMA);
-  t->op[CT_OP_LGAMMA][CT_DT_FLOAT32] = &UnaryMasked<SLgammaF32, double, float>;
-  SetNarrow<&UnaryMasked<SLgammaF32, double, float>, 1>(t->op[CT_OP_LGAMMA]);
+  RegMaskedF32<SLgammaF32>(t, CT_OP_LGAMMA);
   RegScalar<SDigamma>(t, CT_OP_DIGAMMA);
   RegScalar<SErfinv>(t, CT_OP_ERFINV);
   t->op[CT_OP_ERFINV][CT_DT_FLOAT32] = &UnaryScalarF<SErfinvF32, float>;
@@ -480,17 +475,13 @@ void FillMoreKernels(KernelTable* t) {
   RegScalar<SNdtr>(t, CT_OP_NDTR);
   RegScalar<SNdtri>(t, CT_OP_NDTRI);
   RegScalar<SEntr>(t, CT_OP_ENTR);
-  t->op[CT_OP_SINC][CT_DT_FLOAT32] = &UnaryMasked<SSincF32, double, float>;
-  SetNarrow<&UnaryMasked<SSincF32, double, float>, 1>(t->op[CT_OP_SINC]);
-  t->op[CT_OP_NDTRI][CT_DT_FLOAT32] = &UnaryMasked<SNdtriF32, double, float>;
-  SetNarrow<&UnaryMasked<SNdtriF32, double, float>, 1>(t->op[CT_OP_NDTRI]);
-  t->op[CT_OP_ENTR][CT_DT_FLOAT32] = &UnaryMasked<SEntrF32, double, float>;
-  SetNarrow<&UnaryMasked<SEntrF32, double, float>, 1>(t->op[CT_OP_ENTR]);
+  RegMaskedF32<SSincF32>(t, CT_OP_SINC);
+  RegMaskedF32<SNdtriF32>(t, CT_OP_NDTRI);
+  RegMaskedF32<SEntrF32>(t, CT_OP_ENTR);
   RegScalar<SErfcx>(t, CT_OP_ERFCX);
   RegScalar<SLogNdtr>(t, CT_OP_LOG_NDTR);
   RegScalar<SSphJ0>(t, CT_OP_SPHERICAL_BESSEL_J0);
-  t->op[CT_OP_SPHERICAL_BESSEL_J0][CT_DT_FLOAT32] = &UnaryMasked<SSphJ0F32, double, float>;
-  SetNarrow<&UnaryMasked<SSphJ0F32, double, float>, 1>(t->op[CT_OP_SPHERICAL_BESSEL_J0]);
+  RegMaskedF32<SSphJ0F32>(t, CT_OP_SPHERICAL_BESSEL_J0);
   RegScalar<SBessel<0>>(t, CT_OP_BESSEL_J0);
   RegScalar<SAiryAi>(t, CT_OP_AIRY_AI);
   RegScalar<SBessel<1>>(t, CT_OP_BESSEL_J1);

@@ -169,12 +169,15 @@ template <class Op> void RegScalar(KernelTable* t, int op) {
 }
 
 // A float op on masked lanes (UnaryMasked): float32 and the narrow types
-// in lanes of TC32 (double: half-ulp float32 results; float: twice the
+// (RegMaskedF32 alone: those only, float64 left to another kernel) in lanes of TC32 (double: half-ulp float32 results; float: twice the
 // lanes, the formula's float32 accuracy), float64 in float64 lanes.
-template <class Op, class TC32 = double> void RegMasked(KernelTable* t, int op) {
+template <class Op, class TC32 = double> void RegMaskedF32(KernelTable* t, int op) {
   t->op[op][CT_DT_FLOAT32] = &UnaryMasked<Op, TC32, float>;
-  t->op[op][CT_DT_FLOAT64] = &UnaryMasked<Op, double, double>;
   SetNarrow<&UnaryMasked<Op, TC32, float>, 1>(t->op[op]);
+}
+template <class Op, class TC32 = double> void RegMasked(KernelTable* t, int op) {
+  RegMaskedF32<Op, TC32>(t, op);
+  t->op[op][CT_DT_FLOAT64] = &UnaryMasked<Op, double, double>;
 }
 
 }  // namespace HWY_NAMESPACE
