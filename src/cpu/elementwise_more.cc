@@ -354,6 +354,119 @@ template <class D, class V> HWY_INLINE V LgammaPosLanes(D d, V x) {
 }
 CT_MASKED_OP(SLgammaF32, hn::And(x > hn::Zero(d), x < PosInf(d)), LgammaPosLanes(d, x), SLgamma::scalar(x, 0, 0))
 CT_MASKED_OP(SNdtriF32, hn::And(x > hn::Zero(d), x < hn::Set(d, T(1))), NdtriStartLanes(d, x), SNdtri::scalar(x, 0, 0))
+
+// The power series of J0 and J1 and the sums Y0 and Y1 add to them (A&S
+// 9.1.10, 9.1.11 with psi(k+1) = H_k - gamma), as polynomials in t = -x^2/4
+// to t^24 (the first term left out is below 1e-17 for x < 8), highest
+// degree first:
+//   J0 = j0(t),  Y0 = (2/pi) ((log(x/2) + gamma) J0 - s0(t)),
+//   J1 = (x/2) j1(t),  Y1 = -2/(pi x) + (2/pi) log(x/2) J1 - (x/(2pi)) s1(t);
+// j0's coefficients 1/(k!)^2, s0's H_k/(k!)^2, j1's 1/(k!(k+1)!), s1's
+// (H_k + H_k+1 - 2 gamma)/(k!(k+1)!).
+struct BesselSeries {
+  static constexpr int kTerms = 25;
+  static constexpr double kEuler = 0.577215664901532860606512090082402431;
+  double j0[kTerms], s0[kTerms], j1[kTerms], s1[kTerms];
+  constexpr BesselSeries() : j0(), s0(), j1(), s1() {
+    double f = 1, h = 0;  // k!, H_k
+    for (int k = 0; k < kTerms; ++k) {
+      if (k > 0) f *= k, h += 1.0 / k;
+      const double f1 = f * (k + 1), h1 = h + 1.0 / (k + 1);
+      j0[kTerms - 1 - k] = 1 / (f * f);
+      s0[kTerms - 1 - k] = h / (f * f);
+      j1[kTerms - 1 - k] = 1 / (f * f1);
+      s1[kTerms - 1 - k] = (h + h1 - 2 * kEuler) / (f * f1);
+    }
+  }
+};
+inline constexpr BesselSeries kBesselSeries{};
+
+// J0, J1 (kWhich 0, 1; of |x|, J1's sign put back by the caller) and Y0,
+// Y1 (2, 3) of float32 in float64 lanes, 0 < x < 39000 (Highway's Sin and
+// Cos range): below 8 the series above, from 8 on Hankel's form with the
+// fitted P and Q (math::kBesselP, kBesselQ) and sin and cos of x itself
+// (no x - pi/4 rounded). Both have a small absolute error (the series'
+// ~1e-13 from its cancellation, Hankel's ~1e-15 of the amplitude), which is
+// large relative to the value only next to a zero: lanes whose value (or
+// bracket, for Hankel) is below 2^-12 (2^-20 for Hankel) are cleared from
+// *ok and go to the scalar code, which keeps its relative accuracy there.
+// Elsewhere the double result is within 1e-10 relative, so the float32
+// result is within half an ulp and a hair.
+template <int kWhich, class D, class V, class M>
+HWY_INLINE V BesselSmallLanes(D d, V x, M* redo) {  // 0 <= x < 8
+  constexpr double kTwoOverPi = 0.636619772367581343075535053490057448;
+  const V t = hn::Mul(hn::Mul(x, x), hn::Set(d, -0.25));
+  const V small = hn::Set(d, 0x1p-12);
+  if constexpr (kWhich == 0 || kWhich == 2) {
+    const V j0 = Horner(d, t, kBesselSeries.j0);
+    if constexpr (kWhich == 0) {
+      *redo = hn::Abs(j0) < small;
+      return j0;
+    } else {
+      const V l = hn::Add(hn::Log(d, hn::Mul(x, hn::Set(d, 0.5))), hn::Set(d, BesselSeries::kEuler));
+      const V y0 = hn::Mul(hn::Set(d, kTwoOverPi), hn::MulSub(l, j0, Horner(d, t, kBesselSeries.s0)));
+      *redo = hn::Abs(y0) < small;
+      return y0;
+    }
+  } else {
+    const V s = Horner(d, t, kBesselSeries.j1);
+    const V half = hn::Mul(x, hn::Set(d, 0.5)), j1 = hn::Mul(half, s);
+    if constexpr (kWhich == 1) {
+      *redo = hn::Abs(s) < small;
+      return j1;
+    } else {
+      const V l = hn::Log(d, half);
+      const V sum = hn::Mul(hn::Mul(half, hn::Set(d, 1 / 3.14159265358979323846264338327950288)),
+                            Horner(d, t, kBesselSeries.s1));  // (x/(2pi)) s1
+      const V y1 = hn::Sub(hn::MulSub(hn::Mul(hn::Set(d, kTwoOverPi), l), j1, sum),
+                           hn::Div(hn::Set(d, kTwoOverPi), x));
+      *redo = hn::Abs(y1) < small;
+      return y1;
+    }
+  }
+}
+template <int kWhich, class D, class V, class M>
+HWY_INLINE V BesselLargeLanes(D d, V x, M* redo) {  // 8 <= x < 39000
+  constexpr int kNu = kWhich & 1;
+  const V u = hn::Div(hn::Set(d, 64.0), hn::Mul(x, x));
+  const V p = hn::Add(hn::Set(d, 1.0), Horner(d, u, math::kBesselP[kNu]));
+  const V q = hn::Div(Horner(d, u, math::kBesselQ[kNu]), x);
+  const V sn = hn::Sin(d, x), cs = hn::Cos(d, x);
+  const V spc = hn::Add(sn, cs), smc = hn::Sub(sn, cs);
+  // sqrt2 cos w and sqrt2 sin w: nu = 0: s + c, s - c; nu = 1: s - c, -(s + c)
+  const V cw = kNu ? smc : spc, sw = kNu ? hn::Neg(spc) : smc;
+  const V b = kWhich < 2 ? hn::MulSub(p, cw, hn::Mul(q, sw)) : hn::MulAdd(p, sw, hn::Mul(q, cw));
+  *redo = hn::Abs(b) < hn::Set(d, 0x1p-20 * 1.4142135623730951);
+  return hn::Div(b, hn::Sqrt(hn::Mul(x, hn::Set(d, 3.14159265358979323846264338327950288))));
+}
+// A vector takes one branch when all its lanes do.
+template <int kWhich> struct SBesselF32 {
+  static constexpr bool kRechecks = true;
+  template <class D, class W> static HWY_INLINE auto ok(D d, W x) {
+    if constexpr (kWhich < 2) return hn::Abs(x) < hn::Set(d, 39000.0);
+    else return hn::And(x > hn::Set(d, 1e-30), x < hn::Set(d, 39000.0));
+  }
+  template <class D, class W, class M> static HWY_INLINE W v(D d, W x, M* ok) {
+    const W ax = hn::Abs(x);
+    const auto small = ax < hn::Set(d, 8.0);
+    M redo;
+    W r;
+    if (hn::AllTrue(d, small)) {
+      r = BesselSmallLanes<kWhich>(d, ax, &redo);
+    } else if (hn::AllFalse(d, small)) {
+      r = BesselLargeLanes<kWhich>(d, ax, &redo);
+    } else {
+      M rs, rl;
+      const W a = BesselSmallLanes<kWhich>(d, ax, &rs), b = BesselLargeLanes<kWhich>(d, ax, &rl);
+      r = hn::IfThenElse(small, a, b);
+      redo = hn::Or(hn::And(small, rs), hn::AndNot(small, rl));
+    }
+    *ok = hn::AndNot(redo, *ok);
+    if constexpr (kWhich == 1) r = hn::Xor(r, hn::And(x, hn::SignBit(d)));  // odd, -0 kept
+    return r;
+  }
+  static double s(double x) { return ct::math::sf::ct_sf_bessel(x, kWhich); }
+};
 #undef CT_MASKED_OP
 
 // erfcx, log_ndtr, spherical_bessel_j0 in double per element (src/math/scalar.h).
@@ -368,8 +481,9 @@ struct SSphJ0 {
 };
 
 // The Bessel functions, Airy Ai, polygamma and mvlgamma of src/math/special.inc in
-// double per element (float inputs rounded once); PyTorch's CPU kernels for
-// them are scalar too.
+// double per element (float inputs rounded once; float32 J0, J1, Y0, Y1 in
+// float64 lanes first: SBesselF32 below); PyTorch's CPU kernels for them
+// are scalar too.
 template <int kWhich> struct SBessel {
   static double scalar(double x, double, double) { return ct::math::sf::ct_sf_bessel(x, kWhich); }
 };
@@ -487,6 +601,10 @@ void FillMoreKernels(KernelTable* t) {
   RegScalar<SBessel<1>>(t, CT_OP_BESSEL_J1);
   RegScalar<SBessel<2>>(t, CT_OP_BESSEL_Y0);
   RegScalar<SBessel<3>>(t, CT_OP_BESSEL_Y1);
+  RegMaskedF32<SBesselF32<0>>(t, CT_OP_BESSEL_J0);
+  RegMaskedF32<SBesselF32<1>>(t, CT_OP_BESSEL_J1);
+  RegMaskedF32<SBesselF32<2>>(t, CT_OP_BESSEL_Y0);
+  RegMaskedF32<SBesselF32<3>>(t, CT_OP_BESSEL_Y1);
   RegScalar<SBesselI<0, 0>>(t, CT_OP_MODIFIED_BESSEL_I0);
   RegScalar<SBesselI<1, 0>>(t, CT_OP_MODIFIED_BESSEL_I1);
   RegScalar<SBesselI<0, 1>>(t, CT_OP_I0E);
