@@ -1003,24 +1003,29 @@ TEST_CASE("masked-lane ops: float32 within Highway's bounds (erfc 1 ulp), float6
 // float32 J0, J1, Y0, Y1 run in float64 lanes (a series below 8, Hankel's
 // form with fitted P and Q above), and the lanes next to a zero, where
 // those formulas' absolute error is not small relative to the value, go to
-// the scalar code the float64 op runs. So every float32 result is the
-// float64 result rounded, within half an ulp and a hair; checked on a dense
-// sweep, log-uniform magnitudes of both signs, the specials, and the 41
-// floats around each of the first zeros.
-TEST_CASE("bessel_j0/j1/y0/y1: float32 lanes within half an ulp of the float64 op, next to the zeros too", "[elementwise]") {
+// the scalar code the float64 op runs; I0, I1, K0, K1 and their scaled
+// forms (series, then fitted smooth parts) have no zeros. So every float32
+// result is the float64 result rounded, within half an ulp and a hair;
+// checked on a dense sweep, log-uniform magnitudes of both signs, the
+// specials, the method boundaries, and the 41 floats around each of J's and
+// Y's first zeros.
+TEST_CASE("Bessel functions: float32 lanes within half an ulp of the float64 op, next to the zeros too", "[elementwise]") {
   const double zeros[] = {2.404825557695773, 5.520078110286311, 8.653727912911013, 11.79153443901428,
                           14.93091770848779, 30.63460646843198, 3.831705970207512, 7.015586669815619,
                           10.17346813506272, 13.32369193631422, 0.8935769662791675, 3.957678419314858,
                           7.086051060301773, 10.22234504349642, 2.197141326031017, 5.429681040794135,
                           8.596005868331169, 11.74915483748850};
-  for (int op : {CT_OP_BESSEL_J0, CT_OP_BESSEL_J1, CT_OP_BESSEL_Y0, CT_OP_BESSEL_Y1}) {
-    std::vector<double> xd = via_f64_inputs(-45, 45, (uint64_t)op);
+  for (int op : {CT_OP_BESSEL_J0, CT_OP_BESSEL_J1, CT_OP_BESSEL_Y0, CT_OP_BESSEL_Y1, CT_OP_MODIFIED_BESSEL_I0,
+                 CT_OP_MODIFIED_BESSEL_I1, CT_OP_I0E, CT_OP_I1E, CT_OP_MODIFIED_BESSEL_K0, CT_OP_MODIFIED_BESSEL_K1,
+                 CT_OP_SCALED_MODIFIED_BESSEL_K0, CT_OP_SCALED_MODIFIED_BESSEL_K1}) {
+    std::vector<double> xd = via_f64_inputs(-120, 120, (uint64_t)op);
     for (double z : zeros) {
       float f = (float)z;
       for (int k = 0; k < 20; ++k) f = std::nextafter(f, 0.0f);
       for (int k = 0; k < 41; ++k, f = std::nextafter(f, 100.0f)) xd.push_back(f);
     }
-    for (double v : {7.9999995, 8.0, 38999.0, 39000.0, 39001.0, 1e-30, 1e-31, 1e-38, 1e-45})
+    for (double v : {1.9999999, 2.0, 2.0000002, 7.9999995, 8.0, 88.0, 89.0, 699.0, 700.0, 701.0, 38999.0, 39000.0,
+                     39001.0, 1e-30, 1e-31, 1e-38, 1e-45})
       xd.push_back(v), xd.push_back(-v);
     const int64_t n = (int64_t)xd.size();
     std::vector<float> xf(xd.begin(), xd.end()), yf((size_t)n);
@@ -1176,7 +1181,8 @@ TEST_CASE("special functions: known values, poles, edges", "[elementwise]") {
       {CT_OP_AIRY_AI, 1e-300, 0, 0.35502805388781724},
       // edges
       {CT_OP_BESSEL_Y0, 0.0, 0, -kInf}, {CT_OP_BESSEL_Y1, -1, 0, kNaN}, {CT_OP_BESSEL_J0, -kInf, 0, 0},
-      {CT_OP_BESSEL_J1, -0.0, 0, -0.0}, {CT_OP_MODIFIED_BESSEL_K0, 0.0, 0, kInf}, {CT_OP_MODIFIED_BESSEL_K1, -1, 0, kNaN},
+      {CT_OP_BESSEL_J1, -0.0, 0, -0.0}, {CT_OP_MODIFIED_BESSEL_I1, -0.0, 0, -0.0}, {CT_OP_I1E, -0.0, 0, -0.0},
+      {CT_OP_MODIFIED_BESSEL_K0, 0.0, 0, kInf}, {CT_OP_MODIFIED_BESSEL_K1, -1, 0, kNaN},
       {CT_OP_MODIFIED_BESSEL_I0, -kInf, 0, kInf}, {CT_OP_I0E, -kInf, 0, 0}, {CT_OP_SCALED_MODIFIED_BESSEL_K1, kInf, 0, 0},
       {CT_OP_CHEBYSHEV_POLYNOMIAL_T, 0.3, -1, 0}, {CT_OP_CHEBYSHEV_POLYNOMIAL_T, 0.3, -0.5, 1},
       {CT_OP_CHEBYSHEV_POLYNOMIAL_T, 0.3, kNaN, 0}, {CT_OP_LEGENDRE_POLYNOMIAL_P, kNaN, 0, 1},

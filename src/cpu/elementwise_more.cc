@@ -355,6 +355,20 @@ template <class D, class V> HWY_INLINE V LgammaPosLanes(D d, V x) {
 CT_MASKED_OP(SLgammaF32, hn::And(x > hn::Zero(d), x < PosInf(d)), LgammaPosLanes(d, x), SLgamma::scalar(x, 0, 0))
 CT_MASKED_OP(SNdtriF32, hn::And(x > hn::Zero(d), x < hn::Set(d, T(1))), NdtriStartLanes(d, x), SNdtri::scalar(x, 0, 0))
 
+// Horner's rule in two interleaved chains (even and odd powers, in x^2):
+// half the dependent latency of simd-inl.h's Horner for the long
+// polynomials below, the same value to rounding.
+template <class D, class V, class C, size_t K> HWY_INLINE V Horner2(D d, V x, const C (&c)[K]) {
+  static_assert(K >= 3, "three coefficients or more");
+  using T = hn::TFromD<D>;
+  const V x2 = hn::Mul(x, x);
+  V a = hn::Set(d, T(c[0])), b = hn::Set(d, T(c[1]));
+  size_t i = 2;
+  for (; i + 1 < K; i += 2) a = hn::MulAdd(a, x2, hn::Set(d, T(c[i]))), b = hn::MulAdd(b, x2, hn::Set(d, T(c[i + 1])));
+  const V r = hn::MulAdd(a, x, b);
+  return i < K ? hn::MulAdd(r, x, hn::Set(d, T(c[K - 1]))) : r;
+}
+
 // The power series of J0 and J1 and the sums Y0 and Y1 add to them (A&S
 // 9.1.10, 9.1.11 with psi(k+1) = H_k - gamma), as polynomials in t = -x^2/4
 // to t^24 (the first term left out is below 1e-17 for x < 8), highest
@@ -398,18 +412,18 @@ HWY_INLINE V BesselSmallLanes(D d, V x, M* redo) {  // 0 <= x < 8
   const V t = hn::Mul(hn::Mul(x, x), hn::Set(d, -0.25));
   const V small = hn::Set(d, 0x1p-12);
   if constexpr (kWhich == 0 || kWhich == 2) {
-    const V j0 = Horner(d, t, kBesselSeries.j0);
+    const V j0 = Horner2(d, t, kBesselSeries.j0);
     if constexpr (kWhich == 0) {
       *redo = hn::Abs(j0) < small;
       return j0;
     } else {
       const V l = hn::Add(hn::Log(d, hn::Mul(x, hn::Set(d, 0.5))), hn::Set(d, BesselSeries::kEuler));
-      const V y0 = hn::Mul(hn::Set(d, kTwoOverPi), hn::MulSub(l, j0, Horner(d, t, kBesselSeries.s0)));
+      const V y0 = hn::Mul(hn::Set(d, kTwoOverPi), hn::MulSub(l, j0, Horner2(d, t, kBesselSeries.s0)));
       *redo = hn::Abs(y0) < small;
       return y0;
     }
   } else {
-    const V s = Horner(d, t, kBesselSeries.j1);
+    const V s = Horner2(d, t, kBesselSeries.j1);
     const V half = hn::Mul(x, hn::Set(d, 0.5)), j1 = hn::Mul(half, s);
     if constexpr (kWhich == 1) {
       *redo = hn::Abs(s) < small;
@@ -417,7 +431,7 @@ HWY_INLINE V BesselSmallLanes(D d, V x, M* redo) {  // 0 <= x < 8
     } else {
       const V l = hn::Log(d, half);
       const V sum = hn::Mul(hn::Mul(half, hn::Set(d, 1 / 3.14159265358979323846264338327950288)),
-                            Horner(d, t, kBesselSeries.s1));  // (x/(2pi)) s1
+                            Horner2(d, t, kBesselSeries.s1));  // (x/(2pi)) s1
       const V y1 = hn::Sub(hn::MulSub(hn::Mul(hn::Set(d, kTwoOverPi), l), j1, sum),
                            hn::Div(hn::Set(d, kTwoOverPi), x));
       *redo = hn::Abs(y1) < small;
@@ -429,8 +443,8 @@ template <int kWhich, class D, class V, class M>
 HWY_INLINE V BesselLargeLanes(D d, V x, M* redo) {  // 8 <= x < 39000
   constexpr int kNu = kWhich & 1;
   const V u = hn::Div(hn::Set(d, 64.0), hn::Mul(x, x));
-  const V p = hn::Add(hn::Set(d, 1.0), Horner(d, u, math::kBesselP[kNu]));
-  const V q = hn::Div(Horner(d, u, math::kBesselQ[kNu]), x);
+  const V p = hn::Add(hn::Set(d, 1.0), Horner2(d, u, math::kBesselP[kNu]));
+  const V q = hn::Div(Horner2(d, u, math::kBesselQ[kNu]), x);
   const V sn = hn::Sin(d, x), cs = hn::Cos(d, x);
   const V spc = hn::Add(sn, cs), smc = hn::Sub(sn, cs);
   // sqrt2 cos w and sqrt2 sin w: nu = 0: s + c, s - c; nu = 1: s - c, -(s + c)
@@ -467,6 +481,76 @@ template <int kWhich> struct SBesselF32 {
   }
   static double s(double x) { return ct::math::sf::ct_sf_bessel(x, kWhich); }
 };
+
+// I0, I1 (kScaled: e^-|x| times them) of float32 in float64 lanes: below 8
+// the power series (kBesselSeries' j0, j1 at t = +x^2/4: every term
+// positive, so relative accuracy throughout), from 8 on the fitted smooth
+// part (math::kBesselIe, 1.5e-14) over sqrt(2 pi x) times e^x. I is even
+// (I1 odd, sign put back); e^x applied while |x| < 700 (above, and NaN and
+// infinities, the scalar code: I overflows float32 from 89 on anyway).
+template <int kNu, int kScaled> struct SBesselIF32 {
+  template <class D, class W> static HWY_INLINE auto ok(D d, W x) {
+    if constexpr (kScaled) return hn::IsFinite(x);
+    else return hn::Abs(x) < hn::Set(d, 700.0);
+  }
+  template <class D, class W> static HWY_INLINE W v(D d, W x) {
+    const W ax = hn::Abs(x);
+    const auto small = ax < hn::Set(d, 8.0);
+    auto series = [&] {
+      const W t = hn::Mul(hn::Mul(ax, ax), hn::Set(d, 0.25));
+      const W r = kNu ? hn::Mul(hn::Mul(ax, hn::Set(d, 0.5)), Horner2(d, t, kBesselSeries.j1))
+                      : Horner2(d, t, kBesselSeries.j0);
+      return kScaled ? hn::Mul(r, hn::Exp(d, hn::Neg(ax))) : r;
+    };
+    auto large = [&] {
+      const W g = Horner2(d, hn::Div(hn::Set(d, 8.0), ax), math::kBesselIe[kNu]);
+      const W r = hn::Div(g, hn::Sqrt(hn::Mul(ax, hn::Set(d, 2 * 3.14159265358979323846264338327950288))));
+      return kScaled ? r : hn::Mul(r, hn::Exp(d, ax));
+    };
+    W r;
+    if (hn::AllTrue(d, small)) r = series();
+    else if (hn::AllFalse(d, small)) r = large();
+    else r = hn::IfThenElse(small, series(), large());
+    if constexpr (kNu == 1) r = hn::Xor(r, hn::And(x, hn::SignBit(d)));  // odd, -0 kept
+    return r;
+  }
+  static double s(double x) { return ct::math::sf::ct_sf_bessel_i(x, kNu, kScaled); }
+};
+// K0, K1 (kScaled: e^x times them) of float32 in float64 lanes for 1e-30 <
+// x (< 700 unscaled, where e^-x is applied): up to 2 the scalar code's
+// series (A&S 9.6.13, 9.6.11; I's sums and kBesselSeries' s0, s1 at t =
+// +x^2/4), above it the fitted smooth part (math::kBesselKe, 3e-14) times
+// sqrt(pi / 2x). Zero, negative, NaN and the rest: the scalar code.
+template <int kNu, int kScaled> struct SBesselKF32 {
+  template <class D, class W> static HWY_INLINE auto ok(D d, W x) {
+    return hn::And(x > hn::Set(d, 1e-30), x < (kScaled ? PosInf(d) : hn::Set(d, 700.0)));
+  }
+  template <class D, class W> static HWY_INLINE W v(D d, W x) {
+    const auto small = x <= hn::Set(d, 2.0);
+    auto series = [&] {
+      const W t = hn::Mul(hn::Mul(x, x), hn::Set(d, 0.25));
+      const W half = hn::Mul(x, hn::Set(d, 0.5)), l = hn::Log(d, half);
+      W r;
+      if constexpr (kNu == 0) {
+        r = hn::NegMulAdd(hn::Add(l, hn::Set(d, BesselSeries::kEuler)), Horner2(d, t, kBesselSeries.j0),
+                          Horner2(d, t, kBesselSeries.s0));
+      } else {
+        r = hn::MulAdd(hn::Mul(l, half), Horner2(d, t, kBesselSeries.j1), hn::Div(hn::Set(d, 1.0), x));
+        r = hn::NegMulAdd(hn::Mul(half, hn::Set(d, 0.5)), Horner2(d, t, kBesselSeries.s1), r);
+      }
+      return kScaled ? hn::Mul(r, hn::Exp(d, x)) : r;
+    };
+    auto large = [&] {
+      const W h = Horner2(d, hn::Div(hn::Set(d, 2.0), x), math::kBesselKe[kNu]);
+      const W r = hn::Mul(h, hn::Sqrt(hn::Div(hn::Set(d, 3.14159265358979323846264338327950288 / 2), x)));
+      return kScaled ? r : hn::Mul(r, hn::Exp(d, hn::Neg(x)));
+    };
+    if (hn::AllTrue(d, small)) return series();
+    if (hn::AllFalse(d, small)) return large();
+    return hn::IfThenElse(small, series(), large());
+  }
+  static double s(double x) { return ct::math::sf::ct_sf_bessel_k(x, kNu, kScaled); }
+};
 #undef CT_MASKED_OP
 
 // erfcx, log_ndtr, spherical_bessel_j0 in double per element (src/math/scalar.h).
@@ -481,9 +565,9 @@ struct SSphJ0 {
 };
 
 // The Bessel functions, Airy Ai, polygamma and mvlgamma of src/math/special.inc in
-// double per element (float inputs rounded once; float32 J0, J1, Y0, Y1 in
-// float64 lanes first: SBesselF32 below); PyTorch's CPU kernels for them
-// are scalar too.
+// double per element (float inputs rounded once; float32 J, Y, I and K in
+// float64 lanes first: SBesselF32, SBesselIF32, SBesselKF32 above);
+// PyTorch's CPU kernels for them are scalar too.
 template <int kWhich> struct SBessel {
   static double scalar(double x, double, double) { return ct::math::sf::ct_sf_bessel(x, kWhich); }
 };
@@ -613,6 +697,14 @@ void FillMoreKernels(KernelTable* t) {
   RegScalar<SBesselK<1, 0>>(t, CT_OP_MODIFIED_BESSEL_K1);
   RegScalar<SBesselK<0, 1>>(t, CT_OP_SCALED_MODIFIED_BESSEL_K0);
   RegScalar<SBesselK<1, 1>>(t, CT_OP_SCALED_MODIFIED_BESSEL_K1);
+  RegMaskedF32<SBesselIF32<0, 0>>(t, CT_OP_MODIFIED_BESSEL_I0);
+  RegMaskedF32<SBesselIF32<1, 0>>(t, CT_OP_MODIFIED_BESSEL_I1);
+  RegMaskedF32<SBesselIF32<0, 1>>(t, CT_OP_I0E);
+  RegMaskedF32<SBesselIF32<1, 1>>(t, CT_OP_I1E);
+  RegMaskedF32<SBesselKF32<0, 0>>(t, CT_OP_MODIFIED_BESSEL_K0);
+  RegMaskedF32<SBesselKF32<1, 0>>(t, CT_OP_MODIFIED_BESSEL_K1);
+  RegMaskedF32<SBesselKF32<0, 1>>(t, CT_OP_SCALED_MODIFIED_BESSEL_K0);
+  RegMaskedF32<SBesselKF32<1, 1>>(t, CT_OP_SCALED_MODIFIED_BESSEL_K1);
   RegScalar<SPolygamma>(t, CT_OP_POLYGAMMA);
   RegScalar<SMvlgamma>(t, CT_OP_MVLGAMMA);
   RegFloat<FSoftplusBeta>(t, CT_OP_SOFTPLUS_BETA);

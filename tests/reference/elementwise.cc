@@ -260,7 +260,7 @@ double bessel_ref(double x, int kind, int nu, bool scaled) {
   if (kind == 0) r = std::isinf(x) ? 0.0L : std::cyl_bessel_j(n, ax);
   else if (std::isinf(x)) r = scaled ? 0.0L : (long double)HUGE_VAL;
   else r = scaled ? std::cyl_bessel_i(n, ax) * expl(-ax) : std::cyl_bessel_i(n, ax);
-  return (double)(nu == 1 && x < 0 ? -r : r);
+  return (double)(nu == 1 && std::signbit(x) ? -r : r);
 }
 // Airy Ai through the Bessel functions of order 1/3 (libstdc++'s, in long
 // double; DLMF 9.6.1, 9.6.6): (1/pi) sqrt(x/3) K_1/3(zeta) above 0,
