@@ -905,6 +905,36 @@ TEST_CASE("masked-lane ops: float32 within Highway's bounds (erfc 1 ulp), float6
        nullptr},
       {CT_OP_ENTR, 0, 50, 0.501,
        [](double v) { return v != v ? v : v > 0 ? -v * std::log(v) : v == 0 ? 0.0 : -kInf; }, nullptr},
+      // ndtr and log_ndtr: a series below |x| = 1, a fitted Mills ratio above (9e-15)
+      {CT_OP_NDTR, -16, 16, 0.501, [](double v) { return 0.5 * std::erfc(-v * 0.70710678118654752440); }, nullptr},
+      {CT_OP_LOG_NDTR, -16, 16, 0.501,
+       [](double v) {
+         if (v < -30) {  // the asymptotic series, where erfc underflows
+           const double y = -v, w = 1 / (y * y);
+           return -0.5 * y * y - std::log(y) - 0.91893853320467274178 + std::log1p(w * (-1 + w * (3 - 15 * w)));
+         }
+         return v < -1 ? std::log(0.5 * std::erfc(-v * 0.70710678118654752440))
+                       : std::log1p(-0.5 * std::erfc(v * 0.70710678118654752440));
+       },
+       nullptr},
+      // erfcx through the same Mills ratio (x >= 0), 2 e^(x^2) - erfcx(-x) below: against the
+      // double formula (e^(x^2) of a float32 x exact in its argument; the asymptotic series where
+      // erfc underflows)
+      {CT_OP_ERFCX, -12, 40, 0.501,
+       [](double v) {
+         const double a = std::fabs(v);
+         double r;
+         if (a < 26) {
+           r = std::exp(a * a) * std::erfc(a);
+         } else {
+           const double w = 1 / (2 * a * a);
+           double s = 1, t = 1;
+           for (int k = 1; k <= 10; ++k) s += (t *= -(2 * k - 1) * w);
+           r = s * 0.56418958354775628694807945156077259 / a;
+         }
+         return v >= 0 || v != v ? (v != v ? v : r) : 2 * std::exp(v * v) - r;
+       },
+       nullptr},
       {CT_OP_NDTRI, 0, 1, 0.53,
        [](double p) {
          if (!(p >= 0 && p <= 1)) return kNaN;

@@ -270,9 +270,9 @@ struct SEntr {
 // float32 (and the narrow types) of sinc, ndtri and entr in float64 lanes
 // (UnaryMasked), the scalar forms above for the rest. sinc: Highway's Sin
 // of pi x (3 float64 ulp while |pi x| < 39000), the same double formula
-// rounded once; entr: -x log x for finite x > 0, the same. (ndtr stays per
-// element: through ErfcF64's fit it measured 1 ulp off the rounded double
-// value in 8% of float32 results, where libm's erfc gives half an ulp.)
+// rounded once; entr: -x log x for finite x > 0, the same. (ndtr through
+// ErfcF64's float32 fit measured 1 ulp off the rounded double value in 8%
+// of float32 results; it has its own lanes below, SNdtrF32.)
 CT_MASKED_OP(SSincF32, hn::Abs(x) < hn::Set(d, T(12000)),
              hn::IfThenElse(x == hn::Zero(d), hn::Set(d, T(1)),
                             hn::Div(hn::Sin(d, hn::Mul(x, hn::Set(d, T(kPiSinc)))), hn::Mul(x, hn::Set(d, T(kPiSinc))))),
@@ -551,9 +551,91 @@ template <int kNu, int kScaled> struct SBesselKF32 {
   }
   static double s(double x) { return ct::math::sf::ct_sf_bessel_k(x, kNu, kScaled); }
 };
+
+// ndtr and log_ndtr of float32 in float64 lanes, finite x (NaN and the
+// infinities per element): ndtr(-y) = phi(y) m(y) for y = |x| with the
+// fitted Mills ratio (math::kNdtrMills, 1e-14 relative for every y >= 0)
+// and y^2 exact in double (x^2 of a float32 neither overflows nor rounds);
+// the upper half 1 - ndtr(-x) (at least 1/2: no cancellation). log_ndtr
+// below 0 is -y^2/2 - log sqrt(2 pi) + log m(y) (no exp to underflow),
+// log1p(-ndtr(-x)) above. Both within 1e-13 relative in double: half a
+// float32 ulp and a hair of the scalar forms.
+constexpr double kInvSqrt2Pi = 0.398942280401432677939946059934381868;
+// 1/a for finite a >= 1: on AVX-512 the hardware's 14-bit estimate and two
+// Newton steps (within an ulp or two of double, at a fraction of a double
+// division's throughput, which these loops are otherwise bound by); a
+// division elsewhere (this Highway has no float64 estimate).
+template <class D, class V> HWY_INLINE V RecipNewton(D d, V a) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(D()) == 8) {
+    V r{_mm512_rcp14_pd(a.raw)};
+    for (int k = 0; k < 2; ++k) r = hn::MulAdd(r, hn::NegMulAdd(a, r, hn::Set(d, 1.0)), r);
+    return r;
+  }
+#endif
+  return hn::Div(hn::Set(d, 1.0), a);
+}
+template <class D, class V> HWY_INLINE V NdtrMillsLanes(D d, V y) {  // m(y), 0 <= y < inf
+  const V t = hn::Mul(hn::Set(d, 4.0), RecipNewton(d, hn::Add(y, hn::Set(d, 4.0))));
+  return hn::Mul(t, Horner2(d, t, math::kNdtrMills));
+}
+// ndtr(-x), and m(|x|) in *m
+// (e^-y^2/2 at y capped at 20: float32's ndtr(-y) is 0 from 14.1 on, and
+// the factor stays a normal double, where subnormals would cost microcode
+// assists and Highway's Exp would leave its range)
+template <class D, class V> HWY_INLINE V NdtrUpperLanes(D d, V x, V* m) {
+  const V y = hn::Abs(x), yc = hn::Min(y, hn::Set(d, 20.0));
+  *m = NdtrMillsLanes(d, y);
+  const V e = hn::Exp(d, hn::Mul(hn::Mul(yc, yc), hn::Set(d, -0.5)));
+  const V q = hn::Mul(hn::Mul(e, hn::Set(d, kInvSqrt2Pi)), *m);  // ndtr(-|x|)
+  return hn::IfThenElse(x > hn::Zero(d), q, hn::Sub(hn::Set(d, 1.0), q));
+}
+struct SNdtrF32 {
+  template <class D, class W> static HWY_INLINE auto ok(D d, W x) { (void)d; return hn::IsFinite(x); }
+  template <class D, class W> static HWY_INLINE W v(D d, W x) {
+    W m;
+    return NdtrUpperLanes(d, hn::Neg(x), &m);
+  }
+  static double s(double x) { return SNdtr::scalar(x, 0, 0); }
+};
+struct SLogNdtrF32 {
+  template <class D, class W> static HWY_INLINE auto ok(D d, W x) { (void)d; return hn::IsFinite(x); }
+  template <class D, class W> static HWY_INLINE W v(D d, W x) {
+    const auto low = x < hn::Zero(d);
+    auto lower = [&](W m) {  // -y^2/2 - log sqrt(2 pi) + log m(y)
+      return hn::Sub(hn::MulAdd(hn::Mul(x, x), hn::Set(d, -0.5), hn::Log(d, m)),
+                     hn::Set(d, 0.918938533204672741780329736405617640));
+    };
+    if (hn::AllTrue(d, low)) return lower(NdtrMillsLanes(d, hn::Neg(x)));
+    W m;
+    const W upper = hn::Log1p(d, hn::Neg(NdtrUpperLanes(d, x, &m)));
+    if (hn::AllFalse(d, low)) return upper;
+    return hn::IfThenElse(low, lower(m), upper);
+  }
+  static double s(double x) { return ct::math::log_ndtr(x); }
+};
+// erfcx of float32 in float64 lanes through the same Mills ratio: erfcx(x)
+// = sqrt(2/pi) m(sqrt2 x) for x >= 0 (1e-14 relative), 2 e^(x^2) -
+// erfcx(-x) below (x^2 exact; the difference at least e^(x^2), no
+// cancellation); x below -26 (where e^(x^2) leaves Highway's Exp range;
+// float32's erfcx is inf from -9.4 on), infinities and NaN per element.
+struct SErfcxF32 {
+  template <class D, class W> static HWY_INLINE auto ok(D d, W x) {
+    return hn::And(x > hn::Set(d, -26.0), x < PosInf(d));
+  }
+  template <class D, class W> static HWY_INLINE W v(D d, W x) {
+    const W pos = hn::Mul(hn::Set(d, 0.797884560802865355879892119868763737),
+                          NdtrMillsLanes(d, hn::Mul(hn::Abs(x), hn::Set(d, 1.41421356237309504880168872420969808))));
+    const auto neg = x < hn::Zero(d);
+    if (hn::AllFalse(d, neg)) return pos;
+    return hn::IfThenElse(neg, hn::MulSub(hn::Set(d, 2.0), hn::Exp(d, hn::Mul(x, x)), pos), pos);
+  }
+  static double s(double x) { return ct::math::erfcx(x); }
+};
 #undef CT_MASKED_OP
 
-// erfcx, log_ndtr, spherical_bessel_j0 in double per element (src/math/scalar.h).
+// erfcx, log_ndtr, spherical_bessel_j0 in double per element (src/math/scalar.h;
+// float32 in float64 lanes first: SErfcxF32, SLogNdtrF32, SSphJ0F32).
 struct SErfcx {
   static double scalar(double x, double, double) { return ct::math::erfcx(x); }
 };
@@ -675,9 +757,12 @@ void FillMoreKernels(KernelTable* t) {
   RegScalar<SEntr>(t, CT_OP_ENTR);
   RegMaskedF32<SSincF32>(t, CT_OP_SINC);
   RegMaskedF32<SNdtriF32>(t, CT_OP_NDTRI);
+  RegMaskedF32<SNdtrF32>(t, CT_OP_NDTR);
   RegMaskedF32<SEntrF32>(t, CT_OP_ENTR);
   RegScalar<SErfcx>(t, CT_OP_ERFCX);
   RegScalar<SLogNdtr>(t, CT_OP_LOG_NDTR);
+  RegMaskedF32<SLogNdtrF32>(t, CT_OP_LOG_NDTR);
+  RegMaskedF32<SErfcxF32>(t, CT_OP_ERFCX);
   RegScalar<SSphJ0>(t, CT_OP_SPHERICAL_BESSEL_J0);
   RegMaskedF32<SSphJ0F32>(t, CT_OP_SPHERICAL_BESSEL_J0);
   RegScalar<SBessel<0>>(t, CT_OP_BESSEL_J0);
