@@ -1192,3 +1192,54 @@ TEST_CASE("float32 pow and pow_scalar: within half an ulp of the exact power", "
     CHECK(worst <= 0.501);
   }
 }
+
+TEST_CASE("binary: the orthogonal polynomials in float32 lanes are the float64 op rounded, bit for bit", "[binary]") {
+  // float32 runs the scalar code's recurrence in float64 lanes for degrees
+  // up to 16 (Chebyshev's below |x| = 1 only where the scalar code recurs
+  // too), the same operations in the same order, so each result is the
+  // float64 op's result rounded: x swept over [-3, 3] with +-1, 0, huge and
+  // NaN mixed in, n from -2 to 20 with fractions, NaN and infinities, n
+  // whole and broadcast.
+  const int ops[] = {CT_OP_CHEBYSHEV_POLYNOMIAL_T, CT_OP_CHEBYSHEV_POLYNOMIAL_U, CT_OP_CHEBYSHEV_POLYNOMIAL_V,
+                     CT_OP_CHEBYSHEV_POLYNOMIAL_W, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_T,
+                     CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_U, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_V,
+                     CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_W, CT_OP_HERMITE_POLYNOMIAL_H, CT_OP_HERMITE_POLYNOMIAL_HE,
+                     CT_OP_LAGUERRE_POLYNOMIAL_L, CT_OP_LEGENDRE_POLYNOMIAL_P};
+  const int64_t n = 20011;
+  std::vector<float> x((size_t)n), deg((size_t)n);
+  const float xs[] = {1.0f, -1.0f, 0.0f, -0.0f, 0.5f, 1e8f, 2e8f, -3e9f, (float)kNaN, (float)kInf};
+  const float ns[] = {0.0f, 2.5f, -1.0f, 16.0f, 17.0f, 6.0f, 7.0f, 8.0f, 9.0f, (float)kNaN, (float)kInf, 1e20f};
+  for (int64_t i = 0; i < n; ++i) {
+    x[(size_t)i] = i % 13 == 5 ? xs[(i / 13) % 10] : (float)(-3.0 + 6.0 * (double)((i * 7919) % n) / (double)n);
+    deg[(size_t)i] = i % 17 == 3 ? ns[(i / 17) % 12] : (float)((i * 31) % 23 - 2) + (i % 5 == 0 ? 0.25f : 0.0f);
+  }
+  for (int op : ops) {
+    for (int bcast = 0; bcast < 2; ++bcast) {
+      for (float one_n : {3.0f, 7.0f, 16.0f}) {
+        if (!bcast && one_n != 3.0f) continue;
+        const int64_t nb = bcast ? 1 : n;
+        std::vector<float> b32 = bcast ? std::vector<float>{one_n} : deg, y32((size_t)n);
+        std::vector<double> a64(x.begin(), x.end()), b64(b32.begin(), b32.end()), y64((size_t)n);
+        int64_t sa[1] = {n}, sb[1] = {nb};
+        CTensor a{x.data(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, sa, nullptr, 0}, b = a, y = a;
+        b.data = b32.data(), b.shape = sb, y.data = y32.data();
+        REQUIRE(ct_binary(op, &a, &b, &y, nullptr) == CT_OK);
+        CTensor a2 = a, b2 = b, y2 = y;
+        a2.data = a64.data(), b2.data = b64.data(), y2.data = y64.data();
+        a2.dtype.bits = b2.dtype.bits = y2.dtype.bits = 64;
+        REQUIRE(ct_binary(op, &a2, &b2, &y2, nullptr) == CT_OK);
+        int64_t bad = 0, first = -1;
+        for (int64_t i = 0; i < n; ++i) {
+          const float want = (float)y64[(size_t)i], got = y32[(size_t)i];
+          const bool same = (std::isnan(want) && std::isnan(got)) ||
+                            (want == got && std::signbit(want) == std::signbit(got));
+          if (!same && bad++ == 0) first = i;
+        }
+        INFO(ctref::op_name(op) << (bcast ? " n broadcast " : " ") << (bcast ? one_n : 0.0f) << ": " << bad
+                         << " unlike the float64 op, first at x=" << (first >= 0 ? x[(size_t)first] : 0.0f)
+                         << " n=" << (first >= 0 ? b32[(size_t)(bcast ? 0 : first)] : 0.0f));
+        CHECK(bad == 0);
+      }
+    }
+  }
+}

@@ -513,6 +513,65 @@ struct LdexpViaF64 {
   static float s(float a, double b) { return (float)Ldexp::f<double>(a, b); }
 };
 
+// The orthogonal polynomials of float32 x in float64 lanes, for degrees n
+// (truncated, as the scalar code) from 0 to 16 and |x| <= 1e8 (so no value
+// reaches the scalar code's rescaling threshold, 2^500): the scalar code's
+// own three-term recurrence (src/math/special.inc), each step the same
+// float64 operations in the same order, so the results are bit for bit the
+// float64 ones rounded; lanes stop when their degree is reached and the
+// loop ends when every lane has. Chebyshev's (kFam 0-3, shifted 4-7 at
+// 2x - 1) only where the scalar code recurs too: degree up to 6 (T) or 8
+// below |x| = 1 (it uses the trigonometric forms above), up to 16 from 1 on.
+// kFam 8, 9: Hermite's H and He; 10: Laguerre's L; 11: Legendre's P. Other
+// lanes (higher degrees, NaN, huge x, negative n) per element.
+template <int kFam> struct PolyViaF64 {
+  static constexpr double kMaxN = 16;
+  template <class D, class V> static HWY_INLINE V arg(D d, V a) {
+    return kFam >= 4 && kFam < 8 ? hn::Sub(hn::Add(a, a), hn::Set(d, 1.0)) : a;
+  }
+  template <class D, class V> static HWY_INLINE auto ok(D d, V a, V b) -> decltype(hn::IsFinite(a)) {
+    const V n = hn::Trunc(b), x = arg(d, a);
+    auto in = hn::And(n >= hn::Zero(d), n <= hn::Set(d, kMaxN));
+    in = hn::And(in, hn::Abs(x) <= hn::Set(d, 1e8));
+    if constexpr (kFam < 8)
+      in = hn::And(in, hn::Or(n <= hn::Set(d, kFam % 4 == 0 ? 6.0 : 8.0), hn::Abs(x) >= hn::Set(d, 1.0)));
+    return in;
+  }
+  template <class D, class V> static HWY_INLINE V v(D d, V a, V b) {
+    const V n = hn::Trunc(b), x = arg(d, a), one = hn::Set(d, 1.0), x2 = hn::Add(x, x);
+    V p = one, q;
+    if constexpr (kFam < 8) q = kFam % 4 == 0 ? x : kFam % 4 == 1 ? x2 : kFam % 4 == 2 ? hn::Sub(x2, one) : hn::Add(x2, one);
+    else if constexpr (kFam == 8) q = hn::Mul(hn::Set(d, 2.0), x);
+    else if constexpr (kFam == 9) q = x;
+    else if constexpr (kFam == 10) q = hn::Sub(one, x);
+    else q = x;
+    for (int j = 1; j < (int)kMaxN; ++j) {  // step j: degree j to j + 1
+      const auto live = hn::Set(d, (double)j) < n;
+      if (hn::AllFalse(d, live)) break;
+      const V k = hn::Set(d, (double)j);
+      V r;
+      if constexpr (kFam < 8) r = hn::Sub(hn::Mul(x2, q), p);
+      else if constexpr (kFam == 8) r = hn::Mul(hn::Set(d, 2.0), hn::Sub(hn::Mul(x, q), hn::Mul(k, p)));
+      else if constexpr (kFam == 9) r = hn::Sub(hn::Mul(x, q), hn::Mul(k, p));
+      else if constexpr (kFam == 10)
+        r = hn::Div(hn::Sub(hn::Mul(hn::Sub(hn::Set(d, 2.0 * j + 1), x), q), hn::Mul(k, p)), hn::Set(d, j + 1.0));
+      else
+        r = hn::Div(hn::Sub(hn::Mul(hn::Mul(hn::Set(d, 2.0 * j + 1), x), q), hn::Mul(k, p)), hn::Set(d, j + 1.0));
+      p = hn::IfThenElse(live, q, p);
+      q = hn::IfThenElse(live, r, q);
+    }
+    auto unit = n == hn::Zero(d);
+    if constexpr (kFam == 10) unit = hn::Or(unit, x == hn::Zero(d));
+    return hn::IfThenElse(unit, one, q);
+  }
+  static float s(float a, double b) {
+    if constexpr (kFam < 8) return Chebyshev<kFam>::template f<double>(a, b);
+    else if constexpr (kFam < 10) return Hermite<kFam - 8>::template f<double>(a, b);
+    else if constexpr (kFam == 10) return Laguerre::f<double>(a, b);
+    else return Legendre::f<double>(a, b);
+  }
+};
+
 template <class Op> constexpr bool kBoolOut =
     std::is_same<decltype(Op::template f<float>(0.f, 0.f)), uint8_t>::value;
 
@@ -631,6 +690,18 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloat<Hermite<1>>(t, CT_OP_HERMITE_POLYNOMIAL_HE);
   RegFloat<Laguerre>(t, CT_OP_LAGUERRE_POLYNOMIAL_L);
   RegFloat<Legendre>(t, CT_OP_LEGENDRE_POLYNOMIAL_P);
+  RegFloatViaF64<PolyViaF64<0>>(t, CT_OP_CHEBYSHEV_POLYNOMIAL_T);
+  RegFloatViaF64<PolyViaF64<1>>(t, CT_OP_CHEBYSHEV_POLYNOMIAL_U);
+  RegFloatViaF64<PolyViaF64<2>>(t, CT_OP_CHEBYSHEV_POLYNOMIAL_V);
+  RegFloatViaF64<PolyViaF64<3>>(t, CT_OP_CHEBYSHEV_POLYNOMIAL_W);
+  RegFloatViaF64<PolyViaF64<4>>(t, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_T);
+  RegFloatViaF64<PolyViaF64<5>>(t, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_U);
+  RegFloatViaF64<PolyViaF64<6>>(t, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_V);
+  RegFloatViaF64<PolyViaF64<7>>(t, CT_OP_SHIFTED_CHEBYSHEV_POLYNOMIAL_W);
+  RegFloatViaF64<PolyViaF64<8>>(t, CT_OP_HERMITE_POLYNOMIAL_H);
+  RegFloatViaF64<PolyViaF64<9>>(t, CT_OP_HERMITE_POLYNOMIAL_HE);
+  RegFloatViaF64<PolyViaF64<10>>(t, CT_OP_LAGUERRE_POLYNOMIAL_L);
+  RegFloatViaF64<PolyViaF64<11>>(t, CT_OP_LEGENDRE_POLYNOMIAL_P);
   RegFloat<Zeta>(t, CT_OP_ZETA);
   RegFloat<Igamma<0>>(t, CT_OP_IGAMMA);
   RegFloat<Igamma<1>>(t, CT_OP_IGAMMAC);
