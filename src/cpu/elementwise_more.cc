@@ -403,7 +403,8 @@ inline constexpr BesselSeries kBesselSeries{};
 // ~1e-13 from its cancellation, Hankel's ~1e-15 of the amplitude), which is
 // large relative to the value only next to a zero: lanes whose value (or
 // bracket, for Hankel) is below 2^-12 (2^-20 for Hankel) are cleared from
-// *ok and go to the scalar code, which keeps its relative accuracy there.
+// *ok and go to the scalar code (the float64 op's: 1e-16 of the amplitude
+// there, where these formulas give 1e-13).
 // Elsewhere the double result is within 1e-10 relative, so the float32
 // result is within half an ulp and a hair.
 template <int kWhich, class D, class V, class M>
