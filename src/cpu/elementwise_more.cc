@@ -345,12 +345,16 @@ template <class D, class V> HWY_INLINE V LgammaLargeLanes(D d, V x) {  // x >= 2
                          hn::MulAdd(s, w, hn::Set(d, 0.91893853320467274178032973640561764))),
                  hn::Log(d, q));
 }
-// A vector takes one branch when all its lanes do (inputs are mostly runs).
+// m ? a() : b() per lane, computing only the branch a vector needs when all
+// its lanes take one (inputs are mostly runs).
+template <class D, class M, class A, class B> HWY_INLINE auto RunBranch(D d, M m, A a, B b) -> decltype(a()) {
+  if (hn::AllTrue(d, m)) return a();
+  if (hn::AllFalse(d, m)) return b();
+  return hn::IfThenElse(m, a(), b());
+}
 template <class D, class V> HWY_INLINE V LgammaPosLanes(D d, V x) {
-  const auto small = x < hn::Set(d, 2.5);
-  if (hn::AllTrue(d, small)) return LgammaSmallLanes(d, x);
-  if (hn::AllFalse(d, small)) return LgammaLargeLanes(d, x);
-  return hn::IfThenElse(small, LgammaSmallLanes(d, x), LgammaLargeLanes(d, x));
+  return RunBranch(d, x < hn::Set(d, 2.5), [&] { return LgammaSmallLanes(d, x); },
+                   [&] { return LgammaLargeLanes(d, x); });
 }
 CT_MASKED_OP(SLgammaF32, hn::And(x > hn::Zero(d), x < PosInf(d)), LgammaPosLanes(d, x), SLgamma::scalar(x, 0, 0))
 CT_MASKED_OP(SNdtriF32, hn::And(x > hn::Zero(d), x < hn::Set(d, T(1))), NdtriStartLanes(d, x), SNdtri::scalar(x, 0, 0))
@@ -508,10 +512,7 @@ template <int kNu, int kScaled> struct SBesselIF32 {
       const W r = hn::Div(g, hn::Sqrt(hn::Mul(ax, hn::Set(d, 2 * 3.14159265358979323846264338327950288))));
       return kScaled ? r : hn::Mul(r, hn::Exp(d, ax));
     };
-    W r;
-    if (hn::AllTrue(d, small)) r = series();
-    else if (hn::AllFalse(d, small)) r = large();
-    else r = hn::IfThenElse(small, series(), large());
+    W r = RunBranch(d, small, series, large);
     if constexpr (kNu == 1) r = hn::Xor(r, hn::And(x, hn::SignBit(d)));  // odd, -0 kept
     return r;
   }
@@ -546,9 +547,7 @@ template <int kNu, int kScaled> struct SBesselKF32 {
       const W r = hn::Mul(h, hn::Sqrt(hn::Div(hn::Set(d, 3.14159265358979323846264338327950288 / 2), x)));
       return kScaled ? r : hn::Mul(r, hn::Exp(d, hn::Neg(x)));
     };
-    if (hn::AllTrue(d, small)) return series();
-    if (hn::AllFalse(d, small)) return large();
-    return hn::IfThenElse(small, series(), large());
+    return RunBranch(d, small, series, large);
   }
   static double s(double x) { return ct::math::sf::ct_sf_bessel_k(x, kNu, kScaled); }
 };
