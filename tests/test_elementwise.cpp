@@ -1039,22 +1039,27 @@ TEST_CASE("masked-lane ops: float32 within Highway's bounds (erfc 1 ulp), float6
 // checked on a dense sweep, log-uniform magnitudes of both signs, the
 // specials, the method boundaries, and the 41 floats around each of J's and
 // Y's first zeros.
-TEST_CASE("Bessel functions: float32 lanes within half an ulp of the float64 op, next to the zeros too", "[elementwise]") {
+TEST_CASE("Bessel and Airy functions: float32 lanes within half an ulp of the float64 op, next to the zeros too",
+          "[elementwise]") {
   const double zeros[] = {2.404825557695773, 5.520078110286311, 8.653727912911013, 11.79153443901428,
                           14.93091770848779, 30.63460646843198, 3.831705970207512, 7.015586669815619,
                           10.17346813506272, 13.32369193631422, 0.8935769662791675, 3.957678419314858,
                           7.086051060301773, 10.22234504349642, 2.197141326031017, 5.429681040794135,
-                          8.596005868331169, 11.74915483748850};
+                          8.596005868331169, 11.74915483748850,
+                          // Ai's (DLMF table 9.9.1)
+                          -2.338107410459767, -4.087949444130971, -5.520559828095551, -6.786708090071759,
+                          -7.944133587120853, -9.022650853340981, -29.48101712267596};
   for (int op : {CT_OP_BESSEL_J0, CT_OP_BESSEL_J1, CT_OP_BESSEL_Y0, CT_OP_BESSEL_Y1, CT_OP_MODIFIED_BESSEL_I0,
                  CT_OP_MODIFIED_BESSEL_I1, CT_OP_I0E, CT_OP_I1E, CT_OP_MODIFIED_BESSEL_K0, CT_OP_MODIFIED_BESSEL_K1,
-                 CT_OP_SCALED_MODIFIED_BESSEL_K0, CT_OP_SCALED_MODIFIED_BESSEL_K1}) {
+                 CT_OP_SCALED_MODIFIED_BESSEL_K0, CT_OP_SCALED_MODIFIED_BESSEL_K1, CT_OP_AIRY_AI}) {
     std::vector<double> xd = via_f64_inputs(-120, 120, (uint64_t)op);
     for (double z : zeros) {
       float f = (float)z;
-      for (int k = 0; k < 20; ++k) f = std::nextafter(f, 0.0f);
-      for (int k = 0; k < 41; ++k, f = std::nextafter(f, 100.0f)) xd.push_back(f);
+      for (int k = 0; k < 20; ++k) f = std::nextafter(f, -HUGE_VALF);
+      for (int k = 0; k < 41; ++k, f = std::nextafter(f, HUGE_VALF)) xd.push_back(f);
     }
-    for (double v : {1.9999999, 2.0, 2.0000002, 7.9999995, 8.0, 88.0, 89.0, 699.0, 700.0, 701.0, 38999.0, 39000.0,
+    for (double v : {1.9999999, 2.0, 2.0000002, 2.0800838, 2.0801, 4.3267486, 4.3268, 7.9999995, 8.0, 29.0, 30.0,
+                     88.0, 89.0, 100.0, 101.0, 699.0, 700.0, 701.0, 1499.9999, 1500.0, 1500.0001, 38999.0, 39000.0,
                      39001.0, 1e-30, 1e-31, 1e-38, 1e-45})
       xd.push_back(v), xd.push_back(-v);
     const int64_t n = (int64_t)xd.size();

@@ -552,6 +552,72 @@ template <int kNu, int kScaled> struct SBesselKF32 {
   static double s(double x) { return ct::math::sf::ct_sf_bessel_k(x, kNu, kScaled); }
 };
 
+// Airy Ai of float32 in float64 lanes, x > -1500 (zeta < 39000: Highway's
+// Sin and Cos range). Between -4.327 and 2.08 the Maclaurin series (DLMF
+// 9.4.1: Ai = Ai(0) f - |Ai'(0)| g, f and g polynomials in x^3 to x^57,
+// the first term left out below 1e-19 of the sum), whose cancellation costs
+// ~3e-15 absolute; below it the oscillating form with the fitted P and Q
+// (math::kAiryP, kAiryQ) and sin and cos of zeta itself, computed as the
+// scalar code computes it; above it e^-zeta times the fitted smooth part
+// (math::kAiryDec; x capped at 100, where Ai is 1e-290: 0 in float32 from
+// 30 on). As for J and Y, lanes next to a zero (the series' value below
+// 2^-12, the oscillating bracket below 2^-20) are cleared from *ok and go
+// to the scalar code; elsewhere the double result is within 1e-11 relative.
+struct AirySeries {
+  static constexpr int kTerms = 20;
+  double f[kTerms], g[kTerms];  // 1/((2*3)(5*6)...), 1/((3*4)(6*7)...), highest first
+  constexpr AirySeries() : f(), g() {
+    double a = 1, b = 1;
+    for (int k = 0; k < kTerms; ++k) {
+      if (k > 0) a /= (3.0 * k - 1) * (3.0 * k), b /= (3.0 * k) * (3.0 * k + 1);
+      f[kTerms - 1 - k] = a, g[kTerms - 1 - k] = b;
+    }
+  }
+};
+inline constexpr AirySeries kAirySeries{};
+template <class D, class V, class M> HWY_INLINE V AiryMidLanes(D d, V x, M* redo) {  // -4.327 <= x <= 2.08
+  const V w = hn::Mul(hn::Mul(x, x), x);
+  const V f = Horner2(d, w, kAirySeries.f), g = Horner2(d, w, kAirySeries.g);
+  const V r = hn::NegMulAdd(hn::Mul(x, hn::Set(d, 0.258819403792806798405)), g,
+                            hn::Mul(f, hn::Set(d, 0.355028053887817239260)));
+  *redo = hn::Abs(r) < hn::Set(d, 0x1p-12);
+  return r;
+}
+template <class D, class V, class M> HWY_INLINE V AiryOscLanes(D d, V x, M* redo) {  // -1500 < x < -4.327
+  const V z = hn::Neg(x), sz = hn::Sqrt(z);
+  const V zeta = hn::Mul(hn::Mul(hn::Set(d, 2.0 / 3.0), z), sz);
+  const V u = hn::Div(hn::Set(d, 36.0), hn::Mul(zeta, zeta));
+  const V p = hn::Add(hn::Set(d, 1.0), Horner2(d, u, math::kAiryP));
+  const V q = hn::Div(Horner2(d, u, math::kAiryQ), zeta);
+  const V c = hn::Cos(d, zeta), s = hn::Sin(d, zeta);
+  const V b = hn::MulAdd(hn::Add(c, s), p, hn::Mul(hn::Sub(s, c), q));  // sqrt2 (cos(zeta - pi/4) P + sin(..) Q)
+  *redo = hn::Abs(b) < hn::Set(d, 0x1p-20 * 1.4142135623730951);
+  return hn::Div(b, hn::Sqrt(hn::Mul(sz, hn::Set(d, 2 * 3.14159265358979323846264338327950288))));
+}
+template <class D, class V> HWY_INLINE V AiryDecLanes(D d, V x) {  // x > 2.08
+  const V xc = hn::Min(x, hn::Set(d, 100.0)), sx = hn::Sqrt(xc);
+  const V zeta = hn::Mul(hn::Mul(hn::Set(d, 2.0 / 3.0), xc), sx);
+  const V f = hn::Add(hn::Set(d, 1.0), Horner2(d, hn::Div(hn::Set(d, 2.0), zeta), math::kAiryDec));
+  const V den = hn::Mul(hn::Sqrt(sx), hn::Set(d, 3.54490770181103205459633496668229036));  // 2 sqrt(pi) x^1/4
+  return hn::Div(hn::Mul(hn::Exp(d, hn::Neg(zeta)), f), den);
+}
+struct SAiryAiF32 {
+  static constexpr bool kRechecks = true;
+  template <class D, class W> static HWY_INLINE auto ok(D d, W x) { return x > hn::Set(d, -1500.0); }
+  template <class D, class W, class M> static HWY_INLINE W v(D d, W x, M* ok) {
+    const M neg = x < hn::Set(d, -4.3268), pos = x > hn::Set(d, 2.0801);
+    const M mid = hn::Not(hn::Or(neg, pos));
+    W r = hn::Zero(d);
+    M redo = hn::FirstN(d, 0), m;
+    if (!hn::AllFalse(d, mid)) r = AiryMidLanes(d, x, &m), redo = hn::And(mid, m);
+    if (!hn::AllFalse(d, neg)) r = hn::IfThenElse(neg, AiryOscLanes(d, x, &m), r), redo = hn::Or(redo, hn::And(neg, m));
+    if (!hn::AllFalse(d, pos)) r = hn::IfThenElse(pos, AiryDecLanes(d, x), r);
+    *ok = hn::AndNot(redo, *ok);
+    return r;
+  }
+  static double s(double x) { return ct::math::sf::ct_sf_airy_ai(x); }
+};
+
 // ndtr and log_ndtr of float32 in float64 lanes, finite x (NaN and the
 // infinities per element): ndtr(-y) = phi(y) m(y) for y = |x| with the
 // fitted Mills ratio (math::kNdtrMills, 1e-14 relative for every y >= 0)
@@ -648,7 +714,7 @@ struct SSphJ0 {
 
 // The Bessel functions, Airy Ai, polygamma and mvlgamma of src/math/special.inc in
 // double per element (float inputs rounded once; float32 J, Y, I and K in
-// float64 lanes first: SBesselF32, SBesselIF32, SBesselKF32 above);
+// float64 lanes first: SBesselF32, SBesselIF32, SBesselKF32, SAiryAiF32 above);
 // PyTorch's CPU kernels for them are scalar too.
 template <int kWhich> struct SBessel {
   static double scalar(double x, double, double) { return ct::math::sf::ct_sf_bessel(x, kWhich); }
@@ -767,6 +833,7 @@ void FillMoreKernels(KernelTable* t) {
   RegMaskedF32<SSphJ0F32>(t, CT_OP_SPHERICAL_BESSEL_J0);
   RegScalar<SBessel<0>>(t, CT_OP_BESSEL_J0);
   RegScalar<SAiryAi>(t, CT_OP_AIRY_AI);
+  RegMaskedF32<SAiryAiF32>(t, CT_OP_AIRY_AI);
   RegScalar<SBessel<1>>(t, CT_OP_BESSEL_J1);
   RegScalar<SBessel<2>>(t, CT_OP_BESSEL_Y0);
   RegScalar<SBessel<3>>(t, CT_OP_BESSEL_Y1);
