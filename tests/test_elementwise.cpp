@@ -1039,7 +1039,7 @@ TEST_CASE("masked-lane ops: float32 within Highway's bounds (erfc 1 ulp), float6
 // checked on a dense sweep, log-uniform magnitudes of both signs, the
 // specials, the method boundaries, and the 41 floats around each of J's and
 // Y's first zeros.
-TEST_CASE("Bessel and Airy functions: float32 lanes within half an ulp of the float64 op, next to the zeros too",
+TEST_CASE("special functions' float32 lanes (Bessel J Y I K, Airy Ai, digamma, erfinv) within half an ulp of the float64 op next to the zeros too",
           "[elementwise]") {
   const double zeros[] = {2.404825557695773, 5.520078110286311, 8.653727912911013, 11.79153443901428,
                           14.93091770848779, 30.63460646843198, 3.831705970207512, 7.015586669815619,
@@ -1048,11 +1048,24 @@ TEST_CASE("Bessel and Airy functions: float32 lanes within half an ulp of the fl
                           8.596005868331169, 11.74915483748850,
                           // Ai's (DLMF table 9.9.1)
                           -2.338107410459767, -4.087949444130971, -5.520559828095551, -6.786708090071759,
-                          -7.944133587120853, -9.022650853340981, -29.48101712267596};
-  for (int op : {CT_OP_BESSEL_J0, CT_OP_BESSEL_J1, CT_OP_BESSEL_Y0, CT_OP_BESSEL_Y1, CT_OP_MODIFIED_BESSEL_I0,
-                 CT_OP_MODIFIED_BESSEL_I1, CT_OP_I0E, CT_OP_I1E, CT_OP_MODIFIED_BESSEL_K0, CT_OP_MODIFIED_BESSEL_K1,
-                 CT_OP_SCALED_MODIFIED_BESSEL_K0, CT_OP_SCALED_MODIFIED_BESSEL_K1, CT_OP_AIRY_AI}) {
-    std::vector<double> xd = via_f64_inputs(-120, 120, (uint64_t)op);
+                          -7.944133587120853, -9.022650853340981, -29.48101712267596,
+                          // digamma's, and where erfinv's two starts meet (w = 5)
+                          1.461632144968362, 0.9966239, -0.9966239};
+  struct R { int op; double lo, hi; };
+  const R rs[] = {{CT_OP_BESSEL_J0, -120, 120}, {CT_OP_BESSEL_J1, -120, 120}, {CT_OP_BESSEL_Y0, -120, 120},
+                  {CT_OP_BESSEL_Y1, -120, 120}, {CT_OP_MODIFIED_BESSEL_I0, -120, 120},
+                  {CT_OP_MODIFIED_BESSEL_I1, -120, 120}, {CT_OP_I0E, -120, 120}, {CT_OP_I1E, -120, 120},
+                  {CT_OP_MODIFIED_BESSEL_K0, -120, 120}, {CT_OP_MODIFIED_BESSEL_K1, -120, 120},
+                  {CT_OP_SCALED_MODIFIED_BESSEL_K0, -120, 120}, {CT_OP_SCALED_MODIFIED_BESSEL_K1, -120, 120},
+                  {CT_OP_AIRY_AI, -120, 120}, {CT_OP_DIGAMMA, -12, 40}, {CT_OP_ERFINV, -1, 1}};
+  for (const R& rr : rs) {
+    const int op = rr.op;
+    std::vector<double> xd = via_f64_inputs(rr.lo, rr.hi, (uint64_t)op);
+    for (int e = 1; e <= 149; ++e) {  // 1 - 2^-e (erfinv's tails), 2^-e (digamma's poles' side)
+      const double t = std::ldexp(1.0, -e);
+      if (e <= 24) xd.push_back(1 - t), xd.push_back(t - 1);
+      xd.push_back(t), xd.push_back(-t);
+    }
     for (double z : zeros) {
       float f = (float)z;
       for (int k = 0; k < 20; ++k) f = std::nextafter(f, -HUGE_VALF);

@@ -158,30 +158,25 @@ struct SDigamma {
 // function", GPU Computing Gems, 2011) as the start, then Newton steps on
 // erf (|y| < 1/2) or on erfc(|x|) = 1 - |y| (1 - |y| exact there) until
 // the step is below an ulp (two near 0, up to ~8 in the far tails). erfinv(+-1) =
-// +-inf, NaN outside [-1, 1]. For float32 (and the narrow types) one step:
-// the start is within 1.3e-7 relative over float32's inputs, one step
-// within 1e-13 (measured against three steps), far below a float32 ulp.
-template <int kMaxSteps>
-struct SErfinvN {
+// +-inf, NaN outside [-1, 1]. (float32 and the narrow types: fitted to double
+// accuracy in Giles' variable, in vector lanes: SErfinvF32 below.)
+// Giles' start: erfinv(y) ~ y p(w), w = -log((1 - y)(1 + y)); p = central(w - 2.5)
+// below w = 5, tail(sqrt(w) - 3) from it (highest degree first).
+constexpr double kGilesCentral[9] = {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                                     -0.00125372503, -0.00417768164, 0.246640727, 1.50140941};
+constexpr double kGilesTail[9] = {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682};
+struct SErfinv {
+  static constexpr int kMaxSteps = 12;
   static double scalar(double y, double, double) {
     const double a = std::fabs(y);
     if (!(a <= 1)) return std::nan("");
     if (a == 1) return std::copysign(HUGE_VAL, y);
     if (y == 0) return y;
-    double w = -std::log((1 - a) * (1 + a)), p;
-    if (w < 5) {
-      w -= 2.5;
-      p = 2.81022636e-08;
-      for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                       -0.00417768164, 0.246640727, 1.50140941})
-        p = p * w + c;
-    } else {
-      w = std::sqrt(w) - 3;
-      p = -0.000200214257;
-      for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-                       0.00943887047, 1.00167406, 2.83297682})
-        p = p * w + c;
-    }
+    double w = -std::log((1 - a) * (1 + a)), p = 0;
+    const bool central = w < 5;
+    w = central ? w - 2.5 : std::sqrt(w) - 3;
+    for (double c : central ? kGilesCentral : kGilesTail) p = p * w + c;
     double x = p * a;
     constexpr double k2SqrtPi = 1.1283791670955125739;  // 2 / sqrt(pi)
     for (int it = 0; it < kMaxSteps; ++it) {  // 2 near 0; up to ~8 in the far tails, where the start is further off
@@ -193,8 +188,6 @@ struct SErfinvN {
     return std::copysign(x, y);
   }
 };
-using SErfinv = SErfinvN<12>;
-using SErfinvF32 = SErfinvN<1>;
 
 // x - tanh(x) (PyTorch's tanhshrink: the same cancellation near 0).
 CT_FLOAT_OP(FTanhshrink, return x - TanhAcc(d, x);)
@@ -371,6 +364,19 @@ template <class D, class V, class C, size_t K> HWY_INLINE V Horner2(D d, V x, co
   for (; i + 1 < K; i += 2) a = hn::MulAdd(a, x2, hn::Set(d, T(c[i]))), b = hn::MulAdd(b, x2, hn::Set(d, T(c[i + 1])));
   const V r = hn::MulAdd(a, x, b);
   return i < K ? hn::MulAdd(r, x, hn::Set(d, T(c[K - 1]))) : r;
+}
+
+// Horner's rule in four interleaved chains (in x^4, combined at the end):
+// a quarter of the dependent latency, for the long polynomials of loops
+// that are otherwise bound by it.
+template <class D, class V, class C, size_t K> HWY_INLINE V Horner4(D d, V x, const C (&c)[K]) {
+  static_assert(K >= 4, "four coefficients or more");
+  using T = hn::TFromD<D>;
+  const V x2 = hn::Mul(x, x), x4 = hn::Mul(x2, x2);
+  V a[4];
+  for (size_t i = 0; i < 4; ++i) a[(K - 1 - i) % 4] = hn::Set(d, T(c[i]));
+  for (size_t i = 4; i < K; ++i) a[(K - 1 - i) % 4] = hn::MulAdd(a[(K - 1 - i) % 4], x4, hn::Set(d, T(c[i])));
+  return hn::MulAdd(hn::MulAdd(hn::MulAdd(a[3], x, a[2]), x, a[1]), x, a[0]);
 }
 
 // The power series of J0 and J1 and the sums Y0 and Y1 add to them (A&S
@@ -698,6 +704,71 @@ struct SErfcxF32 {
   }
   static double s(double x) { return ct::math::erfcx(x); }
 };
+
+// erfinv of float32 in float64 lanes, |y| < 1 (the rest per element): y
+// F(w), w = -log((1 - |y|)(1 + |y|)) (both factors and their product exact
+// for float32 y), F the fitted math::kErfinvCentral, kErfinvTail (1e-14
+// relative): no Newton step, unlike the scalar code. Within half a float32
+// ulp and a hair of the float64 op.
+struct SErfinvF32 {
+  template <class D, class W> static HWY_INLINE auto ok(D d, W y) { return hn::Abs(y) < hn::Set(d, 1.0); }
+  template <class D, class W> static HWY_INLINE W v(D d, W y) {
+    const W one = hn::Set(d, 1.0), a = hn::Abs(y);
+    const W w = hn::Neg(hn::Log(d, hn::Mul(hn::Sub(one, a), hn::Add(one, a))));
+    const W f = RunBranch(
+        d, w < hn::Set(d, 6.25), [&] { return Horner4(d, hn::Mul(w, hn::Set(d, 0.16)), math::kErfinvCentral); },
+        [&] {
+          const W v = hn::Mul(hn::Sub(hn::Sqrt(w), hn::Set(d, 2.5)), hn::Set(d, 1 / 1.7));
+          return Horner2(d, v, math::kErfinvTail);
+        });
+    return hn::Mul(f, y);
+  }
+  static double s(double x) { return SErfinv::scalar(x, 0, 0); }
+};
+// digamma of float32 in float64 lanes, finite x off the poles (zero, the
+// negative integers and the infinities per element): below 0 the scalar
+// code's reflection, psi(1 - x) - pi / tan(pi f), f = x - rint(x) (exact),
+// the tangent as cos / sin; then x shifted up to z >= 10 (the sum of the
+// 1/(x + k) left behind kept as one fraction: one division), and the scalar
+// code's asymptotic series, ln z - 1/2z - sum B_2k / (2k z^2k) to z^-14.
+// Its error is absolute (~5e-16 of the terms): lanes whose value is below
+// 2^-12, next to a zero (1.4616, and one between each two negative poles),
+// are cleared from *ok and go to the scalar code, as the float64 op.
+struct SDigammaF32 {
+  static constexpr bool kRechecks = true;
+  template <class D, class W> static HWY_INLINE auto ok(D d, W x) {
+    return hn::And(hn::IsFinite(x), hn::Or(x > hn::Zero(d), hn::Ne(x, hn::Round(x))));
+  }
+  template <class D, class W, class M> static HWY_INLINE W v(D d, W x, M* ok) {
+    constexpr double kPi = 3.14159265358979323846264338327950288;
+    const W one = hn::Set(d, 1.0), ten = hn::Set(d, 10.0);
+    const M neg = x < hn::Zero(d);
+    const bool any_neg = !hn::AllFalse(d, neg);
+    W z = any_neg ? hn::IfThenElse(neg, hn::Sub(one, x), x) : x;
+    W num = hn::Zero(d), den = one;
+    for (int k = 0; k < 10; ++k) {  // sum so far = num / den; + 1/z: (num z + den) / (den z)
+      const auto m = z < ten;
+      if (hn::AllFalse(d, m)) break;
+      num = hn::IfThenElse(m, hn::MulAdd(num, z, den), num);
+      den = hn::IfThenElse(m, hn::Mul(den, z), den);
+      z = hn::IfThenElse(m, hn::Add(z, one), z);
+    }
+    const W rz = hn::Div(one, z), r2 = hn::Mul(rz, rz);
+    const W s = Horner2(d, r2, kDigammaAsym);
+    W r = hn::Sub(hn::Sub(hn::Log(d, z), hn::Div(num, den)), hn::MulAdd(hn::Set(d, 0.5), rz, hn::Mul(r2, s)));
+    if (any_neg) {
+      const W a = hn::Mul(hn::Sub(x, hn::Round(x)), hn::Set(d, kPi));
+      const W c = hn::Div(hn::Mul(hn::Set(d, kPi), hn::Cos(d, a)), hn::Sin(d, a));  // pi / tan(pi f)
+      r = hn::IfThenElse(neg, hn::Sub(r, c), r);
+    }
+    *ok = hn::AndNot(hn::Abs(r) < hn::Set(d, 0x1p-12), *ok);
+    return r;
+  }
+  static double s(double x) { return SDigamma::scalar(x, 0, 0); }
+  // the scalar code's B_2k / 2k from z^-14 down to z^-2
+  static constexpr double kDigammaAsym[7] = {1.0 / 12, -691.0 / 32760, 1.0 / 132, -1.0 / 240, 1.0 / 252, -1.0 / 120,
+                                             1.0 / 12};
+};
 #undef CT_MASKED_OP
 
 // erfcx, log_ndtr, spherical_bessel_j0 in double per element (src/math/scalar.h;
@@ -808,8 +879,8 @@ void FillMoreKernels(KernelTable* t) {
   RegMaskedF32<SLgammaF32>(t, CT_OP_LGAMMA);
   RegScalar<SDigamma>(t, CT_OP_DIGAMMA);
   RegScalar<SErfinv>(t, CT_OP_ERFINV);
-  t->op[CT_OP_ERFINV][CT_DT_FLOAT32] = &UnaryScalarF<SErfinvF32, float>;
-  SetNarrow<&UnaryScalarF<SErfinvF32, float>, 1>(t->op[CT_OP_ERFINV]);
+  RegMaskedF32<SErfinvF32>(t, CT_OP_ERFINV);
+  RegMaskedF32<SDigammaF32>(t, CT_OP_DIGAMMA);
   RegFloat<FCelu>(t, CT_OP_CELU);
   RegFloat<FHardshrink>(t, CT_OP_HARDSHRINK);
   RegFloat<FSoftshrink>(t, CT_OP_SOFTSHRINK);
