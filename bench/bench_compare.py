@@ -76,10 +76,12 @@ REDUCE = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min":
           "count_nonzero": np.count_nonzero}
 
 
-def values(shape, dtype, salt, near_one=False, domain=None):
-    """Inputs in the tool's domain: floats in [0.5, 2), near 1 for products,
-    integers 1..7, bools half true; zeros for any, nonzero for all (so that
-    neither can stop early)."""
+def values(shape, dtype, salt, domain="values"):
+    """Inputs in the tool's domain (the case's "domain", chosen by the tool:
+    tools/bench_cases.h): floats in [0.5, 2), near 1 for products, inside
+    (-1, 1), (0, 1) or above 1 for the ops defined there; integers 1..7,
+    bools half true; zeros for any, nonzero for all (so that neither can
+    stop early)."""
     if domain == "zeros":
         # written, not np.zeros: untouched calloc pages all map the kernel's one zero
         # page, which stays in cache and made NumPy's any read 340 MB at 28 GB/s
@@ -90,7 +92,9 @@ def values(shape, dtype, salt, near_one=False, domain=None):
         return u >= 0.5 if domain != "nonzero" else np.ones(shape, np.bool_)
     if not np.issubdtype(dtype, np.floating):
         return (1 + np.floor(7 * u)).astype(dtype)
-    return ((0.995 + 0.01 * u) if near_one else (0.5 + 1.5 * u)).astype(dtype)
+    lo, width = {"near_one": (0.995, 0.01), "unit": (-0.95, 1.9), "prob": (0.02, 0.96),
+                 "above_one": (1.0, 1.5)}.get(domain, (0.5, 1.5))
+    return (lo + width * u).astype(dtype)
 
 
 def make_call(c):
@@ -100,8 +104,7 @@ def make_call(c):
     if dt is None or odt is None:
         return None
     p = c.get("params") or []
-    near_one = op in ("prod", "cumprod")
-    x = values(shape, dt, 1, near_one, {"any": "zeros", "all": "nonzero"}.get(op))
+    x = values(shape, dt, 1, c.get("domain", "values"))
     if kind == "unary":
         o = np.empty(shape, odt)
         if op in UNARY:

@@ -47,7 +47,7 @@ UNARY = {"neg": torch.neg, "abs": torch.abs, "sign": torch.sign, "exp": torch.ex
          **{n: getattr(torch.special, n) for n in (
              "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
              "modified_bessel_k0", "modified_bessel_k1", "i0e", "i1e", "scaled_modified_bessel_k0",
-             "scaled_modified_bessel_k1")},
+             "scaled_modified_bessel_k1", "airy_ai")},
          "positive": lambda x, out: out.copy_(torch.positive(x)),
          "hardsigmoid": torch._C._nn.hardsigmoid, "mish": torch._C._nn.mish, "logsigmoid": torch._C._nn.log_sigmoid,
          # torch's selu is elu with these constants, and takes no out=
@@ -69,6 +69,7 @@ BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div
           "greater": torch.gt, "greater_equal": torch.ge, "fmod": torch.fmod, "logaddexp": torch.logaddexp,
           "logaddexp2": torch.logaddexp2, "xlogy": torch.xlogy, "nextafter": torch.nextafter, "gcd": torch.gcd,
           "lcm": torch.lcm, "heaviside": torch.heaviside, "ldexp": torch.ldexp, "xlog1py": torch.special.xlog1py,
+          "igamma": torch.special.gammainc, "igammac": torch.special.gammaincc,
           # torch's prelu kernel (no out=): F.prelu wants one weight per channel, the bench's is a's shape
           "prelu": lambda a, b, out: aten._prelu_kernel(a, b),
           "relu_backward": lambda a, b, out: aten.threshold_backward(a, b, 0)}
@@ -93,13 +94,13 @@ def version():
 _device = torch.device("cpu")  # the case's device (make_call): tensors are made there
 
 
-def tensor(shape, dt, salt, values, domain=None, near_one=False):
+def tensor(shape, dt, salt, values, domain="values"):
     """The values NumPy gets (bench_compare.values), as a torch tensor of dt on the case's device."""
     npdt = {torch.bfloat16: np.float32, torch.uint16: np.uint16, torch.uint32: np.uint32,
             torch.uint64: np.uint64}.get(dt)
     if npdt is None:
         npdt = torch.empty(0, dtype=dt).numpy().dtype.type
-    return torch.from_numpy(np.ascontiguousarray(values(tuple(shape), npdt, salt, near_one, domain))).to(
+    return torch.from_numpy(np.ascontiguousarray(values(tuple(shape), npdt, salt, domain))).to(
         device=_device, dtype=dt)
 
 
@@ -198,7 +199,7 @@ def _make_call(c, values):
     if dt is None or odt is None:
         return None
     p = c.get("params") or []
-    x = tensor(shape, dt, 1, values, {"any": "zeros", "all": "nonzero"}.get(op), op in ("prod", "cumprod"))
+    x = tensor(shape, dt, 1, values, c.get("domain", "values"))
     if kind == "unary":
         o = torch.empty(shape, dtype=odt)
         if op in UNARY:

@@ -73,6 +73,7 @@ struct Row {
   std::string out_dtype;
   std::vector<int64_t> np_shape;
   std::vector<double> params;
+  std::string domain = "values";  // the first input's values (bench_cases.h's Domain)
   // NN rows, for PyTorch's same call: the inputs' shapes ({} where left out)
   // and the descriptor's fields that shape the work (kernel, stride, pad).
   std::vector<std::vector<int64_t>> nn_inputs;

@@ -258,7 +258,8 @@ std::string script_case(const Row& r, size_t key, double target) {
     << (nn ? "nn" : kind_name(r.kind)) << "\", \"dtype\": \"" << r.dtype << "\", \"out_dtype\": \""
     << r.out_dtype << "\", \"shape\": [" << dims(r.np_shape, ", ") << "], \"n\": " << numel << ", \"params\": [";
   for (size_t k = 0; k < r.params.size(); ++k) q << (k ? ", " : "") << json_num(r.params[k]);
-  q << "], \"axis\": " << (r.kind == CT_KIND_ALONG_AXIS && !nn ? "-1" : "null");
+  q << "], \"axis\": " << (r.kind == CT_KIND_ALONG_AXIS && !nn ? "-1" : "null") << ", \"domain\": \""
+    << r.domain << "\"";
   if (nn) {
     q << ", \"inputs\": [";
     for (size_t k = 0; k < r.nn_inputs.size(); ++k) q << (k ? ", " : "") << "[" << dims(r.nn_inputs[k], ", ") << "]";

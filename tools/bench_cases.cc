@@ -108,6 +108,9 @@ void Case::fill(CTensor& t, int64_t numel, Domain dom) {
                      : dt.code == CT_BOOL ? (u < 0.5f && dom != kNonzero ? 0.0f : 1.0f)
                      : !is_float(dt)      ? 1.0f + std::floor(7.0f * u)
                      : dom == kNearOne    ? 0.995f + 0.01f * u
+                     : dom == kUnit       ? -0.95f + 1.9f * u
+                     : dom == kProb       ? 0.02f + 0.96f * u
+                     : dom == kAboveOne   ? 1.0f + 1.5f * u
                                           : 0.5f + 1.5f * u;
     }
   };
@@ -153,12 +156,32 @@ void Case::workspace(CTStatus query, size_t n) {
 // Category 1/2 cases
 // ---------------------------------------------------------------------------
 
+Domain input_domain(const std::string& op) {
+  if (op == "prod" || op == "cumprod") return kNearOne;
+  if (op == "any") return kZeros;
+  if (op == "all") return kNonzero;
+  if (op == "asin" || op == "acos" || op == "atanh" || op == "erfinv") return kUnit;
+  if (op == "logit" || op == "ndtri") return kProb;
+  if (op == "acosh") return kAboveOne;
+  return kValues;
+}
+const char* domain_name(Domain d) {
+  switch (d) {
+    case kNearOne: return "near_one";
+    case kZeros: return "zeros";
+    case kNonzero: return "nonzero";
+    case kUnit: return "unit";
+    case kProb: return "prob";
+    case kAboveOne: return "above_one";
+    default: return "values";
+  }
+}
+
 void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, Row& row) {
   const std::string op = info.name;
   const CTDataType odt = output_dtype(info, dt);
-  const Domain dom = (op == "prod" || op == "cumprod") ? kNearOne : op == "any" ? kZeros
-                    : op == "all"                        ? kNonzero
-                                                         : kValues;
+  const Domain dom = input_domain(op);
+  row.domain = domain_name(dom);
   c.params = op_params(op, info.num_params, dt);
   const std::vector<double>* prm = &c.params;
   const int32_t np = int32_t(c.params.size());

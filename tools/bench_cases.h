@@ -21,8 +21,15 @@ namespace ctool {
 // near 1 for running products, small positive integers 1..7 (shifts, pow and
 // divisions stay defined), bools half true; zeros for `any` (which may stop
 // at the first nonzero value: all zeros make it read everything), nonzero
-// values for `all` (bools all true).
-enum Domain { kOutput, kValues, kNearOne, kZeros, kNonzero };
+// values for `all` (bools all true); and for the ops defined on less than
+// [0.5, 2), floats inside their domain (two thirds of [0.5, 2) would time
+// erfinv's NaN path): (-0.95, 0.95) for asin, acos, atanh, erfinv, (0.02,
+// 0.98) for logit and ndtri, [1, 2.5) for acosh. input_domain(op) is the one
+// rule; its name travels with the row to bench_compare.py, which makes the
+// same values for NumPy and PyTorch.
+enum Domain { kOutput, kValues, kNearOne, kZeros, kNonzero, kUnit, kProb, kAboveOne };
+Domain input_domain(const std::string& op);
+const char* domain_name(Domain d);
 
 // One benchmark case: its tensors (ct_malloc'd on the device), workspace, the
 // call, and its work.

@@ -133,7 +133,7 @@ std::string to_json(const Options& o, const std::vector<DevOut>& devs, const std
     const Row& r = rows[i];
     js << (i ? "," : "") << "\n    {\"device\": \"" << json_escape(r.device) << "\", \"op\": \"" << json_escape(r.op)
        << "\", \"category\": \"" << r.category << "\", \"dtype\": \"" << r.dtype << "\", \"shape\": \""
-       << json_escape(r.shape) << "\", \"time_s\": " << json_num(r.time_s) << ", \"time_min_s\": "
+       << json_escape(r.shape) << "\", \"input_domain\": \"" << r.domain << "\", \"time_s\": " << json_num(r.time_s) << ", \"time_min_s\": "
        << json_num(r.time_min_s) << ", \"bytes\": " << r.bytes << ", \"flops\": " << flops_str(r.flops)
        << ", \"working_set_bytes\": " << r.working_set << ", \"gbps\": " << json_num(r.gbps)
        << ", \"gflops\": " << json_num(r.gflops) << ", \"limit\": " << json_num(r.limit)

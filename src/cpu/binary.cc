@@ -572,6 +572,71 @@ template <int kFam> struct PolyViaF64 {
   }
 };
 
+// igamma (kUpper 0) and igammac (1) of float32 in float64 lanes, the scalar
+// code's algorithm lane for lane: the prefactor x^a e^-x / Gamma(a) in
+// logarithms (simd-inl.h's lgamma lanes), the series for P below x = a + 1,
+// Lentz's continued fraction for Q above, each lane's sum frozen when its
+// step is below an ulp and the loop ending when every lane's is (at most
+// kMaxIter steps; lanes not converged by then are rechecked by the scalar
+// code, as are a below 2^-10, where 1 - P loses the digits of Q, and a or x
+// outside (0, 1e5]). The loops' divisions are RecipNewton's. Both differ
+// from the scalar code only in rounding: within half a float32 ulp and a
+// hair of the float64 op. Each step is a short dependent chain, and a vector
+// runs until its slowest lane converges (a vector that mixes the two
+// branches runs both), so at 2 M (a, x) in [0.5, 2) this is ~2x the scalar
+// code, not 8x (four vectors interleaved measured no better on this host).
+template <int kUpper> struct IgammaViaF64 {
+  static constexpr bool kRechecks = true;
+  static constexpr int kMaxIter = 500;
+  template <class D, class V> static HWY_INLINE auto ok(D d, V a, V x) -> decltype(hn::IsFinite(a)) {
+    const V big = hn::Set(d, 1e5);
+    return hn::And(hn::And(a >= hn::Set(d, 0x1p-10), a <= big), hn::And(x > hn::Zero(d), x <= big));
+  }
+  template <class D, class V, class M> static HWY_INLINE V v(D d, V a, V x, M* ok) {
+    constexpr double kEps = 1.1102230246251565e-16, kTiny = 1e-300;
+    const V one = hn::Set(d, 1.0), eps = hn::Set(d, kEps), tiny = hn::Set(d, kTiny);
+    const M live = *ok;
+    const V pre = hn::Exp(d, hn::Max(hn::Sub(hn::MulSub(a, hn::Log(d, x), x), LgammaPosLanes(d, a)), hn::Set(d, -740.0)));
+    const M below = x < hn::Add(a, one), ser = hn::And(live, below), cf = hn::AndNot(below, live);
+    M bad = hn::FirstN(d, 0);
+    V r = hn::Zero(d);
+    if (!hn::AllFalse(d, ser)) {
+      V ap = a, del = hn::Div(one, a), sum = del;
+      M act = ser;
+      for (int n = 0; n < kMaxIter && !hn::AllFalse(d, act); ++n) {
+        ap = hn::Add(ap, one);
+        del = hn::Mul(del, hn::Mul(x, RecipNewton(d, ap)));
+        sum = hn::IfThenElse(act, hn::Add(sum, del), sum);
+        act = hn::AndNot(hn::Abs(del) < hn::Mul(hn::Abs(sum), eps), act);
+      }
+      bad = act;  // not converged: the scalar code
+      const V pv = hn::Mul(sum, pre);
+      r = hn::IfThenElse(ser, kUpper ? hn::Sub(one, pv) : pv, r);
+    }
+    if (!hn::AllFalse(d, cf)) {
+      auto guard = [&](V t) { return hn::IfThenElse(hn::Abs(t) < tiny, tiny, t); };
+      V b = hn::Sub(hn::Add(x, one), a), c = hn::Set(d, 1.0 / kTiny), dd = hn::Div(one, b), h = dd;
+      M act = cf;
+      for (int i = 1; i < kMaxIter && !hn::AllFalse(d, act); ++i) {
+        const V fi = hn::Set(d, (double)i);
+        const V an = hn::Neg(hn::Mul(fi, hn::Sub(fi, a)));
+        b = hn::Add(b, hn::Set(d, 2.0));
+        dd = RecipNewton(d, guard(hn::MulAdd(an, dd, b)));
+        c = guard(hn::MulAdd(an, RecipNewton(d, c), b));
+        const V del = hn::Mul(dd, c);
+        h = hn::IfThenElse(act, hn::Mul(h, del), h);
+        act = hn::AndNot(hn::Abs(hn::Sub(del, one)) < eps, act);
+      }
+      bad = hn::Or(bad, act);
+      const V qv = hn::Mul(pre, h);
+      r = hn::IfThenElse(cf, kUpper ? qv : hn::Sub(one, qv), r);
+    }
+    *ok = hn::AndNot(bad, live);
+    return r;
+  }
+  static float s(float a, double x) { return Igamma<kUpper>::template f<double>(a, x); }
+};
+
 template <class Op> constexpr bool kBoolOut =
     std::is_same<decltype(Op::template f<float>(0.f, 0.f)), uint8_t>::value;
 
@@ -705,6 +770,8 @@ void FillBinaryKernels(KernelTable* t) {
   RegFloat<Zeta>(t, CT_OP_ZETA);
   RegFloat<Igamma<0>>(t, CT_OP_IGAMMA);
   RegFloat<Igamma<1>>(t, CT_OP_IGAMMAC);
+  RegFloatViaF64<IgammaViaF64<0>>(t, CT_OP_IGAMMA);
+  RegFloatViaF64<IgammaViaF64<1>>(t, CT_OP_IGAMMAC);
   RegFloat<Heaviside>(t, CT_OP_HEAVISIDE);
   RegFloat<Prelu>(t, CT_OP_PRELU);
   RegFloatVec<VReluBackward>(t, CT_OP_RELU_BACKWARD);

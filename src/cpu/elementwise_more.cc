@@ -294,90 +294,8 @@ template <class D, class V> HWY_INLINE V NdtriStartLanes(D d, V p) {
   const V x = hn::IfThenElse(t < hn::Set(d, 0.02425), tail, mid);
   return hn::IfThenElse(upper, hn::Neg(x), x);
 }
-// x + k for the least k <= kSteps with x + k >= lo (Gamma's recurrence
-// upward); *factors = x (x + 1) ... (x + k - 1), 1 for k = 0.
-template <int kSteps, class D, class V> HWY_INLINE V ShiftUp(D d, V x, double lo, V* factors) {
-  const V one = hn::Set(d, 1.0);
-  V p = one;
-  for (int k = 0; k < kSteps; ++k) {
-    const auto m = x < hn::Set(d, lo);
-    p = hn::IfThenElse(m, hn::Mul(p, x), p);
-    x = hn::IfThenElse(m, hn::Add(x, one), x);
-  }
-  *factors = p;
-  return x;
-}
-// lgamma of float32 in float64 lanes for 0 < x < inf (x <= 0, NaN and inf
-// per element, libm's lgamma_r): below 2.5, x shifted up by 1 or 2 into
-// [1.5, 2.5) (minus the log of the factors), then the Taylor series of
-// lgamma about 2, (1 - gamma) e + sum_k>=2 (-1)^k (zeta(k) - 1)/k e^k to
-// e^16 (|e| <= 1/2: the first term left out is below 4e-12 relative), so
-// the zeros at 1 and 2 keep their relative accuracy; from 2.5 on,
-// Stirling's series at z = x shifted up to at least 8 (to 1/z^9: 1e-12
-// relative there). Against lgamma_r in double: within half a float32 ulp
-// and a hair (the test's bound).
-template <class D, class V> HWY_INLINE V LgammaSmallLanes(D d, V x) {  // 0 < x < 2.5
-  V p;
-  const V e = hn::Sub(ShiftUp<2>(d, x, 1.5, &p), hn::Set(d, 2.0));  // in [-1/2, 1/2)
-  V t = hn::Set(d, 9.55141213040742e-07);
-  for (double c : {-2.039215753801366e-06, 4.374866789907488e-06, -9.439488275268397e-06, 2.050721277567069e-05,
-                   -4.492623673813314e-05, 9.945751278180853e-05, -0.00022315475845357939, 0.0005096695247430425,
-                   -0.001192753911703261, 0.0028905103307415234, -0.007385551028673986, 0.020580808427784546,
-                   -0.0673523010531981, 0.3224670334241132, 0.42278433509846713})
-    t = hn::MulAdd(t, e, hn::Set(d, c));
-  return hn::Sub(hn::Mul(t, e), hn::Log(d, p));
-}
-template <class D, class V> HWY_INLINE V LgammaLargeLanes(D d, V x) {  // x >= 2.5
-  V q;
-  const V z = ShiftUp<6>(d, x, 8.0, &q);
-  const V w = hn::Div(hn::Set(d, 1.0), z), w2 = hn::Mul(w, w);
-  V s = hn::Set(d, 1.0 / 1188);
-  for (double c : {-1.0 / 1680, 1.0 / 1260, -1.0 / 360, 1.0 / 12}) s = hn::MulAdd(s, w2, hn::Set(d, c));
-  const V lz = hn::Log(d, z);
-  return hn::Sub(hn::Add(hn::MulAdd(hn::Sub(z, hn::Set(d, 0.5)), lz, hn::Neg(z)),
-                         hn::MulAdd(s, w, hn::Set(d, 0.91893853320467274178032973640561764))),
-                 hn::Log(d, q));
-}
-// m ? a() : b() per lane, computing only the branch a vector needs when all
-// its lanes take one (inputs are mostly runs).
-template <class D, class M, class A, class B> HWY_INLINE auto RunBranch(D d, M m, A a, B b) -> decltype(a()) {
-  if (hn::AllTrue(d, m)) return a();
-  if (hn::AllFalse(d, m)) return b();
-  return hn::IfThenElse(m, a(), b());
-}
-template <class D, class V> HWY_INLINE V LgammaPosLanes(D d, V x) {
-  return RunBranch(d, x < hn::Set(d, 2.5), [&] { return LgammaSmallLanes(d, x); },
-                   [&] { return LgammaLargeLanes(d, x); });
-}
 CT_MASKED_OP(SLgammaF32, hn::And(x > hn::Zero(d), x < PosInf(d)), LgammaPosLanes(d, x), SLgamma::scalar(x, 0, 0))
 CT_MASKED_OP(SNdtriF32, hn::And(x > hn::Zero(d), x < hn::Set(d, T(1))), NdtriStartLanes(d, x), SNdtri::scalar(x, 0, 0))
-
-// Horner's rule in two interleaved chains (even and odd powers, in x^2):
-// half the dependent latency of simd-inl.h's Horner for the long
-// polynomials below, the same value to rounding.
-template <class D, class V, class C, size_t K> HWY_INLINE V Horner2(D d, V x, const C (&c)[K]) {
-  static_assert(K >= 3, "three coefficients or more");
-  using T = hn::TFromD<D>;
-  const V x2 = hn::Mul(x, x);
-  V a = hn::Set(d, T(c[0])), b = hn::Set(d, T(c[1]));
-  size_t i = 2;
-  for (; i + 1 < K; i += 2) a = hn::MulAdd(a, x2, hn::Set(d, T(c[i]))), b = hn::MulAdd(b, x2, hn::Set(d, T(c[i + 1])));
-  const V r = hn::MulAdd(a, x, b);
-  return i < K ? hn::MulAdd(r, x, hn::Set(d, T(c[K - 1]))) : r;
-}
-
-// Horner's rule in four interleaved chains (in x^4, combined at the end):
-// a quarter of the dependent latency, for the long polynomials of loops
-// that are otherwise bound by it.
-template <class D, class V, class C, size_t K> HWY_INLINE V Horner4(D d, V x, const C (&c)[K]) {
-  static_assert(K >= 4, "four coefficients or more");
-  using T = hn::TFromD<D>;
-  const V x2 = hn::Mul(x, x), x4 = hn::Mul(x2, x2);
-  V a[4];
-  for (size_t i = 0; i < 4; ++i) a[(K - 1 - i) % 4] = hn::Set(d, T(c[i]));
-  for (size_t i = 4; i < K; ++i) a[(K - 1 - i) % 4] = hn::MulAdd(a[(K - 1 - i) % 4], x4, hn::Set(d, T(c[i])));
-  return hn::MulAdd(hn::MulAdd(hn::MulAdd(a[3], x, a[2]), x, a[1]), x, a[0]);
-}
 
 // The power series of J0 and J1 and the sums Y0 and Y1 add to them (A&S
 // 9.1.10, 9.1.11 with psi(k+1) = H_k - gamma), as polynomials in t = -x^2/4
@@ -633,20 +551,6 @@ struct SAiryAiF32 {
 // log1p(-ndtr(-x)) above. Both within 1e-13 relative in double: half a
 // float32 ulp and a hair of the scalar forms.
 constexpr double kInvSqrt2Pi = 0.398942280401432677939946059934381868;
-// 1/a for finite a >= 1: on AVX-512 the hardware's 14-bit estimate and two
-// Newton steps (within an ulp or two of double, at a fraction of a double
-// division's throughput, which these loops are otherwise bound by); a
-// division elsewhere (this Highway has no float64 estimate).
-template <class D, class V> HWY_INLINE V RecipNewton(D d, V a) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  if constexpr (hn::MaxLanes(D()) == 8) {
-    V r{_mm512_rcp14_pd(a.raw)};
-    for (int k = 0; k < 2; ++k) r = hn::MulAdd(r, hn::NegMulAdd(a, r, hn::Set(d, 1.0)), r);
-    return r;
-  }
-#endif
-  return hn::Div(hn::Set(d, 1.0), a);
-}
 template <class D, class V> HWY_INLINE V NdtrMillsLanes(D d, V y) {  // m(y), 0 <= y < inf
   const V t = hn::Mul(hn::Set(d, 4.0), RecipNewton(d, hn::Add(y, hn::Set(d, 4.0))));
   return hn::Mul(t, Horner2(d, t, math::kNdtrMills));

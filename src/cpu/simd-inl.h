@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/half.h"
 #include "cpu/kernels.h"
@@ -254,6 +255,113 @@ template <ContigKernel K, int NIN, bool kBoolOut = false> void SetNarrow(ContigK
   row[CT_DT_FLOAT8_E5M2FNUZ] = kNarrow<K, F8Codec<3>, NIN, kBoolOut>;
 }
 
+// ---- float64-lane helpers of the special functions ---------------------------
+// Horner's rule in two interleaved chains (even and odd powers, in x^2):
+// half the dependent latency of simd-inl.h's Horner for the long
+// polynomials below, the same value to rounding.
+template <class D, class V, class C, size_t K> HWY_INLINE V Horner2(D d, V x, const C (&c)[K]) {
+  static_assert(K >= 3, "three coefficients or more");
+  using T = hn::TFromD<D>;
+  const V x2 = hn::Mul(x, x);
+  V a = hn::Set(d, T(c[0])), b = hn::Set(d, T(c[1]));
+  size_t i = 2;
+  for (; i + 1 < K; i += 2) a = hn::MulAdd(a, x2, hn::Set(d, T(c[i]))), b = hn::MulAdd(b, x2, hn::Set(d, T(c[i + 1])));
+  const V r = hn::MulAdd(a, x, b);
+  return i < K ? hn::MulAdd(r, x, hn::Set(d, T(c[K - 1]))) : r;
+}
+
+// Horner's rule in four interleaved chains (in x^4, combined at the end):
+// a quarter of the dependent latency, for the long polynomials of loops
+// that are otherwise bound by it.
+template <class D, class V, class C, size_t K> HWY_INLINE V Horner4(D d, V x, const C (&c)[K]) {
+  static_assert(K >= 4, "four coefficients or more");
+  using T = hn::TFromD<D>;
+  const V x2 = hn::Mul(x, x), x4 = hn::Mul(x2, x2);
+  V a[4];
+  for (size_t i = 0; i < 4; ++i) a[(K - 1 - i) % 4] = hn::Set(d, T(c[i]));
+  for (size_t i = 4; i < K; ++i) a[(K - 1 - i) % 4] = hn::MulAdd(a[(K - 1 - i) % 4], x4, hn::Set(d, T(c[i])));
+  return hn::MulAdd(hn::MulAdd(hn::MulAdd(a[3], x, a[2]), x, a[1]), x, a[0]);
+}
+
+// x + k for the least k <= kSteps with x + k >= lo (Gamma's recurrence
+// upward); *factors = x (x + 1) ... (x + k - 1), 1 for k = 0.
+template <int kSteps, class D, class V> HWY_INLINE V ShiftUp(D d, V x, double lo, V* factors) {
+  const V one = hn::Set(d, 1.0);
+  V p = one;
+  for (int k = 0; k < kSteps; ++k) {
+    const auto m = x < hn::Set(d, lo);
+    p = hn::IfThenElse(m, hn::Mul(p, x), p);
+    x = hn::IfThenElse(m, hn::Add(x, one), x);
+  }
+  *factors = p;
+  return x;
+}
+// lgamma of float32 in float64 lanes for 0 < x < inf (x <= 0, NaN and inf
+// per element, libm's lgamma_r): below 2.5, x shifted up by 1 or 2 into
+// [1.5, 2.5) (minus the log of the factors), then the Taylor series of
+// lgamma about 2, (1 - gamma) e + sum_k>=2 (-1)^k (zeta(k) - 1)/k e^k to
+// e^16 (|e| <= 1/2: the first term left out is below 4e-12 relative), so
+// the zeros at 1 and 2 keep their relative accuracy; from 2.5 on,
+// Stirling's series at z = x shifted up to at least 8 (to 1/z^9: 1e-12
+// relative there). Against lgamma_r in double: within half a float32 ulp
+// and a hair (the test's bound).
+template <class D, class V> HWY_INLINE V LgammaSmallLanes(D d, V x) {  // 0 < x < 2.5
+  V p;
+  const V e = hn::Sub(ShiftUp<2>(d, x, 1.5, &p), hn::Set(d, 2.0));  // in [-1/2, 1/2)
+  V t = hn::Set(d, 9.55141213040742e-07);
+  for (double c : {-2.039215753801366e-06, 4.374866789907488e-06, -9.439488275268397e-06, 2.050721277567069e-05,
+                   -4.492623673813314e-05, 9.945751278180853e-05, -0.00022315475845357939, 0.0005096695247430425,
+                   -0.001192753911703261, 0.0028905103307415234, -0.007385551028673986, 0.020580808427784546,
+                   -0.0673523010531981, 0.3224670334241132, 0.42278433509846713})
+    t = hn::MulAdd(t, e, hn::Set(d, c));
+  return hn::Sub(hn::Mul(t, e), hn::Log(d, p));
+}
+template <class D, class V> HWY_INLINE V LgammaLargeLanes(D d, V x) {  // x >= 2.5
+  V q;
+  const V z = ShiftUp<6>(d, x, 8.0, &q);
+  const V w = hn::Div(hn::Set(d, 1.0), z), w2 = hn::Mul(w, w);
+  V s = hn::Set(d, 1.0 / 1188);
+  for (double c : {-1.0 / 1680, 1.0 / 1260, -1.0 / 360, 1.0 / 12}) s = hn::MulAdd(s, w2, hn::Set(d, c));
+  const V lz = hn::Log(d, z);
+  return hn::Sub(hn::Add(hn::MulAdd(hn::Sub(z, hn::Set(d, 0.5)), lz, hn::Neg(z)),
+                         hn::MulAdd(s, w, hn::Set(d, 0.91893853320467274178032973640561764))),
+                 hn::Log(d, q));
+}
+// m ? a() : b() per lane, computing only the branch a vector needs when all
+// its lanes take one (inputs are mostly runs).
+template <class D, class M, class A, class B> HWY_INLINE auto RunBranch(D d, M m, A a, B b) -> decltype(a()) {
+  if (hn::AllTrue(d, m)) return a();
+  if (hn::AllFalse(d, m)) return b();
+  return hn::IfThenElse(m, a(), b());
+}
+template <class D, class V> HWY_INLINE V LgammaPosLanes(D d, V x) {
+  return RunBranch(d, x < hn::Set(d, 2.5), [&] { return LgammaSmallLanes(d, x); },
+                   [&] { return LgammaLargeLanes(d, x); });
+}
+
+// 1/a for normal finite a (within an ulp or two of double): on AVX-512 the hardware's 14-bit estimate and two
+// Newton steps (within an ulp or two of double, at a fraction of a double
+// division's throughput, which these loops are otherwise bound by); a
+// division elsewhere (this Highway has no float64 estimate).
+template <class D, class V> HWY_INLINE V RecipNewton(D d, V a) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(D()) == 8) {
+    V r{_mm512_rcp14_pd(a.raw)};
+    for (int k = 0; k < 2; ++k) r = hn::MulAdd(r, hn::NegMulAdd(a, r, hn::Set(d, 1.0)), r);
+    return r;
+  }
+#endif
+  return hn::Div(hn::Set(d, 1.0), a);
+}
+// An Op of the float64-lane paths (unary-inl.h's UnaryMasked, ViaF64Block
+// below) with a member kRechecks computes v(d, x, &ok) instead: it may clear
+// lanes of ok after computing them (results it cannot vouch for, e.g. next
+// to a function's zeros where its formula's absolute error stops being
+// small relative to the value, or an iteration that did not converge), and
+// those lanes go to Op::s as well. Lanes not in ok on entry are don't-cares.
+template <class Op, class = void> struct Rechecks : std::false_type {};
+template <class Op> struct Rechecks<Op, std::void_t<decltype(Op::kRechecks)>> : std::true_type {};
+
 // ---- float32 pow and atan2 through float64 lanes ----------------------------
 // Highway's Log, Exp and Atan for float64 err by a few float64 ulps, 2^29
 // times finer than a float32 ulp: computed in float64 and rounded once, the
@@ -263,19 +371,33 @@ template <ContigKernel K, int NIN, bool kBoolOut = false> void SetNarrow(ContigK
 // libm call, so every special value gives exactly what it gave before.
 //
 // Op: ok(d, a, b) the mask of lanes the vector formula handles; v(d, a, b)
-// their result; s(a, b) the scalar result of one element.
+// their result (v(d, a, b, &ok) with kRechecks: Rechecks above); s(a, b) the
+// scalar result of one element, for the other lanes.
 template <class Op, class D, class V>
 HWY_INLINE void ViaF64Block(D dd, V va, V vb, const float* a, const float* b, double bs, int kMode, float* o) {
   const hn::Rebind<float, D> df;
   const int64_t N = (int64_t)hn::Lanes(dd);
-  if (HWY_LIKELY(hn::AllTrue(dd, Op::ok(dd, va, vb)))) {
-    hn::StoreU(hn::DemoteTo(df, Op::v(dd, va, vb)), df, o);
+  auto ok = Op::ok(dd, va, vb);
+  V r;
+  if constexpr (Rechecks<Op>::value) {
+    r = Op::v(dd, va, vb, &ok);
+  } else {
+    if (HWY_UNLIKELY(hn::AllFalse(dd, ok))) r = va;  // every lane per element: no formula to run
+    else r = Op::v(dd, va, vb);
+  }
+  if (HWY_LIKELY(hn::AllTrue(dd, ok))) {
+    hn::StoreU(hn::DemoteTo(df, r), df, o);
     return;
   }
-  float r[hn::MaxLanes(hn::ScalableTag<double>())];  // all lanes read before o is written (o may be a or b)
+  constexpr size_t kN = hn::MaxLanes(hn::ScalableTag<double>());
+  HWY_ALIGN double rs[kN];
+  uint8_t bits[(kN + 7) / 8 + 8] = {};
+  hn::Store(r, dd, rs);
+  hn::StoreMaskBits(dd, ok, bits);
+  float out[kN];  // all lanes read before o is written (o may be a or b)
   for (int64_t j = 0; j < N; ++j)
-    r[j] = Op::s(kMode == 1 ? a[0] : a[j], kMode == 2 ? bs : (double)b[j]);
-  std::memcpy(o, r, (size_t)N * sizeof(float));
+    out[j] = ((bits[j / 8] >> (j % 8)) & 1) ? (float)rs[j] : Op::s(kMode == 1 ? a[0] : a[j], kMode == 2 ? bs : (double)b[j]);
+  std::memcpy(o, out, (size_t)N * sizeof(float));
 }
 
 // o[i] = Op(a[i], b[i]) for float32 arrays; kMode 1: a is one element

@@ -111,13 +111,8 @@ void UnaryScalarF(char* const* p, int64_t n, const double* prm) {
 // float32 inputs are exact in the lanes, so a float64 formula within a few
 // float64 ulp gives float32 results within half a float32 ulp and a hair
 // (pow and atan2 take the same path: simd-inl.h's F32ViaF64).
-//
-// An Op with a member kRechecks computes v(d, x, &ok) instead: it may clear
-// lanes of ok after computing them (results it cannot vouch for, e.g. next
-// to a function's zeros where its formula's absolute error stops being
-// small relative to the value), and those lanes go to Op::s as well.
-template <class Op, class = void> struct Rechecks : std::false_type {};
-template <class Op> struct Rechecks<Op, std::void_t<decltype(Op::kRechecks)>> : std::true_type {};
+// An Op with kRechecks may clear lanes of ok after computing them
+// (simd-inl.h's Rechecks).
 template <class Op, class D, class T>
 HWY_INLINE void MaskedLanes(D d, hn::Vec<D> x, T* y) {
   using TC = hn::TFromD<D>;

@@ -185,7 +185,7 @@ def test_check_the_wide_unsigned_dtypes(dtype, env, tmp_path):
 
 # ---- bench -------------------------------------------------------------------
 
-BENCH_ROW = {"device": str, "op": str, "dtype": str, "shape": str, "time_s": NUM_OR_NULL, "bytes": NUM,
+BENCH_ROW = {"device": str, "op": str, "dtype": str, "shape": str, "input_domain": str, "time_s": NUM_OR_NULL, "bytes": NUM,
              "gbps": NUM_OR_NULL, "fraction": NUM_OR_NULL, "bound": str, "status": str}
 
 
