@@ -1193,6 +1193,23 @@ TEST_CASE("float32 pow and pow_scalar: within half an ulp of the exact power", "
   }
 }
 
+// op on float32 a and b (b broadcast when it has one element) into *y32, and
+// on the same values in float64 into *y64: the float32 path against the
+// float64 op.
+static void f32_and_f64(int op, std::vector<float>& a32, std::vector<float>& b32, std::vector<float>* y32,
+                        std::vector<double>* y64) {
+  const int64_t n = (int64_t)a32.size(), nb = (int64_t)b32.size();
+  std::vector<double> a64(a32.begin(), a32.end()), b64(b32.begin(), b32.end());
+  y32->assign((size_t)n, 0.0f), y64->assign((size_t)n, 0.0);
+  int64_t sa[1] = {n}, sb[1] = {nb};
+  CTensor a{a32.data(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, sa, nullptr, 0}, b = a, y = a;
+  b.data = b32.data(), b.shape = sb, y.data = y32->data();
+  REQUIRE(ct_binary(op, &a, &b, &y, nullptr) == CT_OK);
+  a.data = a64.data(), b.data = b64.data(), y.data = y64->data();
+  a.dtype.bits = b.dtype.bits = y.dtype.bits = 64;
+  REQUIRE(ct_binary(op, &a, &b, &y, nullptr) == CT_OK);
+}
+
 TEST_CASE("binary: the orthogonal polynomials in float32 lanes are the float64 op rounded, bit for bit", "[binary]") {
   // float32 runs the scalar code's recurrence in float64 lanes for degrees
   // up to 16 (Chebyshev's below |x| = 1 only where the scalar code recurs
@@ -1217,17 +1234,9 @@ TEST_CASE("binary: the orthogonal polynomials in float32 lanes are the float64 o
     for (int bcast = 0; bcast < 2; ++bcast) {
       for (float one_n : {3.0f, 7.0f, 16.0f}) {
         if (!bcast && one_n != 3.0f) continue;
-        const int64_t nb = bcast ? 1 : n;
-        std::vector<float> b32 = bcast ? std::vector<float>{one_n} : deg, y32((size_t)n);
-        std::vector<double> a64(x.begin(), x.end()), b64(b32.begin(), b32.end()), y64((size_t)n);
-        int64_t sa[1] = {n}, sb[1] = {nb};
-        CTensor a{x.data(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, sa, nullptr, 0}, b = a, y = a;
-        b.data = b32.data(), b.shape = sb, y.data = y32.data();
-        REQUIRE(ct_binary(op, &a, &b, &y, nullptr) == CT_OK);
-        CTensor a2 = a, b2 = b, y2 = y;
-        a2.data = a64.data(), b2.data = b64.data(), y2.data = y64.data();
-        a2.dtype.bits = b2.dtype.bits = y2.dtype.bits = 64;
-        REQUIRE(ct_binary(op, &a2, &b2, &y2, nullptr) == CT_OK);
+        std::vector<float> b32 = bcast ? std::vector<float>{one_n} : deg, y32;
+        std::vector<double> y64;
+        f32_and_f64(op, x, b32, &y32, &y64);
         int64_t bad = 0, first = -1;
         for (int64_t i = 0; i < n; ++i) {
           const float want = (float)y64[(size_t)i], got = y32[(size_t)i];
@@ -1272,17 +1281,9 @@ TEST_CASE("binary: igamma and igammac in float32 lanes within half an ulp of the
   for (int op : {CT_OP_IGAMMA, CT_OP_IGAMMAC}) {
     for (float one_x : {0.0f, 0.75f, 30.0f}) {
       const bool bcast = one_x != 0.0f;
-      const int64_t nb = bcast ? 1 : n;
-      std::vector<float> x32 = bcast ? std::vector<float>{one_x} : xv, y32((size_t)n);
-      std::vector<double> a64(av.begin(), av.end()), x64(x32.begin(), x32.end()), y64((size_t)n);
-      int64_t sa[1] = {n}, sb[1] = {nb};
-      CTensor a{av.data(), {CT_CPU, 0}, 1, {CT_FLOAT, 32, 1}, sa, nullptr, 0}, b = a, y = a;
-      b.data = x32.data(), b.shape = sb, y.data = y32.data();
-      REQUIRE(ct_binary(op, &a, &b, &y, nullptr) == CT_OK);
-      CTensor a2 = a, b2 = b, y2 = y;
-      a2.data = a64.data(), b2.data = x64.data(), y2.data = y64.data();
-      a2.dtype.bits = b2.dtype.bits = y2.dtype.bits = 64;
-      REQUIRE(ct_binary(op, &a2, &b2, &y2, nullptr) == CT_OK);
+      std::vector<float> x32 = bcast ? std::vector<float>{one_x} : xv, y32;
+      std::vector<double> y64;
+      f32_and_f64(op, av, x32, &y32, &y64);
       double worst = 0;
       int64_t at = -1, special_bad = 0;
       for (int64_t i = 0; i < n; ++i) {
