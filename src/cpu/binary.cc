@@ -212,8 +212,12 @@ struct Legendre {
 struct Zeta {
   template <class T> static T f(T a, T b) { return (T)ct::math::sf::ct_sf_zeta((double)a, (double)b); }
 };
+// One compiled copy (not inlined into each loop): the float32 lanes' fallback
+// (IgammaViaF64::s) then gives exactly the float64 op's value, where FMA
+// contraction could otherwise round the two call sites differently.
+HWY_NOINLINE double IgammaScalar(double a, double x, int upper) { return ct::math::sf::ct_sf_igamma(a, x, upper); }
 template <int kUpper> struct Igamma {
-  template <class T> static T f(T a, T b) { return (T)ct::math::sf::ct_sf_igamma((double)a, (double)b, kUpper); }
+  template <class T> static T f(T a, T b) { return (T)IgammaScalar((double)a, (double)b, kUpper); }
 };
 struct NextAfter { template <class T> static T f(T a, T b) { return std::nextafter(a, b); } };
 // NumPy's heaviside: 0 below 0, 1 above, b at +-0, NaN for NaN a.
