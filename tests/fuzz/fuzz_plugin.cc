@@ -29,7 +29,10 @@ void make_plan(Input& in, int32_t op, Plan* p) {
   CTOpInfo info;
   std::memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
-  if (p->plan || ct_op_info(op, &info) != CT_OK || info.kind != CT_KIND_NN || info.num_tensors > fuzz::kMaxArgs)
+  // Each attempt takes num_tensors slots of p->ts and a failed one keeps
+  // them: no attempt once the slots would run out.
+  if (p->plan || ct_op_info(op, &info) != CT_OK || info.kind != CT_KIND_NN || info.num_tensors > fuzz::kMaxArgs ||
+      p->ts.count() + info.num_tensors > fuzz::Tensors::kMax)
     return;
   fuzz::Want w;
   w.ndim = 2;
