@@ -597,6 +597,23 @@ TEST_CASE("binary: specific values", "[binary]") {
       CHECK(same_double(m.get(i), wm[i]));
     }
   }
+  SECTION("float64 igamma and igammac for small a, where Q = 1 - P cancels: mpmath's values") {
+    // mpmath.gammainc(a, x, inf, regularized=True) (Q) and (a, 0, x) (P), 40 digits
+    const std::vector<double> av = {1e-30, 1e-8, 1e-3, 0.1, 0.24, 1e-12, 1e-300, 0.5};
+    const std::vector<double> xv = {0.0442, 0.0442, 0.3, 1.05, 0.9, 1.09, 1e-10, 0.6};
+    const double wq[] = {2.5855311727905669441e-30, 2.5855311471603616936e-8, 0.00090583808830664698734,
+                         0.022282224868442282311,   0.07538249659738937565,   1.890461179791178319e-13,
+                         2.2448635265138924506e-299, 0.27332167829229815391};
+    const double wp[] = {1.0, 0.9999999741446885284, 0.99909416191169335301, 0.97771777513155771769,
+                         0.92461750340261062435, 0.99999999999981095388, 1.0, 0.72667832170770184609};
+    HostTensor q = run1(CT_OP_IGAMMAC, DT_F64, av, xv, DT_F64);
+    HostTensor p = run1(CT_OP_IGAMMA, DT_F64, av, xv, DT_F64);
+    for (int i = 0; i < 8; ++i) {
+      INFO("a=" << av[(size_t)i] << " x=" << xv[(size_t)i] << ": Q " << fmt(q.get(i)) << " P " << fmt(p.get(i)));
+      CHECK(std::fabs(q.get(i) - wq[i]) <= 1e-14 * wq[i]);
+      CHECK(std::fabs(p.get(i) - wp[i]) <= 1e-15 * wp[i]);
+    }
+  }
   SECTION("shifts by negative and >= bits") {
     HostTensor l = run1(CT_OP_LEFT_SHIFT, DT_I32, {1, 1, 1, -1, 3, 1}, {31, 32, -1, 4, 100, 0}, DT_I32);
     const int64_t wl[] = {INT32_MIN, 0, 0, -16, 0, 1};

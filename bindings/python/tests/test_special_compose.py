@@ -126,7 +126,9 @@ def test_zeta_igamma_polygamma_mvlgamma_match_torch():
     close(ct.igammac(a, x), torch.igammac(a, x), rtol=5e-9, atol=1e-13)
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 40
-    pts = [(29.868179690825638, 20.941779284908954), (0.5, 0.01), (3.0, 40.0), (150.0, 140.0), (2.5, 1.5)]
+    pts = [(29.868179690825638, 20.941779284908954), (0.5, 0.01), (3.0, 40.0), (150.0, 140.0), (2.5, 1.5),
+           # small a below x = 1.1, where Q = 1 - P would cancel
+           (1e-30, 0.0442), (1e-8, 0.5), (1e-3, 0.3), (0.1, 1.05), (0.24, 0.9), (1.2, 1.1), (1e-12, 1e-6)]
     got_p = np.asarray(ct.igamma(np.array([p[0] for p in pts]), np.array([p[1] for p in pts])))
     got_q = np.asarray(ct.igammac(np.array([p[0] for p in pts]), np.array([p[1] for p in pts])))
     for (av, xv), gp, gq in zip(pts, got_p, got_q):
