@@ -8,7 +8,9 @@
 # Prints, per harness, the inputs it ran; exits non-zero on any crash,
 # sanitizer report, broken contract (fuzz_common.h), timeout or leak, after
 # printing the end of that harness's log (the input is saved under
-# build-fuzz/crash-<harness>-*; replay it with build-fuzz/tests/fuzz/fuzz_<harness> FILE).
+# build-fuzz/crash-<harness>-*, and printed in base64 so that a failure on a
+# machine that is gone, such as CI's, can still be replayed: base64 -d > FILE,
+# then build-fuzz/tests/fuzz/fuzz_<harness> FILE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
@@ -29,6 +31,7 @@ export CT_NO_MODULES=1 OMP_NUM_THREADS=1
 status=0
 for h in "${harnesses[@]}"; do
   work=$(mktemp -d)
+  stamp=$(mktemp)  # artifacts newer than this are this run's
   cp tests/fuzz/corpus/"$h"/* "$work"/
   log=build-fuzz/fuzz_$h.log
   if build-fuzz/tests/fuzz/fuzz_"$h" -max_total_time="$secs" -seed="${CT_FUZZ_SEED:-1}" -print_final_stats=1 -timeout=30 -rss_limit_mb=4096 \
@@ -38,8 +41,13 @@ for h in "${harnesses[@]}"; do
   else
     echo "fuzz_$h: FAILED (log: $log)"
     tail -n 60 "$log"
+    # The failing input (-max_len=2048: at most 2.8 KB of base64).
+    find build-fuzz -maxdepth 1 -name "crash-$h-*" -newer "$stamp" | while read -r f; do
+      echo "fuzz_$h: input $f ($(stat -c %s "$f") bytes), base64 (replay: base64 -d > in; build-fuzz/tests/fuzz/fuzz_$h in):"
+      base64 -w 76 "$f"
+    done
     status=1
   fi
-  rm -rf "$work"
+  rm -rf "$work" "$stamp"
 done
 exit $status
