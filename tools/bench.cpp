@@ -3,12 +3,15 @@
 //
 // Category 1/2 ops run on n-element operands (--size; by default each
 // operand exceeds the last-level cache the machine reports, 2x, --quick
-// 1.25x); reductions reduce a (n/1024, 1024) matrix over all axes and the
+// 1.25x, except where a call there would take over 1 s, --quick 0.25 s:
+// such a row is bound by its arithmetic, runs on fewer elements and says
+// so, affordable_elements); reductions reduce a (n/1024, 1024) matrix over all axes and the
 // along-axis ops run along axis -1 of it. NN ops run one representative shape
 // each (see build_nn); a plugin's NN op runs its plugin's large example
 // (ct_op_example), a row with a rate in bytes but no %limit (its FLOPs are
 // not known). Timing: 2 warm-up calls, k calls per batch so that a batch
-// takes about target/5 (target 0.25 s, --quick 0.05 s), 5 batches; a row
+// takes about target/5 (target 0.25 s, --quick 0.05 s), 5 batches (a call
+// longer than target: 1 warm-up, 3 batches of one call; 10 target: 1); a row
 // reports the median per-call time of the batches (and the best).
 //
 // A row with FLOPs (matmul, conv2d and its backwards) is compute-bound and is
@@ -58,7 +61,13 @@ namespace ctool {
 // Timing
 // ---------------------------------------------------------------------------
 
-// 2 warm-ups, k calls per batch so that a batch takes ~target/5, 5 batches.
+// 2 warm-ups, k calls per batch so that a batch takes ~target/5, 5 batches;
+// a call that alone takes longer than target (a baseline 30x slower than
+// the row, at sizes beyond the cache: seconds each) gets 1 warm-up and 3
+// one-call batches, whose median still drops one preempted batch, and one
+// longer than 10 target a single batch (--compare times both sides twice
+// and keeps the better). bench_compare.py's time_call has the same rule, so
+// both sides of a ratio are timed alike.
 Timing time_calls(const std::function<CTStatus()>& call, CTDevice dev, double target) {
   Timing r;
   auto err = [&](CTStatus s) {
@@ -71,10 +80,12 @@ Timing time_calls(const std::function<CTStatus()>& call, CTDevice dev, double ta
     if (CTStatus s = call(); s != CT_OK) return err(s);
     ct_synchronize(dev, nullptr);
     one = seconds(t0, Clock::now());
+    if (one > target) break;
   }
-  const int64_t k = std::clamp<int64_t>(std::llround(target / 5 / std::max(one, 1e-9)), 1, 1000000);
+  const bool slow = one > target;
+  const int64_t k = slow ? 1 : std::clamp<int64_t>(std::llround(target / 5 / std::max(one, 1e-9)), 1, 1000000);
   std::vector<double> per;
-  for (int b = 0; b < 5; ++b) {
+  for (int b = 0; b < (one > 10 * target ? 1 : slow ? 3 : 5); ++b) {
     CTStatus s = CT_OK;
     const auto t0 = Clock::now();
     for (int64_t i = 0; i < k && s == CT_OK; ++i) s = call();
@@ -167,23 +178,63 @@ void judge(Row& r, const Limits& lim, int64_t l3_bytes) {
              ctprobe::mib(double(l3_bytes));
   else if (r.fraction > 1)
     r.flag = "limit under-measured";
+  if (!r.size_note.empty()) r.flag = r.size_note + (r.flag.empty() ? "" : "; " + r.flag);
+}
+
+// The elements a category 1/2 row runs on by default: n (beyond the cache),
+// unless a call there would take longer than budget seconds, as the
+// special functions do (igamma: 3 s per call at 100 M elements, and the
+// row makes 8 calls and its baselines as many). Such a row is bound by
+// its arithmetic, not by memory, so the cache does not change its rate: it
+// runs on fewer elements, as many as budget allows (a multiple of 64 Ki,
+// at least 1 Mi), and says so in *note. The cost per element comes from
+// the best of 3 calls on 1 Mi elements after a warm-up; a memory-bound op
+// there runs from the cache, faster than at n, so the rule never cuts one.
+int64_t affordable_elements(const CTOpInfo& info, CTDataType dt, int64_t n, CTDevice dev, double budget,
+                            std::string* note) {
+  const int64_t small = int64_t(1) << 20, step = int64_t(1) << 16;
+  if (n <= 4 * small) return n;
+  Case c(dev);
+  Row scratch;
+  build_elementwise(c, info, dt, small, scratch);
+  if (!c.error.empty() || c.run() != CT_OK) return n;  // the row itself reports the error
+  ct_synchronize(dev, nullptr);
+  double best = kNaN;
+  for (int k = 0; k < 3; ++k) {  // the best of 3: one preempted call must not cut a row
+    const auto t0 = Clock::now();
+    if (c.run() != CT_OK) return n;
+    ct_synchronize(dev, nullptr);
+    best = std::fmin(best, seconds(t0, Clock::now()));
+  }
+  const double per = best / double(small);
+  if (!(per * double(n) > budget)) return n;
+  const int64_t cut = std::max<int64_t>(small, int64_t(budget / per) / step * step);
+  if (cut >= n) return n;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%lld elements, not %lld: a call there would take ~%.1f s (%.0f ns per element)",
+                (long long)cut, (long long)n, per * double(n), per * 1e9);
+  *note = buf;
+  return cut;
 }
 
 namespace {
 
-// CT_BENCH_LIMIT_SCALE: a factor on the limits rows are judged against (a
-// testing hook: 0.001 puts every row over its limit); 1 when unset.
-double limit_scale() {
-  const char* e = std::getenv("CT_BENCH_LIMIT_SCALE");
-  if (!e || !*e) return 1;
+// A positive number from the environment variable `name` (a testing
+// hook), or fallback when it is unset or not one (which is said).
+double env_positive(const char* name, double fallback) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return fallback;
   char* end = nullptr;
   const double f = std::strtod(e, &end);
   if (!(f > 0) || !std::isfinite(f) || !end || *end) {
-    std::fprintf(stderr, "ctensor: CT_BENCH_LIMIT_SCALE=%s is not a positive number: ignored\n", e);
-    return 1;
+    std::fprintf(stderr, "ctensor: %s=%s is not a positive number: ignored\n", name, e);
+    return fallback;
   }
   return f;
 }
+// CT_BENCH_LIMIT_SCALE: a factor on the limits rows are judged against
+// (0.001 puts every row over its limit); 1 when unset.
+double limit_scale() { return env_positive("CT_BENCH_LIMIT_SCALE", 1); }
 
 // d.lim from the floor and the probes: each figure the best of them (unscaled
 // in best), then times d.scale.
@@ -283,6 +334,8 @@ int cmd_bench(const Options& o) {
   auto elements = [&](CTDataType dt) { return o.size > 0 || dt.bits >= 32 ? n : n * (32 / std::max(8, int(dt.bits))); };
   const double target = o.quick ? 0.05 : 0.25;
   const double scale = limit_scale();
+  // CT_BENCH_CALL_BUDGET: the seconds a call may take at the default size (affordable_elements)
+  const double budget = env_positive("CT_BENCH_CALL_BUDGET", o.quick ? 0.25 : 1.0);
 
   std::unique_ptr<ScriptBaselines> script;
   if (o.compare) {
@@ -332,7 +385,12 @@ int cmd_bench(const Options& o) {
         r.dtype = dtype_name(dt);
         Case c(d.info.device);
         if (info.category == CT_CATEGORY_NN) build_nn(c, info, dt, o.quick, r);
-        else build_elementwise(c, info, dt, elements(dt), r);
+        else
+          build_elementwise(c, info, dt,
+                            o.size > 0 ? elements(dt)
+                                       : affordable_elements(info, dt, elements(dt), d.info.device, budget,
+                                                             &r.size_note),
+                            r);
         r.shape = c.shape;
         r.bytes = c.bytes;
         r.working_set = c.bytes + c.ws_bytes;
@@ -433,6 +491,13 @@ int cmd_bench(const Options& o) {
     std::printf("note: %zu row(s) above 100%% of their limit, marked '!' with the reason: a limit is a "
                 "physical ceiling, so the figure there is not a fraction of it\n",
                 over);
+
+  const size_t cut = size_t(std::count_if(rows.begin(), rows.end(), [](const Row& r) { return !r.size_note.empty(); }));
+  if (cut)
+    std::printf("note: %zu row(s) ran on fewer elements than the default, each saying how many and why: a call "
+                "at the default size would take over %.2f s; they are bound by arithmetic, not memory, so the "
+                "cache does not change their rate\n",
+                cut, budget);
 
   int rc = errors ? 1 : 0;
   const std::string json = to_json(o, douts, rows, load);

@@ -48,7 +48,9 @@ struct Timing {
   std::string error;
 };
 
-// 2 warm-ups, k calls per batch so that a batch takes ~target/5, 5 batches.
+// 2 warm-ups, k calls per batch so that a batch takes ~target/5, 5 batches
+// (a call longer than target: 1 warm-up, 3 one-call batches; longer than
+// 10 target: 1 batch).
 Timing time_calls(const std::function<CTStatus()>& call, CTDevice dev, double target);
 
 // ---------------------------------------------------------------------------
@@ -67,6 +69,7 @@ struct Row {
   uint64_t working_set = 0;  // bytes of every tensor argument and the workspace
   double limit = kNaN;       // what fraction is of: bytes/s (memory-bound) or FLOP/s (compute-bound)
   std::string flag;          // why the fraction is not a plain fraction of the limit ("": it is)
+  std::string size_note;     // why the row runs on fewer elements than the default ("": it does not)
   std::map<std::string, Baseline> baselines;  // "numpy", "pytorch", "onednn"
   // What bench_compare.py needs to build the same case in NumPy and PyTorch.
   int kind = 0;
@@ -102,7 +105,8 @@ struct DevOut {
 // last-level cache size (bench.cpp). A row over its limit gets the reason:
 // "working set fits in cache: N MiB < L3 M MiB" for a memory-bound row
 // whose tensors fit in the L3, "limit under-measured" otherwise; a
-// memory-bound row whose working set fits in the L3 says so under 100% too.
+// memory-bound row whose working set fits in the L3 says so under 100% too,
+// after the row's size_note where it has one.
 void judge(Row& r, const Limits& lim, int64_t l3_bytes);
 
 // ---------------------------------------------------------------------------

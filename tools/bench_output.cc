@@ -138,7 +138,9 @@ std::string to_json(const Options& o, const std::vector<DevOut>& devs, const std
        << ", \"working_set_bytes\": " << r.working_set << ", \"gbps\": " << json_num(r.gbps)
        << ", \"gflops\": " << json_num(r.gflops) << ", \"limit\": " << json_num(r.limit)
        << ", \"fraction\": " << json_num(r.fraction) << ", \"over_limit\": " << (r.fraction > 1 ? "true" : "false")
-       << ", \"flag\": " << (r.flag.empty() ? "null" : "\"" + json_escape(r.flag) + "\"") << ", \"bound\": \""
+       << ", \"flag\": " << (r.flag.empty() ? "null" : "\"" + json_escape(r.flag) + "\"")
+       << ", \"size_note\": " << (r.size_note.empty() ? "null" : "\"" + json_escape(r.size_note) + "\"")
+       << ", \"bound\": \""
        << r.bound << "\", \"status\": \"" << json_escape(r.status) << "\"";
     if (o.compare) {
       js << ", \"baselines\": {";

@@ -83,7 +83,9 @@ const char* kUsage =
     "  CT_CACHE_DIR          where the limits cache (limits.tsv) lives (default ~/.cache/ctensor)\n"
     "  CT_L3_BYTES=N         take the last-level cache as N bytes instead of what the machine reports\n"
     "  CT_BENCH_LIMIT_SCALE=F  bench: judge rows against the limits times F (0 < F; for testing how rows\n"
-    "                        over their limit are flagged; never written to the cache)\n";
+    "                        over their limit are flagged; never written to the cache)\n"
+    "  CT_BENCH_CALL_BUDGET=S  bench: the seconds a call may take at the default size before its row runs\n"
+    "                        on fewer elements (default 1, --quick 0.25)\n";
 
 [[noreturn]] void usage_error(const char* fmt, ...) {
   va_list ap;

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(not os.path.exists(TOOL), reason=f"CT_TOOL={TOOL
 def env(tmp_path_factory):
     e = dict(os.environ)
     e["CT_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
-    for hook in ("CT_DEBUG_PERTURB", "CT_L3_BYTES", "CT_BENCH_LIMIT_SCALE"):
+    for hook in ("CT_DEBUG_PERTURB", "CT_L3_BYTES", "CT_BENCH_LIMIT_SCALE", "CT_BENCH_CALL_BUDGET"):
         e.pop(hook, None)
     return e
 
@@ -356,6 +356,26 @@ def test_default_sizes_exceed_the_l3(env, tmp_path):
         one = r["bytes"] // operands.get(r["op"], 1)
         assert one >= 1.25 * l3 and r["working_set_bytes"] > l3, r  # every operand, int8 too, exceeds the L3
     assert IN_CACHE not in p.stdout
+
+
+def test_a_row_whose_call_would_take_too_long_runs_on_fewer_elements_and_says_so(env, tmp_path):
+    # CT_L3_BYTES = 16 MiB: the default --quick size is 6 Mi float32 elements per operand.
+    # CT_BENCH_CALL_BUDGET = 1 ns: no call is that fast, so the row runs on the least, 1 Mi.
+    args = ["--quick", "--op", "exp"]
+    p, res = bench(args, env, tmp_path, "cut", CT_L3_BYTES=str(16 * MiB), CT_BENCH_CALL_BUDGET="1e-9")
+    (r,) = res["rows"]
+    assert r["status"] == "ok" and r["shape"] == str(1 << 20) and r["bytes"] == 2 * 4 * (1 << 20), r
+    assert r["size_note"].startswith("1048576 elements, not 6291456: a call there would take ~"), r
+    assert r["size_note"].endswith(" ns per element)"), r
+    # the row says why it fits in the cache, in the table too
+    assert r["flag"] == r["size_note"] + "; " + IN_CACHE + "8 MiB < L3 16 MiB", r
+    line = next(x for x in p.stdout.splitlines() if x.startswith("exp "))
+    assert r["size_note"] in line, line
+    assert "note: 1 row(s) ran on fewer elements than the default" in p.stdout
+    # the same row within the default budget runs on the default size
+    _, res = bench(args, env, tmp_path, "whole", CT_L3_BYTES=str(16 * MiB))
+    (r,) = res["rows"]
+    assert r["shape"] == str(6 << 20) and r["size_note"] is None, r
 
 
 def test_default_sizes_exceed_the_l3_the_machine_reports(env, tmp_path):
