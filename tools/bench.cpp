@@ -3,9 +3,9 @@
 //
 // Category 1/2 ops run on n-element operands (--size; by default each
 // operand exceeds the last-level cache the machine reports, 2x, --quick
-// 1.25x, except where a call there would take over 1 s, --quick 0.25 s:
-// such a row is bound by its arithmetic, runs on fewer elements and says
-// so, affordable_elements); reductions reduce a (n/1024, 1024) matrix over all axes and the
+// 1.25x, except where a call there would take over 1 s, --quick 0.25 s,
+// and 10x its memory time: such a row is bound by its arithmetic, runs on
+// fewer elements and says so, affordable_elements); reductions reduce a (n/1024, 1024) matrix over all axes and the
 // along-axis ops run along axis -1 of it. NN ops run one representative shape
 // each (see build_nn); a plugin's NN op runs its plugin's large example
 // (ct_op_example), a row with a rate in bytes but no %limit (its FLOPs are
@@ -182,16 +182,19 @@ void judge(Row& r, const Limits& lim, int64_t l3_bytes) {
 }
 
 // The elements a category 1/2 row runs on by default: n (beyond the cache),
-// unless a call there would take longer than budget seconds, as the
-// special functions do (igamma: 3 s per call at 100 M elements, and the
-// row makes 8 calls and its baselines as many). Such a row is bound by
-// its arithmetic, not by memory, so the cache does not change its rate: it
-// runs on fewer elements, as many as budget allows (a multiple of 64 Ki,
-// at least 1 Mi), and says so in *note. The cost per element comes from
-// the best of 3 calls on 1 Mi elements after a warm-up; a memory-bound op
-// there runs from the cache, faster than at n, so the rule never cuts one.
+// unless a call there would take longer than budget seconds and over 10
+// times what moving its bytes at the bandwidth limit takes, as the special
+// functions do (igamma: 3 s per call at 100 M elements, 100x its memory
+// time, and the row makes 8 calls and its baselines as many). Such a row is
+// bound by its arithmetic (under 10% of the memory limit), so the cache
+// does not change its rate: it runs on fewer elements, as many as budget
+// allows (a multiple of 64 Ki, at least 1 Mi), and says so in *note. The
+// cost per element comes from the best of 3 calls on 1 Mi elements after a
+// warm-up; a memory-bound op there runs from the cache, faster than at n,
+// and other load must slow it 10x to reach the second bound, so the rule
+// does not cut one. bandwidth 0 (not known): the budget alone.
 int64_t affordable_elements(const CTOpInfo& info, CTDataType dt, int64_t n, CTDevice dev, double budget,
-                            std::string* note) {
+                            double bandwidth, std::string* note) {
   const int64_t small = int64_t(1) << 20, step = int64_t(1) << 16;
   if (n <= 4 * small) return n;
   Case c(dev);
@@ -207,7 +210,8 @@ int64_t affordable_elements(const CTOpInfo& info, CTDataType dt, int64_t n, CTDe
     best = std::fmin(best, seconds(t0, Clock::now()));
   }
   const double per = best / double(small);
-  if (!(per * double(n) > budget)) return n;
+  const double memory_s = bandwidth > 0 ? double(c.bytes) / double(small) * double(n) / bandwidth : 0;
+  if (!(per * double(n) > std::max(budget, 10 * memory_s))) return n;
   const int64_t cut = std::max<int64_t>(small, int64_t(budget / per) / step * step);
   if (cut >= n) return n;
   char buf[200];
@@ -389,7 +393,7 @@ int cmd_bench(const Options& o) {
           build_elementwise(c, info, dt,
                             o.size > 0 ? elements(dt)
                                        : affordable_elements(info, dt, elements(dt), d.info.device, budget,
-                                                             &r.size_note),
+                                                             dv.lim.bandwidth, &r.size_note),
                             r);
         r.shape = c.shape;
         r.bytes = c.bytes;
@@ -495,8 +499,8 @@ int cmd_bench(const Options& o) {
   const size_t cut = size_t(std::count_if(rows.begin(), rows.end(), [](const Row& r) { return !r.size_note.empty(); }));
   if (cut)
     std::printf("note: %zu row(s) ran on fewer elements than the default, each saying how many and why: a call "
-                "at the default size would take over %.2f s; they are bound by arithmetic, not memory, so the "
-                "cache does not change their rate\n",
+                "at the default size would take over %.2f s and 10x its memory time; they are bound by "
+                "arithmetic, not memory, so the cache does not change their rate\n",
                 cut, budget);
 
   int rc = errors ? 1 : 0;

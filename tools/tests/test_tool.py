@@ -359,21 +359,26 @@ def test_default_sizes_exceed_the_l3(env, tmp_path):
 
 
 def test_a_row_whose_call_would_take_too_long_runs_on_fewer_elements_and_says_so(env, tmp_path):
-    # CT_L3_BYTES = 16 MiB: the default --quick size is 6 Mi float32 elements per operand.
-    # CT_BENCH_CALL_BUDGET = 1 ns: no call is that fast, so the row runs on the least, 1 Mi.
-    args = ["--quick", "--op", "exp"]
+    # igamma: tens of ns per element, over 10x its memory time. CT_L3_BYTES = 16 MiB: the default
+    # --quick size is 6 Mi float32 elements per operand. CT_BENCH_CALL_BUDGET = 1 ns: the row runs
+    # on the least, 1 Mi.
+    args = ["--quick", "--op", "igamma,add"]
     p, res = bench(args, env, tmp_path, "cut", CT_L3_BYTES=str(16 * MiB), CT_BENCH_CALL_BUDGET="1e-9")
-    (r,) = res["rows"]
-    assert r["status"] == "ok" and r["shape"] == str(1 << 20) and r["bytes"] == 2 * 4 * (1 << 20), r
+    rows = {r["op"]: r for r in res["rows"]}
+    r = rows["igamma"]
+    assert r["status"] == "ok" and r["shape"] == str(1 << 20) and r["bytes"] == 3 * 4 * (1 << 20), r
     assert r["size_note"].startswith("1048576 elements, not 6291456: a call there would take ~"), r
     assert r["size_note"].endswith(" ns per element)"), r
     # the row says why it fits in the cache, in the table too
-    assert r["flag"] == r["size_note"] + "; " + IN_CACHE + "8 MiB < L3 16 MiB", r
-    line = next(x for x in p.stdout.splitlines() if x.startswith("exp "))
+    assert r["flag"] == r["size_note"] + "; " + IN_CACHE + "12 MiB < L3 16 MiB", r
+    line = next(x for x in p.stdout.splitlines() if x.startswith("igamma "))
     assert r["size_note"] in line, line
     assert "note: 1 row(s) ran on fewer elements than the default" in p.stdout
-    # the same row within the default budget runs on the default size
-    _, res = bench(args, env, tmp_path, "whole", CT_L3_BYTES=str(16 * MiB))
+    # add is bound by memory: never cut, whatever the budget
+    assert rows["add"]["shape"] == str(6 << 20) and rows["add"]["size_note"] is None, rows["add"]
+    # within its budget the row runs on the default size
+    _, res = bench(["--quick", "--op", "igamma"], env, tmp_path, "whole", CT_L3_BYTES=str(16 * MiB),
+                   CT_BENCH_CALL_BUDGET="1000")
     (r,) = res["rows"]
     assert r["shape"] == str(6 << 20) and r["size_note"] is None, r
 
