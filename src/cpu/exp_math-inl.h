@@ -274,15 +274,17 @@ template <class D, class V> HWY_INLINE V MulPow2(D d, V u, V n) {
   return Scale2n(d, u, n);
 }
 
-// a b - p exactly, where p = a b rounded (float32, |a b| well inside the
-// normal range): one FMA where the target has it, else Dekker's product of
-// Veltkamp halves (SSSE3/SSE4), so e^-z^2 never sees z^2's rounding.
+// a b - p exactly, where p = a b rounded (float32 or float64, |a b| well
+// inside the normal range): one FMA where the target has it, else Dekker's
+// product of Veltkamp halves (SSSE3/SSE4), so e^-z^2 never sees z^2's
+// rounding (and logit the rounding of its quotient).
 template <class D, class V> HWY_INLINE V MulRemainder(D d, V a, V b, V p) {
 #if HWY_NATIVE_FMA
   (void)d;
   return hn::MulSub(a, b, p);
 #else
-  const V split = hn::Set(d, 4097.0f);  // 2^12 + 1
+  using T = hn::TFromD<D>;
+  const V split = hn::Set(d, T(sizeof(T) == 4 ? 4097.0 : 134217729.0));  // 2^12 + 1, 2^27 + 1
   const V ca = split * a, cb = split * b;
   const V ah = ca - (ca - a), bh = cb - (cb - b);
   const V al = a - ah, bl = b - bh;
