@@ -483,6 +483,36 @@ TEST_CASE("reduce: every op x dtype over axis sets, keepdims and layouts", "[red
   CHECK(runs > 5000);
 }
 
+// kthvalue of the 16 smallest and largest ranks takes one pass with a small
+// sorted buffer (select.cc's extreme_rank), the ranks between the radix
+// select: every rank of lines longer than the insertion-sorted short ones
+// (32), contiguous and strided, random (ties, -0, NaN, infinities) and in
+// both monotone orders (each element displaces the worst kept one, or none).
+TEST_CASE("reduce: kthvalue of every rank of long lines, random and monotone", "[reduce]") {
+  const RedOp& r = red_op(CT_OP_KTHVALUE);
+  const RCase cases[] = {{{120}, false, {0}}, {{40, 3}, false, {0}}, {{2, 60}, false, {-1}}};
+  int runs = 0;
+  for (int d = 0; d < DT_COUNT; ++d) {
+    if (!((r.mask >> d) & 1u)) continue;
+    Rng rng(977 + (uint64_t)d);
+    for (const RCase& c : cases) {
+      for (int order = 0; order < 3; ++order) {  // random, ascending, descending
+        HostTensor x = make_layout(d, c.shape, 0);
+        fill_for(CT_OP_KTHVALUE, x, rng);
+        const int64_t n = x.numel();
+        if (order > 0)  // small integers, exact in every dtype kthvalue takes (int8: 120 of them)
+          for (int64_t i = 0; i < n; ++i) x.set(i, double(order == 1 ? i - n / 2 : n / 2 - i));
+        const int64_t count = c.shape.size() == 1 ? c.shape[0] : c.axes[0] == 0 ? c.shape[0] : c.shape[1];
+        for (int64_t k = 1; k <= count; ++k) {
+          run_reduce(CT_OP_KTHVALUE, x, c.null_axes, c.axes, 0, {double(k)}, 0);
+          ++runs;
+        }
+      }
+    }
+  }
+  CHECK(runs > 1000);
+}
+
 namespace {
 
 // numpy/_core/src/umath/loops_utils.h.src: @TYPE@_pairwise_sum for float32

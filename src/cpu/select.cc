@@ -15,7 +15,9 @@
 //   - without scratch (its allocation failed, or CT_CPU_SELECT_SCRATCH=0 for
 //     the tests), one pass over x where it lies per digit: nothing fails for
 //     want of memory, and the answer is the same element;
-//   - a short line (many small reductions) is insertion-sorted on the stack.
+//   - a short line (many small reductions) is insertion-sorted on the stack;
+//   - kthvalue of one of the 16 smallest or largest ranks keeps those keys
+//     in a small sorted buffer during one pass (extreme_rank).
 // The GPUs run the allocation-free algorithm with 4-bit digits (src/gpu/ops.cc).
 #include <algorithm>
 #include <cmath>
@@ -65,6 +67,46 @@ bool scratch_allowed() {
     return !(e && e[0] == '0');
   }();
   return allowed;
+}
+
+// The element of line with key k: the key decoded (integers; floats but
+// NaN and zero), else the first element in index order with it (a NaN's
+// payload, the sign of a zero).
+template <class T> T element_with_key(const Line<T>& line, typename Key<T>::K k) {
+  using KT = Key<T>;
+  using K = typename KT::K;
+  constexpr K kNanKey = ~K(0);
+  if constexpr (!kFloat<T>) {
+    using U = typename std::make_unsigned<T>::type;
+    const U u = std::is_signed<T>::value ? U(U(k) ^ (U(1) << (sizeof(T) * 8 - 1))) : U(k);
+    T v;
+    std::memcpy(&v, &u, sizeof v);
+    return v;
+  } else {
+    if (k != kNanKey && k != KT::key(T{})) {
+      const K bits = (k >> (8 * sizeof(K) - 1)) ? K(k ^ (K(1) << (8 * sizeof(K) - 1))) : K(~k);
+      if constexpr (std::is_same<T, double>::value) {
+        double v;
+        std::memcpy(&v, &bits, 8);
+        return v;
+      } else {
+        const uint32_t b32 = uint32_t(bits);
+        float f;
+        std::memcpy(&f, &b32, 4);
+        if constexpr (std::is_same<T, float>::value) return f;
+        else return Convert<T>::from(f);  // exact: the key was the element's own value widened
+      }
+    }
+    T found{};
+    bool have = false;
+    line.each([&](T v) {
+      if (!have && KT::key(v) == k) {
+        found = v;
+        have = true;
+      }
+    });
+    return found;
+  }
 }
 
 template <class T> struct Select {
@@ -266,42 +308,7 @@ template <class T> struct Select {
     }
   }
 
-  // The element with key k: the key decoded (integers; floats but NaN and
-  // zero), else the first element in index order with it (a NaN's payload,
-  // the sign of a zero).
-  T value_of(K k) const {
-    if constexpr (!kFloat<T>) {
-      using U = typename std::make_unsigned<T>::type;
-      const U u = std::is_signed<T>::value ? U(U(k) ^ (U(1) << (sizeof(T) * 8 - 1))) : U(k);
-      T v;
-      std::memcpy(&v, &u, sizeof v);
-      return v;
-    } else {
-      if (k != kNanKey && k != KT::key(T{})) {
-        const K bits = (k >> (8 * sizeof(K) - 1)) ? K(k ^ (K(1) << (8 * sizeof(K) - 1))) : K(~k);
-        if constexpr (std::is_same<T, double>::value) {
-          double v;
-          std::memcpy(&v, &bits, 8);
-          return v;
-        } else {
-          const uint32_t b32 = uint32_t(bits);
-          float f;
-          std::memcpy(&f, &b32, 4);
-          if constexpr (std::is_same<T, float>::value) return f;
-          else return Convert<T>::from(f);  // exact: the key was the element's own value widened
-        }
-      }
-      T found{};
-      bool have = false;
-      line.each([&](T v) {
-        if (!have && KT::key(v) == k) {
-          found = v;
-          have = true;
-        }
-      });
-      return found;
-    }
-  }
+  T value_of(K k) const { return element_with_key(line, k); }
 
   // Without scratch: one pass over x per 8-bit digit of the key, from the
   // top, counting the elements whose higher digits match the prefix found so
@@ -338,6 +345,37 @@ template <class T> struct Select {
     }
   }
 };
+
+// The element of rank r (0-based, in key order) where r is among the kFew
+// smallest ranks or the kFew largest: one pass keeping the r + 1 smallest
+// keys (kLow) or the n - r largest, in order, each key compared with the
+// worst one kept and inserted only when it beats it (rare once the buffer
+// is full, for any order but an adversarial one, which costs kFew moves an
+// element). The radix select gathers the keys and makes three passes over
+// them, ~45 instructions an element: kthvalue(k = 1) ran at 0.4x NumPy's
+// partition, which scans like this for its first ranks.
+constexpr int64_t kFew = 16;
+template <class T, bool kLow> T extreme_rank(const Line<T>& line, int64_t m) {
+  using K = typename Key<T>::K;
+  m = std::min(std::max(m, int64_t(1)), kFew);  // 1 <= m <= kFew already (extreme()): said to the compiler
+  K kept[kFew];  // kLow: ascending, else descending; kept[m - 1] the worst
+  int64_t have = 0;
+  line.each([&](T v) {
+    const K k = Key<T>::key(v);
+    if (have == m) {
+      if (kLow ? k >= kept[m - 1] : k <= kept[m - 1]) return;
+      --have;  // the worst one goes
+    }
+    int64_t j = have++;
+    for (; j > 0 && (kLow ? kept[j - 1] > k : kept[j - 1] < k); --j) kept[j] = kept[j - 1];
+    kept[j] = k;
+  });
+  return element_with_key(line, kept[m - 1]);
+}
+template <class T> bool extreme(const Line<T>& line, int64_t r) { return r < kFew || line.n - 1 - r < kFew; }
+template <class T> T extreme_rank(const Line<T>& line, int64_t r) {
+  return r < kFew ? extreme_rank<T, true>(line, r + 1) : extreme_rank<T, false>(line, line.n - r);
+}
 
 // The quantile's arithmetic: float for float32 and the narrow floats, double
 // for float64 and the integers (whose result is float64).
@@ -381,6 +419,10 @@ template <class T> void select_body(void* vctx, int64_t b, int64_t e) {
     if (call->op == CT_OP_QUANTILE || call->op == CT_OP_NANQUANTILE) {
       store_u(reinterpret_cast<QO<T>*>(ob) + oo,
               quantile_of<T>(line, sc, call->params[0], call->op == CT_OP_NANQUANTILE));
+      continue;
+    }
+    if (call->op == CT_OP_KTHVALUE && line.n > Select<T>::kSmall && extreme(line, (int64_t)call->params[0] - 1)) {
+      store_u(reinterpret_cast<T*>(ob) + oo, extreme_rank(line, (int64_t)call->params[0] - 1));
       continue;
     }
     Select<T> sel(line, sc);
