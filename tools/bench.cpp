@@ -5,8 +5,9 @@
 // operand exceeds the last-level cache the machine reports, 2x, --quick
 // 1.25x, except where a call there would take over 1 s, --quick 0.25 s,
 // and 10x its memory time: such a row is bound by its arithmetic, runs on
-// fewer elements and says so, affordable_elements); reductions reduce a (n/1024, 1024) matrix over all axes and the
-// along-axis ops run along axis -1 of it. NN ops run one representative shape
+// fewer elements and says so, affordable_elements); reductions reduce a
+// (n/1024, 1024) matrix over all axes and the along-axis ops run along
+// axis -1 of it. NN ops run one representative shape
 // each (see build_nn); a plugin's NN op runs its plugin's large example
 // (ct_op_example), a row with a rate in bytes but no %limit (its FLOPs are
 // not known). Timing: 2 warm-up calls, k calls per batch so that a batch
