@@ -46,6 +46,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -182,6 +183,16 @@ void judge(Row& r, const Limits& lim, int64_t l3_bytes) {
   if (!r.size_note.empty()) r.flag = r.size_note + (r.flag.empty() ? "" : "; " + r.flag);
 }
 
+namespace {
+
+// The thread's CPU time in seconds: what a call computes, not how long the
+// host's other load kept it waiting.
+double thread_cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
 // The elements a category 1/2 row runs on by default: n (beyond the cache),
 // unless a call there would take longer than budget seconds and over 10
 // times what moving its bytes at the bandwidth limit takes, as the special
@@ -189,40 +200,50 @@ void judge(Row& r, const Limits& lim, int64_t l3_bytes) {
 // time, and the row makes 8 calls and its baselines as many). Such a row is
 // bound by its arithmetic (under 10% of the memory limit), so the cache
 // does not change its rate: it runs on fewer elements, as many as budget
-// allows (a multiple of 64 Ki, at least 1 Mi), and says so in *note. The
-// cost per element comes from the best of 3 calls on 1 Mi elements after a
-// warm-up; a memory-bound op there runs from the cache, faster than at n,
-// and other load must slow it 10x to reach the second bound, so the rule
-// does not cut one. bandwidth 0 (not known): the budget alone.
-int64_t affordable_elements(const CTOpInfo& info, CTDataType dt, int64_t n, CTDevice dev, double budget,
-                            double bandwidth, std::string* note) {
+// allows (a multiple of 64 Ki, at least 1 Mi, at most n / 2: a call up to
+// twice the budget runs at n), and says so in *note.
+//
+// The cost per element comes from the best of 3 calls on 1 Mi elements
+// after a warm-up, where a memory-bound op runs from the cache, faster than
+// at n. On the CPU those calls run on the calling thread alone (a
+// CTCpuStream of 1 thread) and count that thread's CPU time, divided by the
+// threads the row will have: wall-clock time there counted the host's other
+// load, and on a 2-core CI host beside a compiler every one of 3 calls of
+// `sum` and `add` took 30-70x its time (a thread descheduled at the join),
+// which cut both. Other devices: the wall-clock time of each call.
+// bandwidth 0 (not known): the budget alone.
+int64_t affordable_elements(const CTOpInfo& info, CTDataType dt, int64_t n, CTDevice dev, int threads,
+                            double budget, double bandwidth, std::string* note) {
   const int64_t small = int64_t(1) << 20, step = int64_t(1) << 16;
   if (n <= 4 * small) return n;
   Case c(dev);
   Row scratch;
   build_elementwise(c, info, dt, small, scratch);
+  const bool cpu = dev.device_type == CT_CPU;
+  CTCpuStream one = {sizeof(CTCpuStream), 1, nullptr, nullptr};
+  if (cpu) c.stream = &one;
   if (!c.error.empty() || c.run() != CT_OK) return n;  // the row itself reports the error
   ct_synchronize(dev, nullptr);
   double best = kNaN;
-  for (int k = 0; k < 3; ++k) {  // the best of 3: one preempted call must not cut a row
+  for (int k = 0; k < 3; ++k) {
     const auto t0 = Clock::now();
+    const double c0 = cpu ? thread_cpu_seconds() : 0;
     if (c.run() != CT_OK) return n;
     ct_synchronize(dev, nullptr);
-    best = std::fmin(best, seconds(t0, Clock::now()));
+    const double t = cpu ? (thread_cpu_seconds() - c0) / std::max(1, threads) : seconds(t0, Clock::now());
+    best = std::fmin(best, t);
   }
   const double per = best / double(small);
   const double memory_s = bandwidth > 0 ? double(c.bytes) / double(small) * double(n) / bandwidth : 0;
   if (!(per * double(n) > std::max(budget, 10 * memory_s))) return n;
   const int64_t cut = std::max<int64_t>(small, int64_t(budget / per) / step * step);
-  if (cut >= n) return n;
+  if (2 * cut > n) return n;  // less than half as many: not worth a note (nor the noise of a cut to 95%)
   char buf[200];
   std::snprintf(buf, sizeof buf, "%lld elements, not %lld: a call there would take ~%.1f s (%.0f ns per element)",
                 (long long)cut, (long long)n, per * double(n), per * 1e9);
   *note = buf;
   return cut;
 }
-
-namespace {
 
 // A positive number from the environment variable `name` (a testing
 // hook), or fallback when it is unset or not one (which is said).
@@ -393,8 +414,9 @@ int cmd_bench(const Options& o) {
         else
           build_elementwise(c, info, dt,
                             o.size > 0 ? elements(dt)
-                                       : affordable_elements(info, dt, elements(dt), d.info.device, budget,
-                                                             dv.lim.bandwidth, &r.size_note),
+                                       : affordable_elements(info, dt, elements(dt), d.info.device,
+                                                             d.info.default_threads, budget, dv.lim.bandwidth,
+                                                             &r.size_note),
                             r);
         r.shape = c.shape;
         r.bytes = c.bytes;

@@ -186,37 +186,38 @@ void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, 
   const std::vector<double>* prm = &c.params;
   const int32_t np = int32_t(c.params.size());
   const int32_t id = info.op;
+  const Case* cs = &c;  // the lambdas read c.stream when they run
   row.kind = info.kind;
   row.params = c.params;
   row.out_dtype = dtype_name(odt);
   switch (info.kind) {
     case CT_KIND_UNARY: {
       CTensor *x = c.tensor({n}, dt, dom), *y = c.tensor({n}, odt, kOutput);
-      c.run = [=] { return ct_unary(id, x, y, nullptr); };
+      c.run = [=] { return ct_unary(id, x, y, cs->stream); };
       break;
     }
     case CT_KIND_UNARY_PARAM: {
       CTensor *x = c.tensor({n}, dt, dom), *y = c.tensor({n}, odt, kOutput);
-      c.run = [=] { return ct_unary_param(id, x, prm->data(), np, y, nullptr); };
+      c.run = [=] { return ct_unary_param(id, x, prm->data(), np, y, cs->stream); };
       break;
     }
     case CT_KIND_TERNARY: {
       CTensor* a = c.tensor({n}, op == "where" ? kBool : dt);
       CTensor *b = c.tensor({n}, dt), *d = c.tensor({n}, dt), *y = c.tensor({n}, odt, kOutput);
-      c.run = [=] { return ct_ternary_param(id, a, b, d, prm->data(), np, y, nullptr); };
+      c.run = [=] { return ct_ternary_param(id, a, b, d, prm->data(), np, y, cs->stream); };
       break;
     }
     case CT_KIND_CAST: {
       const CTDataType to = same(dt, kF16) ? kF32 : kF16;
       row.out_dtype = dtype_name(to);
       CTensor *x = c.tensor({n}, dt), *y = c.tensor({n}, to, kOutput);
-      c.run = [=] { return ct_cast(x, y, nullptr); };
+      c.run = [=] { return ct_cast(x, y, cs->stream); };
       c.shape = std::to_string(n) + " to " + dtype_name(to);
       break;
     }
     case CT_KIND_BINARY: {
       CTensor *a = c.tensor({n}, dt), *b = c.tensor({n}, dt), *y = c.tensor({n}, odt, kOutput);
-      c.run = [=] { return ct_binary(id, a, b, y, nullptr); };
+      c.run = [=] { return ct_binary(id, a, b, y, cs->stream); };
       break;
     }
     case CT_KIND_REDUCE:
@@ -226,11 +227,11 @@ void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, 
       CTensor* x = c.tensor({rows, cols}, dt, dom);
       if (info.kind == CT_KIND_REDUCE) {
         CTensor* y = c.tensor({}, odt, kOutput);
-        c.run = [=] { return ct_reduce(id, x, nullptr, 0, 0, prm->data(), np, y, nullptr); };
+        c.run = [=] { return ct_reduce(id, x, nullptr, 0, 0, prm->data(), np, y, cs->stream); };
         c.shape = dims(row.np_shape) + " all axes";
       } else {
         CTensor* y = c.tensor({rows, cols}, odt, kOutput);
-        c.run = [=] { return ct_along_axis(id, x, -1, y, nullptr); };
+        c.run = [=] { return ct_along_axis(id, x, -1, y, cs->stream); };
         c.shape = dims(row.np_shape) + " axis -1";
       }
       return;
@@ -247,7 +248,7 @@ void build_elementwise(Case& c, const CTOpInfo& info, CTDataType dt, int64_t n, 
       CTensor* src = info.num_inputs > 2 ? c.tensor({rows, cols}, dt, dom) : nullptr;
       CTensor* y = c.tensor({rows, cols}, odt, kOutput);
       const int32_t axis = by_rows ? 0 : 1;
-      c.run = [=] { return ct_index(id, x, axis, idx, src, prm->data(), np, y, nullptr); };
+      c.run = [=] { return ct_index(id, x, axis, idx, src, prm->data(), np, y, cs->stream); };
       c.shape = dims(row.np_shape) + " axis " + std::to_string(axis);
       return;
     }
@@ -448,7 +449,8 @@ void build_nn(Case& c, const CTOpInfo& info, CTDataType dt, bool quick, Row& row
   c.workspace(qs, n);
   void* ws = c.ws;
   const size_t wb = c.ws_bytes;
-  c.run = [=] { return ct_nn(op, desc, t.data(), nt, ws, wb, nullptr); };
+  const Case* cs = &c;
+  c.run = [=] { return ct_nn(op, desc, t.data(), nt, ws, wb, cs->stream); };
   c.keep = d;  // the descriptors desc points to live as long as c.run
 }
 

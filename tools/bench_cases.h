@@ -53,6 +53,7 @@ struct Case {
   void* ws = nullptr;
   size_t ws_bytes = 0;
   std::function<CTStatus()> run;
+  void* stream = nullptr;  // what run passes as the call's stream (NULL: the device's default)
   std::shared_ptr<void> keep;  // what run refers to (descriptors)
   uint64_t salt = 1;
 
