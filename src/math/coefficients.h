@@ -47,6 +47,19 @@ inline constexpr float kErfTaylor[10] = {
     float(-1.0 / 42 * k2SqrtPi),      float(1.0 / 10 * k2SqrtPi),     float(-1.0 / 3 * k2SqrtPi),
     float(k2SqrtPi - 1)};
 
+// The CPU's float32 erf fits on the ranges erf itself needs (fitted as
+// kErfcQ: relative least squares at Chebyshev nodes against mpmath at 40
+// digits, each coefficient rounded to float32 and the rest refitted), the
+// highest power first: 7 coefficients each where kErfTaylor and kErfcQ
+// have 10. kErfSmall: q(w), erf(x) = x + x q(x^2) for |x| < 1 (w in [0, 1];
+// 1.5e-9 of erf(x) / x). kErfcQNear: Q(t) for t in [1/3, 2/3] (z in [1, 4],
+// where erf is 1 - erfc; 6.6e-9 relative).
+inline constexpr float kErfSmall[7] = {7.842288323445246e-05f, -0.0008006793214008212f, 0.005187962669879198f,
+                                       -0.026853643357753754f, 0.1128358244895935f,     -0.3761262595653534f,
+                                       0.12837916612625122f};
+inline constexpr float kErfcQNear[7] = {0.046672083f, -0.19056112f, 0.21539965f, 0.0017899892f,
+                                        0.14813352f,  0.1372039f,   0.1412999f};
+
 // tanh(|x|) on 32 intervals of |x| picked by its bits ((bits(|x|) -
 // bits(1/16)) >> 21: interval 0 is [0, 1/16 * 1.25), then each binade from
 // 1/16 to 8 in quarters; 29-31, [10, 16), are the constant 1, tanh rounding
