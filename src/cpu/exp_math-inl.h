@@ -302,14 +302,6 @@ template <class D, class V> HWY_INLINE V MulRemainder(D d, V a, V b, V p) {
 // left after the exponential, since v t Q rides in VSCALEFPS's mantissa.
 constexpr float kErfcHalfP = 0.5f;  // t = 1 / (1 + kErfcHalfP z)
 
-// v erfc(z) / 2 for float32, 0 <= z <= 10.47 (erfc(10.47) < 2^-150),
-// given den = 1 + kErfcHalfP z (its z may be larger, or inf: t -> 0 there)
-// and -z^2 = nh + nl exactly (callers square their own input with an FMA,
-// so z^2's rounding never reaches the exponent). Cody-Waite reduction of
-// nh by n ln2 with nl added after (exact by Sterbenz when nh dominates).
-// The result is rounded once from v t Q 2^n (e^r - 1) + v t Q 2^n, so it
-// keeps its accuracy down into the subnormals. Measured: gelu <= 5.8 ulp
-// (4.8 where it is subnormal; tests/test_elementwise.cpp).
 // v t q 2^n e^r for -z^2 = nh + nl (HalfErfcTimes, ErfAcc), q = Q(t).
 template <class D, class V> HWY_INLINE V ErfcTail(D d, V v, V t, V q, V nh, V nl) {
   const auto c = [&](float w) { return hn::Set(d, w); };
@@ -318,6 +310,14 @@ template <class D, class V> HWY_INLINE V ErfcTail(D d, V v, V t, V q, V nh, V nl
   const V s = MulPow2(d, v * t * q, n);
   return hn::MulAdd(ExpM1Poly(d, r), s, s);
 }
+// v erfc(z) / 2 for float32, 0 <= z <= 10.47 (erfc(10.47) < 2^-150),
+// given den = 1 + kErfcHalfP z (its z may be larger, or inf: t -> 0 there)
+// and -z^2 = nh + nl exactly (callers square their own input with an FMA,
+// so z^2's rounding never reaches the exponent). Cody-Waite reduction of
+// nh by n ln2 with nl added after (exact by Sterbenz when nh dominates).
+// The result is rounded once from v t Q 2^n (e^r - 1) + v t Q 2^n, so it
+// keeps its accuracy down into the subnormals. Measured: gelu <= 5.8 ulp
+// (4.8 where it is subnormal; tests/test_elementwise.cpp).
 template <class D, class V> HWY_INLINE V HalfErfcTimes(D d, V v, V den, V nh, V nl) {
   const auto c = [&](float w) { return hn::Set(d, w); };
   const V t = c(1.0f) / den;
