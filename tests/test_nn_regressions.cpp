@@ -873,6 +873,71 @@ CTStatus query_shapes(int32_t op, const void* desc, const std::vector<std::vecto
 
 }  // namespace
 
+// oneDNN 2.6 keeps some extents in 32-bit ints: creating its matmul with
+// M = 2^32 (or K = 2^32), or its convolution with C = 2^32, divided by zero
+// and killed the process (found by fuzz_nn). Plans take shapes only, so no
+// memory is needed to ask.
+TEST_CASE("nn regression: extents beyond 2^31-1 are refused before oneDNN sees them, the tensor named", "[nn]") {
+  const int64_t G = (int64_t)1 << 32, H = (int64_t)1 << 16;
+  struct Shape {
+    std::vector<int64_t> s;
+  };
+  auto plan = [](int32_t op, const void* desc, std::vector<Shape> shapes, std::string* msg) {
+    std::vector<CTensor> ts(shapes.size());
+    std::vector<const CTensor*> ptrs;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      std::memset(&ts[i], 0, sizeof ts[i]);
+      ts[i].device.device_type = CT_CPU;
+      ts[i].ndim = (int32_t)shapes[i].s.size();
+      ts[i].shape = shapes[i].s.data();
+      ts[i].dtype = ct_dtype_of_index(CT_DT_FLOAT32);
+      ptrs.push_back(shapes[i].s.empty() ? nullptr : &ts[i]);
+    }
+    CTPlan* const untouched = reinterpret_cast<CTPlan*>(&ts);  // what *plan must still be on failure
+    CTPlan* p = untouched;
+    const CTStatus st = ct_plan_create(op, desc, ptrs.data(), (int32_t)ptrs.size(), nullptr, &p);
+    *msg = st == CT_OK ? "" : last_error();
+    if (st == CT_OK) ct_plan_destroy(p);
+    else CHECK(p == untouched);
+    return st;
+  };
+  CTMatmulDesc mm;
+  std::memset(&mm, 0, sizeof mm);
+  mm.struct_size = sizeof mm;
+  CTConv2dDesc cd = conv_desc();
+  CTAttentionDesc ad;
+  std::memset(&ad, 0, sizeof ad);
+  ad.struct_size = sizeof ad;
+  struct Case {
+    int32_t op;
+    const void* desc;
+    std::vector<Shape> shapes;
+    const char* want;  // the message's words, or nullptr for CT_OK
+  } const cases[] = {
+      {CT_OP_MATMUL, &mm, {{{G, 1}}, {{1, 3}}, {{}}, {{G, 3}}}, "a.shape[0]=4294967296 is beyond oneDNN"},
+      {CT_OP_MATMUL, &mm, {{{G + 5, 1}}, {{1, 3}}, {{}}, {{G + 5, 3}}}, "a.shape[0]=4294967301"},
+      {CT_OP_MATMUL, &mm, {{{2, (int64_t)1 << 31}}, {{(int64_t)1 << 31, 3}}, {{}}, {{2, 3}}}, "a.shape[1]=2147483648"},
+      {CT_OP_MATMUL, &mm, {{{3, 1}}, {{1, G}}, {{G}}, {{3, G}}}, "b.shape[1]=4294967296"},
+      // Each extent fits, their product (rows of one flattened GEMM) does not: a batched product.
+      {CT_OP_MATMUL, &mm, {{{H, H, 2}}, {{2, 3}}, {{}}, {{H, H, 3}}}, nullptr},
+      {CT_OP_CONV2D, &cd, {{{1, G, 1, 1}}, {{1, G, 1, 1}}, {{}}, {{1, 1, 1, 1}}}, "x.shape[1]=4294967296"},
+      {CT_OP_SCALED_DOT_PRODUCT_ATTENTION, &ad, {{{2, G}}, {{2, G}}, {{2, 3}}, {{}}, {{2, 3}}}, "q.shape[1]=4294967296"},
+  };
+  for (const Case& c : cases) {
+    std::string msg;
+    const CTStatus st = plan(c.op, c.desc, c.shapes, &msg);
+    INFO("op " << c.op << ": " << ct_status_string(st) << " '" << msg << "'");
+    if (!c.want) {
+      CHECK(st == CT_OK);
+      continue;
+    }
+    CHECK(st == CT_ERR_UNSUPPORTED);
+    CHECK(msg.rfind("ct_plan_create: ", 0) == 0);
+    CHECK(contains(msg, c.want));
+    CHECK(contains(msg, "2^31-1"));
+  }
+}
+
 TEST_CASE("nn regression: ct_op_output_info's inferred extents near INT64_MAX: checked arithmetic, the field named",
           "[nn]") {
   SECTION("conv2d_backward_data and avg_pool2d_backward: dx's extent from dy, against __int128") {

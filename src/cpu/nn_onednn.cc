@@ -259,6 +259,39 @@ CTStatus fit_geometry(const CTNNCall* c, CTConv2dDesc* conv_d, CTPool2dDesc* poo
   return CT_OK;
 }
 
+// oneDNN 2.6 keeps some extents in 32-bit ints: matmul with M or K = 2^32,
+// a convolution with C = 2^32 and attention with E = 2^32 divide by zero
+// (SIGFPE) when their primitive is created, and larger extents that do not
+// crash there are truncated. A plan that calls oneDNN takes extents up to
+// 2^31 - 1; a larger one is CT_ERR_UNSUPPORTED naming the tensor and the dim.
+// (Tensors with an empty extent never reach oneDNN: see build_empty.)
+CTStatus fit_extents(const CTNNCall* c, std::string* why) {
+  CTOpInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  const bool named = host() && host()->op_info(c->op, &info) == CT_OK && info.tensor_names;
+  for (int32_t i = 0; i < c->num_tensors; ++i) {
+    const CTensor* t = c->t[i];
+    if (!t) continue;
+    for (int32_t d = 0; d < t->ndim; ++d) {
+      if (t->shape[d] <= INT32_MAX) continue;
+      // The i-th comma-separated name of "a,b,bias?,out", without its '?'.
+      std::string name = "tensor " + std::to_string(i);
+      if (named) {
+        const char* s = info.tensor_names;
+        for (int32_t k = 0; k < i && s; ++k) s = std::strchr(s, ',') ? std::strchr(s, ',') + 1 : nullptr;
+        if (s) name.assign(s, std::strcspn(s, ",?:"));
+      }
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "%s.shape[%d]=%" PRId64 " is beyond oneDNN %d.%d, which takes extents up to 2^31-1",
+                    name.c_str(), d, t->shape[d], DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR);
+      *why = buf;
+      return CT_ERR_UNSUPPORTED;
+    }
+  }
+  return CT_OK;
+}
+
 // ---- the backend slots ------------------------------------------------------
 
 // Why oneDNN failed, as the message's tail ("oneDNN 2.6 has no ... (...)").
@@ -282,6 +315,10 @@ CTStatus create(const CTNNCall* c, std::unique_ptr<Plan>* out, int64_t* primitiv
   p->nthreads = (int)c->variant;
   bool empty = false;
   if (c->op == CT_OP_SCALED_DOT_PRODUCT_ATTENTION) {  // its own plan, empty inputs included
+    bool any_empty = false;
+    for (int32_t i = 0; i < c->num_tensors; ++i) any_empty = any_empty || (c->t[i] && has_zero_extent(c->t[i]));
+    if (!any_empty)
+      if (CTStatus s = fit_extents(c, why)) return s;
     try {
       ThreadScope threads(p->nthreads);
       build_attention(c, p.get());
@@ -298,6 +335,7 @@ CTStatus create(const CTNNCall* c, std::unique_ptr<Plan>* out, int64_t* primitiv
     *out = std::move(p);
     return CT_OK;
   }
+  if (CTStatus s = fit_extents(c, why)) return s;
   // The geometry oneDNN takes, in the plan's copy of the descriptor.
   CTConv2dDesc conv_d;
   CTPool2dDesc pool_d;

@@ -69,7 +69,7 @@ void build_matmul(const CTNNCall* c, Plan* p) {
   int64_t rows = 1, a_rows = 1;
   for (int i = 0; i < nd - 1; ++i) rows *= O->shape[i];
   for (int i = 0; i < A->ndim - 1; ++i) a_rows *= A->shape[i];
-  bool flat = nd > 2 && a_rows == rows;
+  bool flat = nd > 2 && a_rows == rows && rows <= INT32_MAX;  // oneDNN's M: see fit_extents
   for (int i = 0; flat && i < B->ndim - 2; ++i) flat = B->shape[i] == 1;
   if (flat && bias) {
     int64_t n = 1;
