@@ -26,11 +26,18 @@ def f(w):  # F(w) = erfinv(y) / y
     return mp.erfinv(y) / y
 
 
-def show(name, to_w, deg):
+def show(name, to_w, deg, c0=None):
+    """c0: F's value at v = 0, kept exact (the fit is then c0 + v g(v))."""
     nodes = 0.5 - 0.5 * np.cos(np.pi * (np.arange(M) + 0.5) / M)
     vals = np.array([float(f(to_w(v))) for v in nodes])
-    c = np.polynomial.chebyshev.chebfit(2 * nodes - 1, vals, deg, w=1 / vals)
-    coef = np.polynomial.chebyshev.Chebyshev(c, domain=[0, 1]).convert(kind=np.polynomial.Polynomial).coef
+    if c0 is None:
+        c = np.polynomial.chebyshev.chebfit(2 * nodes - 1, vals, deg, w=1 / vals)
+        coef = np.polynomial.chebyshev.Chebyshev(c, domain=[0, 1]).convert(kind=np.polynomial.Polynomial).coef
+    else:
+        g = np.array([float((f(to_w(v)) - c0) / v) for v in nodes])
+        c = np.polynomial.chebyshev.chebfit(2 * nodes - 1, g, deg - 1, w=nodes / vals)
+        coef = np.concatenate([[c0], np.polynomial.chebyshev.Chebyshev(c, domain=[0, 1]).convert(
+            kind=np.polynomial.Polynomial).coef])
     check = np.linspace(1e-12, 1, 3001)
     got = np.zeros_like(check)
     for k in coef[::-1]:
@@ -40,5 +47,5 @@ def show(name, to_w, deg):
     print("{" + ", ".join(repr(float(v)) for v in coef[::-1]) + "},")
 
 
-show("central, w / 6.25", lambda v: 6.25 * v, 20)
-show("tail, (sqrt(w) - 2.5) / 1.7", lambda v: (2.5 + 1.7 * v) ** 2, 16)
+show("central, w / 6.25", lambda v: 6.25 * v, 13, c0=float(mp.sqrt(mp.pi) / 2))  # exact y sqrt(pi)/2 near 0
+show("tail, (sqrt(w) - 2.5) / 1.7", lambda v: (2.5 + 1.7 * v) ** 2, 11)
