@@ -795,7 +795,7 @@ TEST_CASE("large arguments stay accurate (no overflow in intermediates)", "[elem
 // a 1 - erf formula (PyTorch's: thousands of ulp at x = -3, nothing right
 // below -4) loses. Dense sweep against libm in double; bounds in ulp of the
 // float32 result (subnormal results: ulp = 2^-149).
-TEST_CASE("float32 gelu erf expm1 exp2 exp tanh sigmoid and softplus: within a few ulp everywhere (gelu down to its subnormal tail)", "[elementwise]") {
+TEST_CASE("float32 gelu erf expm1 exp2 exp log log1p tanh sigmoid and softplus: within a few ulp everywhere (gelu down to its subnormal tail)", "[elementwise]") {
   struct C { int op; double lo, hi, max_ulp; };
   const C cases[] = {{CT_OP_GELU, -14.9, -10, 6}, {CT_OP_GELU, -10, -4, 6}, {CT_OP_GELU, -4, 0, 7},
                      {CT_OP_GELU, 0, 8, 6},        {CT_OP_GELU, -1e-3, 1e-3, 7}, {CT_OP_ERF, -5, 5, 1.5},
@@ -803,6 +803,11 @@ TEST_CASE("float32 gelu erf expm1 exp2 exp tanh sigmoid and softplus: within a f
                      {CT_OP_EXPM1, -1, 1, 2},      {CT_OP_EXPM1, -1e-3, 1e-3, 1}, {CT_OP_EXPM1, 1, 88.7, 2},
                      {CT_OP_EXP2, -160, -126, 1},  {CT_OP_EXP2, -126, 127.99, 1},
                      {CT_OP_EXP, -104, -87, 1},    {CT_OP_EXP, -87.5, 88.7, 1}, {CT_OP_EXP, -1, 1, 1},
+                     {CT_OP_LOG, 1e-45, 1.2e-38, 1}, {CT_OP_LOG, 1e-3, 100, 1}, {CT_OP_LOG, 0.5, 2, 1},
+                     {CT_OP_LOG, 0.999, 1.001, 1}, {CT_OP_LOG, 100, 3.4e38, 1},  // measured 0.866 over every normal float32
+                     // log1p: 1.278 at worst over every float32 (at -0.3006, where log(1 + x) takes over)
+                     {CT_OP_LOG1P, -0.9999, -0.5, 1}, {CT_OP_LOG1P, -0.5, 0.5, 1.5}, {CT_OP_LOG1P, -1e-3, 1e-3, 1},
+                     {CT_OP_LOG1P, 0.5, 1e6, 1},   {CT_OP_LOG1P, 1e6, 3.4e38, 1},
                      {CT_OP_TANH, -10, 10, 2},     {CT_OP_TANH, -1, 1, 2},  {CT_OP_TANH, -1e-3, 1e-3, 2},
                      {CT_OP_TANH, 5, 40, 2},       {CT_OP_SIGMOID, -104, 20, 3},
                      {CT_OP_SIGMOID, -1, 1, 3},    {CT_OP_SOFTPLUS, -104, -10, 2},
@@ -826,6 +831,8 @@ TEST_CASE("float32 gelu erf expm1 exp2 exp tanh sigmoid and softplus: within a f
                           : c.op == CT_OP_ERF  ? std::erf(v)
                           : c.op == CT_OP_EXP2 ? std::exp2(v)
                           : c.op == CT_OP_EXP  ? std::exp(v)
+                          : c.op == CT_OP_LOG  ? std::log(v)
+                          : c.op == CT_OP_LOG1P ? std::log1p(v)
                           : c.op == CT_OP_TANH ? std::tanh(v)
                           : c.op == CT_OP_SIGMOID ? 1.0 / (1.0 + std::exp(-v))
                           : c.op == CT_OP_SOFTPLUS ? std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v)))

@@ -69,8 +69,28 @@ CT_FLOAT_OP(FExp2, {
   const V s2 = hn::BitCast(d, hn::ShiftLeft<kMant>(n2 + hn::Set(di, TI(kBias))));
   return KeepNaN(x, r * s1 * s2);
 })
-CT_FLOAT_OP(FLog, return LogSpecials(d, x, hn::Log(d, hn::IfThenElse(x > hn::Zero(d), x, hn::Set(d, 1))));)
-CT_FLOAT_OP(FLog1p, return Log1pAny(d, x);)
+CT_FLOAT_OP(FLog, {
+  if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
+    // Every lane normal and finite (NaN is not): no subnormal scaling, no specials.
+    if (hn::AllTrue(d, hn::And(x >= hn::Set(d, 1.17549435e-38f), x < PosInf(d)))) return LogF32<false>(d, x);
+    return LogSpecials(d, x, LogF32(d, hn::IfThenElse(x > hn::Zero(d), x, hn::Set(d, 1.0f))));
+  } else {
+    return LogSpecials(d, x, hn::Log(d, hn::IfThenElse(x > hn::Zero(d), x, hn::Set(d, 1))));
+  }
+})
+CT_FLOAT_OP(FLog1p, {
+  if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
+    const auto ok = hn::And(x > hn::Set(d, -1.0f), x < PosInf(d));  // NaN is not
+    if (hn::AllTrue(d, ok)) return Log1pF32(d, x);
+    V r = Log1pF32(d, hn::IfThenElse(ok, x, hn::Zero(d)));
+    r = hn::IfThenElse(x == PosInf(d), x, r);
+    r = hn::IfThenElse(x == hn::Set(d, -1.0f), hn::Neg(PosInf(d)), r);
+    r = hn::IfThenElse(x < hn::Set(d, -1.0f), QNaN(d), r);
+    return KeepNaN(x, r);
+  } else {
+    return Log1pAny(d, x);
+  }
+})
 CT_FLOAT_OP(FLog2, return LogSpecials(d, x, hn::Log2(d, hn::IfThenElse(x > hn::Zero(d), x, hn::Set(d, 1))));)
 CT_FLOAT_OP(FSqrt, return hn::Sqrt(x);)
 CT_FLOAT_OP(FRsqrt, return hn::Set(d, 1) / hn::Sqrt(x);)

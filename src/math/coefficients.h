@@ -21,6 +21,14 @@ inline constexpr float kExpM1[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.333451
 inline constexpr float kTanhSmall[6] = {0.0021489840000867844f, -0.008184662088751793f, 0.021703999489545822f,
                                         -0.05394745245575905f,  0.13333211839199066f,   -0.3333333134651184f};
 
+// log(m) = f - f^2/2 + f^3 P(f), f = m - 1 for m in [sqrt(1/2), sqrt(2)):
+// P of degree 7, 7.5e-9 relative of log1p(f) (least squares at Chebyshev
+// nodes against mpmath, each coefficient rounded to float32 and the rest
+// refitted: tools/fits/log_f32.py). The CPU's float32 log: no divide.
+inline constexpr float kLogF32[8] = {-0.07362867891788483f, 0.1262032687664032f, -0.13202103972434998f,
+                                     0.14227114617824554f,  -0.16621370613574982f, 0.19999827444553375f,
+                                     -0.2500085234642029f,  0.3333335518836975f};
+
 // log1p(e) = e + e^2 R(e) for e in (0, 1] (softplus): R a degree-9 fit of
 // (log1p(e) - e) / e^2, 1.3e-7 relative evaluated in float32 (least squares
 // at Chebyshev nodes, Lawson's iteration, against mpmath).
