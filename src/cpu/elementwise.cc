@@ -82,11 +82,7 @@ CT_FLOAT_OP(FLog1p, {
   if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
     const auto ok = hn::And(x > hn::Set(d, -1.0f), x < PosInf(d));  // NaN is not
     if (hn::AllTrue(d, ok)) return Log1pF32(d, x);
-    V r = Log1pF32(d, hn::IfThenElse(ok, x, hn::Zero(d)));
-    r = hn::IfThenElse(x == PosInf(d), x, r);
-    r = hn::IfThenElse(x == hn::Set(d, -1.0f), hn::Neg(PosInf(d)), r);
-    r = hn::IfThenElse(x < hn::Set(d, -1.0f), QNaN(d), r);
-    return KeepNaN(x, r);
+    return Log1pSpecials(d, x, Log1pF32(d, hn::IfThenElse(ok, x, hn::Zero(d))));
   } else {
     return Log1pAny(d, x);
   }

@@ -235,6 +235,13 @@ template <class D, class V> HWY_INLINE V LogSpecials(D d, V x, V r) {
   r = hn::IfThenElse(x < hn::Zero(d), QNaN(d), r);
   return KeepNaN(x, r);
 }
+// IEEE specials for log1p: log1p(-1) = -inf, log1p(< -1) = NaN, log1p(inf) = inf.
+template <class D, class V> HWY_INLINE V Log1pSpecials(D d, V x, V r) {
+  r = hn::IfThenElse(x == PosInf(d), x, r);
+  r = hn::IfThenElse(x == hn::Set(d, -1), hn::Neg(PosInf(d)), r);
+  r = hn::IfThenElse(x < hn::Set(d, -1), QNaN(d), r);
+  return KeepNaN(x, r);
+}
 // log1p by Goldberg's trick, valid for all x > -1 (Highway's Log1p needs x >= 0).
 template <class D, class V> HWY_INLINE V Log1pAny(D d, V x) {
   const V one = hn::Set(d, 1);
@@ -243,10 +250,7 @@ template <class D, class V> HWY_INLINE V Log1pAny(D d, V x) {
   const V safe_u = hn::IfThenElse(u > hn::Zero(d), u, one);
   V r = hn::Log(d, safe_u) * (x / hn::IfThenElse(um1 == hn::Zero(d), one, um1));  // x / (u - 1) first: log(u) x overflows from x ~ 4e36
   r = hn::IfThenElse(um1 == hn::Zero(d), x, r);  // u rounded to 1: log1p(x) = x
-  r = hn::IfThenElse(x == PosInf(d), x, r);
-  r = hn::IfThenElse(x == hn::Set(d, -1), hn::Neg(PosInf(d)), r);
-  r = hn::IfThenElse(x < hn::Set(d, -1), QNaN(d), r);
-  return KeepNaN(x, r);
+  return Log1pSpecials(d, x, r);
 }
 // 1 / (1 + e^-x), accurate on both tails: e = e^-|x| never overflows.
 template <class D, class V> HWY_INLINE V SigmoidAcc(D d, V x) {
