@@ -171,6 +171,7 @@ template <int kWhich> struct FTrig {
     }
     if (kWhich == 0) return hn::Sin(d, x);
     if (kWhich == 1) return hn::Cos(d, x);
+    if constexpr (std::is_same<T, float>::value) return TanF32(d, x);
     return hn::Sin(d, x) / hn::Cos(d, x);
   }
 };

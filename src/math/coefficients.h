@@ -21,6 +21,14 @@ inline constexpr float kExpM1[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.333451
 inline constexpr float kTanhSmall[6] = {0.0021489840000867844f, -0.008184662088751793f, 0.021703999489545822f,
                                         -0.05394745245575905f,  0.13333211839199066f,   -0.3333333134651184f};
 
+// tan(r) = r + r^3 P(r^2) for |r| <= pi/4: P of degree 6, 1.9e-9 relative
+// (least squares in r^2 at Chebyshev nodes against mpmath, each coefficient
+// rounded to float32 and the rest refitted: tools/fits/tan_f32.py). The
+// CPU's float32 tan (one reduction, one polynomial, no sin / cos pair).
+inline constexpr float kTanF32[7] = {0.004360605962574482f, 0.00012191140558570623f, 0.010809898376464844f,
+                                     0.021292243152856827f, 0.05405799299478531f,    0.13332679867744446f,
+                                     0.33333349227905273f};
+
 // log(m) = f - f^2/2 + f^3 P(f), f = m - 1 for m in [sqrt(1/2), sqrt(2)):
 // P of degree 7, 7.5e-9 relative of log1p(f) (least squares at Chebyshev
 // nodes against mpmath, each coefficient rounded to float32 and the rest
