@@ -31,8 +31,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // sum went from 16-20 to 19-27 GB/s (two threads, 340 MB, same runs). Each
 // stream is also prefetched kStreamsPrefetch bytes ahead, a line at a time:
 // on the 2-core AVX-512 hosts the hardware prefetchers alone left a float32
-// sum widened to float64 at 19-20 GB/s where the same loop over float32
-// lanes read 23-25; with the prefetch 21.3-22.5 (a standalone copy of the
+// sum widened to float64 at 17.8-22.3 GB/s where the same loop over float32
+// lanes read 22.4-26.7; with the prefetch 21.3-22.5 (a standalone copy of the
 // loop, 394 MB, two threads, the variants alternated in one process).
 // Runs step(acc[s][k], s * quarter + i) over i in [0, m) by 2 * N, k = 0, 1,
 // where p (of type T) is the range's first element.
@@ -42,8 +42,7 @@ HWY_INLINE void Streams4(V (&acc)[4][2], const T* p, int64_t quarter, int64_t m,
   const int64_t bytes = 2 * N * (int64_t)sizeof(T);  // per stream and step pair
   for (int64_t i = 0; i < m; i += 2 * N)
     for (int s = 0; s < 4; ++s) {
-      const char* ahead = reinterpret_cast<const char*>(p + s * quarter + i) + kStreamsPrefetch;
-      for (int64_t o = 0; o < bytes; o += 64) hwy::Prefetch(ahead + o);  // a hint: past the end it never faults
+      PrefetchLines(reinterpret_cast<const char*>(p + s * quarter + i) + kStreamsPrefetch, bytes);
       acc[s][0] = step(acc[s][0], s * quarter + i);
       acc[s][1] = step(acc[s][1], s * quarter + i + N);
     }

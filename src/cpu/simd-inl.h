@@ -58,6 +58,10 @@ constexpr int64_t kPrefetchBytes = 4096;
 template <class T> HWY_INLINE void PrefetchAhead(const T* p) {
   hwy::Prefetch(reinterpret_cast<const char*>(p) + kPrefetchBytes);  // a hint: past the end it never faults
 }
+// Prefetches the cache lines of [p, p + bytes) (hints: they never fault).
+HWY_INLINE void PrefetchLines(const char* p, int64_t bytes) {
+  for (int64_t o = 0; o < bytes; o += 64) hwy::Prefetch(p + o);
+}
 
 // Elements of `esize` bytes before p reaches a multiple of `vbytes` (one
 // vector): the head written with plain stores before the streaming ones,
@@ -100,7 +104,7 @@ constexpr int64_t kStageBytes = 4096;
 constexpr int64_t kStagedPrefetch = 2048;
 template <int kIn, int64_t kSub> HWY_INLINE void StagedPrefetch(const char* q) {
   if (kIn <= 0) return;  // absent, or broadcast (one element)
-  for (int64_t o = 0; o < kSub * kIn; o += 64) hwy::Prefetch(q + kStagedPrefetch + o);  // never faults
+  PrefetchLines(q + kStagedPrefetch, kSub * kIn);
 }
 template <ContigKernel K, int kOut, int kIn0, int kIn1 = -1, int kIn2 = -1, bool kEngineSays = false>
 void Staged(char* const* p, int64_t n, const double* prm) {
