@@ -110,9 +110,11 @@ template <class D, class V> HWY_INLINE V LogitAny(D d, V x) {
 // (RegScalar; NumPy has no erfc).
 template <class D, class V> HWY_INLINE V ErfcF64(D d, V x) {
   const V z = hn::Abs(x);
-  const V t = hn::Div(hn::Set(d, 1.0), hn::MulAdd(z, hn::Set(d, 0.5), hn::Set(d, 1.0)));
-  V q = hn::Set(d, (double)math::kErfcQ[9]);
-  for (int k = 8; k >= 0; --k) q = hn::MulAdd(q, t, hn::Set(d, (double)math::kErfcQ[k]));
+  const V t = hn::Div(hn::Set(d, 1.0), hn::MulAdd(z, hn::Set(d, 0.5), hn::Set(d, 1.0)));  // RecipNewton: 5% slower
+  static constexpr double kQ[10] = {math::kErfcQ[9], math::kErfcQ[8], math::kErfcQ[7], math::kErfcQ[6],
+                                    math::kErfcQ[5], math::kErfcQ[4], math::kErfcQ[3], math::kErfcQ[2],
+                                    math::kErfcQ[1], math::kErfcQ[0]};  // highest degree first
+  const V q = Estrin(d, t, kQ);
   const V e2 = Exp2Lanes(d, hn::Mul(hn::Mul(z, z), hn::Set(d, -1.4426950408889634074)));
   const V e = hn::Mul(hn::Mul(hn::Add(t, t), q), e2);
   return hn::IfThenElse(x < hn::Zero(d), hn::Sub(hn::Set(d, 2.0), e), e);
@@ -647,12 +649,15 @@ struct SErfinvF32 {
   template <class D, class W> static HWY_INLINE auto ok(D d, W y) { return hn::Abs(y) < hn::Set(d, 1.0); }
   template <class D, class W> static HWY_INLINE W v(D d, W y) {
     const W one = hn::Set(d, 1.0), a = hn::Abs(y);
-    const W w = hn::Mul(Log2Lanes(d, hn::Mul(hn::Sub(one, a), hn::Add(one, a))), hn::Set(d, -0.693147180559945309417));
+    // w / 6.25 = -(0.16 ln 2) log2(...): one product
+    const W w16 = hn::Mul(Log2Lanes(d, hn::Mul(hn::Sub(one, a), hn::Add(one, a))),
+                          hn::Set(d, -0.16 * 0.693147180559945309417));
     const W f = RunBranch(
-        d, w < hn::Set(d, 6.25), [&] { return Horner2(d, hn::Mul(w, hn::Set(d, 0.16)), math::kErfinvCentral); },
+        d, w16 < one, [&] { return Estrin(d, w16, math::kErfinvCentral); },
         [&] {
+          const W w = hn::Mul(w16, hn::Set(d, 6.25));
           const W v = hn::Mul(hn::Sub(hn::Sqrt(w), hn::Set(d, 2.5)), hn::Set(d, 1 / 1.7));
-          return Horner2(d, v, math::kErfinvTail);
+          return Estrin(d, v, math::kErfinvTail);
         });
     return hn::Mul(f, y);
   }

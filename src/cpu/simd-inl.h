@@ -310,6 +310,29 @@ template <class D, class V, class C, size_t K> HWY_INLINE V Horner4(D d, V x, co
   return hn::MulAdd(hn::MulAdd(hn::MulAdd(a[3], x, a[2]), x, a[1]), x, a[0]);
 }
 
+// Estrin's scheme: c[0] x^(K-1) + ... + c[K-1] as a tree, the low half plus
+// x^H times the high half (H the largest power of two below the length):
+// ceil(log2 K) dependent FMAs after the powers x^2, x^4, ... (computed
+// beside them) where Horner2 needs K / 2. For the loops bound by one long
+// chain per vector (erfinv's degree-13 polynomial, Log2Lanes); the same
+// value to a few roundings.
+template <size_t kLo, size_t kLen, class D, class V, class C, size_t K>
+HWY_INLINE V EstrinPart(D d, const V* pw, const C (&c)[K]) {  // sum_i<kLen c[K-1-(kLo+i)] x^i
+  using T = hn::TFromD<D>;
+  if constexpr (kLen == 1) {
+    return hn::Set(d, T(c[K - 1 - kLo]));
+  } else {
+    constexpr size_t kLog = kLen > 8 ? 3 : kLen > 4 ? 2 : kLen > 2 ? 1 : 0, kH = size_t(1) << kLog;
+    return hn::MulAdd(EstrinPart<kLo + kH, kLen - kH>(d, pw, c), pw[kLog], EstrinPart<kLo, kH>(d, pw, c));
+  }
+}
+template <class D, class V, class C, size_t K> HWY_INLINE V Estrin(D d, V x, const C (&c)[K]) {
+  static_assert(K >= 2 && K <= 16, "2 to 16 coefficients");
+  V pw[4] = {x, x, x, x};
+  for (size_t k = 1; k < 4 && (size_t(1) << k) < K; ++k) pw[k] = hn::Mul(pw[k - 1], pw[k - 1]);
+  return EstrinPart<0, K>(d, pw, c);
+}
+
 // x + k for the least k <= kSteps with x + k >= lo (Gamma's recurrence
 // upward); *factors = x (x + 1) ... (x + k - 1), 1 for k = 0.
 template <int kSteps, class D, class V> HWY_INLINE V ShiftUp(D d, V x, double lo, V* factors) {
@@ -505,7 +528,7 @@ template <class D, class V> HWY_INLINE V Exp2Lanes(D d, V y) {
   const auto n = hn::Sub(hn::BitCast(di, nb), hn::BitCast(di, magic));
   const auto scale = hn::Add(hn::BitCast(di, Lookup16(d, kPowExp2, hn::And(n, hn::Set(di, int64_t(15))))),
                              hn::ShiftLeft<52>(hn::ShiftRight<4>(n)));
-  return hn::Mul(Horner(d, u, kExp2), hn::BitCast(d, scale));
+  return hn::Mul(Estrin(d, u, kExp2), hn::BitCast(d, scale));
 }
 
 // log2(a) in float64 lanes for a > 0 finite and normal: a = 2^k z,
@@ -523,7 +546,7 @@ template <class D, class V> HWY_INLINE V Log2Lanes(D d, V a) {
   const V r = hn::MulSub(z, Lookup16(d, kPowInvC, j), hn::Set(d, 1.0));
   constexpr double kL = 1.4426950408889634;  // 1 / ln 2
   static constexpr double kLog2[] = {-kL / 6, kL / 5, -kL / 4, kL / 3, -kL / 2, kL};
-  return hn::Add(hn::Add(k, Lookup16(d, kPowLog2C, j)), hn::Mul(Horner(d, r, kLog2), r));
+  return hn::Add(hn::Add(k, Lookup16(d, kPowLog2C, j)), hn::Mul(Estrin(d, r, kLog2), r));
 }
 
 // pow(a, b) = 2^(b log2(a)) for a > 0 finite and b finite, in float64:

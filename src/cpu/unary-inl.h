@@ -113,19 +113,25 @@ void UnaryScalarF(char* const* p, int64_t n, const double* prm) {
 // (pow and atan2 take the same path: simd-inl.h's F32ViaF64).
 // An Op with kRechecks may clear lanes of ok after computing them
 // (simd-inl.h's Rechecks).
-template <class Op, class D, class T>
-HWY_INLINE void MaskedLanes(D d, hn::Vec<D> x, T* y) {
-  using TC = hn::TFromD<D>;
-  const hn::Rebind<T, D> dt;
-  auto ok = Op::ok(d, x);
-  hn::Vec<D> r;
-  if constexpr (Rechecks<Op>::value) r = Op::v(d, x, &ok);
-  else r = Op::v(d, x);
-  if (HWY_LIKELY(hn::AllTrue(d, ok))) {
-    if constexpr (!std::is_same<T, TC>::value) hn::StoreU(hn::DemoteTo(dt, r), dt, y);
-    else hn::StoreU(r, d, y);
-    return;
+template <class Op, class D, class M>
+HWY_INLINE hn::Vec<D> MaskedValue(D d, hn::Vec<D> x, M* ok) {
+  *ok = Op::ok(d, x);
+  if constexpr (Rechecks<Op>::value) return Op::v(d, x, ok);
+  else return Op::v(d, x);
+}
+template <class D, class T> HWY_INLINE void StoreLanes(D d, hn::Vec<D> r, T* y) {
+  if constexpr (!std::is_same<T, hn::TFromD<D>>::value) {
+    const hn::Rebind<T, D> dt;
+    hn::StoreU(hn::DemoteTo(dt, r), dt, y);
+  } else {
+    hn::StoreU(r, d, y);
   }
+}
+// y = r where ok, Op::s(x) per element elsewhere.
+template <class Op, class D, class M, class T>
+HWY_INLINE void FinishLanes(D d, hn::Vec<D> x, hn::Vec<D> r, M ok, T* y) {
+  using TC = hn::TFromD<D>;
+  if (HWY_LIKELY(hn::AllTrue(d, ok))) return StoreLanes(d, r, y);
   constexpr size_t kN = hn::MaxLanes(D());
   HWY_ALIGN TC xs[kN], rs[kN];
   uint8_t bits[(kN + 7) / 8 + 8] = {};
@@ -147,14 +153,29 @@ void UnaryMasked(char* const* p, int64_t n, const double*) {
     else return hn::LoadU(d, s);
   };
   int64_t i = 0;
-  for (; i + N <= n; i += N) {
+  // Two vectors a step: the formulas are long dependency chains (erfinv's
+  // log and degree-13 polynomial: ~25 FMA latencies), one vector a step
+  // left the FMA units waiting (perf: the samples on the chain's FMAs).
+  for (; i + 2 * N <= n; i += 2 * N) {
     PrefetchAhead(x + i);
-    MaskedLanes<Op>(d, load(x + i), y + i);
+    if (N * sizeof(T) >= 64) PrefetchAhead(x + i + N);
+    const auto x0 = load(x + i), x1 = load(x + i + N);
+    decltype(Op::ok(d, x0)) ok0, ok1;
+    const auto r0 = MaskedValue<Op>(d, x0, &ok0), r1 = MaskedValue<Op>(d, x1, &ok1);
+    FinishLanes<Op>(d, x0, r0, ok0, y + i);
+    FinishLanes<Op>(d, x1, r1, ok1, y + i + N);
   }
+  const auto one = [&](const T* s, T* o) {
+    const auto xv = load(s);
+    decltype(Op::ok(d, xv)) ok;
+    const auto r = MaskedValue<Op>(d, xv, &ok);
+    FinishLanes<Op>(d, xv, r, ok, o);
+  };
+  for (; i + N <= n; i += N) one(x + i, y + i);
   if (i < n) {  // the tail runs the same code on a padded copy
     HWY_ALIGN T buf[hn::MaxLanes(d)] = {};
     std::memcpy(buf, x + i, (size_t)(n - i) * sizeof(T));
-    MaskedLanes<Op>(d, load(buf), buf);
+    one(buf, buf);
     std::memcpy(y + i, buf, (size_t)(n - i) * sizeof(T));
   }
 }
