@@ -472,6 +472,22 @@ def _tensor_array(self, dtype=None, copy=None):
     return a.copy() if copy else a
 
 
+def _tensor_item(self, what="item"):
+    """The one element of self as a Python scalar (bool, int or float), copied to the host first when self is
+    on a device; a tensor of another size raises ValueError, as NumPy's item() and bool() do."""
+    import numpy as np
+
+    if self.size != 1:
+        hint = " (use ctensor.any or ctensor.all)" if what == "__bool__" else ""
+        raise ValueError(f"ctensor.Tensor.{what}: only a one-element tensor converts to a Python scalar; this one "
+                         f"has shape {tuple(self.shape)}{hint}")
+    t = self if self.device == "cpu" else self.to("cpu")
+    a = _numpy_view(t).reshape(())
+    if str(self.dtype) in _ML_DTYPES:
+        return float(a.astype(np.float32))
+    return a.item()
+
+
 def _tensor_repr(self) -> str:
     try:
         import numpy as np

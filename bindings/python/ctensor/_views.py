@@ -192,9 +192,13 @@ def getitem(x, key):
     if not isinstance(key, tuple):
         key = (key,)
     for k in key:
-        if not (k is None or k is Ellipsis or isinstance(k, slice) or hasattr(k, "__index__")):
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            continue
+        try:  # an integer, or a 0-d integer array; a NumPy array or list of them is not
+            operator.index(k)
+        except TypeError:
             raise IndexError(f"ctensor.Tensor: index {k!r} is not an integer, slice, None or Ellipsis "
-                             "(advanced indexing is not a view)")
+                             "(advanced indexing is not a view)") from None
     if sum(k is Ellipsis for k in key) > 1:
         raise IndexError("ctensor.Tensor: an index can have only one Ellipsis")
     used = sum(1 for k in key if k is not None and k is not Ellipsis)

@@ -394,6 +394,25 @@ void init_tensor(nb::module_& m) {
          nb::sig("def __array__(self, dtype: object | None = None, copy: bool | None = None) -> numpy.ndarray"),
          "NumPy's conversion protocol: a view, or a copy when dtype differs or copy=True.")
       .def("__repr__", [](nb::handle self) { return nb::module_::import_("ctensor").attr("_tensor_repr")(self); })
+      // Python scalars of a one-element tensor (ctensor/__init__.py's _tensor_item): without __bool__,
+      // `if ctensor.any(x):` was true for every tensor.
+      .def("item", [](nb::handle self) { return nb::module_::import_("ctensor").attr("_tensor_item")(self); },
+           nb::sig("def item(self) -> bool | int | float"),
+           "The one element as a Python bool, int or float (copied to the host from a device); ValueError for "
+           "another size.")
+      .def("tolist", [](nb::handle self) { return nb::module_::import_("ctensor")
+                                                .attr("_tensor_array")(self.attr("to")("cpu"), nb::none(), nb::none())
+                                                .attr("tolist")(); },
+           nb::sig("def tolist(self) -> object"), "The elements as nested Python lists (NumPy's tolist).")
+      .def("__bool__", [](nb::handle self) {
+        return nb::bool_(nb::module_::import_("ctensor").attr("_tensor_item")(self, "__bool__"));
+      })
+      .def("__float__", [](nb::handle self) {
+        return nb::float_(nb::module_::import_("ctensor").attr("_tensor_item")(self, "__float__"));
+      })
+      .def("__int__", [](nb::handle self) {
+        return nb::int_(nb::module_::import_("ctensor").attr("_tensor_item")(self, "__int__"));
+      })
       // Views (ctensor/_views.py: every one through the checked _view)
       .def("reshape", view_method("reshape"), nb::sig("def reshape(self, *shape: int) -> Tensor"),
            "A view with a new shape (one extent may be -1), or a row-major copy when the strides allow no view.")

@@ -69,6 +69,12 @@ def test_indexing_errors():
         t[0, 0, 0]
     with pytest.raises(IndexError, match="advanced indexing"):
         t[[0, 1]]
+    # NumPy arrays have __index__ too: a mask or an index array is named, not
+    # an "ambiguous truth value" from comparing it with Ellipsis
+    with pytest.raises(IndexError, match="advanced indexing"):
+        t[np.array([True, False])]
+    with pytest.raises(IndexError, match="advanced indexing"):
+        t[0, np.array([0, 2])]
 
 
 @pytest.mark.parametrize("shape,new", [
@@ -222,3 +228,27 @@ def test_torch_named_contractions_match_torch():
         ct.addmm(inp, b1, m2)
     with pytest.raises(ValueError, match="must be 3-d"):
         ct.addbmm(inp, m1, m2)
+
+
+def test_python_scalars_of_one_element():
+    # item / bool / float / int as NumPy's: one element only; a reduction's
+    # 0-d result in an `if` is its value, not "a Tensor, so true"
+    zeros = np.zeros((2, 3), np.float32)
+    assert bool(ct.any(zeros)) is False
+    assert bool(ct.all(np.ones(4, np.float32))) is True
+    s = ct.sum(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert s.item() == 15.0 and isinstance(s.item(), float)
+    assert float(s) == 15.0 and int(s) == 15
+    i = ct.asarray(np.array([7], np.int32))
+    assert i.item() == 7 and isinstance(i.item(), int) and int(i) == 7
+    assert ct.asarray(np.array([1.5], np.float32)).to(dtype="bfloat16").item() == 1.5
+    t = ct.asarray(zeros)
+    assert float(t[np.int64(1), np.array(2)]) == 0.0  # NumPy integer scalars and 0-d arrays index
+    assert t.tolist() == [[0.0] * 3] * 2
+    for conv in (bool, float, int):
+        with pytest.raises(ValueError, match="only a one-element tensor"):
+            conv(t)
+    with pytest.raises(ValueError, match="shape \\(2, 3\\)"):
+        t.item()
+    with pytest.raises(ValueError, match="only a one-element tensor"):
+        bool(ct.asarray(np.zeros(0, np.float32)))
