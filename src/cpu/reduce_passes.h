@@ -336,7 +336,11 @@ template <class T> struct NanMeanPass {
 // recipe's passes run on a block (its second read hits the cache), and the
 // blocks' states combine exactly (var) or by rescaling (logsumexp). The
 // column loop keeps the two passes (its rows are side by side already).
-constexpr int64_t kFusedBlock = 2048;
+// 1024 elements: logsumexp's second pass (ExpShiftSum) prefetches 4 KiB
+// ahead, so a float32 block of 4 KiB brings in all of the next block while
+// the exponentials run, and the next max pass reads the cache: logsumexp
+// of 98.6 M float32 32.7-35.9 -> 27.3-28.8 ms against 2048 (var unchanged).
+constexpr int64_t kFusedBlock = 1024;
 
 // var: count, mean and the sum of squared deviations from it (Chan et al.'s
 // pairwise update joins two blocks: no cancellation, unlike the one-pass
