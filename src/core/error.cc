@@ -3,37 +3,56 @@
 #include "core/error.h"
 
 #include <cstdio>
+#include <memory>
+#include <new>
 
 namespace ct {
 namespace {
-// One buffer per thread; ct_last_error() hands out a pointer to it, valid
-// until the next ctensor call on the same thread (the documented contract).
-thread_local char g_message[1024];
+// One message buffer per thread, on the heap: ct_last_error() hands out a
+// pointer to it, valid until the next ctensor call on the same thread (the
+// documented contract). Not a thread_local array: the initial-exec variables
+// below (and epoch.h's reader slot) put this library's whole TLS block in
+// the static TLS that a dlopen draws from a small fixed surplus (glibc:
+// about 1.6 KiB for every library loaded late, all together), and a 1 KiB
+// array there made a second copy of the library, or one loaded after other
+// such libraries, fail to load ("cannot allocate memory in static TLS
+// block"). tests/check_static_tls.cmake keeps the block small.
+constexpr size_t kMessageBytes = 1024;
+thread_local std::unique_ptr<char[]> g_message;
 // Whether g_message may hold a message: every call clears the message, and
 // this flag lets it do so without reaching the buffer, whose general-dynamic
-// TLS access (__tls_get_addr) costs more than the rest of a clear. A flag
-// this small can be initial-exec even in a dlopen'ed library.
+// TLS access (__tls_get_addr) costs more than the rest of a clear.
 __thread bool t_message_set __attribute__((tls_model("initial-exec"))) = false;
+
+// The buffer, allocated on the thread's first failure; NULL without memory
+// (the status still says what failed).
+char* message_buffer() {
+  if (!g_message) {
+    g_message.reset(new (std::nothrow) char[kMessageBytes]);
+    if (g_message) g_message[0] = '\0';
+  }
+  return g_message.get();
+}
 }  // namespace
 
 CTStatus fail(CTStatus status, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  std::vsnprintf(g_message, sizeof g_message, fmt, args);
+  if (char* m = message_buffer()) std::vsnprintf(m, kMessageBytes, fmt, args);
   va_end(args);
   t_message_set = true;
   return status;
 }
 
 CTStatus vfail(CTStatus status, const char* fmt, va_list args) {
-  std::vsnprintf(g_message, sizeof g_message, fmt ? fmt : "(no message)", args);
+  if (char* m = message_buffer()) std::vsnprintf(m, kMessageBytes, fmt ? fmt : "(no message)", args);
   t_message_set = true;
   return status;
 }
 
 void clear_error() {
   if (!t_message_set) return;
-  g_message[0] = '\0';
+  if (g_message) g_message[0] = '\0';
   t_message_set = false;
 }
 
@@ -50,7 +69,10 @@ const char* format_shape(char* buf, size_t n, int32_t ndim, const int64_t* shape
 
 extern "C" {
 
-CT_API const char* ct_last_error(void) { return ct::g_message; }
+CT_API const char* ct_last_error(void) {
+  if (const char* m = ct::g_message.get()) return m;
+  return ct::t_message_set ? "(no memory for this thread's error message)" : "";
+}
 
 CT_API const char* ct_status_string(CTStatus status) {
   switch (status) {
