@@ -931,6 +931,40 @@ TEST_CASE("conv2d float32 forward: strides, (asymmetric) padding, dilation, grou
   }
 }
 
+TEST_CASE("conv2d forward wider than 2^15 output columns (plain layouts: oneDNN's brgconv costs ~1.3 KB per column)",
+          "[nn]") {
+  const ConvCase cs[] = {
+      {"1x3 over 40000 columns (a 1-D signal), pad 1, bias", 1, 8, 1, 40000, 8, 1, 3, 1, {1, 1}, {0, 1}, {0, 1},
+       {1, 1}, true, CT_ACTIVATION_NONE, 0, 0, 0},
+      {"2x3 stride (1,2) dilation (1,2) groups 2 over 70001 columns, NHWC x, padded y, relu", 2, 4, 2, 70001, 6, 2, 3,
+       2, {1, 2}, {1, 2}, {0, 1}, {1, 2}, true, CT_ACTIVATION_RELU, 1, 0, 2},
+  };
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i) {
+    ConvFwdProblem p(cs[i], DT_F32, DT_F32, 1500 + i);
+    check_problem(p, describe(cs[i], "conv2d"));
+  }
+  // The plan of a conv with 4 M output columns (tensors not backed: the
+  // query alone) stays small; brgconv's would take ~5 GB.
+  int64_t xs[4] = {1, 8, 1, (int64_t)1 << 22}, ws[4] = {8, 8, 1, 3}, ys[4] = {1, 8, 1, ((int64_t)1 << 22) - 2};
+  CTensor x, w, y;
+  for (CTensor* t : {&x, &w, &y}) {
+    std::memset(t, 0, sizeof *t);
+    t->device.device_type = CT_CPU;
+    t->ndim = 4;
+    t->dtype = ct_dtype_of_index(CT_DT_FLOAT32);
+  }
+  x.shape = xs, w.shape = ws, y.shape = ys;
+  CTConv2dDesc d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  const int64_t before = resident_bytes();
+  size_t bytes = 0;
+  REQUIRE(ct_conv2d_workspace_size(&d, &x, &w, nullptr, &y, &bytes) == CT_OK);
+  const int64_t after = resident_bytes();
+  INFO("resident before " << before << ", after " << after);
+  CHECK(after - before < ((int64_t)64 << 20));
+}
+
 TEST_CASE("conv2d output shape is the floor formula: y with one more or one fewer row/column is rejected", "[nn]") {
   std::vector<ConvCase> cs = conv_cases();
   for (size_t i = 0; i < cs.size(); ++i) {

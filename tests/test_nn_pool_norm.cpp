@@ -1517,6 +1517,47 @@ TEST_CASE("layer_norm_backward: central finite differences of sum(y*G) through l
   ln_fd({"(4,3) k=1", {4, 3}, 1, 1}, L_COLMAJOR, SV_FLAT, false, 1e-5, 12004);
 }
 
+TEST_CASE("layer_norm family: rows past 2^18 elements run the own loops, vs reference; their plans stay small",
+          "[nn]") {
+  // oneDNN 2.6's JIT layer norm unrolls the row into its code (~8 bytes per
+  // element); past 2^18 the CPU backend runs its own loops in its place.
+  const LnCase big[] = {{"(2,262147) k=1", {2, 262147}, 1, 1}, {"(3,2,131075) k=2", {3, 2, 131075}, 2, 2}};
+  run_ln(big[0], L_COMPACT, L_COMPACT, SV_FLAT, 1, DT_F32, 1e-5, 14001);
+  run_ln(big[1], L_PAD, L_COMPACT, SV_STRIDED, 2, DT_F32, 1e-2, 14002);
+  run_ln(big[0], L_COLMAJOR, L_PAD, SV_NONE, 0, DT_F32, 1e-5, 14003);
+  run_ln(big[1], L_COMPACT, L_COMPACT, SV_MEAN_ONLY, 3, DT_F32, 1e-5, 14004);
+  run_ln_bwd(big[0], L_COMPACT, L_COMPACT, SV_FLAT, true, 0, DT_F32, 1e-5, 14005);
+  run_ln_bwd(big[1], L_PAD, L_COMPACT, SV_KEEP, false, 3, DT_F32, 1e-5, 14006);
+  run_ln_bwd(big[0], L_COLMAJOR, L_COLMAJOR, SV_STRIDED, true, 2, DT_F32, 1e-3, 14007);
+  run_ln_bwd(big[1], L_COMPACT, L_PAD, SV_FLAT, false, 1, DT_F32, 1e-5, 14008);
+  for (int d : kHalves) {
+    run_ln(big[0], L_COMPACT, L_COMPACT, SV_FLAT, 1, d, 1e-5, 14100 + (uint64_t)d);
+    run_ln_bwd(big[1], L_COMPACT, L_COMPACT, SV_FLAT, true, 0, d, 1e-5, 14200 + (uint64_t)d);
+  }
+  // A plan for rows of 2^26 elements: oneDNN's kernel would take ~540 MB of
+  // code and seconds to generate (2^31 - 1 took more than 4 GB).
+  int64_t shape[2] = {1, (int64_t)1 << 26};
+  CTensor x;
+  std::memset(&x, 0, sizeof x);
+  x.device.device_type = CT_CPU;
+  x.ndim = 2;
+  x.dtype = ct_dtype_of_index(CT_DT_FLOAT32);
+  x.shape = shape;
+  CTensor y = x, st = x;
+  int64_t one[1] = {1};
+  st.ndim = 1;
+  st.shape = one;
+  const CTLayerNormDesc desc = ln_desc(1, 1e-5);
+  const int64_t before = resident_bytes();
+  size_t bytes = 0;
+  REQUIRE(ct_layer_norm_workspace_size(&desc, &x, nullptr, nullptr, &y, nullptr, nullptr, &bytes) == CT_OK);
+  REQUIRE(ct_layer_norm_backward_workspace_size(&desc, &x, &y, &st, &st, nullptr, &y, nullptr, nullptr, &bytes) ==
+          CT_OK);
+  const int64_t after = resident_bytes();
+  INFO("resident before " << before << ", after " << after);
+  CHECK(after - before < ((int64_t)64 << 20));
+}
+
 TEST_CASE("layer_norm family: bfloat16 and float16 (stats float32)", "[nn]") {
   const int layouts[] = {L_COMPACT, L_PAD, L_COLMAJOR};
   for (int d : kHalves)

@@ -55,6 +55,17 @@ static_assert((int)DT_COUNT == (int)CT_DT_COUNT && (int)DT_U64 == (int)CT_DT_UIN
               "the tests' dtype order is the library's");
 
 // The dtypes as the header's dtype table has them; the class from its masks.
+// Resident bytes of this process now (not the high-water mark); -1 where
+// /proc/self/statm is missing.
+inline int64_t resident_bytes() {
+  long pages = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return -1;
+  const int n = std::fscanf(f, "%ld %ld", &pages, &resident);
+  std::fclose(f);
+  return n == 2 ? (int64_t)resident * 4096 : -1;
+}
+
 inline const DType& dtype(int i) {
   static const struct Table {
     DType k[DT_COUNT];

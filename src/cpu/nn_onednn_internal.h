@@ -138,6 +138,7 @@ struct Exec {
   const CTensor* const* t;
   char* base;                                      // the aligned workspace
   char* user_ptr(size_t i) const;                  // where arg i's user-layout bytes are
+  char* prim_ptr(size_t i) const;                  // where arg i's primitive-layout bytes are
 };
 using Hook = std::function<void(const Exec&)>;
 // A step that may refuse the call (bad data the validation could not see,
@@ -162,6 +163,7 @@ struct Plan {
   int32_t nthreads = 1;
   bool has_prim = true;  // false: an empty input, the outputs written by the post hooks alone
   dnnl::primitive prim;
+  Hook body;             // when set, run in the primitive's place (own loops on the primitive-layout buffers)
   memory::desc prim_scratch;
   std::vector<Arg> args;
   size_t scratch_off = 0, total = 0;
@@ -192,6 +194,14 @@ void finish(Plan* p, const dnnl::primitive& prim, const memory::desc& scratch);
 // messages); throws dnnl::error, and CopyFailed when a dense copy fails.
 CTStatus execute(Plan* p, const char* fn, const CTensor* const* t, void* workspace);
 
+// oneDNN 2.6's forward convolution for channels-last and blocked layouts
+// (brgconv) holds code and tables per output column, ~1.3 KB each, made
+// when its plan is created: 200000 columns took 130-200 MB and 0.3-0.7 s,
+// 11 M columns more than 4 GB (fuzz_nn). A forward conv with more output
+// columns than this runs on plain NCHW buffers, where oneDNN takes its GEMM
+// kernel (im2col in blocks: no per-column cost; 1-3x brgconv's time).
+constexpr int64_t kConvWideOW = (int64_t)1 << 15;
+
 // The build functions: each adds the arguments, hooks and primitive of its
 // ops to the plan, then calls finish. They throw dnnl::error.
 void build_matmul(const CTNNCall* c, Plan* p);  // nn_onednn_matmul_conv.cc
@@ -202,6 +212,12 @@ void build_attention(const CTNNCall* c, Plan* p);  // nn_attention.cc (own loops
 // Batch norm of float32 with contiguous (n, c) planes, without oneDNN; false
 // (nothing built) for other layouts and dtypes (nn_norm_direct.cc).
 bool build_batch_norm_direct(const CTNNCall* c, Plan* p);
+// Layer norm of (M, D) rows in oneDNN's place, with its arguments (found in
+// p's args by DNNL_ARG_*, all dense float32) and semantics: forward (src,
+// dst, mean and variance when given, scale?, shift?) or backward (src,
+// diff_dst, mean, variance, scale?, diff_src, diff_scale?, diff_shift?). For
+// the normalized sizes whose JIT code oneDNN 2.6 cannot afford (nn_norm_direct.cc).
+Hook layer_norm_direct(const Plan& p, int64_t M, int64_t D, float eps, bool backward);
 
 }  // namespace onednn
 }  // namespace cpu

@@ -181,8 +181,14 @@ void build_conv(const CTNNCall* c, Plan* p) {
     Arg &src = p->args[0], &wei = p->args[1], &dst = p->args.back();
     Arg* b = c->t[2] ? &p->args[2] : nullptr;
     if (b) b->prim = dense_like(b->user);  // as matmul's: a strided bias would be read as dense
+    const bool wide = c->t[3]->shape[3] > kConvWideOW;  // see kConvWideOW
+    if (wide) {
+      src.prim = memory::desc(src.user.dims(), src.user.data_type(), dense_strides(src.user.dims()));
+      dst.prim = memory::desc(dst.user.dims(), dst.user.data_type(), dense_strides(dst.user.dims()));
+    }
     auto make = [&](bool any_data) {
-      const memory::desc s = any_data ? any_like(src.user) : src.user, o = any_data ? any_like(dst.user) : dst.user;
+      const memory::desc s = wide ? src.prim : any_data ? any_like(src.user) : src.user,
+                         o = wide ? dst.prim : any_data ? any_like(dst.user) : dst.user;
       auto desc = b ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s, any_like(wei.user),
                                                       b->prim, o, g.strides, g.dilates, g.pl, g.pr)
                     : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s, any_like(wei.user), o,
@@ -191,8 +197,9 @@ void build_conv(const CTNNCall* c, Plan* p) {
     };
     // A first layer (few input channels) runs faster blocked whatever the
     // caller's layout (ResNet's C3 7x7 NHWC: 1.28 ms blocked, 1.41 ms NHWC).
-    auto pd = user_layout_or_blocked<dnnl::convolution_forward::primitive_desc>(
-        !src.copy && !dst.copy && c->t[1]->shape[1] >= 8, make, d, c->t[1]);
+    auto pd = wide ? make(false)
+                   : user_layout_or_blocked<dnnl::convolution_forward::primitive_desc>(
+                         !src.copy && !dst.copy && c->t[1]->shape[1] >= 8, make, d, c->t[1]);
     src.prim = pd.src_desc();
     wei.prim = pd.weights_desc();
     dst.prim = pd.dst_desc();

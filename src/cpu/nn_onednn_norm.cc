@@ -139,6 +139,18 @@ void build_norm(const CTNNCall* c, Plan* p) {
   if (backward && use_scale) diff_arg(idsc, DNNL_ARG_DIFF_SCALE);
   if (backward && use_shift) diff_arg(idsh, DNNL_ARG_DIFF_SHIFT);
 
+  // oneDNN 2.6's JIT layer norm unrolls the whole normalized axis into its
+  // code, about 8 bytes of code per element: D = 2^24 took 136 MB and 1.3 s
+  // to create, D = 2^31 - 1 more than 4 GB (found by fuzz_nn), and this
+  // build has no other layer norm kernel. Past 2^18 elements the own loops
+  // run in its place on dense float32 buffers (the reorders convert).
+  constexpr int64_t kLnJitMaxD = (int64_t)1 << 18;
+  if (ln && C > kLnJitMaxD) {
+    for (Arg& a : p->args) a.prim = memory::desc(a.user.dims(), mdt::f32, dense_strides(a.user.dims()));
+    p->body = layer_norm_direct(*p, data_dims[0], C, eps, backward);
+    finish(p, dnnl::primitive(), memory::desc());
+    return;
+  }
   Arg& X = p->args[ax];
   const dims dense = dense_strides(data_dims);
   const memory::desc dense_md(data_dims, X.user.data_type(), dense);

@@ -122,6 +122,7 @@ char* Exec::user_ptr(size_t i) const {
   if (a.tensor < 0 || a.copy) return base + a.user_off;
   return data_of(t[a.tensor]);
 }
+char* Exec::prim_ptr(size_t i) const { return plan->args[i].reorder ? base + plan->args[i].prim_off : user_ptr(i); }
 
 namespace {
 
@@ -167,7 +168,7 @@ dnnl::primitive_attr scratch_attr() {
 void finish(Plan* p, const dnnl::primitive& prim, const memory::desc& scratch) {
   p->prim = prim;
   p->prim_scratch = scratch;
-  ++p->primitives;
+  if (prim) ++p->primitives;
   size_t off = 0, scr = scratch.get_size();
   for (Arg& a : p->args) {
     if (a.copy || a.tensor < 0) {
@@ -298,7 +299,12 @@ CTStatus execute(Plan* p, const char* fn, const CTensor* const* t, void* workspa
     if (a.copy) copy_dense(e, i, false);
     if (a.reorder) a.re.execute(c->strm, c->re_args[i]);
   }
-  p->prim.execute(c->strm, c->args);
+  if (p->body) {
+    c->strm.wait();
+    p->body(e);
+  } else {
+    p->prim.execute(c->strm, c->args);
+  }
   for (size_t i = 0; i < n; ++i) {
     const Arg& a = p->args[i];
     if (!a.output) continue;
