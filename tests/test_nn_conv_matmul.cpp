@@ -931,7 +931,8 @@ TEST_CASE("conv2d float32 forward: strides, (asymmetric) padding, dilation, grou
   }
 }
 
-TEST_CASE("conv2d forward wider than 2^15 output columns (plain layouts: oneDNN's brgconv costs ~1.3 KB per column)",
+TEST_CASE("conv2d forward wider than 2^15 output columns (plain layouts: oneDNN's brgconv costs ~1.3 KB per column); "
+          "paddings above 2^20 refused",
           "[nn]") {
   const ConvCase cs[] = {
       {"1x3 over 40000 columns (a 1-D signal), pad 1, bias", 1, 8, 1, 40000, 8, 1, 3, 1, {1, 1}, {0, 1}, {0, 1},
@@ -963,6 +964,13 @@ TEST_CASE("conv2d forward wider than 2^15 output columns (plain layouts: oneDNN'
   const int64_t after = resident_bytes();
   INFO("resident before " << before << ", after " << after);
   CHECK(after - before < ((int64_t)64 << 20));
+  // A padding above 2^20 is refused, named (oneDNN spends time in proportion to it).
+  int64_t x1[4] = {1, 8, 1, 1}, y1[4] = {1, 8, 1, ((int64_t)1 << 20) + 2};
+  x.shape = x1, y.shape = y1;
+  d.pad_begin[1] = ((int64_t)1 << 20) + 1;
+  d.pad_end[1] = 2;
+  CHECK(ct_conv2d_workspace_size(&d, &x, &w, nullptr, &y, &bytes) == CT_ERR_UNSUPPORTED);
+  CHECK(std::string(ct_last_error()).find("desc->pad_begin[1]=1048577") != std::string::npos);
 }
 
 TEST_CASE("conv2d output shape is the floor formula: y with one more or one fewer row/column is rejected", "[nn]") {
