@@ -183,8 +183,8 @@ void build_conv(const CTNNCall* c, Plan* p) {
     if (b) b->prim = dense_like(b->user);  // as matmul's: a strided bias would be read as dense
     const bool wide = c->t[3]->shape[3] > kConvWideOW;  // see kConvWideOW
     if (wide) {
-      src.prim = memory::desc(src.user.dims(), src.user.data_type(), dense_strides(src.user.dims()));
-      dst.prim = memory::desc(dst.user.dims(), dst.user.data_type(), dense_strides(dst.user.dims()));
+      src.prim = dense_like(src.user);
+      dst.prim = dense_like(dst.user);
     }
     auto make = [&](bool any_data) {
       const memory::desc s = wide ? src.prim : any_data ? any_like(src.user) : src.user,
