@@ -46,6 +46,7 @@ const KernelTable& kernel_table() {
     KernelTable t;
     fill_kernels(&t);
     fill_more_kernels(&t);
+    fill_bessel_kernels(&t);
     fill_binary_kernels(&t);
     return t;
   }();

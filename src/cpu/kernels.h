@@ -77,6 +77,7 @@ void fill_reduce_kernels(ReduceKernels* k);
 // Fills the table for the best SIMD target of this CPU (run-time dispatch).
 void fill_kernels(KernelTable* table);         // elementwise.cc (zeroes the table first)
 void fill_more_kernels(KernelTable* table);    // elementwise_more.cc (after fill_kernels)
+void fill_bessel_kernels(KernelTable* table);  // elementwise_bessel.cc (after fill_kernels)
 void fill_binary_kernels(KernelTable* table);  // binary.cc
 
 }  // namespace cpu

@@ -315,22 +315,30 @@ template <class D, class V, class C, size_t K> HWY_INLINE V Horner4(D d, V x, co
 // ceil(log2 K) dependent FMAs after the powers x^2, x^4, ... (computed
 // beside them) where Horner2 needs K / 2. For the loops bound by one long
 // chain per vector (erfinv's degree-13 polynomial, Log2Lanes); the same
-// value to a few roundings.
-template <size_t kLo, size_t kLen, class D, class V, class C, size_t K>
-HWY_INLINE V EstrinPart(D d, const V* pw, const C (&c)[K]) {  // sum_i<kLen c[K-1-(kLo+i)] x^i
+// value to a few roundings. EstrinLowFirst takes the coefficients lowest
+// degree first (c[k] is x^k's), the same tree.
+template <size_t kLo, size_t kLen, bool kLowFirst, class D, class V, class C, size_t K>
+HWY_INLINE V EstrinPart(D d, const V* pw, const C (&c)[K]) {  // sum_i<kLen coef(kLo+i) x^i
   using T = hn::TFromD<D>;
   if constexpr (kLen == 1) {
-    return hn::Set(d, T(c[K - 1 - kLo]));
+    return hn::Set(d, T(c[kLowFirst ? kLo : K - 1 - kLo]));
   } else {
     constexpr size_t kLog = kLen > 8 ? 3 : kLen > 4 ? 2 : kLen > 2 ? 1 : 0, kH = size_t(1) << kLog;
-    return hn::MulAdd(EstrinPart<kLo + kH, kLen - kH>(d, pw, c), pw[kLog], EstrinPart<kLo, kH>(d, pw, c));
+    return hn::MulAdd(EstrinPart<kLo + kH, kLen - kH, kLowFirst>(d, pw, c), pw[kLog],
+                      EstrinPart<kLo, kH, kLowFirst>(d, pw, c));
   }
 }
-template <class D, class V, class C, size_t K> HWY_INLINE V Estrin(D d, V x, const C (&c)[K]) {
+template <bool kLowFirst, class D, class V, class C, size_t K> HWY_INLINE V EstrinTree(D d, V x, const C (&c)[K]) {
   static_assert(K >= 2 && K <= 16, "2 to 16 coefficients");
   V pw[4] = {x, x, x, x};
   for (size_t k = 1; k < 4 && (size_t(1) << k) < K; ++k) pw[k] = hn::Mul(pw[k - 1], pw[k - 1]);
-  return EstrinPart<0, K>(d, pw, c);
+  return EstrinPart<0, K, kLowFirst>(d, pw, c);
+}
+template <class D, class V, class C, size_t K> HWY_INLINE V Estrin(D d, V x, const C (&c)[K]) {
+  return EstrinTree<false>(d, x, c);
+}
+template <class D, class V, class C, size_t K> HWY_INLINE V EstrinLowFirst(D d, V x, const C (&c)[K]) {
+  return EstrinTree<true>(d, x, c);
 }
 
 // x + k for the least k <= kSteps with x + k >= lo (Gamma's recurrence

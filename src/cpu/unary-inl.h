@@ -1,5 +1,6 @@
 // unary-inl.h — the float unary kernels every elementwise file of the CPU
-// backend registers its functors with (elementwise.cc, elementwise_more.cc):
+// backend registers its functors with (elementwise.cc, elementwise_more.cc,
+// elementwise_bessel.cc):
 // UnaryF (vectorised; streaming stores for large outputs), UnaryScalarF
 // (a scalar function per element, computed in double) and RegFloat.
 // Highway's "-inl.h" convention: included once per target by foreach_target.

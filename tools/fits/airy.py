@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The smooth parts of the Airy function Ai on both sides of its power series:
 kAiryDec, kAiryP and kAiryQ in src/math/coefficients.h (used by float32
-airy_ai in float64 lanes, src/cpu/elementwise_more.cc).
+airy_ai in float64 lanes, src/cpu/elementwise_bessel.cc).
 
 zeta = 2/3 |x|^(3/2).
 - Decaying side, x >= 2.08 (zeta >= 2): Ai(x) = e^-zeta F / (2 sqrt(pi) x^(1/4))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The modified Bessel functions' smooth parts: kBesselIe and kBesselKe in
 src/math/coefficients.h (used by the float32 I0, I1, K0, K1 and their scaled
-forms in float64 lanes, src/cpu/elementwise_more.cc).
+forms in float64 lanes, src/cpu/elementwise_bessel.cc).
 
 sqrt(2 pi x) e^-x I_nu(x) for x >= 8 and sqrt(2 x / pi) e^x K_nu(x) for
 x >= 2 tend to 1 and are smooth in v = 8/x (I) or v = 2/x (K), v in (0, 1]

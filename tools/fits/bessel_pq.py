@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hankel's P and Q for the Bessel functions of order 0 and 1 from x >= 8:
 kBesselP and kBesselQ in src/math/coefficients.h (used by the float32 J0, J1,
-Y0, Y1 in float64 lanes, src/cpu/elementwise_more.cc).
+Y0, Y1 in float64 lanes, src/cpu/elementwise_bessel.cc).
 
 J_nu(x) = sqrt(2/(pi x)) (P_nu cos w - Q_nu sin w), Y_nu(x) = sqrt(2/(pi x))
 (P_nu sin w + Q_nu cos w), w = x - (2 nu + 1) pi / 4 (A&S 9.2.5), so P and
