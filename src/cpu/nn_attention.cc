@@ -22,6 +22,14 @@
 // memory, and the softmax's passes read L2. A row whose every key is masked
 // gives 0 (PyTorch's rule). Threads: the plan's count, one OpenMP region per
 // call; oneDNN runs single-threaded inside it.
+
+// GCC 12's avx512fintrin.h gives its unmasked intrinsics an undefined
+// pass-through operand (_mm512_undefined_ps and kin), which it then reports as
+// maybe-uninitialized at every inlined call: GCC bug 105593, fixed in GCC 13.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <hwy/targets.h>
 #include <immintrin.h>
 
