@@ -1709,7 +1709,7 @@ TEST_CASE("along-axis: long lines (online softmax), strided and contiguous", "[r
 // An output past 8 MiB is written once, with streaming stores from a staged
 // line (and a scalar head up to the first aligned address): every row must
 // be bit for bit the row computed alone, in cache.
-TEST_CASE("along-axis: softmax / log_softmax into a large (streamed) output equal each row alone", "[reduce]") {
+TEST_CASE("along-axis: softmax / log_softmax / softmin into a large (streamed) output equal each row alone", "[reduce]") {
   for (int d : {DT_F32, DT_F64}) {
     const int64_t rows = d == DT_F32 ? 2200 : 1100, cols = 1000;  // 8.8 MB, rows not a whole number of vectors
     HostTensor x = HostTensor::compact(d, {rows, cols});
@@ -1718,7 +1718,7 @@ TEST_CASE("along-axis: softmax / log_softmax into a large (streamed) output equa
     x.set(5 * cols + 7, -kInf);
     const int64_t item = d == DT_F32 ? 4 : 8;
     std::vector<unsigned char> ybuf((size_t)((rows * cols + 1) * item));
-    for (int op : {CT_OP_SOFTMAX, CT_OP_LOG_SOFTMAX}) {
+    for (int op : {CT_OP_SOFTMAX, CT_OP_LOG_SOFTMAX, CT_OP_SOFTMIN}) {
       for (int64_t off : {int64_t(0), item}) {  // out aligned to a vector, and one element past
         INFO(dtype(d).name << " " << ctref::op_name(op) << " byte_offset " << off);
         int64_t shape[2] = {rows, cols};

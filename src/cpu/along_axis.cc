@@ -8,6 +8,8 @@
 #include <limits>
 #include <type_traits>
 
+#include <hwy/cache_control.h>
+
 #include "cpu/host.h"
 
 #include "cpu/engine.h"
@@ -26,7 +28,8 @@ constexpr int64_t kStagedLine = 4096;
 
 // Softmax / log_softmax of one line of n float values (A = float or double)
 // already in a contiguous buffer or in place: y may equal x. stream: the
-// output will not stay in cache (write it once, bypassing the cache).
+// output will not stay in cache (write it once, bypassing the cache; the
+// caller orders the streaming stores, hwy::FlushStream, after its last line).
 template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log, bool stream = false) {
   const KernelTable& kt = kernel_table();
   A m;
@@ -45,12 +48,12 @@ template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log, bool
     double s = 0;
     for (int64_t i = 0; i < n; i += kStagedLine)
       s += kt.exp_shift_sum[which](x + i, buf, std::min<int64_t>(kStagedLine, n - i), (double)shift);
-    kt.softmax_finish[which](x, y, n, -(double)shift, -std::log(s), 1, stream);
+    kt.softmax_finish[which](x, y, n, -(double)shift, -std::log(s), 1, stream ? 2 : 0);
     return;
   }
   A* e = stream && n <= kStagedLine ? buf : y;  // y written once, or staged in y itself
   const double s = kt.exp_shift_sum[which](x, e, n, (double)shift);
-  kt.softmax_finish[which](e, y, n, 1.0 / s, 0.0, 0, e == buf);
+  kt.softmax_finish[which](e, y, n, 1.0 / s, 0.0, 0, e == buf ? 2 : 0);
 }
 
 // Lines longer than this are done online in two passes over memory
@@ -73,12 +76,23 @@ void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool l
   using A = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
   const KernelTable& kt = kernel_table();
   const int which = std::is_same<A, float>::value ? 0 : 1;
-  if constexpr (std::is_same<T, A>::value) {
-    if (!neg && xs == 1 && ys == 1 && n <= kCachedLine && is_aligned<T>(x) && is_aligned<T>(y))
-      return softmax_line<A>(x, y, n, log, stream);
-  }
   constexpr int64_t kChunk = 2048;
   A buf[kChunk];
+  if constexpr (std::is_same<T, A>::value) {
+    if (xs == 1 && ys == 1 && n <= kCachedLine && is_aligned<T>(x) && is_aligned<T>(y)) {
+      if (!neg) return softmax_line<A>(x, y, n, log, stream);
+      if (n <= kChunk) {  // softmin: -x in the buffer, then y from it directly (streamed as softmax's)
+        constexpr int64_t kLine = 64 / sizeof(A);  // the next line's x, 4 KiB ahead, prefetched as this one is read
+        int64_t i = 0;
+        for (; i + kLine <= n; i += kLine) {
+          __builtin_prefetch(x + i + 4096 / sizeof(A));
+          for (int64_t k = 0; k < kLine; ++k) buf[i + k] = -x[i + k];
+        }
+        for (; i < n; ++i) buf[i] = -x[i];
+        return softmax_line<A>(buf, y, n, log, stream);
+      }
+    }
+  }
   if (n <= kChunk) {
     load_chunk(x, xs, 0, n, buf, neg);
     softmax_line<A>(buf, buf, n, log);
@@ -204,6 +218,7 @@ template <class T, class O> void lines_body(void* ctx, int64_t b, int64_t e) {
       scan_by_op<T, O, 1>(op, &xl, c->xs, &yl, c->ys, c->n);
     }
   }
+  if (softmax && c->stream) hwy::FlushStream();  // the lines' streaming stores, ordered once
 }
 
 template <class T, class O> CTStatus along_typed(const CTAlongAxisCall* c, const CTCpuStream* s) {

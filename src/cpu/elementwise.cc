@@ -654,7 +654,7 @@ template <class T> void SoftmaxFinish(const void* xv, void* yv, int64_t n, doubl
   if (stream && n >= 4 * N) {
     for (const int64_t head = StreamHead(y, sizeof(T) * (uintptr_t)N, sizeof(T)); i < head; ++i) y[i] = f1(x[i]);
     for (; i + N <= n; i += N) hn::Stream(f(hn::LoadU(d, x + i)), d, y + i);
-    hwy::FlushStream();
+    if (stream == 1) hwy::FlushStream();  // 2: the caller's, after its last line
   }
   for (; i + N <= n; i += N) hn::StoreU(f(hn::LoadU(d, x + i)), d, y + i);
   for (; i < n; ++i) y[i] = f1(x[i]);

@@ -28,7 +28,10 @@ struct KernelTable {
   double (*exp_shift_sum_half[2])(const float* x, uint16_t* y, int64_t n, double shift);
   // softmax's last pass: y = x * a (log = 0) or y = (x + a) + b (log = 1,
   // in that order), [0] float32, [1] float64 (y may be x); stream: write y
-  // with streaming stores (a line of an output that will not stay in cache).
+  // with streaming stores (a line of an output that will not stay in cache),
+  // 1: ordered (an sfence) before it returns, 2: left to the caller to order
+  // after its last line (hwy::FlushStream), so that one line's stores drain
+  // while the next line computes.
   void (*softmax_finish[2])(const void* x, void* y, int64_t n, double a, double b, int log, int stream);
   const char* target;  // the SIMD target chosen at run time ("AVX2", ...)
 };
