@@ -1632,7 +1632,7 @@ TEST_CASE("along-axis: softmax / log_softmax at +-1e4, -inf, NaN; rows sum to 1"
     HostTensor x = HostTensor::compact(d, {R, 4});
     for (int r = 0; r < R; ++r)
       for (int c = 0; c < 4; ++c) x.set(r * 4 + c, rows[r][c]);
-    for (int op : {CT_OP_SOFTMAX, CT_OP_LOG_SOFTMAX}) {
+    for (int op : {CT_OP_SOFTMAX, CT_OP_LOG_SOFTMAX, CT_OP_SOFTMIN}) {  // softmin: the min decides (+inf rows NaN)
       run_along(op, x, 1, 0);
       run_along(op, x, -1, 3);
     }
@@ -1665,6 +1665,12 @@ TEST_CASE("along-axis: softmax / log_softmax at +-1e4, -inf, NaN; rows sum to 1"
   fill_along(CT_OP_SOFTMAX, big, rng, true);
   run_along(CT_OP_SOFTMAX, big, 0, 0);
   run_along(CT_OP_LOG_SOFTMAX, big, 1, 0);
+  // softmin of contiguous lines past the staging buffers (4096) and one with +-inf
+  HostTensor wide = HostTensor::compact(DT_F32, {3, 5000});
+  fill_along(CT_OP_SOFTMIN, wide, rng, true);
+  wide.set(2, -kInf);
+  wide.set(5000 + 9, kInf);
+  run_along(CT_OP_SOFTMIN, wide, 1, 0);
   HostTensor bigc = HostTensor::compact(DT_F64, {300, 701});
   fill_along(CT_OP_CUMSUM, bigc, rng, false);
   run_along(CT_OP_CUMSUM, bigc, 0, 0);

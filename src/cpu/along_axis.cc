@@ -30,16 +30,24 @@ constexpr int64_t kStagedLine = 4096;
 // already in a contiguous buffer or in place: y may equal x. stream: the
 // output will not stay in cache (write it once, bypassing the cache; the
 // caller orders the streaming stores, hwy::FlushStream, after its last line).
-template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log, bool stream = false) {
+// neg: softmin, the softmax of -x with -x never stored: e^(min(x) - x), the
+// very values softmax gives for a negated copy (negation is exact); never
+// with log (there is no log_softmin op; log ignores neg).
+template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log, bool stream = false, bool neg = false) {
   const KernelTable& kt = kernel_table();
-  A m;
-  if constexpr (std::is_same<A, float>::value) m = rk().max_f32(x, n); else m = rk().max_f64(x, n);
+  A m;  // the max of x, or of -x
+  if constexpr (std::is_same<A, float>::value) m = neg ? -rk().min_f32(x, n) : rk().max_f32(x, n);
+  else m = neg ? -rk().min_f64(x, n) : rk().max_f64(x, n);
   if (m != m) {  // NaN in the line: NaN everywhere
     for (int64_t i = 0; i < n; ++i) y[i] = m;
     return;
   }
   const A shift = std::isinf(m) ? (m > 0 ? m : A(0)) : m;  // all -inf: e^(x-0) = 0, 0/0 = NaN as NumPy
   const int which = std::is_same<A, float>::value ? 0 : 1;
+  // sum(e^(x - shift)), or of e^(-x - shift) = e^((-shift) - x)
+  const auto exp_sum = [&](const A* from, A* to, int64_t k) {
+    return neg ? kt.exp_neg_shift_sum[which](from, to, k, -(double)shift) : kt.exp_shift_sum[which](from, to, k, (double)shift);
+  };
   A buf[kStagedLine];
   if (log) {
     // the sum of e^(x - m) without keeping it (y may be x), then y = x - m - log(sum):
@@ -52,7 +60,7 @@ template <class A> void softmax_line(const A* x, A* y, int64_t n, bool log, bool
     return;
   }
   A* e = stream && n <= kStagedLine ? buf : y;  // y written once, or staged in y itself
-  const double s = kt.exp_shift_sum[which](x, e, n, (double)shift);
+  const double s = exp_sum(x, e, n);
   kt.softmax_finish[which](e, y, n, 1.0 / s, 0.0, 0, e == buf ? 2 : 0);
 }
 
@@ -80,17 +88,7 @@ void softmax_strided(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool l
   A buf[kChunk];
   if constexpr (std::is_same<T, A>::value) {
     if (xs == 1 && ys == 1 && n <= kCachedLine && is_aligned<T>(x) && is_aligned<T>(y)) {
-      if (!neg) return softmax_line<A>(x, y, n, log, stream);
-      if (n <= kChunk) {  // softmin: -x in the buffer, then y from it directly (streamed as softmax's)
-        constexpr int64_t kLine = 64 / sizeof(A);  // the next line's x, 4 KiB ahead, prefetched as this one is read
-        int64_t i = 0;
-        for (; i + kLine <= n; i += kLine) {
-          __builtin_prefetch(x + i + 4096 / sizeof(A));
-          for (int64_t k = 0; k < kLine; ++k) buf[i + k] = -x[i + k];
-        }
-        for (; i < n; ++i) buf[i] = -x[i];
-        return softmax_line<A>(buf, y, n, log, stream);
-      }
+      return softmax_line<A>(x, y, n, log, stream, neg);
     }
   }
   if (n <= kChunk) {

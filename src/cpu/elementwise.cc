@@ -554,7 +554,9 @@ template <class D, class V> HWY_INLINE V ExpNonPositive(D d, V t) {
 
 // softmax's middle pass: y = e^(x - shift) and the sum of y, in one pass
 // (the sum in float32 lanes, flushed into a double every 64 vectors).
-template <class T> double ExpShiftSum(const void* xv, void* yv, int64_t n, double shift) {
+// kNeg: y = e^(shift - x) (softmin: softmax of -x, shift the min of x),
+// the same values as e^(-x - (-shift)) bit for bit (negation is exact).
+template <class T, bool kNeg = false> double ExpShiftSum(const void* xv, void* yv, int64_t n, double shift) {
   const T* x = static_cast<const T*>(xv);
   T* y = static_cast<T*>(yv);
   const hn::ScalableTag<T> d;
@@ -566,7 +568,8 @@ template <class T> double ExpShiftSum(const void* xv, void* yv, int64_t n, doubl
   int cnt = 0;
   for (; i + N <= n; i += N) {
     PrefetchAhead(x + i);  // a line or block ahead: the next one's first pass reads memory
-    const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), sh));
+    const auto v = hn::LoadU(d, x + i);
+    const auto e = ExpNonPositive(d, kNeg ? hn::Sub(sh, v) : hn::Sub(v, sh));
     hn::StoreU(e, d, y + i);
     acc = hn::Add(acc, e);
     if (++cnt == 64) {
@@ -577,8 +580,10 @@ template <class T> double ExpShiftSum(const void* xv, void* yv, int64_t n, doubl
   }
   if (i < n) {  // the tail through a bounce buffer: the same vector code
     HWY_ALIGN T buf[hn::MaxLanes(d)];
-    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : (T)shift - T(1000);
-    const auto e = ExpNonPositive(d, hn::Sub(hn::Load(d, buf), sh));  // padding gives e^-1000 = 0
+    const T pad = kNeg ? (T)shift + T(1000) : (T)shift - T(1000);  // e^-1000 = 0
+    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : pad;
+    const auto v = hn::Load(d, buf);
+    const auto e = ExpNonPositive(d, kNeg ? hn::Sub(sh, v) : hn::Sub(v, sh));
     hn::Store(e, d, buf);
     for (int64_t k = 0; i + k < n; ++k) y[i + k] = buf[k];
     acc = hn::Add(acc, e);
@@ -665,6 +670,8 @@ void FillKernels(KernelTable* t) {
   t->target = hwy::TargetName(HWY_TARGET);
   t->exp_shift_sum[0] = &ExpShiftSum<float>;
   t->exp_shift_sum[1] = &ExpShiftSum<double>;
+  t->exp_neg_shift_sum[0] = &ExpShiftSum<float, true>;
+  t->exp_neg_shift_sum[1] = &ExpShiftSum<double, true>;
   t->exp_shift_sum_half[0] = &ExpShiftSumHalf<false>;
   t->exp_shift_sum_half[1] = &ExpShiftSumHalf<true>;
   t->softmax_finish[0] = &SoftmaxFinish<float>;

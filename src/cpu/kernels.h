@@ -22,6 +22,9 @@ struct KernelTable {
   // y = e^(x - shift), returns sum(y): [0] float32, [1] float64 (y may be x);
   // shift >= every x (the max), no NaN in x: the callers' lines.
   double (*exp_shift_sum[2])(const void* x, void* y, int64_t n, double shift);
+  // y = e^(shift - x), returns sum(y): softmin's (softmax of -x without
+  // negating a copy); shift <= every x (the min), no NaN in x.
+  double (*exp_neg_shift_sum[2])(const void* x, void* y, int64_t n, double shift);
   // The same e^(x - shift) from float32 x, stored rounded to [0] bfloat16,
   // [1] float16 (to nearest even); returns the sum of the float32 values
   // (attention's weights: one pass where exp then encode took two).

@@ -400,7 +400,8 @@ template <class T> struct LsePass {
     if (a.m != a.m || b.m != b.m) return a.m != a.m ? a : b;
     const double m = std::max(a.m, b.m);
     if (!std::isfinite(m)) return {m, 0};
-    return {m, a.s * std::exp(a.m - m) + b.s * std::exp(b.m - m)};
+    // one side's max is m: its factor is e^0 = 1 (one exp per block of a line, not two)
+    return {m, (a.m == m ? a.s : a.s * std::exp(a.m - m)) + (b.m == m ? b.s : b.s * std::exp(b.m - m))};
   }
   S contig(const T* p, int64_t n, int64_t) const {
     constexpr int kF = std::is_same<T, float>::value ? 0 : 1;
