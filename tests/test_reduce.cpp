@@ -1143,6 +1143,21 @@ TEST_CASE("reduce: var and logsumexp in one sweep of blocks: many blocks, an off
       for (int64_t i = 0; i < n; ++i) big[(size_t)i] = (i % 2 ? -1e200 : 1e200);
       CHECK(run(CT_OP_VAR, d, big, 1) == kInf);
     }
+    // logsumexp's later blocks are shifted by the max so far: values rising
+    // within 64 of it (terms up to e^64), stepping far above it every block
+    // (each block starts over at its own max), and falling far below it
+    for (double slope : {40.0 / 2048, 300.0 / 2048, -300.0 / 2048}) {
+      std::vector<double> r((size_t)n);
+      long double mx = -INFINITY, se = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        r[(size_t)i] = round_to(slope * (double)(i - n / 2) + 0.5 * std::sin(0.01 * (double)i), d);
+        mx = std::max<long double>(mx, r[(size_t)i]);
+      }
+      for (double e : r) se += std::exp((long double)e - mx);
+      const double lse = (double)(mx + std::log(se)), got = run(CT_OP_LOGSUMEXP, d, r, 0);
+      INFO("slope " << slope << " got " << std::setprecision(17) << got << " want " << lse);
+      CHECK(std::fabs(got - lse) <= 4 * ulp_of(lse, d) + (d == DT_F32 ? 1e-5 : 1e-12));
+    }
     std::vector<double> ninf((size_t)n, -kInf);
     ninf[(size_t)(n - 1)] = 2.0;  // every block but the last is all -inf
     CHECK(std::fabs(run(CT_OP_LOGSUMEXP, d, ninf, 0) - 2.0) <= 2 * ulp_of(2.0, d));

@@ -591,6 +591,43 @@ template <class T, bool kNeg = false> double ExpShiftSum(const void* xv, void* y
   return total + (double)hn::GetLane(hn::SumOfLanes(d, acc));
 }
 
+// sum(e^(x - shift)) stored nowhere, and the max of x in *max, in one pass:
+// logsumexp's blocks after the first, shifted by the max so far (x may
+// exceed it). Each term is right while x - shift <= kLseLazy (e^64 and 64
+// vectors of it stay finite in float32 lanes); past that, or with +inf in
+// x, the sum is garbage and *max says so; a NaN in x makes the sum NaN.
+template <class T> double ExpSumMax(const void* xv, int64_t n, double shift, double* max) {
+  const T* x = static_cast<const T*>(xv);
+  const hn::ScalableTag<T> d;
+  const int64_t N = (int64_t)hn::Lanes(d);
+  const auto sh = hn::Set(d, (T)shift);
+  auto acc = hn::Zero(d);
+  auto mx = hn::Set(d, -std::numeric_limits<T>::infinity());
+  double total = 0;
+  int64_t i = 0;
+  int cnt = 0;
+  for (; i + N <= n; i += N) {
+    PrefetchAhead(x + i);
+    const auto v = hn::LoadU(d, x + i);
+    mx = hn::Max(mx, v);
+    acc = hn::Add(acc, ExpNonPositive(d, hn::Sub(v, sh)));
+    if (++cnt == 64) {
+      total += (double)hn::GetLane(hn::SumOfLanes(d, acc));
+      acc = hn::Zero(d);
+      cnt = 0;
+    }
+  }
+  if (i < n) {  // the tail through a bounce buffer: the same vector code
+    HWY_ALIGN T buf[hn::MaxLanes(d)];
+    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : (T)shift - T(1000);  // e^-1000 = 0
+    const auto v = hn::Load(d, buf);
+    mx = hn::Max(mx, v);
+    acc = hn::Add(acc, ExpNonPositive(d, hn::Sub(v, sh)));
+  }
+  *max = (double)hn::GetLane(hn::MaxOfLanes(d, mx));
+  return total + (double)hn::GetLane(hn::SumOfLanes(d, acc));
+}
+
 // ExpShiftSum for float32 x with y rounded to bfloat16 (F16 = false) or
 // float16: the encoders' rounding (simd-inl.h's codecs) on the vector in
 // registers. No prefetch: the callers' rows are in cache.
@@ -672,6 +709,8 @@ void FillKernels(KernelTable* t) {
   t->exp_shift_sum[1] = &ExpShiftSum<double>;
   t->exp_neg_shift_sum[0] = &ExpShiftSum<float, true>;
   t->exp_neg_shift_sum[1] = &ExpShiftSum<double, true>;
+  t->exp_sum_max[0] = &ExpSumMax<float>;
+  t->exp_sum_max[1] = &ExpSumMax<double>;
   t->exp_shift_sum_half[0] = &ExpShiftSumHalf<false>;
   t->exp_shift_sum_half[1] = &ExpShiftSumHalf<true>;
   t->softmax_finish[0] = &SoftmaxFinish<float>;

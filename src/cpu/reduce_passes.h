@@ -388,8 +388,12 @@ template <class T> double var_shift(const T* first) {
   return std::fabs((double)v) < 1e150 ? (double)v : 0.0;
 }
 
-// logsumexp: the max m and the sum of e^(x - m). A block with a NaN, or
-// whose max is +-inf, decides m alone (m + log s is then m itself).
+// logsumexp: a shift m and the sum of e^(x - m). A block with a NaN, or
+// whose max is +-inf, decides m alone (m + log s is then m itself). m is
+// the first block's max; later blocks sum e^(x - m) in one pass (read once,
+// not a max pass then an exp pass) and keep it while their max stays within
+// kLseLazy of m (terms up to e^64, each as exact as ever); a block past that
+// starts over at its own max, which becomes m.
 template <class T> struct LseState {
   double m, s;
 };
@@ -410,6 +414,15 @@ template <class T> struct LsePass {
     for (int64_t i = 0; i < n; i += kFusedBlock) {
       const int64_t m = std::min(kFusedBlock, n - i);
       double mx;
+      if (std::isfinite(s.m)) {
+        // one pass shifted by m: kept unless this block's max is far above m
+        // (or +inf) or it holds a NaN; then redone as a first block is
+        const double e = kernel_table().exp_sum_max[kF](p + i, m, s.m, &mx);
+        if (mx <= s.m + kLseLazy && e == e) {
+          s.s += e;
+          continue;
+        }
+      }
       if constexpr (kF == 0) mx = rk().max_f32(p + i, m); else mx = rk().max_f64(p + i, m);
       const double e = std::isfinite(mx) ? kernel_table().exp_shift_sum[kF](p + i, buf, m, mx) : 0.0;
       s = combine(s, S{mx, e});
