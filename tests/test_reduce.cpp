@@ -1143,9 +1143,10 @@ TEST_CASE("reduce: var and logsumexp in one sweep of blocks: many blocks, an off
       for (int64_t i = 0; i < n; ++i) big[(size_t)i] = (i % 2 ? -1e200 : 1e200);
       CHECK(run(CT_OP_VAR, d, big, 1) == kInf);
     }
-    // logsumexp's later blocks are shifted by the max so far: values rising
-    // within 64 of it (terms up to e^64), stepping far above it every block
-    // (each block starts over at its own max), and falling far below it
+    // logsumexp's later blocks are shifted by the max so far, and summed
+    // again with their own max where theirs is above it: values rising
+    // slowly, steeply (past e^88 of the max before: no finite sum to keep),
+    // and falling far below it
     for (double slope : {40.0 / 2048, 300.0 / 2048, -300.0 / 2048}) {
       std::vector<double> r((size_t)n);
       long double mx = -INFINITY, se = 0;

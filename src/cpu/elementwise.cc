@@ -592,10 +592,20 @@ template <class T, bool kNeg = false> double ExpShiftSum(const void* xv, void* y
 }
 
 // sum(e^(x - shift)) stored nowhere, and the max of x in *max, in one pass:
-// logsumexp's blocks after the first, shifted by the max so far (x may
-// exceed it). Each term is right while x - shift <= kLseLazy (e^64 and 64
-// vectors of it stay finite in float32 lanes); past that, or with +inf in
-// x, the sum is garbage and *max says so; a NaN in x makes the sum NaN.
+// logsumexp's blocks after the first, shifted by the max so far: right
+// where x <= shift; past that the sum may be anything (*max says so); a NaN
+// in x makes the sum NaN and leaves *max as Max's operand order has it.
+// float32 terms below e^-87.3 count as e^-87.3 (no slow path for them):
+// they join a sum of at least 1 (the max's own term), where 1024 of them
+// are 1e-35, nothing in a double.
+template <class D, class V> HWY_INLINE V ExpAboveFloor(D d, V t) {
+  if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
+    const auto lo = hn::Set(d, -kExpNormal);
+    return ExpNormal(d, hn::IfThenElse(t < lo, lo, t));  // NaN stays NaN
+  } else {
+    return ExpNonPositive(d, t);
+  }
+}
 template <class T> double ExpSumMax(const void* xv, int64_t n, double shift, double* max) {
   const T* x = static_cast<const T*>(xv);
   const hn::ScalableTag<T> d;
@@ -610,7 +620,7 @@ template <class T> double ExpSumMax(const void* xv, int64_t n, double shift, dou
     PrefetchAhead(x + i);
     const auto v = hn::LoadU(d, x + i);
     mx = hn::Max(mx, v);
-    acc = hn::Add(acc, ExpNonPositive(d, hn::Sub(v, sh)));
+    acc = hn::Add(acc, ExpAboveFloor(d, hn::Sub(v, sh)));
     if (++cnt == 64) {
       total += (double)hn::GetLane(hn::SumOfLanes(d, acc));
       acc = hn::Zero(d);
@@ -622,7 +632,7 @@ template <class T> double ExpSumMax(const void* xv, int64_t n, double shift, dou
     for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : (T)shift - T(1000);  // e^-1000 = 0
     const auto v = hn::Load(d, buf);
     mx = hn::Max(mx, v);
-    acc = hn::Add(acc, ExpNonPositive(d, hn::Sub(v, sh)));
+    acc = hn::Add(acc, ExpAboveFloor(d, hn::Sub(v, sh)));
   }
   *max = (double)hn::GetLane(hn::MaxOfLanes(d, mx));
   return total + (double)hn::GetLane(hn::SumOfLanes(d, acc));

@@ -13,10 +13,6 @@ namespace cpu {
 // p[0] = out, p[1..] = inputs; all contiguous, n elements.
 typedef void (*ContigKernel)(char* const* p, int64_t n, const double* params);
 
-// How far logsumexp's x may exceed the shift of exp_sum_max (e^64 and 64
-// vectors of it stay finite in float32 lanes).
-constexpr double kLseLazy = 64;
-
 struct KernelTable {
   ContigKernel op[CT_OP_END_][CT_DT_COUNT];   // by data dtype (cast: unused)
   ContigKernel cast[CT_DT_COUNT][CT_DT_COUNT];  // [from][to]
@@ -30,9 +26,9 @@ struct KernelTable {
   // negating a copy); shift <= every x (the min), no NaN in x.
   double (*exp_neg_shift_sum[2])(const void* x, void* y, int64_t n, double shift);
   // sum(e^(x - shift)) kept nowhere, and max(x) in *max, in one pass:
-  // logsumexp's blocks shifted by the max of the blocks before. x may exceed
-  // shift: the sum is right while max(x) <= shift + kLseLazy (else garbage,
-  // to redo); a NaN in x makes it NaN.
+  // logsumexp's blocks shifted by the max of the blocks before. The sum is
+  // right where max(x) <= shift (else anything, to be redone); a NaN in x
+  // makes it NaN (and *max is then not to be trusted).
   double (*exp_sum_max[2])(const void* x, int64_t n, double shift, double* max);
   // The same e^(x - shift) from float32 x, stored rounded to [0] bfloat16,
   // [1] float16 (to nearest even); returns the sum of the float32 values

@@ -388,12 +388,15 @@ template <class T> double var_shift(const T* first) {
   return std::fabs((double)v) < 1e150 ? (double)v : 0.0;
 }
 
-// logsumexp: a shift m and the sum of e^(x - m). A block with a NaN, or
-// whose max is +-inf, decides m alone (m + log s is then m itself). m is
-// the first block's max; later blocks sum e^(x - m) in one pass (read once,
-// not a max pass then an exp pass) and keep it while their max stays within
-// kLseLazy of m (terms up to e^64, each as exact as ever); a block past that
-// starts over at its own max, which becomes m.
+// logsumexp: the max m and the sum of e^(x - m). A block with a NaN, or
+// whose max is +-inf, decides m alone (m + log s is then m itself). Blocks
+// after the first sum e^(x - m) with the max so far in one pass, finding
+// their own max alongside (read once, not a max pass then an exp pass); a
+// block whose max is above m is summed again with its own max, as a first
+// block is (e^(x - m) for x > m is no term to keep: x - m rounds at x's
+// magnitude where the block's own max leaves the largest terms exact), and
+// the blocks after it take the max first until one's max is not above m
+// (rising values cost no more than two passes did).
 template <class T> struct LseState {
   double m, s;
 };
@@ -411,19 +414,26 @@ template <class T> struct LsePass {
     constexpr int kF = std::is_same<T, float>::value ? 0 : 1;
     T buf[kFusedBlock];
     S s = init();
+    bool one_pass = false;
     for (int64_t i = 0; i < n; i += kFusedBlock) {
       const int64_t m = std::min(kFusedBlock, n - i);
       double mx;
-      if (std::isfinite(s.m)) {
-        // one pass shifted by m: kept unless this block's max is far above m
-        // (or +inf) or it holds a NaN; then redone as a first block is
+      bool have_max = false;
+      if (one_pass) {
         const double e = kernel_table().exp_sum_max[kF](p + i, m, s.m, &mx);
-        if (mx <= s.m + kLseLazy && e == e) {
-          s.s += e;
-          continue;
+        if (e == e) {  // no NaN in the block: mx is its max
+          if (mx <= s.m) {
+            s.s += e;
+            continue;
+          }
+          have_max = true;
         }
+        one_pass = false;  // rising values: max first until a block's max is not above m again
       }
-      if constexpr (kF == 0) mx = rk().max_f32(p + i, m); else mx = rk().max_f64(p + i, m);
+      if (!have_max) {
+        if constexpr (kF == 0) mx = rk().max_f32(p + i, m); else mx = rk().max_f64(p + i, m);
+        one_pass = mx <= s.m && std::isfinite(s.m);
+      }
       const double e = std::isfinite(mx) ? kernel_table().exp_shift_sum[kF](p + i, buf, m, mx) : 0.0;
       s = combine(s, S{mx, e});
     }
