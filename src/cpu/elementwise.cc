@@ -554,6 +554,24 @@ template <class D, class V> HWY_INLINE V ExpNonPositive(D d, V t) {
 
 // softmax's middle pass: y = e^(x - shift) and the sum of y, in one pass
 // (the sum in float32 lanes, flushed into a double every 64 vectors).
+// A sum of vectors of float values in float32 (or float64) lanes, flushed
+// into a double every 64 vectors: the exp-sum kernels' running total.
+template <class D> struct LaneSum {
+  explicit LaneSum(D d) : acc(hn::Zero(d)) {}
+  HWY_INLINE void add(D d, hn::Vec<D> e) {
+    acc = hn::Add(acc, e);
+    if (++cnt == 64) {
+      total += (double)hn::GetLane(hn::SumOfLanes(d, acc));
+      acc = hn::Zero(d);
+      cnt = 0;
+    }
+  }
+  HWY_INLINE double sum(D d) const { return total + (double)hn::GetLane(hn::SumOfLanes(d, acc)); }
+  hn::Vec<D> acc;
+  double total = 0;
+  int cnt = 0;
+};
+
 // kNeg: y = e^(shift - x) (softmin: softmax of -x, shift the min of x),
 // the same values as e^(-x - (-shift)) bit for bit (negation is exact).
 template <class T, bool kNeg = false> double ExpShiftSum(const void* xv, void* yv, int64_t n, double shift) {
@@ -562,21 +580,14 @@ template <class T, bool kNeg = false> double ExpShiftSum(const void* xv, void* y
   const hn::ScalableTag<T> d;
   const int64_t N = (int64_t)hn::Lanes(d);
   const auto sh = hn::Set(d, (T)shift);
-  auto acc = hn::Zero(d);
-  double total = 0;
+  LaneSum<decltype(d)> acc(d);
   int64_t i = 0;
-  int cnt = 0;
   for (; i + N <= n; i += N) {
     PrefetchAhead(x + i);  // a line or block ahead: the next one's first pass reads memory
     const auto v = hn::LoadU(d, x + i);
     const auto e = ExpNonPositive(d, kNeg ? hn::Sub(sh, v) : hn::Sub(v, sh));
     hn::StoreU(e, d, y + i);
-    acc = hn::Add(acc, e);
-    if (++cnt == 64) {
-      total += (double)hn::GetLane(hn::SumOfLanes(d, acc));
-      acc = hn::Zero(d);
-      cnt = 0;
-    }
+    acc.add(d, e);
   }
   if (i < n) {  // the tail through a bounce buffer: the same vector code
     HWY_ALIGN T buf[hn::MaxLanes(d)];
@@ -586,9 +597,9 @@ template <class T, bool kNeg = false> double ExpShiftSum(const void* xv, void* y
     const auto e = ExpNonPositive(d, kNeg ? hn::Sub(sh, v) : hn::Sub(v, sh));
     hn::Store(e, d, buf);
     for (int64_t k = 0; i + k < n; ++k) y[i + k] = buf[k];
-    acc = hn::Add(acc, e);
+    acc.add(d, e);
   }
-  return total + (double)hn::GetLane(hn::SumOfLanes(d, acc));
+  return acc.sum(d);
 }
 
 // sum(e^(x - shift)) stored nowhere, and the max of x in *max, in one pass:
@@ -611,31 +622,24 @@ template <class T> double ExpSumMax(const void* xv, int64_t n, double shift, dou
   const hn::ScalableTag<T> d;
   const int64_t N = (int64_t)hn::Lanes(d);
   const auto sh = hn::Set(d, (T)shift);
-  auto acc = hn::Zero(d);
+  LaneSum<decltype(d)> acc(d);
   auto mx = hn::Set(d, -std::numeric_limits<T>::infinity());
-  double total = 0;
   int64_t i = 0;
-  int cnt = 0;
   for (; i + N <= n; i += N) {
     PrefetchAhead(x + i);
     const auto v = hn::LoadU(d, x + i);
     mx = hn::Max(mx, v);
-    acc = hn::Add(acc, ExpAboveFloor(d, hn::Sub(v, sh)));
-    if (++cnt == 64) {
-      total += (double)hn::GetLane(hn::SumOfLanes(d, acc));
-      acc = hn::Zero(d);
-      cnt = 0;
-    }
+    acc.add(d, ExpAboveFloor(d, hn::Sub(v, sh)));
   }
   if (i < n) {  // the tail through a bounce buffer: the same vector code
     HWY_ALIGN T buf[hn::MaxLanes(d)];
-    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : (T)shift - T(1000);  // e^-1000 = 0
+    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : (T)shift - T(1000);  // a floor term each
     const auto v = hn::Load(d, buf);
     mx = hn::Max(mx, v);
-    acc = hn::Add(acc, ExpAboveFloor(d, hn::Sub(v, sh)));
+    acc.add(d, ExpAboveFloor(d, hn::Sub(v, sh)));
   }
   *max = (double)hn::GetLane(hn::MaxOfLanes(d, mx));
-  return total + (double)hn::GetLane(hn::SumOfLanes(d, acc));
+  return acc.sum(d);
 }
 
 // ExpShiftSum for float32 x with y rounded to bfloat16 (F16 = false) or
@@ -649,10 +653,8 @@ template <bool F16> double ExpShiftSumHalf(const float* x, uint16_t* y, int64_t 
   const hn::Rebind<hwy::float16_t, decltype(d)> dh;
   const int64_t N = (int64_t)hn::Lanes(d);
   const auto sh = hn::Set(d, (float)shift);
-  auto acc = hn::Zero(d);
-  double total = 0;
-  int cnt = 0;
-  const auto store = [&](decltype(acc) e, uint16_t* to) {  // N values at `to`
+  LaneSum<decltype(d)> acc(d);
+  const auto store = [&](hn::Vec<decltype(d)> e, uint16_t* to) {  // N values at `to`
     if constexpr (F16) {
       if constexpr (CT_VECTOR_F16) {
         hn::StoreU(hn::DemoteTo(dh, e), dh, reinterpret_cast<hwy::float16_t*>(to));
@@ -673,12 +675,7 @@ template <bool F16> double ExpShiftSumHalf(const float* x, uint16_t* y, int64_t 
   for (; i + N <= n; i += N) {
     const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), sh));
     store(e, y + i);
-    acc = hn::Add(acc, e);
-    if (++cnt == 64) {
-      total += (double)hn::GetLane(hn::SumOfLanes(d, acc));
-      acc = hn::Zero(d);
-      cnt = 0;
-    }
+    acc.add(d, e);
   }
   if (i < n) {  // the tail: the same vector code on a padded copy, then its lanes stored one by one
     HWY_ALIGN float buf[hn::MaxLanes(d)];
@@ -687,9 +684,9 @@ template <bool F16> double ExpShiftSumHalf(const float* x, uint16_t* y, int64_t 
     const auto e = ExpNonPositive(d, hn::Sub(hn::Load(d, buf), sh));  // padding gives e^-1000 = 0
     store(e, out);
     for (int64_t k = 0; i + k < n; ++k) y[i + k] = out[k];
-    acc = hn::Add(acc, e);
+    acc.add(d, e);
   }
-  return total + (double)hn::GetLane(hn::SumOfLanes(d, acc));
+  return acc.sum(d);
 }
 
 template <class T> void SoftmaxFinish(const void* xv, void* yv, int64_t n, double a, double b, int log, int stream) {
